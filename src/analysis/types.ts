@@ -1,0 +1,132 @@
+/**
+ * Types shared by the analysis engine, the UI and the CLI.
+ *
+ * This module has no JupyterLab imports: it runs in the browser and in Node.
+ */
+
+/** The libraries a suggestion can target (the CLI contract's `library` field). */
+export type Library =
+  | 'cupy'
+  | 'numba-cuda'
+  | 'warp'
+  | 'cudf'
+  | 'cuml'
+  | 'nx-cugraph'
+  | 'cuvs'
+  | 'cucim'
+  | 'kvikio'
+  | 'pylibraft'
+  | 'dask-cuda'
+  | 'cuxfilter'
+  | 'cuspatial';
+
+/** Rule families, named after DESIGN.md's table. */
+export type RuleFamily =
+  | 'arrays'
+  | 'kernels'
+  | 'simulation'
+  | 'dataframes'
+  | 'ml'
+  | 'graphs'
+  | 'vectors'
+  | 'images-io'
+  | 'scale';
+
+/** One cell as the engine sees it. */
+export interface CellInput {
+  /** Stable id of the cell (nbformat 4.5 cell id, or a generated one). */
+  id: string;
+  /** Position among all cells of the notebook, markdown included. */
+  index: number;
+  kind: 'code' | 'markdown' | 'raw';
+  source: string;
+}
+
+/** A text edit in a cell's source; offsets are UTF-16 code units (JS string indices). */
+export interface TextEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** What the kernel told us about a name (from the `inspect` protocol call). */
+export interface RuntimeValueInfo {
+  type: string;
+  shape?: number[];
+  dtype?: string;
+  bytes?: number;
+  device?: 'host' | 'gpu';
+}
+
+/** Figures of the device the cost model predicts for. */
+export interface DeviceProfile {
+  name: string;
+  /** Device memory bandwidth (bytes/s, read + written), measured by a D2D copy. */
+  deviceBandwidth: number;
+  /** Host-to-device copy rate (bytes/s) from pageable memory. */
+  hostToDevice: number;
+  /** Host memory bandwidth seen by NumPy (bytes/s). */
+  hostBandwidth: number;
+  /** Cost of launching one kernel (seconds). */
+  launchOverhead: number;
+  /** Device memory (bytes). */
+  memoryBytes: number;
+}
+
+export interface Prediction {
+  /** Predicted speedup, end to end (transfers included). */
+  speedup: number;
+  /** Predicted CPU and GPU seconds. */
+  cpuSeconds: number;
+  gpuSeconds: number;
+  /** Seconds of that GPU time spent on host<->device copies. */
+  transferSeconds: number;
+  /** Why the prediction is what it is, in one line (e.g. "1.2 MB: too small to pay for launches"). */
+  reason: string;
+}
+
+/** A proposed rewrite of one cell. */
+export interface Suggestion {
+  /** Stable rule code, e.g. "GPU101". */
+  rule: string;
+  library: Library;
+  title: string;
+  /** 0..1: how sure the engine is that the candidate is correct and worthwhile. */
+  confidence: number;
+  /** Predicted end-to-end speedup (the CLI's `predicted_speedup`). */
+  predicted_speedup: number;
+  prediction: Prediction;
+  cellId: string;
+  cellIndex: number;
+  /** The cell source the suggestion was computed from (Apply refuses if it changed). */
+  original: string;
+  /** Edits against `original`. */
+  edits: TextEdit[];
+  /** The full rewritten cell source. */
+  candidate: string;
+  /** Imports the candidate needs, to be added once at the notebook's import cell. */
+  imports: string[];
+  /** Markdown explanation shown by Explain; cites `reference`. */
+  explanation: string;
+  /** references/<file>.md#<anchor> */
+  reference: string;
+  /** Notes the user must read (e.g. "random streams differ: compared by statistics"). */
+  notes: string[];
+  /** Accelerator modes must be loaded before the library is imported. */
+  needsKernelRestart?: boolean;
+}
+
+/** A reason the engine declined to suggest something it recognised. */
+export interface Refusal {
+  rule: string;
+  cellId: string;
+  cellIndex: number;
+  reason: string;
+}
+
+export interface AnalysisResult {
+  suggestions: Suggestion[];
+  refusals: Refusal[];
+  /** Per-cell problems (syntax errors, non-Python cells, huge cells). */
+  diagnostics: { cellId: string; cellIndex: number; message: string }[];
+}
