@@ -1,0 +1,40 @@
+/**
+ * Galata / Playwright configuration: a real `jupyter lab` server (started below, with the
+ * extension installed in the active Python environment) driven by Debian's Chromium.
+ * `npx playwright install` cannot download browsers here, so the system build is used.
+ */
+const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
+
+module.exports = {
+  ...baseConfig,
+  testDir: './tests',
+  outputDir: './test-results',
+  reporter: [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],
+  retries: process.env.CI ? 1 : 0,
+  workers: 1,
+  timeout: 120000,
+  expect: { timeout: 20000, toHaveScreenshot: { maxDiffPixelRatio: 0.02 } },
+  use: {
+    ...baseConfig.use,
+    trace: 'retain-on-failure',
+    video: 'off',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync'
+      ]
+    }
+  },
+  webServer: {
+    command: 'jupyter lab --allow-root --config jupyter_server_test_config.py',
+    url: 'http://localhost:8888/lab',
+    timeout: 180000,
+    reuseExistingServer: !process.env.CI
+  }
+};
