@@ -1,0 +1,480 @@
+"""Output equivalence on the host, with dtype-aware tolerances.
+
+`compare(name, baseline, candidate)` returns an `OutputComparison` (the protocol's
+OutputComparison as data). The baseline is the reference: tolerances are relative to its
+values. Device values (CuPy, PyTorch, Numba device arrays, cuDF) are copied to the host
+first. What this module cannot compare is reported as "unverified", never as "equal".
+
+Plain Python: numpy and pandas are imported only when a value needs them.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import asdict, dataclass
+from typing import Any
+
+EQUAL = "equal"
+NOT_EQUAL = "not_equal"
+UNVERIFIED = "unverified"
+STATISTICAL = "statistical"
+
+# Worst first: how statuses combine when a container holds several values.
+_RANK = {NOT_EQUAL: 3, UNVERIFIED: 2, STATISTICAL: 1, EQUAL: 0}
+
+#: Default (rtol, atol) by dtype. The lower precision of the two sides decides.
+DEFAULT_TOLERANCES = {
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1e-2, 1e-5),
+    "float32": (1e-5, 1e-6),
+    "float64": (1e-7, 1e-9),
+    "complex64": (1e-5, 1e-6),
+    "complex128": (1e-7, 1e-9),
+    "longdouble": (1e-7, 1e-9),
+}
+
+# Python values compared with `==`: their equality is value equality.
+_VALUE_TYPES: tuple[type, ...] = (str, bytes, bytearray, type(None), range, frozenset, set)
+
+#: Fewest samples for a statistical comparison of random outputs.
+MIN_STATISTICAL_SAMPLES = 30
+
+
+@dataclass
+class OutputComparison:
+    """How one output of the candidate compares with the baseline's."""
+
+    name: str
+    status: str
+    method: str
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+    detail: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        for k in ("max_abs_err", "max_rel_err"):
+            v = d[k]
+            d[k] = float(v) if v is not None and math.isfinite(v) else None
+        return d
+
+
+def combine_status(statuses: list[str]) -> str:
+    """The overall status of several comparisons (the worst one); none -> unverified."""
+    if not statuses:
+        return UNVERIFIED
+    return max(statuses, key=_RANK.__getitem__)
+
+
+# ---------------------------------------------------------------------------------------
+# Moving values to the host
+
+
+def _type_root(x: Any) -> str:
+    return type(x).__module__.split(".")[0]
+
+
+def is_device_value(x: Any) -> bool:
+    """True for values that live in GPU memory (CuPy, Numba device arrays, CUDA tensors,
+    cuDF objects). The CUDA simulator's fake device arrays count as device values."""
+    root = _type_root(x)
+    if root == "cudf":
+        return True
+    if root == "torch":
+        return bool(getattr(x, "is_cuda", False))
+    if type(x).__name__ == "FakeCUDAArray":
+        return True
+    try:
+        return hasattr(x, "__cuda_array_interface__")
+    except Exception:
+        return False
+
+
+def to_host(x: Any) -> Any:
+    """A host (NumPy / pandas / Python) version of `x`; `x` itself when already there."""
+    root = _type_root(x)
+    if root in ("cupy", "cupyx") and hasattr(x, "get"):
+        return x.get()
+    if root == "cudf" and hasattr(x, "to_pandas"):
+        return x.to_pandas()
+    if root == "torch" and hasattr(x, "detach"):
+        t = x.detach().cpu()
+        if str(t.dtype) == "torch.bfloat16":
+            return t.float().numpy()
+        return t.numpy() if t.dim() else t.numpy()[()]
+    if hasattr(x, "copy_to_host") and callable(x.copy_to_host):
+        return x.copy_to_host()
+    if root in ("jax", "jaxlib"):
+        import numpy as np
+
+        return np.asarray(x)
+    return x
+
+
+# ---------------------------------------------------------------------------------------
+# Arrays
+
+
+def default_tolerance(dtype_a: Any, dtype_b: Any) -> tuple[float, float]:
+    """(rtol, atol) for comparing arrays of these dtypes: the looser of the two."""
+    best = (0.0, 0.0)
+    for dt in (str(dtype_a), str(dtype_b)):
+        tol = DEFAULT_TOLERANCES.get(dt)
+        if tol is not None and tol[0] > best[0]:
+            best = tol
+    return best
+
+
+def _is_arraylike(x: Any) -> bool:
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.ndarray | np.generic)
+
+
+def _compare_arrays(
+    name: str, a: Any, b: Any, rtol: float | None, atol: float | None, random: bool
+) -> OutputComparison:
+    import numpy as np
+
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.shape != b.shape:
+        return OutputComparison(
+            name, NOT_EQUAL, "shape", detail=f"shape {a.shape} vs candidate {b.shape}"
+        )
+    notes: list[str] = []
+    if a.dtype != b.dtype:
+        notes.append(f"dtype {a.dtype} -> {b.dtype}")
+    kinds = {a.dtype.kind, b.dtype.kind}
+    if not kinds <= set("biufc"):
+        # Strings, objects, datetimes...: exact equality element by element.
+        try:
+            same = a.dtype.kind == b.dtype.kind and bool(np.array_equal(a, b))
+        except Exception as e:  # objects whose == is not a bool
+            return OutputComparison(name, UNVERIFIED, "array_equal", detail=str(e))
+        if a.dtype.kind == "O" and same:
+            return OutputComparison(
+                name,
+                UNVERIFIED,
+                "array_equal",
+                detail="object arrays: compared with ==, which may not be value equality",
+            )
+        return OutputComparison(
+            name, EQUAL if same else NOT_EQUAL, "array_equal", detail="; ".join(notes) or None
+        )
+
+    d_rtol, d_atol = default_tolerance(a.dtype, b.dtype)
+    rtol = d_rtol if rtol is None else rtol
+    atol = d_atol if atol is None else atol
+    exact = rtol == 0 and atol == 0
+    method = "exact" if exact else f"allclose(rtol={rtol:g}, atol={atol:g})"
+
+    if a.size == 0:
+        return OutputComparison(name, EQUAL, method, 0.0, 0.0, "; ".join(notes) or None)
+
+    fa = a.astype(np.complex128 if "c" in kinds else np.float64)
+    fb = b.astype(fa.dtype)
+    nan_a, nan_b = np.isnan(fa), np.isnan(fb)
+    if not np.array_equal(nan_a, nan_b):
+        n = int(np.count_nonzero(nan_a != nan_b))
+        return OutputComparison(
+            name, NOT_EQUAL, method, detail=f"NaN positions differ in {n} element(s)"
+        )
+    inf_a, inf_b = np.isinf(fa), np.isinf(fb)
+    if not (np.array_equal(inf_a, inf_b) and np.array_equal(fa[inf_a], fb[inf_b])):
+        return OutputComparison(name, NOT_EQUAL, method, detail="infinities differ")
+    finite = ~(nan_a | inf_a)
+    xa, xb = fa[finite], fb[finite]
+    abs_err = np.abs(xa - xb)
+    max_abs = float(abs_err.max()) if abs_err.size else 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = abs_err / np.abs(xa)
+    rel = rel[np.abs(xa) > 0]
+    max_rel = float(rel.max()) if rel.size else (0.0 if max_abs == 0 else math.inf)
+    bad = abs_err > atol + rtol * np.abs(xa)
+    n_bad = int(np.count_nonzero(bad))
+    if n_bad == 0:
+        return OutputComparison(name, EQUAL, method, max_abs, max_rel, "; ".join(notes) or None)
+    if random and a.dtype.kind in "iuf" and b.dtype.kind in "iuf":
+        return _compare_statistically(name, fa[finite].real, fb[finite].real, notes)
+    first = np.unravel_index(int(np.argmax(bad)), a.shape) if a.ndim else ()
+    notes.append(f"{n_bad} of {a.size} element(s) outside tolerance, first at index {first}")
+    return OutputComparison(name, NOT_EQUAL, method, max_abs, max_rel, "; ".join(notes))
+
+
+def _compare_statistically(name: str, a: Any, b: Any, notes: list[str]) -> OutputComparison:
+    """Two samples from random streams: same distribution, not the same numbers.
+
+    Tolerances shrink with the sample size as 1/sqrt(n): the mean within 5 standard
+    errors, the standard deviation within 5 of its standard errors, and the two-sample
+    Kolmogorov-Smirnov distance under its critical value at alpha = 0.001.
+    """
+    import numpy as np
+
+    n, m = a.size, b.size
+    method = "statistical(mean, std, quantiles, ks)"
+    if min(n, m) < MIN_STATISTICAL_SAMPLES:
+        return OutputComparison(
+            name,
+            UNVERIFIED,
+            method,
+            detail=f"random output with only {min(n, m)} values: too few to compare by statistics",
+        )
+    mean_a, mean_b = float(a.mean()), float(b.mean())
+    std_a, std_b = float(a.std()), float(b.std())
+    scale = max(std_a, std_b, 1e-300)
+    mean_tol = 5.0 * scale * math.sqrt(1.0 / n + 1.0 / m)
+    std_tol = 5.0 * scale * math.sqrt(1.0 / (2 * n) + 1.0 / (2 * m))
+    qs = np.array([0.05, 0.25, 0.5, 0.75, 0.95])
+    qa, qb = np.quantile(a, qs), np.quantile(b, qs)
+    sa, sb = np.sort(a.ravel()), np.sort(b.ravel())
+    grid = np.concatenate([sa, sb])
+    ks = float(
+        np.max(
+            np.abs(
+                np.searchsorted(sa, grid, side="right") / n
+                - np.searchsorted(sb, grid, side="right") / m
+            )
+        )
+    )
+    ks_crit = 1.95 * math.sqrt((n + m) / (n * m))  # c(alpha=0.001)
+    failures = []
+    if abs(mean_a - mean_b) > mean_tol:
+        failures.append(f"mean {mean_a:.6g} vs {mean_b:.6g} (tolerance {mean_tol:.3g})")
+    if abs(std_a - std_b) > std_tol:
+        failures.append(f"std {std_a:.6g} vs {std_b:.6g} (tolerance {std_tol:.3g})")
+    if ks > ks_crit:
+        failures.append(f"KS distance {ks:.3g} > {ks_crit:.3g}")
+    max_q = float(np.max(np.abs(qa - qb)))
+    summary = (
+        f"random output compared by statistics: |d mean|={abs(mean_a - mean_b):.3g}, "
+        f"|d std|={abs(std_a - std_b):.3g}, max quantile diff={max_q:.3g}, KS={ks:.3g}"
+    )
+    notes = [*notes, summary]
+    if failures:
+        return OutputComparison(name, NOT_EQUAL, method, detail="; ".join(notes + failures))
+    return OutputComparison(name, STATISTICAL, method, detail="; ".join(notes))
+
+
+# ---------------------------------------------------------------------------------------
+# Frames
+
+
+def _is_pandas(x: Any) -> bool:
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(x, pd.DataFrame | pd.Series | pd.Index)
+
+
+def _compare_frames(
+    name: str, a: Any, b: Any, rtol: float | None, atol: float | None
+) -> OutputComparison:
+    import pandas as pd
+    import pandas.testing as pdt
+
+    if type(a) is not type(b) and not (
+        isinstance(a, pd.DataFrame) == isinstance(b, pd.DataFrame)
+        and isinstance(a, pd.Series) == isinstance(b, pd.Series)
+    ):
+        return OutputComparison(
+            name, NOT_EQUAL, "type", detail=f"{type(a).__name__} vs {type(b).__name__}"
+        )
+    kw: dict[str, Any] = {"check_exact": False}
+    kw["rtol"] = 1e-7 if rtol is None else rtol
+    kw["atol"] = 1e-9 if atol is None else atol
+    if isinstance(a, pd.DataFrame):
+        check = pdt.assert_frame_equal
+        method = "pandas.testing.assert_frame_equal"
+    elif isinstance(a, pd.Series):
+        check = pdt.assert_series_equal
+        method = "pandas.testing.assert_series_equal"
+    else:
+        check = pdt.assert_index_equal
+        method = "pandas.testing.assert_index_equal"
+        kw.pop("rtol"), kw.pop("atol"), kw.pop("check_exact")
+
+    def passes(x: Any, y: Any, **extra: Any) -> str | None:
+        try:
+            check(x, y, **kw, **extra)
+            return None
+        except AssertionError as e:
+            return " ".join(str(e).split())[:300]
+        except (TypeError, ValueError) as e:
+            return f"{type(e).__name__}: {e}"[:300]
+
+    err = passes(a, b)
+    if err is None:
+        return OutputComparison(name, EQUAL, method)
+    if passes(a, b, check_dtype=False) is None:
+        dt = a.dtypes if isinstance(a, pd.DataFrame) else getattr(a, "dtype", "?")
+        dt_b = b.dtypes if isinstance(b, pd.DataFrame) else getattr(b, "dtype", "?")
+        return OutputComparison(
+            name,
+            EQUAL,
+            method + "(check_dtype=False)",
+            detail=f"values equal, dtypes differ: {_short(dt)} vs {_short(dt_b)}",
+        )
+    if not isinstance(a, pd.Index) and len(a) == len(b):
+        # The same rows in another order: a real difference for code that relies on the
+        # order (head(), positional indexing), so not "equal", but say exactly that.
+        try:
+            if passes(a.sort_index(), b.sort_index()) is None or _same_sorted_rows(a, b, passes):
+                return OutputComparison(
+                    name, NOT_EQUAL, method, detail="same rows, different order"
+                )
+        except TypeError:
+            pass
+    return OutputComparison(name, NOT_EQUAL, method, detail=err)
+
+
+def _same_sorted_rows(a: Any, b: Any, passes: Any) -> bool:
+    import pandas as pd
+
+    if isinstance(a, pd.DataFrame):
+        if list(a.columns) != list(b.columns):
+            return False
+        cols = list(a.columns)
+        sa = a.sort_values(cols, kind="stable").reset_index(drop=True)
+        sb = b.sort_values(cols, kind="stable").reset_index(drop=True)
+    else:
+        sa = a.sort_values(kind="stable").reset_index(drop=True)
+        sb = b.sort_values(kind="stable").reset_index(drop=True)
+    return passes(sa, sb) is None
+
+
+def _short(x: Any) -> str:
+    s = " ".join(str(x).split())
+    return s if len(s) < 120 else s[:117] + "..."
+
+
+# ---------------------------------------------------------------------------------------
+# Entry point
+
+
+def compare(
+    name: str,
+    baseline: Any,
+    candidate: Any,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    random: bool = False,
+) -> OutputComparison:
+    """Compare one output. `random=True` allows a statistical comparison of float arrays
+    when they differ element by element (outputs drawn from random streams)."""
+    try:
+        return _compare(name, baseline, candidate, rtol, atol, random)
+    except Exception as e:  # a comparison must never take the run down
+        return OutputComparison(
+            name, UNVERIFIED, "error", detail=f"comparison failed: {type(e).__name__}: {e}"
+        )
+
+
+def _compare(
+    name: str, a: Any, b: Any, rtol: float | None, atol: float | None, random: bool
+) -> OutputComparison:
+    a, b = to_host(a), to_host(b)
+    if _is_pandas(a) or _is_pandas(b):
+        if not (_is_pandas(a) and _is_pandas(b)):
+            return OutputComparison(
+                name, NOT_EQUAL, "type", detail=f"{type(a).__name__} vs {type(b).__name__}"
+            )
+        return _compare_frames(name, a, b, rtol, atol)
+    if _is_arraylike(a) or _is_arraylike(b):
+        if _is_number(a) or _is_number(b) or (_is_arraylike(a) and _is_arraylike(b)):
+            return _compare_arrays(name, a, b, rtol, atol, random)
+        return OutputComparison(
+            name, NOT_EQUAL, "type", detail=f"{type(a).__name__} vs {type(b).__name__}"
+        )
+    if _is_number(a) and _is_number(b):
+        return _compare_numbers(name, a, b, rtol, atol)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        if len(a) != len(b):
+            return OutputComparison(
+                name, NOT_EQUAL, "length", detail=f"length {len(a)} vs {len(b)}"
+            )
+        pairs = enumerate(zip(a, b, strict=True))
+        parts = [_compare(f"{name}[{i}]", x, y, rtol, atol, random) for i, (x, y) in pairs]
+        return _combine(name, parts, "elementwise", type(a) is not type(b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            missing = sorted(map(repr, set(a) ^ set(b)))[:5]
+            return OutputComparison(
+                name, NOT_EQUAL, "keys", detail=f"keys differ: {', '.join(missing)}"
+            )
+        parts = [_compare(f"{name}[{k!r}]", a[k], b[k], rtol, atol, random) for k in a]
+        return _combine(name, parts, "by key", False)
+    if isinstance(a, _VALUE_TYPES) and isinstance(b, _VALUE_TYPES):
+        same = type(a) is type(b) and a == b
+        return OutputComparison(name, EQUAL if same else NOT_EQUAL, "==")
+    return OutputComparison(
+        name,
+        UNVERIFIED,
+        "none",
+        detail=f"cannot compare {type(a).__module__}.{type(a).__qualname__} values",
+    )
+
+
+def _is_number(x: Any) -> bool:
+    if isinstance(x, bool | int | float | complex):
+        return True
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(x, np.generic | np.ndarray) and x.ndim == 0
+
+
+def _compare_numbers(
+    name: str, a: Any, b: Any, rtol: float | None, atol: float | None
+) -> OutputComparison:
+    if isinstance(a, bool | int) and isinstance(b, bool | int):
+        return OutputComparison(
+            name,
+            EQUAL if a == b else NOT_EQUAL,
+            "exact",
+            float(abs(a - b)),
+            None if a == 0 else float(abs(a - b) / abs(a)),
+        )
+    # Python floats are float64: the float64 defaults apply.
+    r = DEFAULT_TOLERANCES["float64"][0] if rtol is None else rtol
+    t = DEFAULT_TOLERANCES["float64"][1] if atol is None else atol
+    a, b = complex(a), complex(b)
+    if math.isnan(a.real) or math.isnan(b.real):
+        ok = math.isnan(a.real) and math.isnan(b.real)
+        return OutputComparison(name, EQUAL if ok else NOT_EQUAL, "isclose", detail="NaN")
+    if a == b:
+        return OutputComparison(name, EQUAL, f"isclose(rtol={r:g}, atol={t:g})", 0.0, 0.0)
+    err = abs(a - b)
+    rel = err / abs(a) if a != 0 else math.inf
+    ok = err <= t + r * abs(a)
+    return OutputComparison(
+        name,
+        EQUAL if ok else NOT_EQUAL,
+        f"isclose(rtol={r:g}, atol={t:g})",
+        err,
+        rel,
+        None if ok else f"{_num(a)} vs {_num(b)}",
+    )
+
+
+def _num(z: complex) -> str:
+    return f"{z.real:.10g}" if z.imag == 0 else f"{z:.10g}"
+
+
+def _combine(
+    name: str, parts: list[OutputComparison], method: str, container_differs: bool
+) -> OutputComparison:
+    status = combine_status([p.status for p in parts]) if parts else EQUAL
+    abs_errs = [p.max_abs_err for p in parts if p.max_abs_err is not None]
+    rel_errs = [p.max_rel_err for p in parts if p.max_rel_err is not None]
+    worst = next((p for p in parts if p.status == status and p.status != EQUAL), None)
+    detail = None
+    if worst is not None:
+        detail = f"{worst.name}: {worst.detail or worst.status}"
+    if container_differs:
+        detail = "; ".join(filter(None, ["list vs tuple", detail]))
+    return OutputComparison(
+        name,
+        status,
+        method,
+        max(abs_errs) if abs_errs else None,
+        max(rel_errs) if rel_errs else None,
+        detail,
+    )
