@@ -1,0 +1,325 @@
+/**
+ * `gpuoptimize`: the analysis engine for CI, scripts and people outside JupyterLab.
+ *
+ *   gpuoptimize analyze PATH... [--format text|json|sarif] [--select IDS] [--ignore IDS]
+ *                               [--min-speedup X] [--no-color]
+ *   gpuoptimize fix NOTEBOOK [-o OUT] [--force]
+ *
+ * Exit codes, as linters use them: 0 no findings, 1 findings, 2 usage or input errors
+ * (including "nothing could be analysed").
+ */
+import { existsSync, readFileSync, writeFileSync } from 'fs';
+import { basename, dirname, extname, join, resolve } from 'path';
+import type { PythonParser } from '../analysis/parser';
+import { initParser } from '../analysis/parser';
+import { NotebookAnalyzer, ruleCatalog } from '../analysis/engine';
+import { rewriteNotebook } from '../analysis/plan';
+import type { CellInput, RuleFamily } from '../analysis/types';
+import { expandPaths, loadFile, type LoadedFile, type SkippedFile } from './sources';
+import { ansiStyle, plainStyle, toJSONReport, toSARIF, toText, type FileReport } from './report';
+import { unifiedDiff } from './diff';
+
+declare const __CLI_VERSION__: string;
+const VERSION = typeof __CLI_VERSION__ === 'string' ? __CLI_VERSION__ : '0.0.0-dev';
+
+export const USAGE = `usage: gpuoptimize <command> [options]
+
+commands:
+  analyze PATH...   report GPU rewrites for notebooks (.ipynb), Python files (.py) and folders
+      --format text|json|sarif   output format (default: text)
+      --select IDS               only these rules or prefixes, comma separated (GPU101,GPU1)
+      --ignore IDS               skip these rules or prefixes
+      --min-speedup X            only suggestions predicted at least X times faster
+      --no-color                 no colours, even on a terminal
+  fix NOTEBOOK      write the whole-notebook GPU rewrite (residency plan applied) as a new notebook
+      -o, --output OUT           where to write (default: NOTEBOOK with .gpu.ipynb)
+      --force                    overwrite OUT if it exists (needed when OUT is NOTEBOOK)
+
+exit codes: 0 no findings, 1 findings, 2 usage or input errors
+`;
+
+export class UsageError extends Error {}
+
+interface Io {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  isTTY: boolean;
+  env: Record<string, string | undefined>;
+}
+
+interface AnalyzeOptions {
+  paths: string[];
+  format: 'text' | 'json' | 'sarif';
+  select: string[];
+  ignore: string[];
+  minSpeedup: number;
+  color: boolean;
+}
+
+function splitIds(v: string): string[] {
+  return v
+    .split(',')
+    .map(s => s.trim().toUpperCase())
+    .filter(Boolean);
+}
+
+function takeValue(args: string[], i: number, flag: string): string {
+  const v = args[i + 1];
+  if (v === undefined || v.startsWith('--')) {
+    throw new UsageError(`${flag} needs a value`);
+  }
+  return v;
+}
+
+export function parseAnalyzeArgs(args: string[]): AnalyzeOptions {
+  const o: AnalyzeOptions = { paths: [], format: 'text', select: [], ignore: [], minSpeedup: 0, color: true };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const value = (): string => {
+      if (inline !== undefined) {
+        return inline;
+      }
+      const v = takeValue(args, i, flag);
+      i++;
+      return v;
+    };
+    switch (flag) {
+      case '--format': {
+        const f = value();
+        if (f !== 'text' && f !== 'json' && f !== 'sarif') {
+          throw new UsageError(`unknown format ${f}: expected text, json or sarif`);
+        }
+        o.format = f;
+        break;
+      }
+      case '--select':
+        o.select.push(...splitIds(value()));
+        break;
+      case '--ignore':
+        o.ignore.push(...splitIds(value()));
+        break;
+      case '--min-speedup': {
+        const v = value();
+        const x = Number(v);
+        if (!Number.isFinite(x) || x < 0) {
+          throw new UsageError(`--min-speedup needs a non-negative number, got ${v}`);
+        }
+        o.minSpeedup = x;
+        break;
+      }
+      case '--no-color':
+        o.color = false;
+        break;
+      default:
+        if (a.startsWith('-')) {
+          throw new UsageError(`unknown option ${a}`);
+        }
+        o.paths.push(a);
+    }
+  }
+  if (o.paths.length === 0) {
+    throw new UsageError('analyze needs at least one PATH');
+  }
+  return o;
+}
+
+const matchesAny = (rule: string, ids: string[]): boolean => ids.some(id => rule.startsWith(id));
+
+async function parser(): Promise<PythonParser> {
+  // The bundled CLI keeps both wasm files beside itself; from the source tree they are in
+  // node_modules.
+  const here = typeof __dirname === 'string' ? __dirname : process.cwd();
+  const local = (name: string): string | null => {
+    const p = join(here, name);
+    return existsSync(p) ? p : null;
+  };
+  const runtime = local('tree-sitter.wasm') ?? require.resolve('web-tree-sitter/tree-sitter.wasm');
+  const grammar =
+    local('tree-sitter-python.wasm') ?? require.resolve('tree-sitter-python/tree-sitter-python.wasm');
+  return initParser({
+    locateFile: () => runtime,
+    languageWasm: new Uint8Array(readFileSync(grammar))
+  });
+}
+
+function analyseFile(file: LoadedFile, opts: AnalyzeOptions, p: PythonParser): FileReport {
+  const analyzer = new NotebookAnalyzer(p);
+  const result = analyzer.update(file.cells);
+  const suggestions = result.suggestions.filter(
+    s =>
+      (opts.select.length === 0 || matchesAny(s.rule, opts.select)) &&
+      !matchesAny(s.rule, opts.ignore) &&
+      s.predicted_speedup >= opts.minSpeedup
+  );
+  return {
+    file,
+    suggestions,
+    diagnostics: result.diagnostics.map(d => ({ cellIndex: d.cellIndex, message: d.message }))
+  };
+}
+
+export async function analyze(args: string[], io: Io): Promise<number> {
+  const opts = parseAnalyzeArgs(args);
+  const { files, missing } = expandPaths(opts.paths);
+  for (const m of missing) {
+    io.stderr(`gpuoptimize: ${m}: no such file or folder\n`);
+  }
+  if (files.length === 0) {
+    io.stderr('gpuoptimize: no .ipynb or .py files to analyse\n');
+    return 2;
+  }
+  const p = await parser();
+  const reports: FileReport[] = [];
+  for (const path of files) {
+    const loaded: LoadedFile | SkippedFile = loadFile(path);
+    if ('cells' in loaded) {
+      try {
+        reports.push(analyseFile(loaded, opts, p));
+      } catch (e) {
+        reports.push({
+          file: { path, severity: 'error', message: `analysis failed: ${(e as Error).message}` },
+          suggestions: [],
+          diagnostics: []
+        });
+      }
+    } else {
+      reports.push({ file: loaded, suggestions: [], diagnostics: [] });
+    }
+  }
+  if (opts.format === 'json') {
+    io.stdout(JSON.stringify(toJSONReport(reports), null, 2) + '\n');
+  } else if (opts.format === 'sarif') {
+    const docs = new Map(ruleCatalog().map(r => [r.id, { title: r.title, reference: r.reference }]));
+    io.stdout(JSON.stringify(toSARIF(reports, VERSION, docs), null, 2) + '\n');
+  } else {
+    const colour = opts.color && io.isTTY && !io.env.NO_COLOR;
+    io.stdout(toText(reports, colour ? ansiStyle : plainStyle) + '\n');
+  }
+  const analysed = reports.filter(r => 'cells' in r.file).length;
+  const errors = reports.filter(r => !('cells' in r.file) && r.file.severity === 'error');
+  for (const e of errors) {
+    if (opts.format !== 'text') {
+      io.stderr(`gpuoptimize: ${e.file.path}: ${(e.file as SkippedFile).message}\n`);
+    }
+  }
+  if (analysed === 0) {
+    return 2;
+  }
+  return reports.some(r => r.suggestions.length > 0) ? 1 : 0;
+}
+
+export function defaultFixOutput(input: string): string {
+  const ext = extname(input);
+  return join(dirname(input), `${basename(input, ext)}.gpu${ext === '.py' ? '.ipynb' : ext}`);
+}
+
+export async function fix(args: string[], io: Io): Promise<number> {
+  let input: string | undefined;
+  let output: string | undefined;
+  let force = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '-o' || a === '--output') {
+      output = takeValue(args, i, a);
+      i++;
+    } else if (a === '--force') {
+      force = true;
+    } else if (a.startsWith('-')) {
+      throw new UsageError(`unknown option ${a}`);
+    } else if (input === undefined) {
+      input = a;
+    } else {
+      throw new UsageError('fix takes one notebook');
+    }
+  }
+  if (!input) {
+    throw new UsageError('fix needs a NOTEBOOK');
+  }
+  const loaded = loadFile(input);
+  if (!('cells' in loaded)) {
+    io.stderr(`gpuoptimize: ${input}: ${loaded.message}\n`);
+    return 2;
+  }
+  const out = output ?? defaultFixOutput(input);
+  if (existsSync(out) && !force) {
+    io.stderr(
+      `gpuoptimize: ${out} exists; not overwriting it` +
+        (resolve(out) === resolve(input) ? ' (that is the input notebook)' : '') +
+        ': pass --force to replace it\n'
+    );
+    return 2;
+  }
+  const p = await parser();
+  const rewrite = rewriteNotebook(loaded.cells, { parser: p });
+  const nb = loaded.notebook ?? {
+    nbformat: 4,
+    nbformat_minor: 5,
+    metadata: {
+      kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
+      language_info: { name: 'python' }
+    },
+    cells: loaded.cells.map(c => ({
+      cell_type: c.kind,
+      id: c.id,
+      metadata: {},
+      source: c.source,
+      ...(c.kind === 'code' ? { outputs: [], execution_count: null } : {})
+    }))
+  };
+  const byIndex = new Map<number, CellInput>(rewrite.cells.map(c => [c.index, c]));
+  const cells = nb.cells.map((c, index) => {
+    const r = byIndex.get(index);
+    if (!r || r.source === loaded.cells[index]?.source) {
+      return c;
+    }
+    // A rewritten cell's old outputs describe the old code: clear them.
+    return { ...c, source: r.source, ...(c.cell_type === 'code' ? { outputs: [], execution_count: null } : {}) };
+  });
+  const written = { ...nb, metadata: { ...nb.metadata, gpuoptimize: { rewritten_from: basename(input), version: VERSION } }, cells };
+  writeFileSync(out, JSON.stringify(written, null, 1) + '\n');
+  const style = io.isTTY && !io.env.NO_COLOR ? ansiStyle : plainStyle;
+  io.stdout(`${style.bold(out)}: ${rewrite.changes.length} change(s) from ${input}\n`);
+  for (const ch of rewrite.changes) {
+    io.stdout(`  cell ${ch.cellIndex}: ${ch.rule ? ch.rule + ' ' : ''}${ch.summary}\n`);
+    const before = loaded.cells[ch.cellIndex]?.source ?? '';
+    const after = byIndex.get(ch.cellIndex)?.source ?? before;
+    for (const line of unifiedDiff(before, after, 0)) {
+      io.stdout(`      ${line}\n`);
+    }
+  }
+  return 0;
+}
+
+export async function main(argv: string[], io: Io): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'analyze':
+        return await analyze(rest, io);
+      case 'fix':
+        return await fix(rest, io);
+      case '--version':
+      case '-V':
+        io.stdout(`gpuoptimize ${VERSION}\n`);
+        return 0;
+      case '--help':
+      case '-h':
+      case 'help':
+        io.stdout(USAGE);
+        return 0;
+      case undefined:
+        io.stderr(USAGE);
+        return 2;
+      default:
+        throw new UsageError(`unknown command ${command}`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`gpuoptimize: ${e.message}\n\n${USAGE}`);
+      return 2;
+    }
+    io.stderr(`gpuoptimize: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    return 2;
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * The CLI's three report formats: JSON (the contract in DESIGN.md and
+ * schema/cli/report.schema.json), SARIF 2.1.0 for code-scanning tools, and text for people.
+ */
+import type { Suggestion } from '../analysis/types';
+import type { LoadedFile, SkippedFile } from './sources';
+import { unifiedDiff } from './diff';
+
+export interface FileReport {
+  file: LoadedFile | SkippedFile;
+  suggestions: Suggestion[];
+  diagnostics: { cellIndex: number; message: string }[];
+}
+
+function isLoaded(f: LoadedFile | SkippedFile): f is LoadedFile {
+  return 'cells' in f;
+}
+
+/** Groups suggestions by cell index, in cell order. */
+function byCell(suggestions: Suggestion[]): Map<number, Suggestion[]> {
+  const m = new Map<number, Suggestion[]>();
+  for (const s of [...suggestions].sort((a, b) => a.cellIndex - b.cellIndex)) {
+    const list = m.get(s.cellIndex) ?? [];
+    list.push(s);
+    m.set(s.cellIndex, list);
+  }
+  return m;
+}
+
+const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+export function toJSONReport(reports: FileReport[]): object {
+  return {
+    version: 1,
+    files: reports.map(r => {
+      const cells = new Map<number, { index: number; suggestions: object[]; diagnostics: string[] }>();
+      const cellEntry = (index: number) => {
+        let c = cells.get(index);
+        if (!c) {
+          c = { index, suggestions: [], diagnostics: [] };
+          cells.set(index, c);
+        }
+        return c;
+      };
+      for (const [index, list] of byCell(r.suggestions)) {
+        cellEntry(index).suggestions.push(
+          ...list.map(s => ({
+            rule: s.rule,
+            library: s.library,
+            title: s.title,
+            confidence: round(s.confidence, 3),
+            predicted_speedup: round(s.predicted_speedup, 2),
+            candidate: s.candidate,
+            reason: s.prediction.reason,
+            reference: s.reference,
+            notes: s.notes,
+            needs_kernel_restart: Boolean(s.needsKernelRestart)
+          }))
+        );
+      }
+      for (const d of r.diagnostics) {
+        cellEntry(d.cellIndex).diagnostics.push(d.message);
+      }
+      const status = isLoaded(r.file) ? 'analysed' : r.file.severity === 'note' ? 'skipped' : 'error';
+      return {
+        path: r.file.path,
+        status,
+        ...(isLoaded(r.file) ? {} : { message: r.file.message }),
+        cells: [...cells.values()].sort((a, b) => a.index - b.index)
+      };
+    })
+  };
+}
+
+/** The first line of the cell that the candidate changes (0-based within the cell). */
+function firstChangedLine(s: Suggestion): number {
+  const a = s.original.split('\n');
+  const b = s.candidate.split('\n');
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) {
+    i++;
+  }
+  return Math.min(i, Math.max(a.length - 1, 0));
+}
+
+export function toSARIF(
+  reports: FileReport[],
+  version: string,
+  ruleDocs: Map<string, { title: string; reference: string }>
+): object {
+  const results: object[] = [];
+  const usedRules = new Map<string, { title: string; reference: string }>();
+  for (const r of reports) {
+    if (!isLoaded(r.file)) {
+      continue;
+    }
+    const file = r.file;
+    for (const s of r.suggestions) {
+      usedRules.set(s.rule, ruleDocs.get(s.rule) ?? { title: s.title, reference: s.reference });
+      const lineInCell = firstChangedLine(s);
+      const startLine =
+        file.kind === 'python' && file.cellStartLines
+          ? (file.cellStartLines[s.cellIndex] ?? 0) + lineInCell + 1
+          : lineInCell + 1;
+      results.push({
+        ruleId: s.rule,
+        level: 'note',
+        message: {
+          text: `${s.title} (${s.library}; predicted ${s.predicted_speedup.toFixed(1)}x: ${s.prediction.reason})`
+        },
+        locations: [
+          {
+            physicalLocation: {
+              artifactLocation: { uri: file.path.split('\\').join('/') },
+              region: { startLine }
+            },
+            ...(file.kind === 'notebook'
+              ? { logicalLocations: [{ name: `cell ${s.cellIndex}`, kind: 'module' }] }
+              : {})
+          }
+        ],
+        properties: {
+          cellIndex: s.cellIndex,
+          library: s.library,
+          confidence: s.confidence,
+          predictedSpeedup: s.predicted_speedup
+        }
+      });
+    }
+  }
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'gpuoptimize',
+            version,
+            informationUri: 'https://github.com/jupyterlab-gpuoptimize',
+            rules: [...usedRules.entries()]
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([id, d]) => ({
+                id,
+                name: id,
+                shortDescription: { text: d.title },
+                helpUri: d.reference
+              }))
+          }
+        },
+        results
+      }
+    ]
+  };
+}
+
+export interface TextStyle {
+  bold(s: string): string;
+  dim(s: string): string;
+  red(s: string): string;
+  green(s: string): string;
+  yellow(s: string): string;
+}
+
+export const plainStyle: TextStyle = {
+  bold: s => s,
+  dim: s => s,
+  red: s => s,
+  green: s => s,
+  yellow: s => s
+};
+
+export const ansiStyle: TextStyle = {
+  bold: s => `\x1b[1m${s}\x1b[22m`,
+  dim: s => `\x1b[2m${s}\x1b[22m`,
+  red: s => `\x1b[31m${s}\x1b[39m`,
+  green: s => `\x1b[32m${s}\x1b[39m`,
+  yellow: s => `\x1b[33m${s}\x1b[39m`
+};
+
+export function toText(reports: FileReport[], style: TextStyle): string {
+  const out: string[] = [];
+  let total = 0;
+  for (const r of reports) {
+    if (!isLoaded(r.file)) {
+      const tag = r.file.severity === 'error' ? style.red('error') : style.yellow('skipped');
+      out.push(`${style.bold(r.file.path)}: ${tag}: ${r.file.message}`);
+      continue;
+    }
+    for (const d of r.diagnostics) {
+      out.push(`${style.bold(r.file.path)}:cell ${d.cellIndex}: ${style.yellow('note')}: ${d.message}`);
+    }
+    for (const s of [...r.suggestions].sort((a, b) => a.cellIndex - b.cellIndex)) {
+      total++;
+      out.push(
+        `${style.bold(r.file.path)}:cell ${s.cellIndex}: ${style.bold(s.rule)} [${s.library}] ${s.title} ` +
+          `(predicted ${s.predicted_speedup.toFixed(1)}x, confidence ${s.confidence.toFixed(2)})`
+      );
+      out.push(style.dim(`    ${s.prediction.reason}`));
+      for (const line of unifiedDiff(s.original, s.candidate)) {
+        const colour = line.startsWith('+') ? style.green : line.startsWith('-') ? style.red : style.dim;
+        out.push(`    ${colour(line)}`);
+      }
+      for (const n of s.notes) {
+        out.push(`    ${style.yellow('note')}: ${n}`);
+      }
+    }
+  }
+  const analysed = reports.filter(r => isLoaded(r.file)).length;
+  out.push(
+    total === 0
+      ? `No GPU rewrites suggested in ${analysed} file(s).`
+      : `${total} suggestion(s) in ${analysed} file(s).`
+  );
+  return out.join('\n');
+}
