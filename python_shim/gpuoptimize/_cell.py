@@ -153,6 +153,8 @@ class CellFacts:
     """What the harness needs to know about one side's source."""
 
     inputs: list[str] = field(default_factory=list)
+    #: Names bound only as `for` targets at the top level (loop counters, not results).
+    loop_vars: set[str] = field(default_factory=set)
     outputs: list[str] = field(default_factory=list)
     mutated: list[str] = field(default_factory=list)
     has_last_value: bool = False
@@ -207,6 +209,7 @@ class _Scanner(ast.NodeVisitor):
         self.referenced: set[str] = set()
         self._loop_depth = 0
         self._func_depth = 0
+        self.loop_targets: set[str] = set()
 
     # -- names ------------------------------------------------------------------------
     def _read(self, name: str) -> None:
@@ -277,6 +280,8 @@ class _Scanner(ast.NodeVisitor):
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)
         self._target(node.target)
+        if self._func_depth == 0:
+            self.loop_targets |= _names_in(node.target)
         self._loop_depth += 1
         for s in node.body:
             self.visit(s)
@@ -492,6 +497,7 @@ def analyze(source: str) -> CellFacts:
     outputs += [m for m in s.mutated if m not in s.outputs]
     return CellFacts(
         inputs=list(s.inputs),
+        loop_vars=s.loop_targets,
         outputs=outputs,
         mutated=list(s.mutated),
         has_last_value=has_last,

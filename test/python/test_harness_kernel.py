@@ -1,0 +1,256 @@
+"""The A/B harness inside a real ipykernel: isolation, safety, verdicts."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from conftest import BUDGET, Kernel
+from protocol_check import check_ab_result
+
+
+def run_ab_code(baseline: str, candidate: str, **kw: object) -> str:
+    args = "".join(f", {k}={v!r}" for k, v in kw.items())
+    return (
+        "from gpuoptimize.harness import run_ab as _run_ab\n"
+        f"_r = _run_ab({baseline!r}, {candidate!r}, get_ipython().user_ns, "
+        f"budget_s={BUDGET}{args})\n"
+        "print(json.dumps(_r.to_json()))"
+    )
+
+
+def ab(kernel: Kernel, baseline: str, candidate: str, **kw: object) -> dict:
+    return check_ab_result(kernel.ok(run_ab_code(baseline, candidate, **kw)).json())
+
+
+def state(kernel: Kernel, expr: str) -> object:
+    return kernel.ok(f"print(json.dumps({expr}))").json()
+
+
+def test_namespace_and_inputs_untouched(kernel: Kernel) -> None:
+    kernel.ok(
+        "iso_a = np.arange(5.0); iso_l = [3, 1, 2]; iso_d = {'k': 1}\n"
+        "iso_ids = [id(iso_a), id(iso_l), id(iso_d)]"
+    )
+    cell = "iso_l.sort()\niso_a += 1\niso_d['k'] = 2\niso_out = iso_a.sum()\niso_out"
+    r = ab(kernel, cell, cell)
+    assert r["baseline"]["status"] == r["candidate"]["status"] == "ok"
+    assert r["match"]["status"] == "equal"
+    names = {o["name"] for o in r["match"]["outputs"]}
+    assert {"iso_a", "iso_l", "iso_d", "iso_out", "(last expression)"} <= names
+    after = state(
+        kernel,
+        "[iso_a.tolist(), iso_l, iso_d, 'iso_out' in dir(), "
+        "iso_ids == [id(iso_a), id(iso_l), id(iso_d)]]",
+    )
+    assert after == [[0.0, 1.0, 2.0, 3.0, 4.0], [3, 1, 2], {"k": 1}, False, True]
+
+
+def test_timing_fields(kernel: Kernel) -> None:
+    kernel.ok("tf_x = np.random.default_rng(0).random(20000)")
+    r = ab(kernel, "tf_y = np.sort(tf_x)", "tf_y = np.sort(tf_x, kind='stable')")
+    for side in ("baseline", "candidate"):
+        s = r[side]
+        assert s["first_run_s"] > 0
+        assert s["runs"] >= 3 and len(s["times_s"]) == s["runs"]
+        assert s["min_s"] <= s["median_s"]
+        assert s["iqr_s"] >= 0
+        # a CPU side has no device time
+        assert s["device_s"] is None and s["peak_device_bytes"] is None
+    lo, hi = r["speedup"]["ci95"]
+    assert lo <= r["speedup"]["end_to_end"] <= hi
+    assert r["verdict"] in ("gpu_faster", "gpu_slower")
+    assert r["versions"]["numpy"] == state(kernel, "np.__version__")
+
+
+def test_functions_called_by_the_cell_are_isolated(kernel: Kernel) -> None:
+    kernel.ok(
+        "fn_store = []\nfn_count = 0\n"
+        "def fn_add(v):\n    global fn_count\n    fn_store.append(v)\n    fn_count += 1\n"
+    )
+    r = ab(kernel, "fn_add(1)", "fn_add(1)")
+    assert r["baseline"]["status"] == "ok"
+    assert state(kernel, "[fn_store, fn_count]") == [[], 0]
+
+
+def test_user_random_state_untouched_and_random_outputs_compared_by_statistics(
+    kernel: Kernel,
+) -> None:
+    kernel.ok("np.random.seed(123); rs_before = np.random.get_state()[1][:4].tolist()")
+    r = ab(
+        kernel,
+        "rs_x = np.random.rand(4000)",
+        "rs_x = np.random.default_rng(7).random(4000)",
+    )
+    out = {o["name"]: o for o in r["match"]["outputs"]}
+    assert out["rs_x"]["status"] == "statistical"
+    assert "statistical" in out["rs_x"]["method"]
+    assert r["match"]["status"] == "statistical"
+    assert state(kernel, "np.random.get_state()[1][:4].tolist() == rs_before") is True
+
+
+def test_side_effects_refused_unless_allowed(kernel: Kernel, tmp_path) -> None:
+    target = tmp_path / "out.npy"
+    kernel.ok(f"se_a = np.arange(3)\nse_path = {str(target)!r}")
+    cell = "np.save(se_path, se_a)"
+    r = ab(kernel, cell, cell)
+    assert r["verdict"] == "refused"
+    assert "side effects" in r["reason"] and "np.save" in r["reason"]
+    assert r["baseline"]["status"] == r["candidate"]["status"] == "skipped"
+    assert not target.exists()
+
+    r = ab(kernel, cell, cell, allow_side_effects=True)
+    assert r["verdict"] != "refused"
+    assert r["baseline"]["status"] == "ok"
+    assert target.exists()
+    assert any("side effects allowed" in w for w in r["warnings"])
+
+
+@pytest.mark.parametrize(
+    "cell, what",
+    [
+        ("with open('se.txt', 'w') as f:\n    f.write('x')", "open"),
+        ("for i in range(3):\n    print(i)", "prints inside a loop"),
+        ("import matplotlib.pyplot as plt\nplt.plot([1, 2])", "plot"),
+        ("import requests\nrequests.get('http://example.com')", "network"),
+        ("import os\nos.remove('nothing')", "os.remove"),
+        ("import subprocess\nsubprocess.run(['true'])", "subprocess"),
+        ("x = input('?')", "input"),
+        ("df.to_csv('out.csv')", "to_csv"),
+    ],
+)
+def test_side_effect_kinds(kernel: Kernel, cell: str, what: str) -> None:
+    r = ab(kernel, cell, "pass")
+    assert r["verdict"] == "refused"
+    assert what in r["reason"]
+
+
+def test_outputs_that_differ(kernel: Kernel) -> None:
+    kernel.ok("ne_x = np.linspace(0, 1, 1000, dtype=np.float32)")
+    r = ab(kernel, "ne_y = np.sqrt(ne_x)", "ne_y = np.sqrt(ne_x) + 1e-3")
+    assert r["verdict"] == "not_equal"
+    assert r["reason"].startswith("ne_y differs")
+    (o,) = r["match"]["outputs"]
+    assert o["status"] == "not_equal"
+    assert o["max_abs_err"] == pytest.approx(1e-3, rel=1e-3)
+    assert "rtol=1e-05" in o["method"]  # float32 defaults
+
+    r = ab(kernel, "ne_y = np.sqrt(ne_x)", "ne_y = np.sqrt(ne_x) + 1e-3", atol=1e-2)
+    assert r["match"]["status"] == "equal"
+
+
+def test_unverified_outputs_are_never_equal(kernel: Kernel) -> None:
+    kernel.ok("class UvBox:\n    def __init__(self, v):\n        self.v = v")
+    r = ab(kernel, "uv = UvBox(1)", "uv = UvBox(1)")
+    (o,) = r["match"]["outputs"]
+    assert o["status"] == "unverified"
+    assert "cannot compare" in o["detail"]
+    assert r["match"]["status"] == "unverified"
+    assert any("could not be verified" in w for w in r["warnings"])
+
+
+def test_candidate_error(kernel: Kernel) -> None:
+    r = ab(kernel, "ce = 1", "ce = 1\nce = ce / 0")
+    assert r["verdict"] == "error"
+    assert r["candidate"]["status"] == "error"
+    assert "ZeroDivisionError" in r["candidate"]["error"]
+    assert "line 2" in r["candidate"]["error"]
+    assert "ce" not in state(kernel, "list(get_ipython().user_ns)")
+
+
+def test_syntax_error(kernel: Kernel) -> None:
+    r = ab(kernel, "x = 1", "x = (")
+    assert r["verdict"] == "error"
+    assert "syntax error" in r["reason"]
+
+
+def test_timeout(kernel: Kernel) -> None:
+    kernel.ok("to_v = 5")
+    t0 = time.monotonic()
+    r = ab(kernel, "import time\ntime.sleep(30)\nto_v = 6", "to_v = 6", timeout_s=1.0)
+    assert time.monotonic() - t0 < 15
+    assert r["baseline"]["status"] == "timeout"
+    assert r["verdict"] == "error"
+    assert "timeout" in r["reason"]
+    assert state(kernel, "to_v") == 5
+
+
+def test_stale(kernel: Kernel) -> None:
+    code = run_ab_code("st = 1", "st = 1", is_stale=None).replace(
+        "is_stale=None", "is_stale=lambda: True"
+    )
+    r = check_ab_result(kernel.ok(code).json())
+    assert r["stale"] is True
+    assert r["verdict"] == "stale"
+    assert "changed" in r["reason"]
+
+
+def test_no_gpu_when_cupy_is_missing(kernel: Kernel) -> None:
+    if state(kernel, "__import__('importlib').util.find_spec('cupy') is not None"):
+        pytest.skip("cupy is installed here")
+    r = ab(kernel, "ng = 1", "import cupy as cp\nng = int(cp.ones(1)[0])")
+    assert r["verdict"] == "no_gpu"
+    assert "cupy" in r["reason"] and "not installed" in r["reason"]
+    assert r["baseline"]["status"] == "ok"  # the baseline still ran
+
+
+def test_numba_cuda_candidate_on_the_simulator(kernel: Kernel) -> None:
+    """A real Numba CUDA kernel, run by Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1)."""
+    kernel.ok("nb_x = np.arange(256, dtype=np.float64)")
+    baseline = (
+        "nb_y = np.empty_like(nb_x)\nfor i in range(nb_x.size):\n    nb_y[i] = 2 * nb_x[i] + 1"
+    )
+    candidate = (
+        "from numba import cuda\n"
+        "@cuda.jit\n"
+        "def nb_kernel(x, y):\n"
+        "    i = cuda.grid(1)\n"
+        "    if i < x.size:\n"
+        "        y[i] = 2 * x[i] + 1\n"
+        "d_x = cuda.to_device(nb_x)\n"
+        "d_y = cuda.device_array_like(d_x)\n"
+        "nb_kernel[2, 128](d_x, d_y)\n"
+        "nb_y = d_y.copy_to_host()"
+    )
+    r = ab(kernel, baseline, candidate)
+    assert r["candidate"]["status"] == "ok", r["candidate"]["error"]
+    out = {o["name"]: o for o in r["match"]["outputs"]}
+    assert out["nb_y"]["status"] == "equal"
+    assert r["match"]["status"] == "equal"
+    assert any("CUDA simulator" in w for w in r["warnings"])
+    assert r["versions"].get("numba_cudasim") == "1"
+    # to_device and copy_to_host were timed in the instrumented run
+    assert r["candidate"]["transfer_s"] is not None and r["candidate"]["transfer_s"] > 0
+    assert r["verdict"] in ("gpu_faster", "gpu_slower")
+    assert "nb_y" not in state(kernel, "list(get_ipython().user_ns)")
+
+
+def test_interrupt_cancels_and_keeps_the_kernel(kernel: Kernel) -> None:
+    kernel.ok("ir_a = [1, 2, 3]")
+    code = run_ab_code(
+        "import time\nir_a.append(4)\ntime.sleep(0.05)\nir_b = 1",
+        "ir_b = 1",
+    ).replace(f"budget_s={BUDGET}", "budget_s=60")
+    msg_id = kernel.send_execute(code)
+    time.sleep(2.0)
+    kernel.km.interrupt_kernel()
+    ex = kernel.wait(msg_id, timeout=60)
+    assert ex.status == "ok", ex.error  # the harness caught the interrupt
+    r = check_ab_result(ex.json())
+    assert r["verdict"] == "cancelled"
+    assert r["baseline"]["status"] == "cancelled"
+    assert r["candidate"]["status"] == "skipped"
+    assert state(kernel, "[ir_a, 'ir_b' in dir()]") == [[1, 2, 3], False]
+    assert state(kernel, "1 + 1") == 2  # alive
+
+
+def test_result_object_repr_and_table(kernel: Kernel) -> None:
+    ex = kernel.ok(
+        "from gpuoptimize.harness import run_ab as _run_ab\n"
+        f"_r = _run_ab('rp = sum(range(1000))', 'rp = 499500', {{}}, budget_s={BUDGET})\n"
+        "print(repr(_r)); print(_r.format()); print(json.dumps(len(_r.baseline.times_s)))"
+    )
+    assert ex.stdout.startswith("<ABResult ")
+    assert "baseline :" in ex.stdout and "candidate:" in ex.stdout and "rp: equal" in ex.stdout
+    assert json.loads(ex.stdout.strip().splitlines()[-1]) >= 3
