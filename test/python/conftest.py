@@ -7,6 +7,7 @@ candidates run on Numba's CUDA simulator where there is no GPU.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -40,6 +41,12 @@ class Execution:
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)
+    reply: dict[str, Any] | None = None
+
+    def pager_text(self) -> str:
+        """Text IPython sent to the pager (`obj?` help) in the execute_reply's payload."""
+        payload = (self.reply or {}).get("payload", [])
+        return "".join(p.get("data", {}).get("text/plain", "") for p in payload)
 
     def json(self) -> Any:
         """The last line of stdout, parsed as JSON."""
@@ -100,6 +107,12 @@ class Kernel:
             elif t == "error":
                 ex.status = "error"
                 ex.error = {"ename": c["ename"], "evalue": c["evalue"]}
+        deadline = time.monotonic() + timeout
+        while ex.reply is None and time.monotonic() < deadline:
+            with contextlib.suppress(Empty):
+                m = self.kc.get_shell_msg(timeout=max(0.1, deadline - time.monotonic()))
+                if m["parent_header"].get("msg_id") == msg_id:
+                    ex.reply = m["content"]
         return ex
 
     def execute(
