@@ -71,6 +71,14 @@ export interface DeviceProfile {
   launchOverhead: number;
   /** Device memory (bytes). */
   memoryBytes: number;
+  /** Device-to-host copy rate (bytes/s) into pageable memory; defaults to `hostToDevice`. */
+  deviceToHost?: number;
+  /** Sustained device arithmetic (FLOP/s) for library kernels (cuBLAS, cuFFT). */
+  deviceFlops?: number;
+  /** Sustained host arithmetic (FLOP/s) for multithreaded BLAS/LAPACK. */
+  hostFlops?: number;
+  /** Host seconds per element for a transcendental ufunc (exp, sin...) in NumPy. */
+  hostTranscendentalSeconds?: number;
 }
 
 export interface Prediction {

@@ -1,0 +1,168 @@
+/**
+ * What CuPy really provides, by NumPy name.
+ *
+ * Checked against CuPy's "Comparison Table" (docs.cupy.dev/en/stable/reference/comparison.html,
+ * CuPy 13/14) and the cupy-cuda13x 14.2.0 namespace on the H200 test machine (2026-11-30, with
+ * test/fixtures/cupy-api/check_names.py: every name below exists in numpy 2.5.2 and cupy). A name missing
+ * here is treated as "CuPy lacks it" and the rule refuses (or keeps the call on the host where
+ * the call is I/O): an unknown function never silently becomes a `cp.` call.
+ */
+
+const list = (text: string): ReadonlySet<string> => new Set(text.split(/\s+/).filter(Boolean));
+
+/** numpy.<name> functions with a cupy.<name> of the same signature (common arguments). */
+export const CUPY_NUMPY_FUNCTIONS: ReadonlySet<string> = list(`
+  empty empty_like eye identity ones ones_like zeros zeros_like full full_like
+  array asarray asanyarray ascontiguousarray asfortranarray copy fromfunction fromiter
+  arange linspace logspace meshgrid mgrid ogrid diag diagflat tri tril triu vander
+  copyto shape reshape ravel moveaxis rollaxis swapaxes transpose atleast_1d atleast_2d atleast_3d
+  broadcast broadcast_arrays broadcast_to expand_dims squeeze concatenate stack vstack hstack
+  dstack column_stack split array_split dsplit hsplit vsplit tile repeat append resize unique
+  trim_zeros flip fliplr flipud roll rot90 pad
+  bitwise_and bitwise_or bitwise_xor bitwise_not invert left_shift right_shift packbits unpackbits
+  take take_along_axis choose compress diagonal select place put putmask fill_diagonal nonzero
+  where argwhere flatnonzero indices ix_ ravel_multi_index unravel_index tril_indices triu_indices
+  diag_indices tril_indices_from triu_indices_from diag_indices_from
+  all any isfinite isinf isnan isneginf isposinf isreal isrealobj iscomplex iscomplexobj isscalar
+  logical_and logical_or logical_not logical_xor allclose isclose array_equal array_equiv
+  greater greater_equal less less_equal equal not_equal isin intersect1d setdiff1d setxor1d union1d
+  sin cos tan arcsin arccos arctan hypot arctan2 degrees radians unwrap deg2rad rad2deg
+  sinh cosh tanh arcsinh arccosh arctanh around round rint fix floor ceil trunc
+  prod sum nanprod nansum cumprod cumsum nancumprod nancumsum diff gradient cross
+  exp expm1 exp2 log log10 log2 log1p logaddexp logaddexp2 i0 sinc signbit copysign frexp ldexp
+  nextafter add reciprocal positive negative multiply divide power subtract true_divide floor_divide
+  float_power fmod mod modf remainder divmod angle real imag conj conjugate convolve clip sqrt cbrt
+  square absolute abs fabs sign heaviside maximum minimum fmax fmin nan_to_num interp gcd lcm
+  sort lexsort argsort sort_complex partition argpartition argmax nanargmax argmin nanargmin
+  searchsorted extract count_nonzero
+  amin amax min max nanmin nanmax ptp percentile quantile median average mean std var nanmedian
+  nanmean nanstd nanvar corrcoef correlate cov histogram histogram2d histogramdd bincount digitize
+  dot vdot inner outer matmul tensordot einsum kron trace
+  polyval polyfit poly1d roots polyadd polysub polymul
+  bartlett blackman hamming hanning kaiser
+  may_share_memory shares_memory ndim size result_type can_cast common_type min_scalar_type
+  promote_types dtype finfo iinfo piecewise
+`);
+
+/** numpy.linalg.<name> available as cupy.linalg.<name>. */
+export const CUPY_LINALG_FUNCTIONS: ReadonlySet<string> = list(`
+  cholesky qr svd eigh eigvalsh norm det matrix_rank slogdet solve tensorsolve lstsq inv pinv
+  tensorinv matrix_power
+`);
+
+/** numpy.fft.<name> available as cupy.fft.<name> (cuFFT). */
+export const CUPY_FFT_FUNCTIONS: ReadonlySet<string> = list(`
+  fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft
+  fftfreq rfftfreq fftshift ifftshift
+`);
+
+/** numpy.random.<name> available as cupy.random.<name> (cuRAND; different streams). */
+export const CUPY_RANDOM_FUNCTIONS: ReadonlySet<string> = list(`
+  rand randn randint random_integers random_sample random ranf sample choice shuffle permutation
+  seed beta binomial chisquare dirichlet exponential f gamma geometric gumbel hypergeometric
+  laplace logistic lognormal logseries multinomial multivariate_normal negative_binomial
+  noncentral_chisquare noncentral_f normal pareto poisson power rayleigh standard_cauchy
+  standard_exponential standard_gamma standard_normal standard_t triangular uniform vonmises
+  wald weibull zipf default_rng RandomState Generator
+`);
+
+/** Methods of numpy.random.Generator that cupy.random.Generator provides. */
+export const CUPY_GENERATOR_METHODS: ReadonlySet<string> = list(`
+  random standard_normal uniform integers exponential gamma beta binomial poisson
+  standard_exponential standard_gamma chisquare geometric
+`);
+
+/**
+ * NumPy names that are types, constants or dtypes: CuPy accepts NumPy's own objects
+ * (`np.float32` is a valid CuPy dtype), so the rewrite leaves them as they are.
+ */
+export const NUMPY_PASSTHROUGH_NAMES: ReadonlySet<string> = list(`
+  float16 float32 float64 float_ double single half longdouble complex64 complex128 complex_
+  cdouble csingle int8 int16 int32 int64 intp uint8 uint16 uint32 uint64 uintp bool_ bool
+  integer floating complexfloating number generic signedinteger unsignedinteger inexact
+  pi e inf nan newaxis euler_gamma PINF NINF NAN NaN Inf ndarray errstate seterr
+`);
+
+/** NumPy functions that read or write files: they stay NumPy, on the host. */
+export const NUMPY_HOST_IO_PRODUCERS: ReadonlySet<string> = list(`
+  load loadtxt genfromtxt fromfile frombuffer fromstring memmap
+`);
+export const NUMPY_HOST_IO_CONSUMERS: ReadonlySet<string> = list(`
+  save savez savez_compressed savetxt
+`);
+
+/**
+ * NumPy functions the GPU rewrite refuses, with the reason shown to the user. These are the
+ * look-alikes that a blind `np.` -> `cp.` substitution would break or make slower.
+ */
+export const NUMPY_REFUSED: ReadonlyMap<string, string> = new Map([
+  ['vectorize', 'np.vectorize runs a Python function per element; on the GPU that needs a kernel (see GPU2xx: cp.ElementwiseKernel or numba @vectorize(target="cuda"))'],
+  ['frompyfunc', 'np.frompyfunc wraps a Python function per element and returns object arrays, which CuPy cannot hold'],
+  ['matrix', 'np.matrix has no CuPy equivalent; use 2-D arrays and @'],
+  ['asmatrix', 'np.matrix has no CuPy equivalent; use 2-D arrays and @'],
+  ['bmat', 'np.matrix has no CuPy equivalent; use 2-D arrays and @'],
+  ['apply_along_axis', 'np.apply_along_axis calls Python once per slice; on the GPU each call is a launch'],
+  ['apply_over_axes', 'np.apply_over_axes calls Python once per axis'],
+  ['nditer', 'np.nditer is element-by-element Python iteration'],
+  ['ndenumerate', 'np.ndenumerate is element-by-element Python iteration'],
+  ['ndindex', 'np.ndindex drives element-by-element Python iteration'],
+  ['char', 'np.char string arrays have no CuPy equivalent (CuPy has no string dtypes)'],
+  ['strings', 'np.strings functions work on string arrays, which CuPy cannot hold'],
+  ['rec', 'record arrays (structured dtypes) are not supported by CuPy'],
+  ['ma', 'masked arrays (np.ma) have no CuPy equivalent'],
+  ['datetime64', 'datetime64 arrays are not supported by CuPy'],
+  ['timedelta64', 'timedelta64 arrays are not supported by CuPy'],
+  ['busday_count', 'business-day functions have no CuPy equivalent'],
+  ['busday_offset', 'business-day functions have no CuPy equivalent'],
+  ['object_', 'object arrays cannot live on the GPU'],
+  ['str_', 'string arrays cannot live on the GPU'],
+  ['bytes_', 'byte-string arrays cannot live on the GPU'],
+  ['void', 'structured (void) dtypes are not supported by CuPy']
+]);
+
+/** Elementwise NumPy ufuncs: one memory pass each, the candidates for fusion. */
+export const ELEMENTWISE_UFUNCS: ReadonlySet<string> = list(`
+  sin cos tan arcsin arccos arctan hypot arctan2 degrees radians deg2rad rad2deg
+  sinh cosh tanh arcsinh arccosh arctanh rint fix floor ceil trunc
+  exp expm1 exp2 log log10 log2 log1p logaddexp logaddexp2 sinc signbit copysign
+  add reciprocal positive negative multiply divide power subtract true_divide floor_divide
+  float_power fmod mod remainder sqrt cbrt square absolute abs fabs sign heaviside maximum minimum
+  fmax fmin where clip isfinite isinf isnan logical_and logical_or logical_not logical_xor
+  greater greater_equal less less_equal equal not_equal real imag conj conjugate angle
+`);
+
+/** Transcendental ufuncs (the CPU pays a few ns per element for them). */
+export const TRANSCENDENTAL_UFUNCS: ReadonlySet<string> = list(`
+  sin cos tan arcsin arccos arctan hypot arctan2 sinh cosh tanh arcsinh arccosh arctanh
+  exp expm1 exp2 log log10 log2 log1p logaddexp logaddexp2 sinc power float_power sqrt cbrt
+`);
+
+/** Reductions CuPy's `cp.fuse` can end a fused kernel with. */
+export const FUSABLE_REDUCTIONS: ReadonlySet<string> = list(`sum prod amax amin max min`);
+
+/** Full reductions / statistics (one pass, output much smaller than input). */
+export const REDUCTIONS: ReadonlySet<string> = list(`
+  sum prod mean std var max min amax amin argmax argmin nansum nanmean nanstd nanvar nanmax nanmin
+  all any count_nonzero median average ptp percentile quantile cumsum cumprod
+`);
+
+/** Is `numpy.<path>` something CuPy provides as `cupy.<path>`? */
+export function cupyHasNumpyPath(path: string): boolean {
+  const parts = path.split('.');
+  if (parts.length === 1) {
+    return CUPY_NUMPY_FUNCTIONS.has(parts[0]);
+  }
+  if (parts.length === 2) {
+    const [sub, name] = parts;
+    if (sub === 'linalg') {
+      return CUPY_LINALG_FUNCTIONS.has(name);
+    }
+    if (sub === 'fft') {
+      return CUPY_FFT_FUNCTIONS.has(name);
+    }
+    if (sub === 'random') {
+      return CUPY_RANDOM_FUNCTIONS.has(name);
+    }
+  }
+  return false;
+}

@@ -1,0 +1,82 @@
+/**
+ * What `cupyx.scipy` really provides, by SciPy name (checked against CuPy's comparison table
+ * and the cupy 14.2.0 namespace on the H200 test machine with test/fixtures/cupy-api/check_names.py:
+ * every name below exists in both scipy 1.18.1 and cupyx.scipy). Names missing here are "cupyx lacks it".
+ */
+
+const list = (text: string): ReadonlySet<string> => new Set(text.split(/\s+/).filter(Boolean));
+
+export const CUPYX_SCIPY: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['fft', list(`fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft
+    fftfreq rfftfreq fftshift ifftshift dct idct dctn idctn dst idst dstn idstn next_fast_len`)],
+  ['ndimage', list(`convolve convolve1d correlate correlate1d gaussian_filter gaussian_filter1d
+    gaussian_gradient_magnitude gaussian_laplace generic_filter generic_filter1d laplace
+    maximum_filter maximum_filter1d median_filter minimum_filter minimum_filter1d percentile_filter
+    prewitt rank_filter sobel uniform_filter uniform_filter1d fourier_gaussian fourier_shift
+    fourier_uniform fourier_ellipsoid affine_transform map_coordinates rotate shift zoom
+    spline_filter spline_filter1d center_of_mass extrema histogram label labeled_comprehension
+    maximum maximum_position mean median minimum minimum_position standard_deviation sum sum_labels
+    variance binary_closing binary_dilation binary_erosion binary_fill_holes binary_hit_or_miss
+    binary_opening binary_propagation black_tophat generate_binary_structure grey_closing
+    grey_dilation grey_erosion grey_opening iterate_structure morphological_gradient
+    morphological_laplace white_tophat distance_transform_edt value_indices`)],
+  ['signal', list(`convolve correlate fftconvolve oaconvolve convolve2d correlate2d choose_conv_method
+    wiener order_filter medfilt medfilt2d lfilter lfiltic lfilter_zi filtfilt sosfilt sosfiltfilt
+    sosfilt_zi savgol_filter savgol_coeffs hilbert hilbert2 detrend resample resample_poly upfirdn
+    decimate periodogram welch csd coherence spectrogram stft istft lombscargle firwin firwin2
+    butter cheby1 cheby2 ellip  iirfilter freqz sosfreqz zpk2sos tf2sos find_peaks peak_prominences
+    peak_widths argrelmax argrelmin argrelextrema get_window unique_roots cmplx_sort`)],
+  ['special', list(`erf erfc erfcx erfinv erfcinv gamma gammaln loggamma digamma polygamma beta betaln
+    betainc betaincinv gammainc gammaincc gammaincinv gammainccinv j0 j1  y0 y1 yn i0 i0e i1 i1e k0 k0e k1 k1e
+         expit logit log_expit log_ndtr ndtr ndtri softmax log_softmax logsumexp xlogy xlog1py
+    entr rel_entr kl_div huber pseudo_huber sinc zeta zetac expn exp1 expi ellipk ellipkm1 ellipj
+     lpmv binom    poch boxcox boxcox1p inv_boxcox inv_boxcox1p 
+    sici shichi cbrt exp10 exp2 expm1 log1p cosdg sindg tandg cotdg radian round bdtr bdtrc bdtri
+    chdtr chdtrc chdtri fdtr fdtrc fdtri gdtr gdtrc nbdtr nbdtrc nbdtri pdtr pdtrc pdtri stdtr`)],
+  ['linalg', list(`lu lu_factor lu_solve solve_triangular   block_diag circulant
+    companion convolution_matrix dft fiedler hadamard hankel helmert hilbert  leslie toeplitz
+       expm khatri_rao  pascal`)],
+  ['stats', list(`entropy trim_mean zscore zmap boxcox_llf`)],
+  ['spatial', list(`distance_matrix Delaunay KDTree`)],
+  ['spatial.distance', list(`cdist pdist  minkowski euclidean sqeuclidean cityblock
+    chebyshev canberra  correlation cosine hamming jensenshannon kl_divergence`)],
+  ['interpolate', list(`interp1d PchipInterpolator pchip_interpolate Akima1DInterpolator
+    CubicHermiteSpline CubicSpline BSpline make_interp_spline   UnivariateSpline
+    BarycentricInterpolator barycentric_interpolate KroghInterpolator krogh_interpolate
+    RBFInterpolator RegularGridInterpolator interpn PPoly BPoly NdPPoly make_smoothing_spline`)],
+  ['sparse', list(`csr_matrix csc_matrix coo_matrix dia_matrix spmatrix issparse isspmatrix
+    isspmatrix_csr isspmatrix_csc isspmatrix_coo isspmatrix_dia eye identity diags spdiags
+    random rand kron kronsum hstack vstack bmat tril triu find csr_array csc_array coo_array`)],
+  ['sparse.linalg', list(`cg gmres minres cgs lsqr lsmr spsolve spsolve_triangular splu spilu
+    factorized eigsh svds norm LinearOperator aslinearoperator expm_multiply`)],
+  ['sparse.csgraph', list(`connected_components`)]
+]);
+
+/**
+ * Is `scipy.<path>` available as `cupyx.scipy.<path>`? `path` is e.g. `ndimage.gaussian_filter`
+ * or `sparse.linalg.cg`.
+ */
+export function cupyxHasScipyPath(path: string): boolean {
+  const parts = path.split('.');
+  for (let k = parts.length - 1; k >= 1; k--) {
+    const module = parts.slice(0, k).join('.');
+    const rest = parts.slice(k);
+    const names = CUPYX_SCIPY.get(module);
+    if (names && rest.length === 1) {
+      return names.has(rest[0]);
+    }
+  }
+  return false;
+}
+
+/** The scipy submodule a path belongs to (`ndimage`, `sparse.linalg`), if cupyx mirrors it. */
+export function cupyxModuleOf(path: string): string | null {
+  const parts = path.split('.');
+  for (let k = parts.length - 1; k >= 1; k--) {
+    const module = parts.slice(0, k).join('.');
+    if (CUPYX_SCIPY.has(module)) {
+      return module;
+    }
+  }
+  return CUPYX_SCIPY.has(path) ? path : null;
+}

@@ -1,0 +1,448 @@
+/**
+ * Per-cell facts read from one parse: imports, which names the cell reads before writing them
+ * (its inputs), which names it binds (its outputs), what it mutates, its assignments.
+ *
+ * Facts depend on the cell's text only, so they are cached with the parse; what the names
+ * hold is worked out by the notebook model, which sees all cells.
+ */
+import type { SyntaxNode } from './parser';
+import { field, kids } from './syntax';
+
+export interface ImportFact {
+  /** The name bound in the namespace (`np`, `fft2`, `ndi`); '*' for a star import. */
+  local: string;
+  /** What it refers to: `numpy`, `numpy.fft.fft2`, `scipy.ndimage`; for '*', the module. */
+  qualified: string;
+  start: number;
+  end: number;
+}
+
+export interface AssignmentFact {
+  name: string;
+  /** The assigned expression; null when unknown (unpacking, loop targets, with-as). */
+  value: SyntaxNode | null;
+  /** The statement (for augmented assignment: the whole statement). */
+  statement: SyntaxNode;
+  /** Offset where the binding takes effect (end of the statement). */
+  at: number;
+  augmented: boolean;
+  /** True when the binding sits inside a loop, branch, function... (not top level). */
+  nested: boolean;
+}
+
+export interface CellFacts {
+  imports: ImportFact[];
+  /** Names read before this cell binds them (what the cell needs from the namespace). */
+  inputs: Set<string>;
+  /** Every name read anywhere in the cell. */
+  reads: Set<string>;
+  /** Names the cell binds at module level (assignments, defs, imports, loop targets). */
+  writes: Set<string>;
+  /** Names whose object the cell changes in place (`x[i] = v`, `x += 1` on arrays, `x.sort()`). */
+  mutates: Set<string>;
+  /** Functions and classes the cell defines. */
+  defines: Set<string>;
+  assignments: AssignmentFact[];
+  /** The last top-level statement when it is an expression (the cell's displayed value). */
+  lastExpression: SyntaxNode | null;
+}
+
+const MUTATING_METHODS = new Set(['sort', 'fill', 'resize', 'append', 'extend', 'update', 'put', 'itemset', 'partition', 'setflags']);
+const SCOPE_NODES = new Set(['function_definition', 'lambda', 'class_definition']);
+const COMPREHENSIONS = new Set(['list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression']);
+const NESTING = new Set([
+  'for_statement',
+  'while_statement',
+  'if_statement',
+  'try_statement',
+  'with_statement',
+  'function_definition',
+  'class_definition',
+  'match_statement'
+]);
+
+/** Reads the facts of one parsed cell. */
+export function collectFacts(root: SyntaxNode): CellFacts {
+  const facts: CellFacts = {
+    imports: [],
+    inputs: new Set(),
+    reads: new Set(),
+    writes: new Set(),
+    mutates: new Set(),
+    defines: new Set(),
+    assignments: [],
+    lastExpression: null
+  };
+  const written = new Set<string>();
+
+  const read = (name: string, locals: ReadonlySet<string>): void => {
+    if (locals.has(name)) {
+      return;
+    }
+    facts.reads.add(name);
+    if (!written.has(name)) {
+      facts.inputs.add(name);
+    }
+  };
+  const write = (name: string, locals: Set<string> | null): void => {
+    if (locals) {
+      locals.add(name);
+      return;
+    }
+    written.add(name);
+    facts.writes.add(name);
+  };
+
+  const isNested = (node: SyntaxNode): boolean => {
+    let p = node.parent;
+    while (p) {
+      if (NESTING.has(p.type)) {
+        return true;
+      }
+      p = p.parent;
+    }
+    return false;
+  };
+
+  /** Binds the names of an assignment target; reads what a target reads (x[i] reads x, i). */
+  const bindTarget = (
+    target: SyntaxNode,
+    value: SyntaxNode | null,
+    statement: SyntaxNode,
+    locals: Set<string> | null,
+    augmented: boolean
+  ): void => {
+    switch (target.type) {
+      case 'identifier':
+        if (!locals) {
+          facts.assignments.push({
+            name: target.text,
+            value,
+            statement,
+            at: statement.endIndex,
+            augmented,
+            nested: isNested(statement)
+          });
+        }
+        write(target.text, locals);
+        return;
+      case 'pattern_list':
+      case 'tuple_pattern':
+      case 'list_pattern':
+      case 'tuple':
+      case 'list':
+      case 'expression_list': {
+        const targets = kids(target);
+        const values = value && (value.type === 'tuple' || value.type === 'expression_list') ? kids(value) : null;
+        targets.forEach((t, k) =>
+          bindTarget(t, values && values.length === targets.length ? values[k] : null, statement, locals, augmented)
+        );
+        return;
+      }
+      case 'list_splat_pattern':
+      case 'parenthesized_expression':
+        kids(target).forEach(t => bindTarget(t, null, statement, locals, augmented));
+        return;
+      case 'subscript':
+      case 'attribute': {
+        // x[i] = v and x.a = v change x in place
+        const base = baseName(target);
+        if (base && !locals?.has(base)) {
+          facts.mutates.add(base);
+        }
+        visit(target, locals ?? new Set());
+        return;
+      }
+      default:
+        visit(target, locals ?? new Set());
+    }
+  };
+
+  const params = (node: SyntaxNode | null, into: Set<string>, locals: Set<string> | null): void => {
+    if (!node) {
+      return;
+    }
+    for (const p of kids(node)) {
+      if (p.type === 'identifier') {
+        into.add(p.text);
+      } else {
+        const name = field(p, 'name') ?? kids(p).find(c => c.type === 'identifier') ?? null;
+        if (name) {
+          into.add(name.text);
+        }
+        const dflt = field(p, 'value');
+        if (dflt) {
+          visit(dflt, locals ?? new Set());
+        }
+      }
+    }
+  };
+
+  /** `locals` is null at module level, else the enclosing function's (or comprehension's) names. */
+  function visit(node: SyntaxNode, locals: Set<string> | null): void {
+    const scope = locals ?? new Set<string>();
+    switch (node.type) {
+      case 'identifier':
+        read(node.text, scope);
+        return;
+      case 'attribute': {
+        const obj = field(node, 'object');
+        if (obj) {
+          visit(obj, locals);
+        }
+        return;
+      }
+      case 'keyword_argument': {
+        const value = field(node, 'value');
+        if (value) {
+          visit(value, locals);
+        }
+        return;
+      }
+      case 'import_statement':
+      case 'import_from_statement':
+        collectImport(node, facts);
+        for (const imp of facts.imports) {
+          if (imp.local !== '*' && imp.start >= node.startIndex && imp.end <= node.endIndex) {
+            write(imp.local, locals);
+          }
+        }
+        return;
+      case 'assignment': {
+        const left = field(node, 'left');
+        const right = field(node, 'right');
+        if (right) {
+          visit(right, locals);
+        }
+        if (left) {
+          const statement = node.parent?.type === 'expression_statement' ? node.parent : node;
+          bindTarget(left, right, statement, locals, false);
+        }
+        return;
+      }
+      case 'augmented_assignment': {
+        const left = field(node, 'left');
+        const right = field(node, 'right');
+        if (right) {
+          visit(right, locals);
+        }
+        if (left) {
+          if (left.type === 'identifier') {
+            read(left.text, scope);
+            facts.mutates.add(left.text);
+          }
+          const statement = node.parent?.type === 'expression_statement' ? node.parent : node;
+          bindTarget(left, node, statement, locals, true);
+        }
+        return;
+      }
+      case 'for_statement':
+      case 'for_in_clause': {
+        const right = field(node, 'right');
+        if (right) {
+          visit(right, locals);
+        }
+        const left = field(node, 'left');
+        if (left) {
+          bindTarget(left, null, node, node.type === 'for_in_clause' ? scope : locals, false);
+        }
+        for (const c of kids(node)) {
+          if (c.id !== left?.id && c.id !== right?.id) {
+            visit(c, locals);
+          }
+        }
+        return;
+      }
+      case 'as_pattern': {
+        const value = kids(node)[0];
+        if (value) {
+          visit(value, locals);
+        }
+        const alias = field(node, 'alias');
+        const target = alias ? kids(alias)[0] ?? alias : null;
+        if (target) {
+          bindTarget(target, null, node, locals, false);
+        }
+        return;
+      }
+      case 'function_definition':
+      case 'class_definition': {
+        const name = field(node, 'name');
+        for (const d of kids(node).filter(c => c.type === 'decorator')) {
+          visit(d, locals);
+        }
+        const inner = new Set<string>();
+        params(field(node, 'parameters'), inner, locals);
+        const superclasses = field(node, 'superclasses');
+        if (superclasses) {
+          visit(superclasses, locals);
+        }
+        const body = field(node, 'body');
+        if (body) {
+          // names assigned anywhere in the body are locals of the function
+          collectLocalBindings(body, inner);
+          visit(body, inner);
+        }
+        if (name) {
+          facts.defines.add(name.text);
+          if (!locals) {
+            facts.assignments.push({
+              name: name.text,
+              value: node,
+              statement: node,
+              at: node.endIndex,
+              augmented: false,
+              nested: isNested(node)
+            });
+          }
+          write(name.text, locals);
+        }
+        return;
+      }
+      case 'lambda': {
+        const inner = new Set(scope);
+        params(field(node, 'parameters'), inner, locals);
+        const body = field(node, 'body');
+        if (body) {
+          visit(body, inner);
+        }
+        return;
+      }
+      case 'global_statement':
+      case 'nonlocal_statement':
+        return;
+      case 'call': {
+        const fn = field(node, 'function');
+        if (fn?.type === 'attribute') {
+          const method = field(fn, 'attribute')?.text;
+          const base = baseName(fn);
+          if (method && MUTATING_METHODS.has(method) && base && field(fn, 'object')?.type === 'identifier') {
+            facts.mutates.add(base);
+          }
+        }
+        break;
+      }
+      default:
+        if (COMPREHENSIONS.has(node.type)) {
+          // comprehension variables are local: visit the for clauses first
+          const inner = new Set(scope);
+          const clauses = kids(node).filter(c => c.type === 'for_in_clause');
+          for (const c of clauses) {
+            visit(c, inner);
+          }
+          for (const c of kids(node).filter(c => c.type !== 'for_in_clause')) {
+            visit(c, inner);
+          }
+          return;
+        }
+    }
+    for (const child of kids(node)) {
+      visit(child, locals);
+    }
+  }
+
+  for (const stmt of kids(root)) {
+    visit(stmt, null);
+  }
+  const top = kids(root).filter(c => c.type !== 'comment');
+  const last = top[top.length - 1];
+  if (last && last.type === 'expression_statement') {
+    const expr = kids(last)[0];
+    if (expr && expr.type !== 'assignment' && expr.type !== 'augmented_assignment' && expr.type !== 'ellipsis') {
+      facts.lastExpression = expr;
+    }
+  }
+  return facts;
+}
+
+/** Names assigned in a function body (Python makes them local to the function). */
+function collectLocalBindings(body: SyntaxNode, into: Set<string>): void {
+  const visitTarget = (t: SyntaxNode): void => {
+    if (t.type === 'identifier') {
+      into.add(t.text);
+    } else if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'expression_list'].includes(t.type)) {
+      kids(t).forEach(visitTarget);
+    }
+  };
+  const rec = (n: SyntaxNode): void => {
+    if (SCOPE_NODES.has(n.type)) {
+      const name = field(n, 'name');
+      if (name) {
+        into.add(name.text);
+      }
+      return;
+    }
+    if (n.type === 'assignment' || n.type === 'augmented_assignment' || n.type === 'for_statement') {
+      const left = field(n, 'left');
+      if (left) {
+        visitTarget(left);
+      }
+    }
+    kids(n).forEach(rec);
+  };
+  rec(body);
+}
+
+/** `x` of `x`, `x.a.b`, `x[i]`, `x[i].a`. */
+export function baseName(node: SyntaxNode): string | null {
+  let n: SyntaxNode | null = node;
+  while (n) {
+    if (n.type === 'identifier') {
+      return n.text;
+    }
+    if (n.type === 'attribute') {
+      n = field(n, 'object');
+    } else if (n.type === 'subscript') {
+      n = field(n, 'value');
+    } else {
+      return null;
+    }
+  }
+  return null;
+}
+
+/** Imports inside functions bind names too; they resolve the same way, so all are kept. */
+function collectImport(node: SyntaxNode, facts: CellFacts): void {
+  if (node.type === 'import_statement') {
+    for (const item of kids(node)) {
+      if (item.type === 'dotted_name') {
+        // `import scipy.ndimage` binds `scipy`
+        const first = item.text.split('.')[0];
+        facts.imports.push({ local: first, qualified: first, start: item.startIndex, end: item.endIndex });
+      } else if (item.type === 'aliased_import') {
+        const name = field(item, 'name');
+        const alias = field(item, 'alias');
+        if (name && alias) {
+          facts.imports.push({ local: alias.text, qualified: name.text, start: item.startIndex, end: item.endIndex });
+        }
+      }
+    }
+    return;
+  }
+  const moduleNode = field(node, 'module_name');
+  if (!moduleNode) {
+    return;
+  }
+  const module = moduleNode.text;
+  for (const item of kids(node)) {
+    if (item.id === moduleNode.id) {
+      continue;
+    }
+    if (item.type === 'wildcard_import') {
+      facts.imports.push({ local: '*', qualified: module, start: item.startIndex, end: item.endIndex });
+    } else if (item.type === 'dotted_name') {
+      facts.imports.push({ local: item.text, qualified: `${module}.${item.text}`, start: item.startIndex, end: item.endIndex });
+    } else if (item.type === 'aliased_import') {
+      const name = field(item, 'name');
+      const alias = field(item, 'alias');
+      if (name && alias) {
+        facts.imports.push({
+          local: alias.text,
+          qualified: `${module}.${name.text}`,
+          start: item.startIndex,
+          end: item.endIndex
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * Masks IPython syntax so tree-sitter sees plain Python, keeping every offset.
+ *
+ * Each piece of IPython syntax is replaced by text of exactly the same length (spaces or a
+ * Python no-op), so a range found in the masked source is the same range in the cell the user
+ * sees, and edits computed on the masked text apply to the original unchanged.
+ *
+ * Handled: cell magics (`%%time` ... first line only, as IPython does), line magics (`%matplotlib
+ * inline`), shell escapes (`!ls`), assignments from them (`files = !ls`, `t = %timeit -o f()`),
+ * help (`obj?`, `obj??`, `?obj`). `%time stmt` / `%timeit stmt` / `%prun stmt` keep `stmt`
+ * analysable: the prefix becomes `if 1:` padded with spaces.
+ */
+
+/** Cell magics whose body is Python (the cell stays analysable). */
+export const PYTHON_BODY_CELL_MAGICS: ReadonlySet<string> = new Set([
+  'time',
+  'timeit',
+  'prun',
+  'capture',
+  'gpuoptimize',
+  'gpu_timeit',
+  'debug'
+]);
+
+/** Line magics whose argument is a Python statement we can still analyse. */
+const STATEMENT_LINE_MAGICS: ReadonlySet<string> = new Set(['time', 'timeit', 'prun', 'gpu_timeit']);
+
+export type MaskedKind = 'cell-magic' | 'line-magic' | 'shell' | 'help' | 'magic-assignment';
+
+export interface MaskedSpan {
+  kind: MaskedKind;
+  start: number;
+  end: number;
+  /** The magic's name (`time`, `matplotlib`), or `!` for shell escapes, `?` for help. */
+  name: string;
+}
+
+export interface MaskResult {
+  /** Same length as the input; plain Python where the cell is Python. */
+  masked: string;
+  spans: MaskedSpan[];
+  /**
+   * Set when a cell magic makes the whole cell non-Python (`%%bash`, `%%writefile`): the
+   * magic's name. The masked text is then all spaces and the cell should not be analysed.
+   */
+  foreignCellMagic?: string;
+  /** The cell magic on the first line, if any (Python-body or not). */
+  cellMagic?: string;
+}
+
+/** A Python no-op expression of exactly `length` characters (`...`, `()`, `0`, padded). */
+function noOp(length: number): string {
+  if (length >= 3) {
+    return '...' + ' '.repeat(length - 3);
+  }
+  if (length === 2) {
+    return '()';
+  }
+  return length === 1 ? '0' : '';
+}
+
+/** Replaces all non-newline characters of `text` by spaces (keeps line structure). */
+function blank(text: string): string {
+  return text.replace(/[^\n\r]/g, ' ');
+}
+
+interface LogicalLine {
+  /** Offset of the first character of the first physical line. */
+  start: number;
+  /** Offset just past the last character before the final newline. */
+  end: number;
+}
+
+/**
+ * Splits `source` into the physical lines that start a logical line outside strings and
+ * brackets, joined with their backslash continuations. Lines inside a triple-quoted string or
+ * an open bracket are not candidates for IPython syntax (IPython does the same).
+ */
+function logicalLines(source: string): LogicalLine[] {
+  const lines: LogicalLine[] = [];
+  let i = 0;
+  const n = source.length;
+  let depth = 0;
+  let quote: string | null = null; // ' " ''' """
+  let lineStart = 0;
+  let startsLogical = true;
+  let continued = false;
+  while (i <= n) {
+    const ch = i < n ? source[i] : '\n';
+    if (quote) {
+      if (ch === '\\') {
+        i += 2;
+        continue;
+      }
+      if (source.startsWith(quote, i)) {
+        i += quote.length;
+        quote = null;
+        continue;
+      }
+      if (ch === '\n' && quote.length === 1) {
+        quote = null; // unterminated single-quoted string: the line ends it
+      } else {
+        i += 1;
+        continue;
+      }
+    }
+    if (ch === '#') {
+      while (i < n && source[i] !== '\n') {
+        i += 1;
+      }
+      continue;
+    }
+    if (ch === '"' || ch === "'") {
+      const triple = source.startsWith(ch.repeat(3), i);
+      quote = triple ? ch.repeat(3) : ch;
+      i += quote.length;
+      continue;
+    }
+    if (ch === '(' || ch === '[' || ch === '{') {
+      depth += 1;
+    } else if (ch === ')' || ch === ']' || ch === '}') {
+      depth = Math.max(0, depth - 1);
+    } else if (ch === '\\' && source[i + 1] === '\n') {
+      continued = true;
+      i += 2;
+      continue;
+    } else if (ch === '\n') {
+      const end = i > lineStart && source[i - 1] === '\r' ? i - 1 : i;
+      if (startsLogical) {
+        lines.push({ start: lineStart, end });
+      } else if (lines.length > 0 && lines[lines.length - 1].end < lineStart) {
+        // a continuation of the previous logical line: extend it
+        lines[lines.length - 1].end = end;
+      }
+      startsLogical = depth === 0 && !continued;
+      continued = false;
+      lineStart = i + 1;
+    }
+    i += 1;
+  }
+  return lines.filter(l => l.start <= n);
+}
+
+/** Masks IPython syntax in one cell's source (see the module comment). */
+export function maskIPython(source: string): MaskResult {
+  const spans: MaskedSpan[] = [];
+  const out = source.split('');
+  const put = (start: number, text: string): void => {
+    for (let k = 0; k < text.length; k++) {
+      out[start + k] = text[k];
+    }
+  };
+
+  /** A no-op on the first physical line of [start, end), spaces after, newlines kept. */
+  const maskRange = (start: number, end: number): void => {
+    const newline = source.indexOf('\n', start);
+    const firstEnd = newline < 0 || newline >= end ? end : newline;
+    const headEnd = firstEnd > start && source[firstEnd - 1] === '\r' ? firstEnd - 1 : firstEnd;
+    put(start, noOp(headEnd - start));
+    for (let k = headEnd; k < end; k++) {
+      if (source[k] !== '\n' && source[k] !== '\r') {
+        out[k] = ' ';
+      }
+    }
+  };
+
+  let bodyStart = 0;
+  let cellMagic: string | undefined;
+  const cellMatch = /^[ \t]*%%([A-Za-z_][\w.]*)/.exec(source);
+  if (cellMatch) {
+    cellMagic = cellMatch[1];
+    const firstLineEnd = source.indexOf('\n');
+    const headerEnd = firstLineEnd < 0 ? source.length : firstLineEnd;
+    if (!PYTHON_BODY_CELL_MAGICS.has(cellMagic)) {
+      return {
+        masked: blank(source),
+        spans: [{ kind: 'cell-magic', start: 0, end: source.length, name: cellMagic }],
+        foreignCellMagic: cellMagic,
+        cellMagic
+      };
+    }
+    put(0, ' '.repeat(headerEnd));
+    spans.push({ kind: 'cell-magic', start: 0, end: headerEnd, name: cellMagic });
+    bodyStart = headerEnd + 1;
+  }
+
+  const body = source.slice(bodyStart);
+  for (const line of logicalLines(body)) {
+    const start = line.start + bodyStart;
+    const end = line.end + bodyStart;
+    const text = source.slice(start, end);
+    const indent = /^[ \t]*/.exec(text)![0].length;
+    const stmt = text.slice(indent);
+    const stmtStart = start + indent;
+    if (stmt.length === 0) {
+      continue;
+    }
+
+    // `%time x = f()`: keep the statement, replace the prefix by `if 1:` plus spaces.
+    const timed = /^%(time|timeit|prun|gpu_timeit)((?:\s+-[A-Za-z](?:\s+[\w.]+)?)*)\s+(?=\S)/.exec(stmt);
+    if (timed && STATEMENT_LINE_MAGICS.has(timed[1]) && timed[0].length >= 6) {
+      put(stmtStart, 'if 1:' + ' '.repeat(timed[0].length - 5));
+      spans.push({ kind: 'line-magic', start: stmtStart, end: stmtStart + timed[0].length, name: timed[1] });
+      continue;
+    }
+    // `%magic ...`, `!cmd`
+    const lineMagic = /^%([A-Za-z_][\w.]*)/.exec(stmt);
+    if (lineMagic || stmt.startsWith('!')) {
+      maskRange(stmtStart, end);
+      spans.push({
+        kind: lineMagic ? 'line-magic' : 'shell',
+        start: stmtStart,
+        end,
+        name: lineMagic ? lineMagic[1] : '!'
+      });
+      continue;
+    }
+    // `x = !cmd`, `x = %magic args`
+    const assigned = /^([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)([!%])/.exec(stmt);
+    if (assigned) {
+      const rhsStart = stmtStart + assigned[1].length;
+      maskRange(rhsStart, end);
+      const m = /^%([A-Za-z_][\w.]*)/.exec(stmt.slice(assigned[1].length));
+      spans.push({ kind: 'magic-assignment', start: rhsStart, end, name: m ? m[1] : '!' });
+      continue;
+    }
+    // help: `?obj`, `obj?`, `obj??`
+    if (/^\?+[\w.]/.test(stmt) || /^[A-Za-z_][\w.]*(\(\))?\?{1,2}\s*$/.test(stmt)) {
+      maskRange(stmtStart, end);
+      spans.push({ kind: 'help', start: stmtStart, end, name: '?' });
+    }
+  }
+  return { masked: out.join(''), spans, cellMagic };
+}

@@ -1,0 +1,793 @@
+/**
+ * The notebook model: imports and aliases, what each name holds (ndarray with shape and dtype,
+ * DataFrame, Graph, estimator...), and which cells read and write each name.
+ *
+ * Parsing is cached per cell (id + source): editing one cell re-parses that cell only. What
+ * names hold is recomputed on every update from the cached facts, because a constant in one
+ * cell (`N = 4000`) sizes arrays in another. Runtime information from the kernel, when given,
+ * overrides what literals suggest.
+ */
+import { CellFacts, collectFacts } from './facts';
+import { maskIPython, MaskResult } from './ipython';
+import type { PythonParser, SyntaxNode, SyntaxTree } from './parser';
+import { callArguments, field, kids, operatorOf, unparen } from './syntax';
+import type { CellInput, RuntimeValueInfo } from './types';
+import {
+  CUPY_NUMPY_FUNCTIONS,
+  ELEMENTWISE_UFUNCS,
+  NUMPY_PASSTHROUGH_NAMES,
+  REDUCTIONS
+} from './apis/cupy';
+import { normaliseDtype, shapeSize, UNKNOWN, ValueInfo } from './values';
+
+/** Cells larger than this are not analysed (a clear diagnostic instead of a slow parse). */
+export const MAX_CELL_CHARS = 200_000;
+
+/** One cell, parsed (code cells only have a tree). */
+export interface CellModel {
+  id: string;
+  index: number;
+  kind: CellInput['kind'];
+  source: string;
+  mask: MaskResult | null;
+  tree: SyntaxTree | null;
+  facts: CellFacts | null;
+  /** Why the cell is not analysed (non-Python cell magic, too large, syntax error...). */
+  skipped?: string;
+  /** The cell has syntax errors (tree-sitter recovered; rules stay away from ERROR nodes). */
+  syntaxError?: boolean;
+}
+
+interface CacheEntry {
+  source: string;
+  cell: CellModel;
+}
+
+/** Parses cells, caching by id and source. */
+export class CellCache {
+  private entries = new Map<string, CacheEntry>();
+
+  constructor(private readonly parser: PythonParser) {}
+
+  /** The parsed model of a cell, re-parsing only if its source changed. */
+  get(input: CellInput): CellModel {
+    const hit = this.entries.get(input.id);
+    if (hit && hit.source === input.source && hit.cell.kind === input.kind) {
+      hit.cell.index = input.index;
+      return hit.cell;
+    }
+    if (hit?.cell.tree) {
+      hit.cell.tree.delete();
+    }
+    const cell = parseCell(this.parser, input);
+    this.entries.set(input.id, { source: input.source, cell });
+    return cell;
+  }
+
+  /** Frees the trees of cells that are gone. */
+  retain(ids: ReadonlySet<string>): void {
+    for (const [id, entry] of this.entries) {
+      if (!ids.has(id)) {
+        entry.cell.tree?.delete();
+        this.entries.delete(id);
+      }
+    }
+  }
+}
+
+export function parseCell(parser: PythonParser, input: CellInput): CellModel {
+  const base = { id: input.id, index: input.index, kind: input.kind, source: input.source };
+  if (input.kind !== 'code') {
+    return { ...base, mask: null, tree: null, facts: null };
+  }
+  if (input.source.length > MAX_CELL_CHARS) {
+    return {
+      ...base,
+      mask: null,
+      tree: null,
+      facts: null,
+      skipped: `cell is ${input.source.length} characters; cells over ${MAX_CELL_CHARS} are not analysed`
+    };
+  }
+  const mask = maskIPython(input.source);
+  if (mask.foreignCellMagic) {
+    return {
+      ...base,
+      mask,
+      tree: null,
+      facts: null,
+      skipped: `%%${mask.foreignCellMagic} cell: not Python, not analysed`
+    };
+  }
+  const tree = parser.parse(mask.masked);
+  const facts = collectFacts(tree.rootNode);
+  return { ...base, mask, tree, facts, syntaxError: tree.rootNode.hasError };
+}
+
+/** A binding of a name by a cell, with what it holds. */
+export interface Binding {
+  name: string;
+  cellIndex: number;
+  cellId: string;
+  at: number;
+  value: ValueInfo;
+}
+
+const ARRAY_CREATORS_SHAPE_ARG = new Set(['zeros', 'ones', 'empty', 'full']);
+const RANDOM_VARIADIC = new Set(['rand', 'randn']);
+const RANDOM_SIZE_LAST: Record<string, number> = {
+  random: 0,
+  random_sample: 0,
+  ranf: 0,
+  sample: 0,
+  standard_normal: 0,
+  standard_exponential: 0,
+  normal: 2,
+  uniform: 2,
+  lognormal: 2,
+  randint: 2,
+  integers: 2,
+  exponential: 1,
+  poisson: 1,
+  standard_t: 1,
+  binomial: 2,
+  gamma: 2,
+  beta: 2,
+  laplace: 2,
+  logistic: 2,
+  gumbel: 2
+};
+const INT_RANDOM = new Set(['randint', 'integers', 'poisson', 'binomial']);
+
+/** The whole notebook, as the rules see it. */
+export class NotebookModel {
+  /** Local name -> qualified name (`np` -> `numpy`, `fft2` -> `numpy.fft.fft2`). */
+  readonly aliases = new Map<string, string>();
+  /** Modules star-imported somewhere (`from numpy import *`). */
+  readonly starImports = new Set<string>();
+  /** Bindings per name, in notebook order. */
+  readonly bindings = new Map<string, Binding[]>();
+
+  constructor(
+    readonly cells: CellModel[],
+    readonly runtime: Readonly<Record<string, RuntimeValueInfo>> = {}
+  ) {
+    for (const cell of cells) {
+      for (const imp of cell.facts?.imports ?? []) {
+        if (imp.local === '*') {
+          this.starImports.add(imp.qualified);
+        } else {
+          this.aliases.set(imp.local, imp.qualified);
+        }
+      }
+    }
+    for (const cell of cells) {
+      if (!cell.facts) {
+        continue;
+      }
+      for (const a of cell.facts.assignments) {
+        const value = a.augmented
+          ? this.valueBefore(a.name, cell, a.statement.startIndex)
+          : a.value
+            ? this.inferValue(a.value, cell)
+            : UNKNOWN;
+        const list = this.bindings.get(a.name) ?? [];
+        list.push({ name: a.name, cellIndex: cell.index, cellId: cell.id, at: a.at, value });
+        this.bindings.set(a.name, list);
+      }
+    }
+  }
+
+  /** Cells that bind `name`. */
+  writers(name: string): CellModel[] {
+    return this.cells.filter(c => c.facts?.writes.has(name));
+  }
+
+  /** Cells that read `name`. */
+  readers(name: string): CellModel[] {
+    return this.cells.filter(c => c.facts?.reads.has(name));
+  }
+
+  /** Cells after `cell` (in notebook order) that read `name`. */
+  readersAfter(name: string, cell: CellModel): CellModel[] {
+    return this.readers(name).filter(c => c.index > cell.index);
+  }
+
+  /**
+   * What `name` holds just before offset `at` of `cell`: the cell's own earlier binding, else
+   * the last binding in an earlier cell, else any binding (cells run out of order), else what
+   * the kernel reported. The kernel's report wins for a name no earlier statement of this cell
+   * rebinds.
+   */
+  valueBefore(name: string, cell: CellModel, at: number): ValueInfo {
+    const list = this.bindings.get(name) ?? [];
+    const own = list.filter(b => b.cellId === cell.id && b.at <= at);
+    if (own.length > 0) {
+      return own[own.length - 1].value;
+    }
+    const rt = this.runtime[name];
+    if (rt) {
+      return fromRuntime(rt);
+    }
+    const earlier = list.filter(b => b.cellIndex < cell.index);
+    if (earlier.length > 0) {
+      return earlier[earlier.length - 1].value;
+    }
+    const any = list.filter(b => b.cellId !== cell.id);
+    if (any.length > 0) {
+      return any[any.length - 1].value;
+    }
+    const qualified = this.aliases.get(name);
+    if (qualified) {
+      return { kind: 'module', origin: 'literal', library: qualified.split('.')[0] };
+    }
+    return UNKNOWN;
+  }
+
+  /** What `name` holds at the end of `cell`. */
+  valueAfter(name: string, cell: CellModel): ValueInfo {
+    return this.valueBefore(name, cell, Number.MAX_SAFE_INTEGER);
+  }
+
+  /**
+   * The qualified name a reference resolves to: `np.fft.fft2` -> `numpy.fft.fft2`, `fft2`
+   * (from numpy.fft import fft2) -> `numpy.fft.fft2`, `sin` (from numpy import *) ->
+   * `numpy.sin`. Null for anything that is not a module member.
+   */
+  qualifiedName(node: SyntaxNode): string | null {
+    const n = unparen(node);
+    if (n.type === 'identifier') {
+      const alias = this.aliases.get(n.text);
+      if (alias) {
+        return alias;
+      }
+      if (this.starImports.has('numpy') && isNumpyTopLevelName(n.text)) {
+        return `numpy.${n.text}`;
+      }
+      return null;
+    }
+    if (n.type === 'attribute') {
+      const obj = field(n, 'object');
+      const attr = field(n, 'attribute');
+      if (!obj || !attr) {
+        return null;
+      }
+      const base = this.qualifiedName(obj);
+      return base ? `${base}.${attr.text}` : null;
+    }
+    return null;
+  }
+
+  /** Evaluates a numeric constant expression (`4000`, `2**12`, `N * 2`, `int(1e6)`). */
+  constantValue(node: SyntaxNode, cell: CellModel): number | undefined {
+    const v = this.inferValue(node, cell);
+    return v.kind === 'scalar' ? v.value : undefined;
+  }
+
+  /** What an expression holds, as far as literals, calls and the kernel tell. */
+  inferValue(node: SyntaxNode, cell: CellModel): ValueInfo {
+    const n = unparen(node);
+    switch (n.type) {
+      case 'integer': {
+        const v = Number(n.text.replace(/_/g, '').replace(/[lL]$/, ''));
+        return { kind: 'scalar', value: Number.isFinite(v) ? v : undefined, dtype: 'int64', origin: 'literal' };
+      }
+      case 'float': {
+        const v = Number(n.text.replace(/_/g, ''));
+        return { kind: 'scalar', value: Number.isFinite(v) ? v : undefined, dtype: 'float64', origin: 'literal' };
+      }
+      case 'true':
+      case 'false':
+        return { kind: 'scalar', value: n.type === 'true' ? 1 : 0, dtype: 'bool', origin: 'literal' };
+      case 'string':
+      case 'concatenated_string':
+        return { kind: 'string', origin: 'literal' };
+      case 'list':
+      case 'tuple':
+        return { kind: 'sequence', origin: 'literal', size: kids(n).length };
+      case 'identifier':
+        return this.valueBefore(n.text, cell, n.startIndex);
+      case 'unary_operator': {
+        const arg = field(n, 'argument');
+        const v = arg ? this.inferValue(arg, cell) : UNKNOWN;
+        if (v.kind === 'scalar' && v.value !== undefined) {
+          const op = operatorOf(n);
+          return { ...v, value: op === '-' ? -v.value : op === '~' ? ~v.value : v.value };
+        }
+        return v.kind === 'ndarray' ? { ...v, origin: 'inferred' } : UNKNOWN;
+      }
+      case 'binary_operator':
+        return this.inferBinary(n, cell);
+      case 'attribute':
+        return this.inferAttribute(n, cell);
+      case 'subscript': {
+        const value = field(n, 'value');
+        const v = value ? this.inferValue(value, cell) : UNKNOWN;
+        if (v.kind === 'ndarray') {
+          // a slice or element of a known array: at most its size
+          return { kind: 'ndarray', dtype: v.dtype, size: v.size, shape: undefined, origin: 'inferred', approx: true, library: v.library };
+        }
+        if (v.kind === 'dataframe') {
+          return { kind: 'series', origin: 'inferred', library: v.library };
+        }
+        return UNKNOWN;
+      }
+      case 'call':
+        return this.inferCall(n, cell);
+      case 'conditional_expression': {
+        const first = kids(n)[0];
+        return first ? this.inferValue(first, cell) : UNKNOWN;
+      }
+      case 'function_definition':
+      case 'lambda':
+        return { kind: 'function', origin: 'literal' };
+      default:
+        return UNKNOWN;
+    }
+  }
+
+  private inferBinary(n: SyntaxNode, cell: CellModel): ValueInfo {
+    const left = field(n, 'left');
+    const right = field(n, 'right');
+    if (!left || !right) {
+      return UNKNOWN;
+    }
+    const a = this.inferValue(left, cell);
+    const b = this.inferValue(right, cell);
+    const op = operatorOf(n);
+    if (a.kind === 'scalar' && b.kind === 'scalar') {
+      const x = a.value;
+      const y = b.value;
+      const dtype = a.dtype === 'float64' || b.dtype === 'float64' || op === '/' ? 'float64' : 'int64';
+      if (x === undefined || y === undefined) {
+        return { kind: 'scalar', dtype, origin: 'inferred' };
+      }
+      const results: Record<string, number> = {
+        '+': x + y,
+        '-': x - y,
+        '*': x * y,
+        '/': x / y,
+        '//': Math.floor(x / y),
+        '%': x % y,
+        '**': x ** y,
+        '<<': x * 2 ** y,
+        '>>': Math.floor(x / 2 ** y)
+      };
+      const value = results[op];
+      return { kind: 'scalar', value: Number.isFinite(value) ? value : undefined, dtype, origin: 'inferred' };
+    }
+    if (op === '@') {
+      return matmulValue(a, b);
+    }
+    if (a.kind === 'ndarray' || b.kind === 'ndarray') {
+      return broadcastValues([a, b], ['<', '>', '<=', '>=', '==', '!='].includes(op) ? 'bool' : undefined);
+    }
+    if (a.kind === 'dataframe' || b.kind === 'dataframe') {
+      return { kind: 'dataframe', origin: 'inferred', library: 'pandas' };
+    }
+    return UNKNOWN;
+  }
+
+  private inferAttribute(n: SyntaxNode, cell: CellModel): ValueInfo {
+    const q = this.qualifiedName(n);
+    if (q) {
+      return { kind: 'module', origin: 'literal', library: q.split('.')[0] };
+    }
+    const obj = field(n, 'object');
+    const attr = field(n, 'attribute')?.text;
+    if (!obj || !attr) {
+      return UNKNOWN;
+    }
+    const v = this.inferValue(obj, cell);
+    if (v.kind === 'ndarray') {
+      if (attr === 'T') {
+        return { ...v, shape: v.shape ? [...v.shape].reverse() : undefined, origin: 'inferred' };
+      }
+      if (attr === 'size' || attr === 'ndim' || attr === 'nbytes' || attr === 'itemsize') {
+        const value = attr === 'size' ? v.size : attr === 'ndim' ? v.shape?.length : undefined;
+        return { kind: 'scalar', dtype: 'int64', value, origin: 'inferred' };
+      }
+      if (attr === 'real' || attr === 'imag') {
+        return { ...v, dtype: v.dtype === 'complex64' ? 'float32' : 'float64', origin: 'inferred' };
+      }
+    }
+    return UNKNOWN;
+  }
+
+  private inferCall(n: SyntaxNode, cell: CellModel): ValueInfo {
+    const fn = field(n, 'function');
+    if (!fn) {
+      return UNKNOWN;
+    }
+    const { positional, keywords } = callArguments(n);
+    const q = this.qualifiedName(fn);
+    if (q) {
+      return this.inferLibraryCall(q, positional, keywords, cell);
+    }
+    if (fn.type === 'identifier') {
+      const name = fn.text;
+      if ((name === 'int' || name === 'float' || name === 'round') && positional[0]) {
+        const v = this.inferValue(positional[0], cell);
+        if (v.kind === 'scalar') {
+          const value = v.value === undefined ? undefined : name === 'float' ? v.value : Math.round(v.value);
+          return { kind: 'scalar', value, dtype: name === 'float' ? 'float64' : 'int64', origin: 'inferred' };
+        }
+        return { kind: 'scalar', dtype: name === 'float' ? 'float64' : 'int64', origin: 'inferred' };
+      }
+      if (name === 'len' || name === 'sum' || name === 'max' || name === 'min' || name === 'abs') {
+        return { kind: 'scalar', origin: 'inferred' };
+      }
+      if (name === 'list' || name === 'range' || name === 'tuple') {
+        return { kind: 'sequence', origin: 'inferred' };
+      }
+      return UNKNOWN;
+    }
+    if (fn.type === 'attribute') {
+      const obj = field(fn, 'object');
+      const method = field(fn, 'attribute')?.text ?? '';
+      if (!obj) {
+        return UNKNOWN;
+      }
+      const v = this.inferValue(obj, cell);
+      if (v.kind === 'rng') {
+        return randomValue(method, positional, keywords, this, cell, v.library ?? 'numpy');
+      }
+      if (v.kind === 'ndarray') {
+        return arrayMethodValue(v, method, positional, keywords, this, cell);
+      }
+      if (v.kind === 'dataframe' || v.kind === 'series') {
+        if (method === 'to_numpy' || method === 'values') {
+          return { kind: 'ndarray', origin: 'inferred', library: 'numpy', device: 'host' };
+        }
+        return { kind: v.kind, origin: 'inferred', library: v.library };
+      }
+      if (v.kind === 'estimator' && (method === 'predict' || method === 'transform')) {
+        return { kind: 'ndarray', origin: 'inferred', library: 'numpy', device: 'host' };
+      }
+    }
+    return UNKNOWN;
+  }
+
+  private inferLibraryCall(
+    q: string,
+    positional: SyntaxNode[],
+    keywords: Map<string, SyntaxNode>,
+    cell: CellModel
+  ): ValueInfo {
+    const [lib] = q.split('.');
+    if (lib === 'numpy' || lib === 'cupy') {
+      return numpyCallValue(q.slice(lib.length + 1), positional, keywords, this, cell, lib);
+    }
+    if (lib === 'pandas') {
+      const name = q.split('.').pop() ?? '';
+      if (name === 'Series') {
+        return { kind: 'series', origin: 'inferred', library: 'pandas' };
+      }
+      if (name === 'DataFrame' || name.startsWith('read_') || name === 'concat' || name === 'merge') {
+        return { kind: 'dataframe', origin: 'inferred', library: 'pandas' };
+      }
+      return UNKNOWN;
+    }
+    if (lib === 'networkx') {
+      const name = q.split('.').pop() ?? '';
+      if (/^[A-Z]/.test(name) || /graph|_graph$|^read_|^from_/.test(name)) {
+        return { kind: 'graph', origin: 'inferred', library: 'networkx' };
+      }
+      return UNKNOWN;
+    }
+    if (lib === 'sklearn') {
+      const name = q.split('.').pop() ?? '';
+      return /^[A-Z]/.test(name) ? { kind: 'estimator', origin: 'inferred', library: 'sklearn' } : UNKNOWN;
+    }
+    if (lib === 'scipy' && q.startsWith('scipy.sparse.') && /_matrix$|_array$|^scipy\.sparse\.(random|rand|eye|diags|identity)$/.test(q)) {
+      return { kind: 'sparse', origin: 'inferred', library: 'scipy' };
+    }
+    if (lib === 'scipy') {
+      // most scipy array functions return an array shaped like their first argument
+      const first = positional[0] ? this.inferValue(positional[0], cell) : UNKNOWN;
+      if (first.kind === 'ndarray') {
+        return { ...first, origin: 'inferred', approx: true };
+      }
+    }
+    return UNKNOWN;
+  }
+}
+
+/** Converts the kernel's report on a name. */
+export function fromRuntime(rt: RuntimeValueInfo): ValueInfo {
+  const t = rt.type.toLowerCase();
+  const shape = rt.shape;
+  const size = shape ? shapeSize(shape) : undefined;
+  const dtype = rt.dtype ? normaliseDtype(rt.dtype) ?? rt.dtype : undefined;
+  let kind: ValueInfo['kind'] = 'unknown';
+  if (/ndarray/.test(t)) {
+    kind = 'ndarray';
+  } else if (/dataframe/.test(t)) {
+    kind = 'dataframe';
+  } else if (/series/.test(t)) {
+    kind = 'series';
+  } else if (/graph/.test(t)) {
+    kind = 'graph';
+  } else if (/^(int|float|complex|bool)$/.test(t) || /numpy\.(int|float)/.test(t)) {
+    kind = 'scalar';
+  } else if (/sparse|_matrix|_array/.test(t)) {
+    kind = 'sparse';
+  } else if (/generator|randomstate/.test(t)) {
+    kind = 'rng';
+  }
+  const library = t.startsWith('cupy') ? 'cupy' : t.split('.')[0];
+  return {
+    kind,
+    shape,
+    dtype,
+    size,
+    origin: 'runtime',
+    library,
+    device: rt.device ?? (library === 'cupy' ? 'gpu' : 'host')
+  };
+}
+
+/** Names `from numpy import *` brings in that the model resolves. */
+function isNumpyTopLevelName(name: string): boolean {
+  return CUPY_NUMPY_FUNCTIONS.has(name) || NUMPY_PASSTHROUGH_NAMES.has(name) || name === 'random' || name === 'linalg' || name === 'fft';
+}
+
+/** Reads a shape argument: `(N, N)`, `[4000, 3]`, `N`. */
+export function shapeOf(node: SyntaxNode, model: NotebookModel, cell: CellModel): (number | null)[] | undefined {
+  const n = unparen(node);
+  if (n.type === 'tuple' || n.type === 'list') {
+    return kids(n).map(k => model.constantValue(k, cell) ?? null);
+  }
+  const v = model.inferValue(n, cell);
+  if (v.kind === 'scalar') {
+    return [v.value ?? null];
+  }
+  return undefined;
+}
+
+function arrayValue(shape: (number | null)[] | undefined, dtype: string, library: string, origin: ValueInfo['origin'] = 'literal'): ValueInfo {
+  return {
+    kind: 'ndarray',
+    shape,
+    dtype,
+    size: shape ? shapeSize(shape) : undefined,
+    origin,
+    library,
+    device: library === 'cupy' ? 'gpu' : 'host'
+  };
+}
+
+function dtypeArg(keywords: Map<string, SyntaxNode>, positionalDtype: SyntaxNode | undefined): string | undefined {
+  const node = keywords.get('dtype') ?? positionalDtype;
+  if (!node) {
+    return undefined;
+  }
+  if (node.type === 'list') {
+    return 'structured';
+  }
+  return normaliseDtype(node.text) ?? node.text;
+}
+
+/** Counts the elements of a nested list literal and notes strings / None (object arrays). */
+function literalArray(node: SyntaxNode): { shape: number[]; dtype: string } | undefined {
+  const n = unparen(node);
+  if (n.type !== 'list' && n.type !== 'tuple') {
+    return undefined;
+  }
+  const items = kids(n);
+  const shape = [items.length];
+  let dtype = 'int64';
+  let inner: number[] | undefined;
+  for (const item of items) {
+    const sub = literalArray(item);
+    if (sub) {
+      inner = sub.shape;
+      dtype = widen(dtype, sub.dtype);
+    } else if (item.type === 'float') {
+      dtype = widen(dtype, 'float64');
+    } else if (item.type === 'string') {
+      dtype = 'str';
+    } else if (item.type === 'none' || item.type === 'dictionary') {
+      dtype = 'object';
+    } else if (item.type === 'true' || item.type === 'false') {
+      dtype = widen(dtype, 'bool');
+    }
+  }
+  return { shape: inner ? [...shape, ...inner] : shape, dtype };
+}
+
+function widen(a: string, b: string): string {
+  const order = ['bool', 'int64', 'float64', 'complex128', 'str', 'object'];
+  return order.indexOf(b) > order.indexOf(a) ? b : a;
+}
+
+function floatResult(dtype: string | undefined): string {
+  return dtype === 'float32' || dtype === 'complex64' || dtype === 'complex128' ? dtype : 'float64';
+}
+
+/** Broadcast of several array/scalar values (shape of the largest array). */
+export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo {
+  const arrays = values.filter(v => v.kind === 'ndarray');
+  if (arrays.length === 0) {
+    return UNKNOWN;
+  }
+  const largest = arrays.reduce((a, b) => ((b.size ?? -1) > (a.size ?? -1) ? b : a));
+  const dtypes = arrays.map(a => a.dtype ?? 'float64');
+  const promoted = dtype ?? (dtypes.includes('float64') ? 'float64' : dtypes.includes('complex128') ? 'complex128' : largest.dtype ?? 'float64');
+  return { ...largest, dtype: promoted, origin: 'inferred' };
+}
+
+function matmulValue(a: ValueInfo, b: ValueInfo): ValueInfo {
+  if (a.kind !== 'ndarray' || b.kind !== 'ndarray') {
+    return UNKNOWN;
+  }
+  const m = a.shape && a.shape.length >= 2 ? a.shape[a.shape.length - 2] : null;
+  const nn = b.shape && b.shape.length >= 2 ? b.shape[b.shape.length - 1] : null;
+  const shape = a.shape && b.shape ? (b.shape.length === 1 ? [m] : a.shape.length === 1 ? [nn] : [m, nn]) : undefined;
+  return arrayValue(shape, a.dtype === 'float32' && b.dtype === 'float32' ? 'float32' : 'float64', a.library ?? 'numpy', 'inferred');
+}
+
+/** What `numpy.<path>(...)` returns. */
+function numpyCallValue(
+  path: string,
+  positional: SyntaxNode[],
+  keywords: Map<string, SyntaxNode>,
+  model: NotebookModel,
+  cell: CellModel,
+  library: string
+): ValueInfo {
+  const parts = path.split('.');
+  const name = parts[parts.length - 1];
+  if (parts[0] === 'random' && parts.length === 2) {
+    if (name === 'default_rng' || name === 'RandomState' || name === 'Generator') {
+      return { kind: 'rng', origin: 'literal', library };
+    }
+    return randomValue(name, positional, keywords, model, cell, library);
+  }
+  if (parts.length === 1 && ARRAY_CREATORS_SHAPE_ARG.has(name) && positional[0]) {
+    const shape = shapeOf(positional[0], model, cell);
+    const dtype = dtypeArg(keywords, positional[name === 'full' ? 2 : 1]) ?? 'float64';
+    return arrayValue(shape, dtype, library);
+  }
+  if (parts.length === 1 && (name === 'zeros_like' || name === 'ones_like' || name === 'empty_like' || name === 'full_like' || name === 'copy' || name === 'ascontiguousarray')) {
+    const base = positional[0] ? model.inferValue(positional[0], cell) : UNKNOWN;
+    if (base.kind === 'ndarray') {
+      return { ...base, dtype: dtypeArg(keywords, undefined) ?? base.dtype, origin: 'inferred', library, device: library === 'cupy' ? 'gpu' : 'host' };
+    }
+    return arrayValue(undefined, 'float64', library, 'inferred');
+  }
+  if (parts.length === 1 && (name === 'array' || name === 'asarray')) {
+    const lit = positional[0] ? literalArray(positional[0]) : undefined;
+    const dtype = dtypeArg(keywords, positional[1]);
+    if (lit) {
+      return arrayValue(lit.shape, dtype ?? lit.dtype, library);
+    }
+    const base = positional[0] ? model.inferValue(positional[0], cell) : UNKNOWN;
+    if (base.kind === 'ndarray') {
+      return { ...base, dtype: dtype ?? base.dtype, library, device: library === 'cupy' ? 'gpu' : 'host', origin: 'inferred' };
+    }
+    return arrayValue(undefined, dtype ?? 'float64', library, 'inferred');
+  }
+  if (parts.length === 1 && name === 'arange') {
+    const nums = positional.map(p => model.constantValue(p, cell));
+    let count: number | null = null;
+    if (nums.length === 1 && nums[0] !== undefined) {
+      count = Math.max(0, Math.ceil(nums[0]));
+    } else if (nums.length >= 2 && nums[0] !== undefined && nums[1] !== undefined) {
+      const step = nums.length >= 3 ? nums[2] : 1;
+      count = step ? Math.max(0, Math.ceil((nums[1] - nums[0]) / step)) : null;
+    }
+    const isFloat = positional.some(p => model.inferValue(p, cell).dtype === 'float64');
+    return arrayValue([count], dtypeArg(keywords, undefined) ?? (isFloat ? 'float64' : 'int64'), library);
+  }
+  if (parts.length === 1 && (name === 'linspace' || name === 'logspace')) {
+    const numNode = keywords.get('num') ?? positional[2];
+    const num = numNode ? model.constantValue(numNode, cell) ?? null : 50;
+    return arrayValue([num], dtypeArg(keywords, undefined) ?? 'float64', library);
+  }
+  if (parts.length === 1 && (name === 'eye' || name === 'identity')) {
+    const nn = positional[0] ? model.constantValue(positional[0], cell) ?? null : null;
+    const m = positional[1] && name === 'eye' ? model.constantValue(positional[1], cell) ?? null : nn;
+    return arrayValue([nn, m], dtypeArg(keywords, undefined) ?? 'float64', library);
+  }
+  if (parts.length === 1 && (name === 'load' || name === 'loadtxt' || name === 'fromfile' || name === 'genfromtxt')) {
+    return arrayValue(undefined, dtypeArg(keywords, undefined) ?? 'float64', 'numpy', 'inferred');
+  }
+  const args = positional.map(p => model.inferValue(p, cell));
+  if (parts.length === 1 && (name === 'dot' || name === 'matmul') && args.length >= 2) {
+    return matmulValue(args[0], args[1]);
+  }
+  if (parts.length === 1 && ELEMENTWISE_UFUNCS.has(name)) {
+    const isCompare = /^(greater|less|equal|not_equal|isnan|isinf|isfinite|logical_|signbit)/.test(name);
+    const out = broadcastValues(args, isCompare ? 'bool' : undefined);
+    if (out.kind === 'ndarray' && !isCompare && name !== 'where' && name !== 'clip' && !/^(add|subtract|multiply|maximum|minimum|negative|positive|absolute|abs|fabs|sign|square)$/.test(name)) {
+      return { ...out, dtype: floatResult(out.dtype), library };
+    }
+    return out.kind === 'ndarray' ? { ...out, library } : out;
+  }
+  if (parts.length === 1 && REDUCTIONS.has(name)) {
+    const base = args[0];
+    if (base?.kind === 'ndarray') {
+      const hasAxis = keywords.has('axis') || positional.length > 1;
+      if (/^cum/.test(name)) {
+        return { ...base, library, origin: 'inferred' };
+      }
+      return hasAxis
+        ? { kind: 'ndarray', dtype: base.dtype, origin: 'inferred', library, approx: true }
+        : { kind: 'ndarray', shape: [], size: 1, dtype: base.dtype, origin: 'inferred', library };
+    }
+  }
+  if (parts[0] === 'fft' && args[0]?.kind === 'ndarray') {
+    const complex = /^(fft|ifft|fft2|ifft2|fftn|ifftn|rfft|rfft2|rfftn)$/.test(name) ? (args[0].dtype === 'float32' || args[0].dtype === 'complex64' ? 'complex64' : 'complex128') : args[0].dtype;
+    return { ...args[0], dtype: complex, library, origin: 'inferred' };
+  }
+  if (parts.length === 1 && args[0]?.kind === 'ndarray') {
+    // shape-preserving or shape-changing manipulations keep roughly the data size
+    return { ...args[0], library, origin: 'inferred', approx: true, shape: undefined };
+  }
+  return UNKNOWN;
+}
+
+/** What a random draw returns (legacy `np.random.rand` or a Generator's methods). */
+function randomValue(
+  name: string,
+  positional: SyntaxNode[],
+  keywords: Map<string, SyntaxNode>,
+  model: NotebookModel,
+  cell: CellModel,
+  library: string
+): ValueInfo {
+  const dtype = dtypeArg(keywords, undefined) ?? (INT_RANDOM.has(name) ? 'int64' : 'float64');
+  if (RANDOM_VARIADIC.has(name)) {
+    const shape = positional.map(p => model.constantValue(p, cell) ?? null);
+    return arrayValue(shape.length ? shape : [], dtype, library);
+  }
+  if (name in RANDOM_SIZE_LAST) {
+    const sizeNode = keywords.get('size') ?? positional[RANDOM_SIZE_LAST[name]];
+    if (!sizeNode) {
+      return { kind: 'scalar', dtype, origin: 'inferred' };
+    }
+    return arrayValue(shapeOf(sizeNode, model, cell), dtype, library);
+  }
+  if (name === 'choice' || name === 'permutation') {
+    return arrayValue(undefined, dtype, library, 'inferred');
+  }
+  return UNKNOWN;
+}
+
+/** What `arr.method(...)` returns. */
+function arrayMethodValue(
+  v: ValueInfo,
+  method: string,
+  positional: SyntaxNode[],
+  keywords: Map<string, SyntaxNode>,
+  model: NotebookModel,
+  cell: CellModel
+): ValueInfo {
+  if (method === 'astype' && positional[0]) {
+    return { ...v, dtype: dtypeArg(keywords, positional[0]) ?? v.dtype, origin: 'inferred' };
+  }
+  if (method === 'reshape') {
+    const shape = positional.length === 1 ? shapeOf(positional[0], model, cell) : positional.map(p => model.constantValue(p, cell) ?? null);
+    return { ...v, shape, origin: 'inferred' };
+  }
+  if (method === 'copy' || method === 'clip' || method === 'round' || method === 'conj') {
+    return { ...v, origin: 'inferred' };
+  }
+  if (method === 'ravel' || method === 'flatten') {
+    return { ...v, shape: v.size !== undefined ? [v.size] : undefined, origin: 'inferred' };
+  }
+  if (method === 'get') {
+    return { ...v, library: 'numpy', device: 'host', origin: 'inferred' };
+  }
+  if (method === 'tolist' || method === 'item') {
+    return method === 'item' ? { kind: 'scalar', origin: 'inferred' } : { kind: 'sequence', origin: 'inferred' };
+  }
+  if (REDUCTIONS.has(method)) {
+    const hasAxis = keywords.has('axis') || positional.length > 0;
+    return hasAxis
+      ? { kind: 'ndarray', dtype: v.dtype, origin: 'inferred', library: v.library, approx: true }
+      : { kind: 'ndarray', shape: [], size: 1, dtype: v.dtype, origin: 'inferred', library: v.library };
+  }
+  return { kind: 'unknown', origin: 'inferred' };
+}

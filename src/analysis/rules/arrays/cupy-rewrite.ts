@@ -1,0 +1,930 @@
+/**
+ * The CuPy rewrite of one cell, shared by the GPU1xx rules.
+ *
+ * One analysis per cell: which NumPy/SciPy references become CuPy/cupyx ones, which inputs move
+ * to the device (once, at the cell's top), which results come back (only where a host consumer
+ * needs them), what breaks on the GPU (refusals), and how much work the cell does (for the cost
+ * model). Each GPU1xx rule then decides whether the cell is its kind of cell.
+ */
+import { cupyHasNumpyPath, CUPY_GENERATOR_METHODS, ELEMENTWISE_UFUNCS, NUMPY_HOST_IO_CONSUMERS, NUMPY_HOST_IO_PRODUCERS, NUMPY_PASSTHROUGH_NAMES, NUMPY_REFUSED, REDUCTIONS, TRANSCENDENTAL_UFUNCS } from '../../apis/cupy';
+import { cupyxHasScipyPath, cupyxModuleOf } from '../../apis/cupyx';
+import { WorkEstimate } from '../../costmodel';
+import { applyEdits, insert, replace } from '../../edits';
+import type { CellModel, NotebookModel } from '../../notebook';
+import type { SyntaxNode } from '../../parser';
+import { callArguments, field, kids, operatorOf, unparen, walk } from '../../syntax';
+import type { TextEdit } from '../../types';
+import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '../../values';
+import type { RuleContext } from '../types';
+
+/** A reference to a NumPy or SciPy name in the cell. */
+export interface LibraryRef {
+  node: SyntaxNode;
+  /** numpy.linalg.norm, scipy.ndimage.gaussian_filter */
+  qualified: string;
+  /** What the rewrite does with it. */
+  action: 'cupy' | 'keep' | 'host-producer' | 'host-consumer' | 'refuse';
+  replacement?: string;
+  reason?: string;
+}
+
+export interface ArrayCellAnalysis {
+  /** The cell does NumPy/SciPy array work this family can rewrite. */
+  applicable: boolean;
+  /** Why the rewrite would break or not pay (first reason). */
+  refusal?: string;
+  refs: LibraryRef[];
+  /** Compute calls (not creation, not dtypes) by library. */
+  numpyCompute: number;
+  scipyCompute: number;
+  randomCalls: number;
+  /** Inputs copied to the device at the top: host name -> device name. */
+  transfers: Map<string, string>;
+  /** Names brought back to the host at the end of the cell. */
+  bringBack: string[];
+  /** Names that live on the device after the rewrite. */
+  deviceNames: Set<string>;
+  edits: TextEdit[];
+  candidate: string;
+  imports: string[];
+  notes: string[];
+  work: WorkEstimate;
+  /** The largest array the cell touches, if its size is known. */
+  largest?: ValueInfo;
+  sizeKnown: boolean;
+}
+
+/** Builtins that accept CuPy arrays as they are (they call __len__/__float__/__repr__...). */
+const DEVICE_SAFE_BUILTINS = new Set([
+  'print', 'len', 'float', 'int', 'bool', 'str', 'repr', 'format', 'type', 'isinstance', 'range', 'id', 'hasattr', 'getattr', 'complex'
+]);
+const MUTATING_INPLACE = new Set(['sort', 'fill', 'put', 'partition', 'resize']);
+const ARITH_OPS = new Set(['+', '-', '*', '/', '//', '%', '**', '&', '|', '^', '<<', '>>']);
+const COMPARE_OPS = new Set(['<', '>', '<=', '>=', '==', '!=']);
+
+const SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
+
+/** Identifier nodes in the cell that read or write the module-level `name`. */
+export function globalReferences(root: SyntaxNode, name: string): SyntaxNode[] {
+  const found: SyntaxNode[] = [];
+  const rec = (n: SyntaxNode, shadowed: boolean): void => {
+    if (n.type === 'identifier') {
+      if (!shadowed && n.text === name && isValueIdentifier(n)) {
+        found.push(n);
+      }
+      return;
+    }
+    let inner = shadowed;
+    if (SCOPES.has(n.type)) {
+      const params = field(n, 'parameters');
+      if (params && params.text.match(new RegExp(`\\b${name}\\b`))) {
+        inner = true;
+      }
+      const body = field(n, 'body');
+      if (body && n.type === 'function_definition' && assignsName(body, name)) {
+        inner = true;
+      }
+    }
+    if (['list_comprehension', 'generator_expression', 'set_comprehension', 'dictionary_comprehension'].includes(n.type)) {
+      for (const c of kids(n).filter(c => c.type === 'for_in_clause')) {
+        const left = field(c, 'left');
+        if (left && new RegExp(`\\b${name}\\b`).test(left.text)) {
+          inner = true;
+        }
+      }
+    }
+    for (const c of kids(n)) {
+      if (n.type === 'function_definition' && c.type === 'identifier' && field(n, 'name')?.id === c.id) {
+        continue;
+      }
+      rec(c, inner);
+    }
+  };
+  rec(root, false);
+  return found;
+}
+
+function assignsName(body: SyntaxNode, name: string): boolean {
+  let found = false;
+  walk(body, n => {
+    if (found || SCOPES.has(n.type)) {
+      return false;
+    }
+    if (n.type === 'assignment' || n.type === 'augmented_assignment' || n.type === 'for_statement') {
+      const left = field(n, 'left');
+      if (left && (left.type === 'identifier' ? left.text === name : kids(left).some(k => k.type === 'identifier' && k.text === name))) {
+        found = true;
+      }
+    }
+    return true;
+  });
+  return found;
+}
+
+/** An identifier used as a value (not an attribute name, keyword name, import name...). */
+function isValueIdentifier(n: SyntaxNode): boolean {
+  const p = n.parent;
+  if (!p) {
+    return true;
+  }
+  if (p.type === 'attribute' && field(p, 'attribute')?.id === n.id) {
+    return false;
+  }
+  if (p.type === 'keyword_argument' && field(p, 'name')?.id === n.id) {
+    return false;
+  }
+  if (p.type === 'dotted_name' || p.type === 'aliased_import' || p.type === 'import_from_statement') {
+    return false;
+  }
+  if ((p.type === 'default_parameter' || p.type === 'typed_parameter' || p.type === 'typed_default_parameter') && field(p, 'name')?.id === n.id) {
+    return false;
+  }
+  return p.type !== 'parameters' && p.type !== 'lambda_parameters';
+}
+
+/** Does the expression mention any of these names (as module-level values)? */
+function mentions(node: SyntaxNode, names: ReadonlySet<string>): boolean {
+  let hit = false;
+  walk(node, n => {
+    if (hit) {
+      return false;
+    }
+    if (n.type === 'identifier' && names.has(n.text) && isValueIdentifier(n)) {
+      hit = true;
+    }
+    return true;
+  });
+  return hit;
+}
+
+function isInside(node: SyntaxNode, outer: SyntaxNode): boolean {
+  return node.startIndex >= outer.startIndex && node.endIndex <= outer.endIndex;
+}
+
+const ANALYSIS_KEY = 'arrays/cupy-analysis';
+
+/** The array analysis of the context's cell, computed once per cell per update. */
+export function arrayAnalysis(ctx: RuleContext): ArrayCellAnalysis | null {
+  if (ctx.shared.has(ANALYSIS_KEY)) {
+    return ctx.shared.get(ANALYSIS_KEY) as ArrayCellAnalysis | null;
+  }
+  const result = analyseArrayCell(ctx.cell, ctx.model);
+  ctx.shared.set(ANALYSIS_KEY, result);
+  return result;
+}
+
+/** A device name for a host input that does not clash with anything in the notebook. */
+function deviceNameFor(name: string, model: NotebookModel): string {
+  let candidate = `${name}_gpu`;
+  let k = 2;
+  while (model.bindings.has(candidate) || model.aliases.has(candidate)) {
+    candidate = `${name}_gpu${k++}`;
+  }
+  return candidate;
+}
+
+/** The module alias the candidate uses for CuPy (`cp` unless the notebook already has another). */
+export function cupyAlias(model: NotebookModel): { alias: string; importLine: string | null } {
+  for (const [local, q] of model.aliases) {
+    if (q === 'cupy') {
+      return { alias: local, importLine: null };
+    }
+  }
+  return { alias: 'cp', importLine: 'import cupy as cp' };
+}
+
+export function analyseArrayCell(cell: CellModel, model: NotebookModel): ArrayCellAnalysis | null {
+  const root = cell.tree?.rootNode;
+  const facts = cell.facts;
+  if (!root || !facts || cell.syntaxError) {
+    return null;
+  }
+  const { alias: cp, importLine } = cupyAlias(model);
+  const refusals: string[] = [];
+  const notes: string[] = [];
+  const refs: LibraryRef[] = [];
+  const edits: TextEdit[] = [];
+  const imports = new Set<string>(['import cupy as cp']);
+  if (cp !== 'cp') {
+    imports.clear();
+  }
+
+  // 1. NumPy / SciPy references, outermost resolvable attribute only.
+  walk(root, n => {
+    if (n.type === 'import_statement' || n.type === 'import_from_statement') {
+      return false;
+    }
+    if ((n.type === 'attribute' || n.type === 'identifier') && isValueIdentifierOrAttr(n)) {
+      const q = model.qualifiedName(n);
+      if (q && (q.startsWith('numpy.') || q.startsWith('scipy.'))) {
+        refs.push(classify(n, q, cp));
+        return false;
+      }
+    }
+    return true;
+  });
+
+  let numpyCompute = 0;
+  let scipyCompute = 0;
+  let randomCalls = 0;
+  const hostRngCalls: SyntaxNode[] = [];
+  for (const r of refs) {
+    const isCall = r.node.parent?.type === 'call' && field(r.node.parent, 'function')?.id === r.node.id;
+    if (r.action === 'refuse' && r.reason) {
+      refusals.push(r.reason);
+    }
+    if (!isCall || r.action === 'keep') {
+      continue;
+    }
+    const path = r.qualified.split('.').slice(1).join('.');
+    if (r.qualified.startsWith('scipy.')) {
+      scipyCompute += 1;
+    } else if (path.startsWith('random.')) {
+      randomCalls += 1;
+    } else if (!/^(zeros|ones|empty|full|arange|linspace|array|asarray|eye|identity|zeros_like|ones_like|empty_like|full_like|meshgrid|load|loadtxt|fromfile|genfromtxt|save|savetxt|savez)$/.test(path)) {
+      numpyCompute += 1;
+    }
+  }
+
+  // 2. What lives on the device: in-cell array bindings and host array inputs used in device work.
+  const localArrays = new Set<string>();
+  const cellStartValue = (name: string): ValueInfo => model.valueBefore(name, cell, 0);
+  for (const a of facts.assignments) {
+    const v = model.valueBefore(a.name, cell, a.at);
+    if (v.kind === 'ndarray' || v.kind === 'rng') {
+      localArrays.add(a.name);
+    }
+  }
+  const arrayInputs = [...facts.inputs].filter(name => {
+    const v = cellStartValue(name);
+    return (v.kind === 'ndarray' && v.device !== 'gpu') || (v.kind === 'sparse' && scipyCompute > 0);
+  });
+
+  // dtype refusals: what the GPU cannot hold
+  for (const name of [...arrayInputs, ...localArrays]) {
+    const v = model.valueAfter(name, cell);
+    if (isDeviceIncompatibleDtype(v.dtype)) {
+      refusals.push(`\`${name}\` has dtype ${v.dtype}: CuPy has no object, string or structured arrays`);
+    }
+  }
+  walk(root, n => {
+    if (n.type === 'keyword_argument' && field(n, 'name')?.text === 'dtype') {
+      const value = field(n, 'value');
+      const d = value ? (value.type === 'list' ? 'structured' : normaliseDtype(value.text)) : undefined;
+      if (isDeviceIncompatibleDtype(d)) {
+        refusals.push(`dtype=${value?.text}: CuPy has no object, string or structured arrays`);
+      }
+    }
+    if (n.type === 'call') {
+      const fn = field(n, 'function');
+      if (fn?.type === 'attribute' && field(fn, 'attribute')?.text === 'astype') {
+        const arg = callArguments(n).positional[0];
+        if (arg && isDeviceIncompatibleDtype(normaliseDtype(arg.text))) {
+          refusals.push(`.astype(${arg.text}): CuPy has no object or string arrays`);
+        }
+      }
+    }
+    return true;
+  });
+
+  // Generators: cupy.random.Generator has fewer methods than NumPy's; host generators stay host.
+  walk(root, n => {
+    if (n.type !== 'call') {
+      return true;
+    }
+    const fn = field(n, 'function');
+    const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+    if (!fn || !obj || obj.type !== 'identifier') {
+      return true;
+    }
+    const v = model.valueBefore(obj.text, cell, n.startIndex);
+    if (v.kind !== 'rng') {
+      return true;
+    }
+    const method = field(fn, 'attribute')?.text ?? '';
+    const createdHere = facts.assignments.some(a => a.name === obj.text && a.at <= n.startIndex);
+    if (createdHere) {
+      randomCalls += 1;
+      if (!CUPY_GENERATOR_METHODS.has(method)) {
+        refusals.push(
+          method === 'normal'
+            ? 'cupy.random.Generator has no .normal(); write loc + scale * rng.standard_normal(size)'
+            : `cupy.random.Generator has no .${method}()`
+        );
+      }
+    } else {
+      hostRngCalls.push(n);
+    }
+    return true;
+  });
+
+  // 3. Loops: element-by-element loops and recurrences belong to kernels, not to CuPy calls.
+  const loopRefusal = checkLoops(root, new Set([...arrayInputs, ...localArrays]));
+  if (loopRefusal) {
+    refusals.push(loopRefusal);
+  }
+
+  // Which inputs are read-only (get a device copy under a new name) or rebound in place.
+  const deviceNames = new Set<string>(localArrays);
+  const transfers = new Map<string, string>();
+  const rebound = new Set<string>();
+  const hostConsumerArgs = collectHostConsumerArgs(root, model, cell, new Set([...localArrays, ...arrayInputs]));
+  for (const name of arrayInputs) {
+    const refsToName = globalReferences(root, name);
+    const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)));
+    if (deviceUses.length === 0) {
+      continue;
+    }
+    if (facts.writes.has(name) || facts.mutates.has(name)) {
+      rebound.add(name);
+      transfers.set(name, name);
+    } else {
+      transfers.set(name, deviceNameFor(name, model));
+    }
+    deviceNames.add(name);
+  }
+
+  // 4. Edits.
+  for (const r of refs) {
+    if (r.action === 'cupy' && r.replacement) {
+      edits.push(replace(r.node.startIndex, r.node.endIndex, r.replacement));
+      if (r.qualified.startsWith('scipy.')) {
+        const module = cupyxModuleOf(r.qualified.slice('scipy.'.length));
+        if (module) {
+          imports.add(`import cupyx.scipy.${module}`);
+        }
+      }
+    } else if (r.action === 'host-producer') {
+      const call = r.node.parent;
+      if (call?.type === 'call') {
+        edits.push(insert(call.startIndex, `${cp}.asarray(`), insert(call.endIndex, ')'));
+      }
+    }
+  }
+  // draws from a host generator made in another cell: copy the draw to the device once
+  for (const call of hostRngCalls) {
+    edits.push(insert(call.startIndex, `${cp}.asarray(`), insert(call.endIndex, ')'));
+  }
+  // read-only inputs are read through their device copy, except where a host consumer takes them
+  for (const [name, dev] of transfers) {
+    if (dev === name) {
+      continue;
+    }
+    for (const r of globalReferences(root, name)) {
+      const hostArg = hostConsumerArgs.find(arg => isInside(r, arg));
+      if (hostArg && isBareOrHostSafe(hostArg, name)) {
+        continue;
+      }
+      edits.push(replace(r.startIndex, r.endIndex, dev));
+    }
+  }
+  // host consumers of device results get host copies
+  const localDevice = new Set([...deviceNames].filter(n => !transfers.has(n) || rebound.has(n)));
+  const transferredReadOnly = new Set([...transfers].filter(([a, b]) => a !== b).map(([a]) => a));
+  let hostCopies = 0;
+  for (const arg of hostConsumerArgs) {
+    if (mentions(arg, localDevice) || (mentions(arg, transferredReadOnly) && !isBareOrHostSafe(arg, arg.text))) {
+      const v = model.inferValue(arg, cell);
+      const scalar = v.kind === 'ndarray' && v.shape !== undefined && v.shape.length === 0;
+      edits.push(insert(arg.startIndex, scalar ? 'float(' : `${cp}.asnumpy(`), insert(arg.endIndex, ')'));
+      hostCopies += 1;
+    }
+  }
+  // iterating over a device array in Python: one small copy per element; iterate on the host
+  walk(root, n => {
+    if (n.type === 'for_statement') {
+      const right = field(n, 'right');
+      if (right && mentions(right, localDevice) && model.inferValue(right, cell).kind === 'ndarray') {
+        edits.push(insert(right.startIndex, `${cp}.asnumpy(`), insert(right.endIndex, ')'));
+      }
+    }
+    return true;
+  });
+
+  // prologue: import and transfers, after the cell's leading imports/comments
+  const prologueAt = prologueOffset(root);
+  const prologue: string[] = [];
+  if (importLine) {
+    prologue.push(importLine);
+  }
+  for (const imp of imports) {
+    if (imp.startsWith('import cupyx') && !model.aliases.has(imp.slice('import '.length))) {
+      prologue.push(imp);
+    }
+  }
+  for (const [name, dev] of transfers) {
+    prologue.push(`${dev} = ${cp}.asarray(${name})`);
+  }
+  if (prologue.length > 0) {
+    edits.push(insert(prologueAt, prologue.join('\n') + '\n'));
+  }
+
+  // epilogue: results read by later cells go back to the host (the notebook plan can keep them)
+  const bringBack: string[] = [];
+  for (const name of [...localDevice]) {
+    const v = model.valueAfter(name, cell);
+    const topLevel = facts.assignments.some(a => a.name === name);
+    if (!topLevel || v.kind !== 'ndarray') {
+      continue;
+    }
+    if (model.readersAfter(name, cell).length > 0) {
+      bringBack.push(name);
+    }
+  }
+  if (bringBack.length > 0) {
+    const { at, before } = epilogueOffset(root, cell.source);
+    const lines = bringBack.map(n => `${n} = ${cp}.asnumpy(${n})`).join('\n');
+    edits.push(insert(at, before ? `${lines}\n` : `\n${lines}`));
+    notes.push(
+      `${bringBack.map(n => `\`${n}\``).join(', ')} ${bringBack.length === 1 ? 'is' : 'are'} read by later cells, so the candidate copies ${bringBack.length === 1 ? 'it' : 'them'} back to the host; the notebook-wide plan can keep ${bringBack.length === 1 ? 'it' : 'them'} on the device instead.`
+    );
+  }
+  if (randomCalls > 0) {
+    notes.push('Random numbers come from cuRAND, not NumPy\'s generator: results match statistically, not bit for bit (the A/B run compares them by statistics).');
+  }
+  if (hostCopies > 0) {
+    notes.push(`${hostCopies} host consumer(s) (plotting, pandas, Python builtins) get a host copy with \`${cp}.asnumpy\`.`);
+  }
+  if (hasDeviceControlFlow(root, deviceNames)) {
+    notes.push('A Python `if`/`while` tests a device value: each test waits for the GPU and copies one scalar back.');
+  }
+  const userCalls = userFunctionCallsWithDeviceArgs(root, model, deviceNames);
+  if (userCalls.length > 0) {
+    notes.push(`${userCalls.map(n => `\`${n}\``).join(', ')} will receive CuPy arrays; NumPy calls inside ${userCalls.length === 1 ? 'it' : 'them'} dispatch to CuPy, other libraries may not.`);
+  }
+
+  let candidate: string;
+  try {
+    candidate = applyEdits(cell.source, edits);
+  } catch (e) {
+    refusals.push(`internal: ${(e as Error).message}`);
+    candidate = cell.source;
+  }
+
+  // 5. Work, for the cost model.
+  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, bringBack);
+  const applicable = numpyCompute + scipyCompute + randomCalls > 0 || work.passes > 0 || work.flops > 0;
+  return {
+    applicable,
+    refusal: refusals[0],
+    refs,
+    numpyCompute,
+    scipyCompute,
+    randomCalls,
+    transfers,
+    bringBack,
+    deviceNames,
+    edits,
+    candidate,
+    imports: [...imports],
+    notes,
+    work,
+    largest,
+    sizeKnown: largest?.size !== undefined
+  };
+}
+
+function isValueIdentifierOrAttr(n: SyntaxNode): boolean {
+  if (n.type === 'identifier') {
+    return isValueIdentifier(n);
+  }
+  return true;
+}
+
+/** Decides what the rewrite does with `numpy.X` / `scipy.X`. */
+function classify(node: SyntaxNode, qualified: string, cp: string): LibraryRef {
+  const [lib, ...rest] = qualified.split('.');
+  const path = rest.join('.');
+  if (lib === 'numpy') {
+    const top = rest[0];
+    if (NUMPY_PASSTHROUGH_NAMES.has(path) || (rest.length === 1 && NUMPY_PASSTHROUGH_NAMES.has(top))) {
+      return { node, qualified, action: 'keep' };
+    }
+    const refusedWhy = NUMPY_REFUSED.get(path) ?? NUMPY_REFUSED.get(top);
+    if (refusedWhy) {
+      return { node, qualified, action: 'refuse', reason: refusedWhy };
+    }
+    if (rest.length === 1 && NUMPY_HOST_IO_PRODUCERS.has(top)) {
+      return { node, qualified, action: 'host-producer', reason: `numpy.${top} reads a file on the host; the result is copied to the device once` };
+    }
+    if (rest.length === 1 && NUMPY_HOST_IO_CONSUMERS.has(top)) {
+      return { node, qualified, action: 'host-consumer' };
+    }
+    if (cupyHasNumpyPath(path)) {
+      return { node, qualified, action: 'cupy', replacement: `${cp}.${path}` };
+    }
+    if (rest.length === 1 && (top === 'linalg' || top === 'fft' || top === 'random')) {
+      return { node, qualified, action: 'cupy', replacement: `${cp}.${path}` };
+    }
+    return { node, qualified, action: 'refuse', reason: `numpy.${path} has no CuPy equivalent (not in CuPy's comparison table)` };
+  }
+  // scipy
+  if (cupyxHasScipyPath(path)) {
+    return { node, qualified, action: 'cupy', replacement: `cupyx.scipy.${path}` };
+  }
+  const module = cupyxModuleOf(path);
+  if (module && rest.length === module.split('.').length) {
+    // a reference to the module itself (`from scipy import ndimage`; `ndimage.x` resolves deeper)
+    return { node, qualified, action: 'cupy', replacement: `cupyx.scipy.${path}` };
+  }
+  return {
+    node,
+    qualified,
+    action: 'refuse',
+    reason: module
+      ? `scipy.${path} has no cupyx.scipy.${module} equivalent`
+      : `scipy.${path.split('.')[0]} has no cupyx.scipy counterpart`
+  };
+}
+
+/** Offset after the cell's leading imports, comments and docstring (a top-level line start). */
+function prologueOffset(root: SyntaxNode): number {
+  let at = 0;
+  let seenCode = false;
+  for (const stmt of kids(root)) {
+    const isImport = stmt.type === 'import_statement' || stmt.type === 'import_from_statement' || stmt.type === 'future_import_statement';
+    const isDoc = stmt.type === 'expression_statement' && kids(stmt)[0]?.type === 'string' && !seenCode;
+    const isMaskedNoop = stmt.type === 'expression_statement' && kids(stmt)[0]?.type === 'ellipsis';
+    if (isImport || isDoc || (isMaskedNoop && !seenCode)) {
+      at = lineEnd(root.text, stmt.endIndex);
+      continue;
+    }
+    if (stmt.type === 'comment') {
+      continue;
+    }
+    seenCode = true;
+    return at === 0 ? lineStart(root.text, stmt.startIndex) : at;
+  }
+  return at;
+}
+
+function lineStart(text: string, at: number): number {
+  return text.lastIndexOf('\n', at - 1) + 1;
+}
+
+function lineEnd(text: string, at: number): number {
+  const nl = text.indexOf('\n', at);
+  return nl < 0 ? text.length : nl + 1;
+}
+
+/**
+ * Where the bring-back lines go: at the end, or before a trailing bare expression (the cell's
+ * displayed value must stay last).
+ */
+function epilogueOffset(root: SyntaxNode, source: string): { at: number; before: boolean } {
+  const stmts = kids(root).filter(s => s.type !== 'comment');
+  const last = stmts[stmts.length - 1];
+  if (last && last.type === 'expression_statement') {
+    const expr = kids(last)[0];
+    if (expr && expr.type !== 'assignment' && expr.type !== 'augmented_assignment' && expr.type !== 'call') {
+      return { at: lineStart(source, last.startIndex), before: true };
+    }
+  }
+  const end = source.replace(/\s+$/, '').length;
+  return { at: end, before: false };
+}
+
+/** Is `arg` just the host name itself (so the host original can be passed, no copy back)? */
+function isBareOrHostSafe(arg: SyntaxNode, name: string): boolean {
+  return unparen(arg).type === 'identifier' && unparen(arg).text === name;
+}
+
+/**
+ * Arguments of calls that need host data: plotting, pandas, other libraries, file writes,
+ * Python builtins that iterate (sum, list, sorted...). Excludes NumPy/SciPy calls (rewritten),
+ * methods on arrays, and builtins CuPy arrays satisfy (print, len, float...).
+ */
+function collectHostConsumerArgs(root: SyntaxNode, model: NotebookModel, cell: CellModel, arrays: ReadonlySet<string>): SyntaxNode[] {
+  const args: SyntaxNode[] = [];
+  walk(root, n => {
+    if (n.type !== 'call') {
+      return true;
+    }
+    const fn = field(n, 'function');
+    if (!fn) {
+      return true;
+    }
+    const q = model.qualifiedName(fn);
+    let host = false;
+    if (q) {
+      const lib = q.split('.')[0];
+      const path = q.slice(lib.length + 1);
+      host = lib === 'numpy' ? NUMPY_HOST_IO_CONSUMERS.has(path) : lib === 'scipy' ? !cupyxHasScipyPath(path) : lib !== 'cupy' && lib !== 'cupyx' && lib !== 'math';
+    } else if (fn.type === 'identifier') {
+      const defined = model.bindings.get(fn.text)?.some(b => b.value.kind === 'function');
+      host = !DEVICE_SAFE_BUILTINS.has(fn.text) && !defined && !arrays.has(fn.text);
+    } else if (fn.type === 'attribute') {
+      const obj = field(fn, 'object');
+      const objValue = obj ? model.inferValue(obj, cell) : undefined;
+      const onArray = obj ? mentions(obj, arrays) || objValue?.kind === 'ndarray' : false;
+      const onString = obj?.type === 'string';
+      host = !onArray && !onString && objValue?.kind !== 'rng';
+    }
+    if (host) {
+      const { positional, keywords } = callArguments(n);
+      for (const a of [...positional, ...keywords.values()]) {
+        const inner = a.type === 'list_splat' || a.type === 'dictionary_splat' ? kids(a)[0] ?? a : a;
+        if (mentions(inner, arrays)) {
+          args.push(inner);
+        }
+      }
+    }
+    return true;
+  });
+  return args;
+}
+
+/**
+ * Refuses element-by-element loops: a `for` whose body assigns `x[i]` with `i` the loop
+ * variable. When the body also reads `x` at another index (x[i-1]), it is a sequential
+ * recurrence: each step needs the previous one, which no elementwise GPU rewrite preserves.
+ */
+function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>): string | null {
+  let reason: string | null = null;
+  walk(root, n => {
+    if (reason) {
+      return false;
+    }
+    if (n.type !== 'for_statement' && n.type !== 'while_statement') {
+      return true;
+    }
+    const loopVars = new Set<string>();
+    const left = field(n, 'left');
+    if (left) {
+      walk(left, k => {
+        if (k.type === 'identifier') {
+          loopVars.add(k.text);
+        }
+      });
+    }
+    const body = field(n, 'body');
+    if (!body) {
+      return true;
+    }
+    walk(body, s => {
+      if (reason) {
+        return false;
+      }
+      if (s.type !== 'assignment' && s.type !== 'augmented_assignment') {
+        return true;
+      }
+      const target = field(s, 'left');
+      if (target?.type !== 'subscript') {
+        return true;
+      }
+      const arr = field(target, 'value');
+      const index = field(target, 'subscript');
+      if (!arr || !index || arr.type !== 'identifier') {
+        return true;
+      }
+      const indexUsesLoop = loopVars.size === 0 || mentions(index, loopVars);
+      if (!indexUsesLoop) {
+        return true;
+      }
+      const right = field(s, 'right');
+      let recurrence = false;
+      if (right) {
+        walk(right, r => {
+          if (r.type === 'subscript' && field(r, 'value')?.text === arr.text && field(r, 'subscript')?.text !== index.text) {
+            recurrence = true;
+          }
+          return !recurrence;
+        });
+      }
+      if (s.type === 'augmented_assignment' && recurrence === false && right && mentions(right, new Set([arr.text]))) {
+        recurrence = true;
+      }
+      if (recurrence) {
+        reason = `sequential recurrence: \`${target.text}\` depends on another element of \`${arr.text}\` computed earlier in the loop; elementwise GPU code cannot preserve that order (use a scan such as cp.cumsum if it is one, or a sequential kernel)`;
+      } else if (arrays.has(arr.text) || loopVars.size > 0) {
+        reason = `element-by-element Python loop over \`${arr.text}\`: as CuPy calls each element would be a kernel launch; this wants a GPU kernel (GPU2xx) or a vectorised rewrite`;
+      }
+      return false;
+    });
+    return !reason;
+  });
+  return reason;
+}
+
+function hasDeviceControlFlow(root: SyntaxNode, deviceNames: ReadonlySet<string>): boolean {
+  let hit = false;
+  walk(root, n => {
+    if (hit) {
+      return false;
+    }
+    if (n.type === 'if_statement' || n.type === 'while_statement' || n.type === 'elif_clause') {
+      const cond = field(n, 'condition');
+      if (cond && mentions(cond, deviceNames)) {
+        hit = true;
+      }
+    }
+    return true;
+  });
+  return hit;
+}
+
+function userFunctionCallsWithDeviceArgs(root: SyntaxNode, model: NotebookModel, deviceNames: ReadonlySet<string>): string[] {
+  const names = new Set<string>();
+  walk(root, n => {
+    if (n.type === 'call') {
+      const fn = field(n, 'function');
+      if (fn?.type === 'identifier' && model.bindings.get(fn.text)?.some(b => b.value.kind === 'function')) {
+        const args = field(n, 'arguments');
+        if (args && mentions(args, deviceNames)) {
+          names.add(fn.text);
+        }
+      }
+    }
+    return true;
+  });
+  return [...names];
+}
+
+/** Counts memory passes, launches, flops and transfers of the cell's array work. */
+export function estimateWork(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  deviceNames: ReadonlySet<string>,
+  transfers: ReadonlyMap<string, string>,
+  bringBack: readonly string[]
+): { work: WorkEstimate; largest?: ValueInfo } {
+  let largest: ValueInfo | undefined;
+  const consider = (v: ValueInfo): void => {
+    if (v.kind === 'ndarray' && v.size !== undefined && (largest?.size === undefined || v.size > largest.size)) {
+      largest = v;
+    }
+  };
+  for (const name of deviceNames) {
+    consider(model.valueBefore(name, cell, 0));
+    consider(model.valueAfter(name, cell));
+  }
+  const work: WorkEstimate = {
+    elements: 0,
+    itemBytes: 8,
+    passes: 0,
+    transcendentalOps: 0,
+    flops: 0,
+    launches: 0,
+    hostToDeviceBytes: 0,
+    deviceToHostBytes: 0
+  };
+
+  const rec = (n: SyntaxNode, times: number): void => {
+    let mult = times;
+    if (n.type === 'for_statement') {
+      const right = field(n, 'right');
+      const count = right ? loopCount(right, model, cell) : undefined;
+      mult = times * (count ?? 10);
+    } else if (n.type === 'while_statement') {
+      mult = times * 10;
+    }
+    if (n.type === 'binary_operator' || n.type === 'augmented_assignment') {
+      const v = n.type === 'binary_operator' ? model.inferValue(n, cell) : model.inferValue(field(n, 'left') ?? n, cell);
+      consider(v);
+      const op = n.type === 'binary_operator' ? operatorOf(n) : operatorOf(n).replace('=', '');
+      if (v.kind === 'ndarray') {
+        if (op === '@') {
+          work.flops += matmulFlops(n, model, cell) * times;
+          work.launches += times;
+        } else if (ARITH_OPS.has(op) || COMPARE_OPS.has(op)) {
+          work.passes += times * fraction(v, largest);
+          work.launches += times;
+          if (op === '**') {
+            const right = field(n, 'right');
+            if (!right || !/^[234]$/.test(right.text)) {
+              work.transcendentalOps += times;
+            }
+          }
+        }
+      }
+    } else if (n.type === 'call') {
+      const fn = field(n, 'function');
+      const q = fn ? model.qualifiedName(fn) : null;
+      const argValue = (k: number): ValueInfo => {
+        const a = callArguments(n).positional[k];
+        return a ? model.inferValue(a, cell) : { kind: 'unknown', origin: 'inferred' };
+      };
+      if (q && (q.startsWith('numpy.') || q.startsWith('scipy.'))) {
+        const path = q.split('.').slice(1);
+        const name = path[path.length - 1];
+        const a0 = argValue(0);
+        consider(a0);
+        const result = model.inferValue(n, cell);
+        consider(result);
+        const elems = a0.size ?? result.size ?? 0;
+        if (q.startsWith('numpy.random.') || (path[0] === 'random')) {
+          work.passes += (times * fraction(result, largest)) / 3;
+          work.transcendentalOps += times * fraction(result, largest) * (/normal|randn|gamma|poisson|exponential/.test(name) ? 4 : 1);
+          work.launches += times;
+        } else if (path.length === 1 && ELEMENTWISE_UFUNCS.has(name)) {
+          work.passes += times * fraction(result.kind === 'ndarray' ? result : a0, largest);
+          work.launches += times;
+          if (TRANSCENDENTAL_UFUNCS.has(name)) {
+            work.transcendentalOps += times * fraction(a0, largest);
+          }
+        } else if (path.length === 1 && REDUCTIONS.has(name)) {
+          work.passes += (times * fraction(a0, largest)) / 3;
+          work.launches += times;
+        } else if ((path.length === 1 && (name === 'dot' || name === 'matmul' || name === 'tensordot' || name === 'einsum')) || path[0] === 'linalg') {
+          const n3 = elems > 0 ? Math.pow(Math.sqrt(elems), 3) : 0;
+          work.flops += times * (name === 'norm' ? 2 * elems : 2 * n3);
+          work.launches += times * 2;
+        } else if (path[0] === 'fft' || (q.startsWith('scipy.fft') || q.startsWith('scipy.signal.fftconvolve'))) {
+          work.flops += times * 5 * elems * Math.log2(Math.max(2, elems));
+          work.passes += (times * 2 * fraction(a0, largest)) / 3;
+          work.launches += times * 2;
+        } else if (name === 'sort' || name === 'argsort' || name === 'unique' || name === 'median' || name === 'percentile') {
+          work.flops += times * 4 * elems * Math.log2(Math.max(2, elems));
+          work.passes += times * fraction(a0, largest);
+          work.launches += times * 3;
+        } else if (q.startsWith('scipy.')) {
+          // filters, special functions: several passes with real arithmetic per element
+          work.passes += times * 2 * fraction(a0, largest);
+          work.flops += times * 20 * elems;
+          work.launches += times * 2;
+        } else if (a0.kind === 'ndarray') {
+          work.passes += times * fraction(a0, largest);
+          work.launches += times;
+        }
+      } else if (fn?.type === 'attribute') {
+        const obj = field(fn, 'object');
+        const method = field(fn, 'attribute')?.text ?? '';
+        const v = obj ? model.inferValue(obj, cell) : undefined;
+        if (v?.kind === 'ndarray' && obj && mentions(obj, deviceNames)) {
+          consider(v);
+          if (REDUCTIONS.has(method)) {
+            work.passes += (times * fraction(v, largest)) / 3;
+            work.launches += times;
+          } else if (method === 'dot') {
+            work.flops += times * 2 * Math.pow(Math.sqrt(v.size ?? 0), 3);
+            work.launches += times;
+          } else if (MUTATING_INPLACE.has(method) || method === 'astype' || method === 'copy') {
+            work.passes += times * fraction(v, largest);
+            work.launches += times;
+          }
+        } else if (v?.kind === 'rng') {
+          const result = model.inferValue(n, cell);
+          consider(result);
+          work.passes += (times * fraction(result, largest)) / 3;
+          work.transcendentalOps += times * fraction(result, largest) * (/normal/.test(method) ? 4 : 1);
+          work.launches += times;
+        }
+      }
+    }
+    for (const c of kids(n)) {
+      rec(c, n.type === 'for_statement' || n.type === 'while_statement' ? (field(n, 'body')?.id === c.id ? mult : times) : times);
+    }
+  };
+  rec(root, 1);
+
+  if (largest?.size !== undefined) {
+    work.elements = largest.size;
+    work.itemBytes = itemSize(largest.dtype);
+  }
+  for (const [name] of transfers) {
+    const v = model.valueBefore(name, cell, 0);
+    work.hostToDeviceBytes += v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
+  }
+  for (const name of bringBack) {
+    const v = model.valueAfter(name, cell);
+    work.deviceToHostBytes += v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
+  }
+  return { work, largest };
+
+  /** Passes are counted in units of the largest array: a smaller operand costs less. */
+  function fraction(v: ValueInfo, big: ValueInfo | undefined): number {
+    if (v.size === undefined || big?.size === undefined || big.size === 0) {
+      return 1;
+    }
+    return Math.min(1, v.size / big.size);
+  }
+}
+
+function matmulFlops(n: SyntaxNode, model: NotebookModel, cell: CellModel): number {
+  const left = field(n, 'left');
+  const right = field(n, 'right');
+  const a = left ? model.inferValue(left, cell) : undefined;
+  const b = right ? model.inferValue(right, cell) : undefined;
+  if (a?.shape?.length === 2 && b?.shape?.length === 2 && a.shape.every(d => d !== null) && b.shape[1] !== null) {
+    return 2 * (a.shape[0] as number) * (a.shape[1] as number) * (b.shape[1] as number);
+  }
+  const size = a?.size ?? b?.size;
+  return size ? 2 * Math.pow(Math.sqrt(size), 3) : 0;
+}
+
+/** Iterations of `range(K)` / `range(a, b)` when constant. */
+function loopCount(iter: SyntaxNode, model: NotebookModel, cell: CellModel): number | undefined {
+  if (iter.type !== 'call' || field(iter, 'function')?.text !== 'range') {
+    return undefined;
+  }
+  const args = callArguments(iter).positional.map(a => model.constantValue(a, cell));
+  if (args.length === 1) {
+    return args[0];
+  }
+  if (args.length >= 2 && args[0] !== undefined && args[1] !== undefined) {
+    return Math.max(0, Math.ceil((args[1] - args[0]) / (args[2] ?? 1)));
+  }
+  return undefined;
+}
+

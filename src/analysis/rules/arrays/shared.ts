@@ -1,0 +1,76 @@
+/** Turning an array analysis into a rule outcome: the cost model's verdict and the text. */
+import { formatSeconds, predict } from '../../costmodel';
+import type { Prediction } from '../../types';
+import { describeArray } from '../../values';
+import type { RuleContext, RuleOutcome } from '../types';
+import type { ArrayCellAnalysis } from './cupy-rewrite';
+
+export const CUPY_REFERENCE = 'references/cupy.md';
+
+/** The prediction for an analysis; with unknown sizes, a neutral figure that says so. */
+export function arrayPrediction(ctx: RuleContext, a: ArrayCellAnalysis): Prediction {
+  if (!a.sizeKnown) {
+    return {
+      speedup: 1,
+      cpuSeconds: 0,
+      gpuSeconds: 0,
+      transferSeconds: 0,
+      reason: 'array sizes unknown: run the cells (or let the panel inspect the kernel) for a prediction'
+    };
+  }
+  return predict(a.work, ctx.options.device);
+}
+
+/**
+ * The common outcome of the GPU1xx rules: refuse what breaks or does not pay, else propose the
+ * candidate with its explanation.
+ */
+export function arrayOutcome(
+  ctx: RuleContext,
+  a: ArrayCellAnalysis,
+  text: { what: string; why: string; anchor: string; extraNotes?: string[]; confidence?: number }
+): RuleOutcome {
+  if (a.refusal) {
+    return { kind: 'refuse', reason: a.refusal };
+  }
+  const prediction = arrayPrediction(ctx, a);
+  if (a.sizeKnown && prediction.speedup < ctx.options.minSpeedup) {
+    return {
+      kind: 'refuse',
+      reason: `${prediction.reason}; predicted ${prediction.speedup.toFixed(2)}x (CPU ${formatSeconds(prediction.cpuSeconds)}, GPU ${formatSeconds(prediction.gpuSeconds)})`
+    };
+  }
+  let confidence = text.confidence ?? 0.8;
+  if (!a.sizeKnown) {
+    confidence -= 0.35;
+  }
+  if (a.notes.length > 2) {
+    confidence -= 0.05;
+  }
+  const moved = [...a.transfers].map(([host, dev]) => (host === dev ? `\`${host}\`` : `\`${host}\` → \`${dev}\``));
+  const lines = [
+    `**${text.what}**`,
+    '',
+    text.why,
+    '',
+    a.largest ? `- Largest array: ${describeArray(a.largest)}.` : '- Array sizes are not known yet.',
+    moved.length > 0 ? `- Copied to the device once, at the top of the cell: ${moved.join(', ')}.` : '- Nothing is copied to the device: the data is created there.',
+    a.bringBack.length > 0
+      ? `- Copied back to the host at the end (later cells read them): ${a.bringBack.map(n => `\`${n}\``).join(', ')}.`
+      : '- Nothing is copied back: no later cell needs the results on the host.',
+    `- Prediction: ${prediction.reason}${a.sizeKnown ? ` (CPU ${formatSeconds(prediction.cpuSeconds)}, GPU ${formatSeconds(prediction.gpuSeconds)} of which copies ${formatSeconds(prediction.transferSeconds)})` : ''}.`,
+    '',
+    `See [${text.anchor}](${CUPY_REFERENCE}#${text.anchor}) and [keeping data on the device](${CUPY_REFERENCE}#residency).`
+  ];
+  return {
+    kind: 'suggest',
+    confidence: Math.max(0.05, Math.min(1, confidence)),
+    prediction,
+    edits: a.edits,
+    candidate: a.candidate,
+    imports: a.imports,
+    explanation: lines.join('\n'),
+    notes: [...a.notes, ...(text.extraNotes ?? [])],
+    reference: `${CUPY_REFERENCE}#${text.anchor}`
+  };
+}

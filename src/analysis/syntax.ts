@@ -1,0 +1,99 @@
+/** Small helpers over tree-sitter nodes, shared by the model and the rules. */
+import type { SyntaxNode } from './parser';
+
+/** Named children, without the nulls web-tree-sitter's typings allow. */
+export function kids(node: SyntaxNode): SyntaxNode[] {
+  return node.namedChildren.filter((c): c is SyntaxNode => c !== null);
+}
+
+/** All children (named and anonymous). */
+export function allKids(node: SyntaxNode): SyntaxNode[] {
+  return node.children.filter((c): c is SyntaxNode => c !== null);
+}
+
+export function field(node: SyntaxNode, name: string): SyntaxNode | null {
+  return node.childForFieldName(name);
+}
+
+/** Depth-first walk; return false from `visit` to skip a node's children. */
+export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => boolean | void): void {
+  if (visit(node) === false) {
+    return;
+  }
+  for (const child of kids(node)) {
+    walk(child, visit);
+  }
+}
+
+/** Every descendant (named) of the given types, in source order. */
+export function descendants(node: SyntaxNode, types: ReadonlySet<string> | string): SyntaxNode[] {
+  const want = typeof types === 'string' ? new Set([types]) : types;
+  const found: SyntaxNode[] = [];
+  walk(node, n => {
+    if (want.has(n.type)) {
+      found.push(n);
+    }
+  });
+  return found;
+}
+
+/** The operator token of a binary/unary/augmented/comparison node. */
+export function operatorOf(node: SyntaxNode): string {
+  const op = field(node, 'operator');
+  if (op) {
+    return op.type;
+  }
+  const anon = allKids(node).find(c => !c.isNamed);
+  return anon ? anon.type : '';
+}
+
+/** Positional arguments and keyword arguments of a call. */
+export function callArguments(call: SyntaxNode): {
+  positional: SyntaxNode[];
+  keywords: Map<string, SyntaxNode>;
+} {
+  const positional: SyntaxNode[] = [];
+  const keywords = new Map<string, SyntaxNode>();
+  const args = field(call, 'arguments');
+  if (!args) {
+    return { positional, keywords };
+  }
+  for (const arg of kids(args)) {
+    if (arg.type === 'keyword_argument') {
+      const name = field(arg, 'name');
+      const value = field(arg, 'value');
+      if (name && value) {
+        keywords.set(name.text, value);
+      }
+    } else if (arg.type !== 'comment') {
+      positional.push(arg);
+    }
+  }
+  return { positional, keywords };
+}
+
+/** Strips redundant parentheses. */
+export function unparen(node: SyntaxNode): SyntaxNode {
+  let n = node;
+  while (n.type === 'parenthesized_expression' && kids(n).length === 1) {
+    n = kids(n)[0];
+  }
+  return n;
+}
+
+/** The top-level statements of a module/block, in order. */
+export function statements(node: SyntaxNode): SyntaxNode[] {
+  return kids(node).filter(c => c.type !== 'comment');
+}
+
+/** Is the node (or an ancestor up to `stop`) of one of these types? */
+export function hasAncestor(node: SyntaxNode, types: ReadonlySet<string>, stop?: SyntaxNode): boolean {
+  let p = node.parent;
+  while (p && (!stop || p.id !== stop.id)) {
+    if (types.has(p.type)) {
+      return true;
+    }
+    p = p.parent;
+  }
+  return false;
+}
