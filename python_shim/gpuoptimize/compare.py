@@ -467,7 +467,8 @@ def _combine(
     worst = next((p for p in parts if p.status == status and p.status != EQUAL), None)
     detail = None
     if worst is not None:
-        detail = f"{worst.name}: {worst.detail or worst.status}"
+        nested = worst.method in ("elementwise", "by key") and worst.detail
+        detail = worst.detail if nested else f"{worst.name}: {worst.detail or worst.status}"
     if container_differs:
         detail = "; ".join(filter(None, ["list vs tuple", detail]))
     return OutputComparison(

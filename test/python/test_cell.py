@@ -1,0 +1,95 @@
+"""Static facts about cells (gpuoptimize._cell): inputs, outputs, mutation, side effects."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuoptimize._cell import analyze
+
+
+def test_inputs_are_names_read_before_written() -> None:
+    f = analyze("y = x + 1\nz = y * w\nx = 0")
+    assert f.inputs == ["x", "w"]
+    assert f.outputs == ["y", "z", "x"]
+
+
+def test_augmented_assignment_reads_and_mutates() -> None:
+    f = analyze("a += 1")
+    assert f.inputs == ["a"] and f.mutated == ["a"] and f.outputs == ["a"]
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "a.sort()",
+        "a[0] = 1",
+        "a.x = 1",
+        "del a[0]",
+        "np.add(b, 1, out=a)",
+        "np.random.shuffle(a)",
+        "a.fillna(0, inplace=True)",
+        "a.append(1)",
+    ],
+)
+def test_in_place_changes_make_an_input_an_output(src: str) -> None:
+    f = analyze(src)
+    assert "a" in f.mutated and "a" in f.outputs and "a" in f.inputs
+
+
+def test_function_and_comprehension_locals_are_not_inputs() -> None:
+    f = analyze("def g(v):\n    t = v * k\n    return t\nr = [g(i) for i in data]")
+    assert set(f.inputs) == {"k", "data"}
+    assert f.outputs == ["g", "r"]
+
+
+def test_last_expression_and_loop_counters() -> None:
+    f = analyze("for i in range(3):\n    s = i\ns")
+    assert f.has_last_value and f.loop_vars == {"i"}
+    assert not analyze("x = 1").has_last_value
+
+
+def test_random_use_is_flagged() -> None:
+    assert analyze("x = np.random.rand(3)").uses_random
+    assert analyze("rng = np.random.default_rng(0)").uses_random
+    assert analyze("x = cp.random.normal(size=3)").uses_random
+    assert not analyze("x = np.sort(y)").uses_random
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "open('f', 'w').write('x')",
+        "open('f', mode='a')",
+        "Path('f').write_text('x')",
+        "df.to_parquet('f')",
+        "np.savez('f', a=a)",
+        "torch.save(m, 'f')",
+        "plt.show()",
+        "df.plot()",
+        "while True:\n    print(1)",
+        "x = input()",
+        "import urllib.request",
+        "os.system('ls')",
+        "os.environ['X'] = '1'",
+        "import shutil\nshutil.rmtree('d')",
+        "gzip.open('f.gz', 'wt')",
+    ],
+)
+def test_side_effects(src: str) -> None:
+    assert analyze(src).side_effects, src
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "open('f').read()",
+        "open('f', 'rb')",
+        "print(x)",
+        "np.load('f.npy')",
+        "d.get('k')",
+        "pd.read_csv('f')",
+        "os.path.join('a', 'b')",
+    ],
+)
+def test_look_alikes_are_not_side_effects(src: str) -> None:
+    assert analyze(src).side_effects == [], src

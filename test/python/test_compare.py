@@ -1,0 +1,199 @@
+"""Output equivalence (gpuoptimize.compare), directly, for each supported kind of value."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpuoptimize.compare import compare, default_tolerance
+
+
+def test_equal_float64_within_default_tolerance() -> None:
+    a = np.linspace(0, 1, 100)
+    r = compare("y", a, a * (1 + 1e-9))
+    assert r.status == "equal"
+    assert "rtol=1e-07" in r.method
+    assert 0 < r.max_rel_err <= 1.1e-9
+
+
+def test_float32_defaults_are_looser_than_float64() -> None:
+    assert default_tolerance("float32", "float32") == (1e-5, 1e-6)
+    assert default_tolerance("float64", "float64") == (1e-7, 1e-9)
+    assert default_tolerance("float64", "float32") == (1e-5, 1e-6)  # lower precision wins
+    a = np.ones(10, dtype=np.float64)
+    assert compare("y", a, a + 1e-6).status == "not_equal"
+    r = compare("y", a.astype(np.float32), (a + 1e-6).astype(np.float32))
+    assert r.status == "equal"
+
+
+def test_dtype_promotion_is_stated() -> None:
+    a = np.arange(5, dtype=np.float64)
+    r = compare("y", a, a.astype(np.float32))
+    assert r.status == "equal"
+    assert "dtype float64 -> float32" in r.detail
+
+
+def test_integers_are_exact() -> None:
+    a = np.arange(10)
+    r = compare("n", a, a + np.eye(1, 10, 3, dtype=int)[0])
+    assert r.status == "not_equal"
+    assert r.max_abs_err == 1
+    assert "1 of 10 element(s) outside tolerance" in r.detail and "first at index" in r.detail
+
+
+def test_shape_mismatch() -> None:
+    r = compare("m", np.zeros((3, 4)), np.zeros((4, 3)))
+    assert r.status == "not_equal" and r.method == "shape"
+    assert "(3, 4)" in r.detail and "(4, 3)" in r.detail
+
+
+def test_nan_positions() -> None:
+    a = np.array([1.0, np.nan, 3.0])
+    assert compare("v", a, a.copy()).status == "equal"
+    r = compare("v", a, np.array([np.nan, 2.0, 3.0]))
+    assert r.status == "not_equal" and "NaN positions differ in 2" in r.detail
+
+
+def test_infinities() -> None:
+    a = np.array([1.0, np.inf])
+    assert compare("v", a, a.copy()).status == "equal"
+    assert compare("v", a, np.array([1.0, -np.inf])).status == "not_equal"
+
+
+def test_user_tolerances_override_defaults() -> None:
+    a = np.ones(4)
+    assert compare("v", a, a + 0.01).status == "not_equal"
+    r = compare("v", a, a + 0.01, atol=0.1)
+    assert r.status == "equal" and "atol=0.1" in r.method
+    assert compare("v", a, a * 1.01, rtol=0.05).status == "equal"
+
+
+def test_scalars() -> None:
+    assert compare("s", 3, 3).status == "equal"
+    assert compare("s", 3, 4).status == "not_equal"
+    assert compare("s", 0.1 + 0.2, 0.3).status == "equal"
+    assert compare("s", 1.0, 1.001).status == "not_equal"
+    assert compare("s", np.float32(2.0), 2.0).status == "equal"
+    assert compare("s", float("nan"), float("nan")).status == "equal"
+    assert compare("s", 1 + 2j, 1 + 2j).status == "equal"
+    r = compare("s", 1.0, 2.0)
+    assert r.max_abs_err == 1.0 and r.max_rel_err == 1.0
+
+
+def test_strings_and_none() -> None:
+    assert compare("t", "abc", "abc").status == "equal"
+    assert compare("t", "abc", "abd").status == "not_equal"
+    assert compare("t", None, None).status == "equal"
+
+
+def test_string_and_object_arrays() -> None:
+    a = np.array(["a", "b"])
+    assert compare("t", a, a.copy()).status == "equal"
+    assert compare("t", a, np.array(["a", "c"])).status == "not_equal"
+    o = np.array([{"k": 1}], dtype=object)
+    assert compare("o", o, o.copy()).status == "unverified"
+
+
+def test_containers_recursively() -> None:
+    a = (np.arange(3.0), {"k": [1, 2.0]}, "x")
+    b = (np.arange(3.0), {"k": [1, 2.0]}, "x")
+    assert compare("c", a, b).status == "equal"
+    r = compare("c", a, (np.arange(3.0), {"k": [1, 2.5]}, "x"))
+    assert r.status == "not_equal"
+    assert r.detail.startswith("c[1]['k'][1]")
+    assert r.max_abs_err == 0.5
+    assert compare("c", [1, 2], [1, 2, 3]).status == "not_equal"
+    assert compare("c", {"a": 1}, {"b": 1}).status == "not_equal"
+    r = compare("c", [1, 2], (1, 2))
+    assert r.status == "equal" and "list vs tuple" in r.detail
+
+
+def test_dataframes() -> None:
+    df = pd.DataFrame({"a": [1, 2, 3], "b": [0.1, 0.2, 0.3]})
+    r = compare("df", df, df.copy())
+    assert r.status == "equal" and r.method == "pandas.testing.assert_frame_equal"
+    other = df.copy()
+    other.loc[1, "b"] = 9.0
+    r = compare("df", df, other)
+    assert r.status == "not_equal" and "b" in r.detail
+
+
+def test_dataframe_dtype_difference_is_stated() -> None:
+    df = pd.DataFrame({"a": [1, 2, 3]})
+    r = compare("df", df, df.astype("int32"))
+    assert r.status == "equal"
+    assert "dtypes differ" in r.detail and "int32" in r.detail
+
+
+def test_dataframe_row_order() -> None:
+    df = pd.DataFrame({"k": ["x", "y", "z"], "v": [3, 1, 2]})
+    shuffled = df.iloc[[2, 0, 1]].reset_index(drop=True)
+    r = compare("df", df, shuffled)
+    assert r.status == "not_equal"
+    assert r.detail == "same rows, different order"
+    # a groupby whose index came back unsorted
+    s = pd.Series([1.0, 2.0, 3.0], index=["a", "b", "c"])
+    r = compare("s", s, s.iloc[::-1])
+    assert r.status == "not_equal" and r.detail == "same rows, different order"
+
+
+def test_series_and_index() -> None:
+    s = pd.Series([1.0, 2.0], name="x")
+    assert compare("s", s, s + 1e-12).status == "equal"
+    assert compare("s", s, s + 1).status == "not_equal"
+    assert compare("i", pd.Index([1, 2]), pd.Index([1, 2])).status == "equal"
+    assert compare("s", s, s.to_numpy()).status == "not_equal"  # Series vs ndarray
+
+
+def test_random_outputs_compared_by_statistics() -> None:
+    a = np.random.default_rng(1).normal(size=5000)
+    b = np.random.default_rng(2).normal(size=5000)
+    assert compare("r", a, b).status == "not_equal"  # element by element they differ
+    r = compare("r", a, b, random=True)
+    assert r.status == "statistical"
+    assert r.method.startswith("statistical")
+    assert "KS=" in r.detail
+    # a different distribution is caught
+    r = compare("r", a, b * 1.5, random=True)
+    assert r.status == "not_equal" and "std" in r.detail
+    r = compare("r", a, b + 0.2, random=True)
+    assert r.status == "not_equal" and "mean" in r.detail
+    # the same stream (same seed) is still checked element by element
+    assert compare("r", a, a.copy(), random=True).status == "equal"
+
+
+def test_too_few_random_values_are_unverified() -> None:
+    r = compare("r", np.array([0.1, 0.2]), np.array([0.3, 0.4]), random=True)
+    assert r.status == "unverified" and "too few" in r.detail
+
+
+def test_unknown_objects_are_unverified_never_equal() -> None:
+    class Model:
+        pass
+
+    m = Model()
+    r = compare("m", m, m)
+    assert r.status == "unverified"
+    assert "Model" in r.detail
+
+
+def test_numba_device_arrays_are_copied_to_the_host(monkeypatch) -> None:
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")
+    numba = pytest.importorskip("numba")
+    from numba import cuda
+
+    if not numba.config.ENABLE_CUDASIM:
+        pytest.skip("numba.cuda was imported without the simulator in this process")
+    d = cuda.to_device(np.arange(4.0))
+    assert compare("d", np.arange(4.0), d).status == "equal"
+
+
+def test_to_json_has_no_non_finite_numbers() -> None:
+    r = compare("v", np.array([0.0, 0.0]), np.array([1.0, 0.0]))  # no relative error at 0
+    assert math.isinf(r.max_rel_err)
+    j = r.to_json()
+    assert j["max_rel_err"] is None or math.isfinite(j["max_rel_err"])
+    assert set(j) == {"name", "status", "method", "max_abs_err", "max_rel_err", "detail"}
