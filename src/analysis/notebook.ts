@@ -721,9 +721,19 @@ function numpyCallValue(
     const complex = /^(fft|ifft|fft2|ifft2|fftn|ifftn|rfft|rfft2|rfftn)$/.test(name) ? (args[0].dtype === 'float32' || args[0].dtype === 'complex64' ? 'complex64' : 'complex128') : args[0].dtype;
     return { ...args[0], dtype: complex, library, origin: 'inferred' };
   }
-  if (parts.length === 1 && args[0]?.kind === 'ndarray') {
-    // shape-preserving or shape-changing manipulations keep roughly the data size
-    return { ...args[0], library, origin: 'inferred', approx: true, shape: undefined };
+  if (parts[0] === 'linalg' && args[0]?.kind === 'ndarray') {
+    if (name === 'norm' || name === 'det' || name === 'matrix_rank' || name === 'slogdet') {
+      const hasAxis = keywords.has('axis') || positional.length > 2;
+      return hasAxis
+        ? { kind: 'ndarray', dtype: floatResult(args[0].dtype), origin: 'inferred', library, approx: true }
+        : { kind: 'ndarray', shape: [], size: 1, dtype: floatResult(args[0].dtype), origin: 'inferred', library };
+    }
+    return { ...args[0], dtype: floatResult(args[0].dtype), library, origin: 'inferred' };
+  }
+  const firstArray = args.find(a => a.kind === 'ndarray');
+  if (firstArray) {
+    // other array functions: an array of roughly the input's size
+    return { ...firstArray, library, origin: 'inferred', approx: true, shape: undefined };
   }
   return UNKNOWN;
 }

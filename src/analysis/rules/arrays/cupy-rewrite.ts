@@ -383,8 +383,13 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel): ArrayCe
   const transferredReadOnly = new Set([...transfers].filter(([a, b]) => a !== b).map(([a]) => a));
   let hostCopies = 0;
   for (const arg of hostConsumerArgs) {
+    const v = model.inferValue(arg, cell);
+    // strings (f-strings) format CuPy scalars themselves; only array-valued arguments need a copy
+    const arrayValued = v.kind === 'ndarray' || (unparen(arg).type === 'identifier' && deviceNames.has(unparen(arg).text));
+    if (!arrayValued) {
+      continue;
+    }
     if (mentions(arg, localDevice) || (mentions(arg, transferredReadOnly) && !isBareOrHostSafe(arg, arg.text))) {
-      const v = model.inferValue(arg, cell);
       const scalar = v.kind === 'ndarray' && v.shape !== undefined && v.shape.length === 0;
       edits.push(insert(arg.startIndex, scalar ? 'float(' : `${cp}.asnumpy(`), insert(arg.endIndex, ')'));
       hostCopies += 1;
@@ -424,7 +429,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel): ArrayCe
   for (const name of [...localDevice]) {
     const v = model.valueAfter(name, cell);
     const topLevel = facts.assignments.some(a => a.name === name);
-    if (!topLevel || v.kind !== 'ndarray') {
+    if (!(topLevel || rebound.has(name)) || v.kind !== 'ndarray') {
       continue;
     }
     if (model.readersAfter(name, cell).length > 0) {

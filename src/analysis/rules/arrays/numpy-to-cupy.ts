@@ -46,7 +46,7 @@ export const numpyToCupy: Rule = {
   reference: `${CUPY_REFERENCE}#numpy-to-cupy`,
   check(ctx): RuleOutcome | null {
     const a = arrayAnalysis(ctx);
-    if (!a || !a.applicable || a.numpyCompute === 0 || a.scipyCompute > 0) {
+    if (!a || !a.applicable || (a.numpyCompute === 0 && a.work.passes === 0 && a.work.flops === 0) || a.scipyCompute > 0) {
       return null;
     }
     return arrayOutcome(ctx, a, {
