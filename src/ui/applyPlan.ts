@@ -1,0 +1,150 @@
+/**
+ * What Apply changes, computed without touching the notebook: the new source of the
+ * suggestion's cell, plus the imports it needs added once at the notebook's import cell.
+ *
+ * Pure (no DOM, no JupyterLab) so the refusal rules and the import placement are unit tested
+ * (test/unit/ui-applyPlan.test.ts). The model performs the plan in one shared-model
+ * transaction.
+ */
+import type { Suggestion } from '../analysis/types';
+
+/** The part of a notebook cell Apply needs to see. */
+export interface CellText {
+  id: string;
+  kind: 'code' | 'markdown' | 'raw';
+  source: string;
+}
+
+export interface CellChange {
+  cellId: string;
+  /** The cell's source before the change (for messages and tests). */
+  before: string;
+  after: string;
+}
+
+export type ApplyPlan =
+  | { ok: true; changes: CellChange[]; addedImports: string[] }
+  | { ok: false; reason: 'missing-cell' | 'stale'; message: string };
+
+/** Collapses runs of spaces so `import  cupy as cp` and `import cupy as cp` compare equal. */
+function normaliseImport(line: string): string {
+  return line.trim().replace(/\s+/g, ' ');
+}
+
+const TOP_LEVEL_IMPORT = /^(import\s+\S|from\s+\S+\s+import\s)/;
+
+/**
+ * Index of the line after the last top-level import statement of `source`, or -1 if it has
+ * none. Parenthesised and backslash-continued imports count as one statement, so nothing is
+ * ever inserted inside them.
+ */
+export function lineAfterLastImport(source: string): number {
+  const lines = source.split('\n');
+  let after = -1;
+  for (let i = 0; i < lines.length; i++) {
+    if (!TOP_LEVEL_IMPORT.test(lines[i])) {
+      continue;
+    }
+    let end = i;
+    if (lines[i].includes('(') && !lines[i].includes(')')) {
+      while (end + 1 < lines.length && !lines[end].includes(')')) {
+        end++;
+      }
+    } else {
+      while (end + 1 < lines.length && lines[end].trimEnd().endsWith('\\')) {
+        end++;
+      }
+    }
+    after = end + 1;
+    i = end;
+  }
+  return after;
+}
+
+/** Whether some top-level line of `source` is exactly this import (spacing aside). */
+function hasImportLine(source: string, importLine: string): boolean {
+  const wanted = normaliseImport(importLine);
+  return source.split('\n').some(line => !/^\s/.test(line) && normaliseImport(line) === wanted);
+}
+
+function insertLines(source: string, at: number, newLines: string[]): string {
+  const lines = source.split('\n');
+  lines.splice(at, 0, ...newLines);
+  return lines.join('\n');
+}
+
+/**
+ * Plans Apply for `suggestion` on the notebook's current `cells`.
+ *
+ * Refuses when the cell is gone or its text is no longer the text the suggestion was computed
+ * from (the user typed since): applying then would overwrite their edit.
+ *
+ * Imports the candidate needs go to the notebook's import cell: the first code cell at or
+ * above the suggestion's cell that has top-level imports, after its last import. An import
+ * already made above the cell (or in it) is not added again. With no import cell above,
+ * they open the suggestion's own cell.
+ */
+export function planApply(cells: readonly CellText[], suggestion: Suggestion): ApplyPlan {
+  const targetIndex = cells.findIndex(c => c.id === suggestion.cellId);
+  if (targetIndex < 0) {
+    return {
+      ok: false,
+      reason: 'missing-cell',
+      message: 'The cell this suggestion was made for is no longer in the notebook.'
+    };
+  }
+  const target = cells[targetIndex];
+  if (target.source !== suggestion.original) {
+    return {
+      ok: false,
+      reason: 'stale',
+      message:
+        'Not applied: the cell changed after this suggestion was computed, and applying it would overwrite your edit. The suggestions are being refreshed.'
+    };
+  }
+
+  // Only imports that have run by the time the cell runs count: cells above it (and the cell
+  // itself), and not inside a cell magic such as `%%gpuoptimize`, whose body may never bind.
+  const importsInScope = cells
+    .slice(0, targetIndex + 1)
+    .filter(c => c.kind === 'code' && !c.source.trimStart().startsWith('%%'));
+  const missingImports = suggestion.imports.filter(
+    imp =>
+      !importsInScope.some(c => hasImportLine(c.source, imp)) &&
+      !hasImportLine(suggestion.candidate, imp)
+  );
+  // One copy of each, in the order the engine gave.
+  const addedImports = [...new Set(missingImports.map(normaliseImport))];
+
+  let importCellIndex = -1;
+  for (let i = 0; i <= targetIndex; i++) {
+    if (cells[i].kind === 'code' && lineAfterLastImport(cells[i].source) >= 0) {
+      importCellIndex = i;
+      break;
+    }
+  }
+
+  let candidate = suggestion.candidate;
+  const changes: CellChange[] = [];
+  if (addedImports.length > 0) {
+    if (importCellIndex >= 0 && importCellIndex !== targetIndex) {
+      const importCell = cells[importCellIndex];
+      changes.push({
+        cellId: importCell.id,
+        before: importCell.source,
+        after: insertLines(importCell.source, lineAfterLastImport(importCell.source), addedImports)
+      });
+    } else {
+      const at = lineAfterLastImport(candidate);
+      candidate = at >= 0 ? insertLines(candidate, at, addedImports) : insertLines(candidate, 0, addedImports);
+    }
+  }
+  changes.push({ cellId: target.id, before: target.source, after: candidate });
+  return { ok: true, changes, addedImports };
+}
+
+/** The candidate as a self-contained cell for the A/B run: its imports first. */
+export function candidateWithImports(suggestion: Suggestion): string {
+  const missing = suggestion.imports.filter(imp => !hasImportLine(suggestion.candidate, imp));
+  return missing.length > 0 ? `${missing.join('\n')}\n${suggestion.candidate}` : suggestion.candidate;
+}

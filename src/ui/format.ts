@@ -1,0 +1,151 @@
+/**
+ * Pure formatting helpers for the panel and the result card. No DOM, no JupyterLab: unit
+ * tested in test/unit/ui-format.test.ts.
+ */
+import type { ABResult, Verdict } from '../kernel/protocol';
+import type { RuleFamily } from '../analysis/types';
+
+/** Seconds in the unit a person reads best: "820 ns", "12.4 µs", "3.1 ms", "2.05 s", "3 min 5 s". */
+export function formatSeconds(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) {
+    return '—';
+  }
+  const abs = Math.abs(seconds);
+  if (abs < 1e-6) {
+    return `${round(seconds * 1e9)} ns`;
+  }
+  if (abs < 1e-3) {
+    return `${round(seconds * 1e6)} µs`;
+  }
+  if (abs < 1) {
+    return `${round(seconds * 1e3)} ms`;
+  }
+  if (abs < 120) {
+    return `${round(seconds)} s`;
+  }
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes} min ${Math.round(seconds - minutes * 60)} s`;
+}
+
+/** Three significant digits, no trailing zeros: 12.34 -> "12.3", 0.001234 -> "0.00123". */
+function round(x: number): string {
+  if (x === 0) {
+    return '0';
+  }
+  return String(Number(x.toPrecision(3)));
+}
+
+/** A speedup factor: "12.3×", "0.42×"; "—" when unknown. */
+export function formatSpeedup(speedup: number | null | undefined): string {
+  if (speedup === null || speedup === undefined || !Number.isFinite(speedup)) {
+    return '—';
+  }
+  return `${round(speedup)}×`;
+}
+
+/** 0..1 confidence as a word and a percentage: "high (85%)". */
+export function formatConfidence(confidence: number): string {
+  const clamped = Math.min(1, Math.max(0, confidence));
+  const word = clamped >= 0.8 ? 'high' : clamped >= 0.5 ? 'medium' : 'low';
+  return `${word} (${Math.round(clamped * 100)}%)`;
+}
+
+/** Bytes with binary units: "1.5 GiB". */
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) {
+    return '—';
+  }
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (Math.abs(value) >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : round(value)} ${units[unit]}`;
+}
+
+/** The headline of a result card, one short phrase per verdict. */
+export function verdictHeadline(result: ABResult): string {
+  const headlines: Record<Verdict, string> = {
+    gpu_faster: `GPU ${formatSpeedup(result.speedup.end_to_end)} faster`,
+    gpu_slower: 'GPU slower than CPU',
+    not_equal: 'Results differ',
+    error: 'Run failed',
+    cancelled: 'Cancelled',
+    stale: 'Cell changed during the run',
+    refused: 'Not run',
+    no_gpu: 'No GPU in this kernel'
+  };
+  return headlines[result.verdict];
+}
+
+/** Whether a verdict is good news (used for the card's colour, never as the only cue). */
+export function verdictTone(verdict: Verdict): 'good' | 'bad' | 'neutral' {
+  switch (verdict) {
+    case 'gpu_faster':
+      return 'good';
+    case 'gpu_slower':
+    case 'not_equal':
+    case 'error':
+      return 'bad';
+    default:
+      return 'neutral';
+  }
+}
+
+/** The match line: "Outputs equal (max abs error 1.2e-7)" etc. */
+export function describeMatch(result: ABResult): string {
+  const errors = result.match.outputs
+    .map(o => o.max_abs_err)
+    .filter((e): e is number => e !== null && Number.isFinite(e));
+  const maxError = errors.length > 0 ? Math.max(...errors) : null;
+  const errorText = maxError !== null ? ` (max abs error ${maxError.toExponential(1)})` : '';
+  const names = result.match.outputs.map(o => o.name);
+  const what = names.length > 0 ? `Outputs ${names.join(', ')}` : 'Outputs';
+  switch (result.match.status) {
+    case 'equal':
+      return `${what} equal within tolerance${errorText}`;
+    case 'statistical':
+      return `${what} match statistically (random streams differ)${errorText}`;
+    case 'not_equal':
+      return `${what} NOT equal${errorText}`;
+    case 'unverified':
+      return names.length > 0
+        ? `${what} could not be compared: unverified`
+        : 'Nothing was compared: unverified';
+  }
+}
+
+/** The rule family of a rule id, from DESIGN.md's table: GPU1xx arrays ... GPU9xx scale. */
+export function ruleFamily(rule: string): RuleFamily | null {
+  const match = /^GPU(\d)\d\d$/.exec(rule);
+  if (!match) {
+    return null;
+  }
+  const families: RuleFamily[] = [
+    'arrays',
+    'kernels',
+    'simulation',
+    'dataframes',
+    'ml',
+    'graphs',
+    'vectors',
+    'images-io',
+    'scale'
+  ];
+  return families[Number(match[1]) - 1] ?? null;
+}
+
+/**
+ * A short, stable hash of a cell's source (FNV-1a, hex). Sent with run_ab so the shim can
+ * say whether the cell changed during the run; not a security measure.
+ */
+export function sourceHash(source: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < source.length; i++) {
+    hash ^= source.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}

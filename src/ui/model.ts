@@ -1,0 +1,552 @@
+/**
+ * The GPU Optimizer's state, owned in one place (the jupyterlab-git model/view split): which
+ * notebook is active, its suggestions, dismissals, benchmark runs and the kernel link. Widgets
+ * render it and call its methods; they never touch the notebook or the kernel themselves.
+ *
+ * One `NotebookSession` per open notebook keeps that notebook's analysis engine (incremental),
+ * bridge (kernel link) and runs, so switching notebooks loses nothing and a run keeps going in
+ * the background.
+ */
+import type { ICellModel } from '@jupyterlab/cells';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { ISignal, Signal } from '@lumino/signaling';
+import type { AnalysisResult, CellInput, Suggestion } from '../analysis/types';
+import { BridgeError, KernelBridge } from '../kernel/bridge';
+import type { ABResult, ProgressEvent } from '../kernel/protocol';
+import { CellText, candidateWithImports, planApply } from './applyPlan';
+import { ruleFamily, sourceHash } from './format';
+import { DEFAULT_SETTINGS, GpuOptimizerSettings } from './settings';
+
+/** The analysis engine as the UI sees it: one instance per notebook (it caches per cell). */
+export interface NotebookAnalysisEngine {
+  analyze(cells: CellInput[]): AnalysisResult;
+}
+
+/** Creates an engine; the first call also loads the parser (wasm), so it is async. */
+export type AnalysisEngineFactory = () => Promise<NotebookAnalysisEngine>;
+
+/** Stable key of a suggestion within a notebook: rule and cell. Dismissals use it too. */
+export function suggestionKey(s: Pick<Suggestion, 'rule' | 'cellId'>): string {
+  return `${s.rule}@${s.cellId}`;
+}
+
+export type BenchmarkPhase =
+  | 'connecting'
+  | 'waiting-for-previous'
+  | 'waiting-for-kernel'
+  | 'running'
+  | 'done'
+  | 'failed';
+
+export interface BenchmarkRun {
+  phase: BenchmarkPhase;
+  startedAt: number;
+  progress: ProgressEvent | null;
+  result: ABResult | null;
+  /** Why the run produced no result, for people. */
+  error: string | null;
+  /** Present while the run can be cancelled. */
+  abort: AbortController | null;
+}
+
+/** A message to show on a card after an action (Apply refused, Apply done, ...). */
+export interface CardNotice {
+  kind: 'info' | 'error';
+  text: string;
+}
+
+/** The notebook-metadata record of dismissals (`metadata.gpuoptimize.dismissed`). */
+interface DismissedEntry {
+  rule: string;
+  cell_id: string;
+}
+
+const METADATA_KEY = 'gpuoptimize';
+
+/** Everything the model keeps for one open notebook. */
+class NotebookSession {
+  constructor(
+    readonly panel: NotebookPanel,
+    readonly bridge: KernelBridge
+  ) {}
+  engine: NotebookAnalysisEngine | null = null;
+  analysis: AnalysisResult | null = null;
+  analysisError: string | null = null;
+  analyzing = false;
+  debounceTimer: ReturnType<typeof setTimeout> | null = null;
+  readonly runs = new Map<string, BenchmarkRun>();
+  readonly notices = new Map<string, CardNotice>();
+}
+
+export class GpuOptimizerModel {
+  constructor(
+    private readonly _tracker: INotebookTracker,
+    private readonly _engineFactory: AnalysisEngineFactory
+  ) {
+    _tracker.widgetAdded.connect((_, panel) => this._track(panel));
+    _tracker.forEach(panel => this._track(panel));
+    _tracker.currentChanged.connect(() => {
+      this._changed.emit();
+      this._maybeConnect();
+    });
+  }
+
+  /** Emits after any change a view may show. */
+  get changed(): ISignal<this, void> {
+    return this._changed;
+  }
+
+  get settings(): Readonly<GpuOptimizerSettings> {
+    return this._settings;
+  }
+
+  /** Live-reload: new filters apply at once; analysis-affecting changes re-analyse. */
+  set settings(value: GpuOptimizerSettings) {
+    this._settings = value;
+    this._changed.emit();
+  }
+
+  /** Whether a view is showing the model (auto-connect only happens then). */
+  set visible(value: boolean) {
+    this._visible = value;
+    if (value) {
+      this._maybeConnect();
+    }
+  }
+
+  /** The active notebook panel, or null (no notebook open or focus elsewhere). */
+  get notebook(): NotebookPanel | null {
+    return this._tracker.currentWidget;
+  }
+
+  get bridge(): KernelBridge | null {
+    return this._current()?.bridge ?? null;
+  }
+
+  get analyzing(): boolean {
+    return this._current()?.analyzing ?? false;
+  }
+
+  /** The last analysis failure of the active notebook (e.g. the parser did not load). */
+  get analysisError(): string | null {
+    return this._current()?.analysisError ?? null;
+  }
+
+  /** Per-cell problems the engine reported (syntax errors, magics it cannot read). */
+  get diagnostics(): AnalysisResult['diagnostics'] {
+    return this._current()?.analysis?.diagnostics ?? [];
+  }
+
+  /** True once the active notebook has been analysed at least once. */
+  get analysed(): boolean {
+    return this._current()?.analysis !== null && this._current()?.analysis !== undefined;
+  }
+
+  /** Suggestions to show: enabled families, predicted speedup high enough, not dismissed. */
+  get suggestions(): Suggestion[] {
+    const session = this._current();
+    if (!session?.analysis) {
+      return [];
+    }
+    const dismissed = this._dismissedKeys(session.panel);
+    return session.analysis.suggestions.filter(
+      s => this._passesFilters(s) && !dismissed.has(suggestionKey(s))
+    );
+  }
+
+  /** How many suggestions the filters and dismissals hide (the panel says so). */
+  get hiddenCounts(): { dismissed: number; filtered: number } {
+    const session = this._current();
+    if (!session?.analysis) {
+      return { dismissed: 0, filtered: 0 };
+    }
+    const dismissed = this._dismissedKeys(session.panel);
+    let dismissedCount = 0;
+    let filtered = 0;
+    for (const s of session.analysis.suggestions) {
+      if (!this._passesFilters(s)) {
+        filtered++;
+      } else if (dismissed.has(suggestionKey(s))) {
+        dismissedCount++;
+      }
+    }
+    return { dismissed: dismissedCount, filtered };
+  }
+
+  /** Suggestions shown for one cell of a notebook (badges use this for every notebook). */
+  suggestionsForCell(panel: NotebookPanel, cellId: string): Suggestion[] {
+    const session = this._sessions.get(panel);
+    if (!session?.analysis) {
+      return [];
+    }
+    const dismissed = this._dismissedKeys(panel);
+    return session.analysis.suggestions.filter(
+      s => s.cellId === cellId && this._passesFilters(s) && !dismissed.has(suggestionKey(s))
+    );
+  }
+
+  run(suggestion: Suggestion): BenchmarkRun | null {
+    return this._current()?.runs.get(suggestionKey(suggestion)) ?? null;
+  }
+
+  notice(suggestion: Suggestion): CardNotice | null {
+    return this._current()?.notices.get(suggestionKey(suggestion)) ?? null;
+  }
+
+  /** Analyses the active notebook now (the debounced path calls this too). */
+  async analyze(panel: NotebookPanel | null = this.notebook): Promise<void> {
+    const session = panel ? this._sessions.get(panel) : undefined;
+    if (!session || !session.panel.model) {
+      return;
+    }
+    if (session.debounceTimer !== null) {
+      clearTimeout(session.debounceTimer);
+      session.debounceTimer = null;
+    }
+    session.analyzing = true;
+    this._changed.emit();
+    try {
+      if (!session.engine) {
+        session.engine = await this._engineFactory();
+      }
+      const cells = this._cellInputs(session.panel);
+      session.analysis = session.engine.analyze(cells);
+      session.analysisError = null;
+      // Notices about suggestions that no longer exist would only confuse.
+      const live = new Set(session.analysis.suggestions.map(suggestionKey));
+      for (const key of [...session.notices.keys()]) {
+        if (!live.has(key)) {
+          session.notices.delete(key);
+        }
+      }
+    } catch (err) {
+      session.analysisError = `The notebook could not be analysed: ${(err as Error).message}`;
+      console.error('gpuoptimize: analysis failed', err);
+    } finally {
+      session.analyzing = false;
+      this._changed.emit();
+    }
+  }
+
+  /**
+   * Replaces the suggestion's cell with the candidate (and adds its imports once), in one
+   * shared-model transaction so the editor's undo restores the cell. Refuses if the cell
+   * changed since the suggestion was computed. Returns the notice it also shows on the card.
+   */
+  apply(suggestion: Suggestion): CardNotice {
+    const session = this._current();
+    const model = session?.panel.model;
+    if (!session || !model) {
+      return { kind: 'error', text: 'No notebook is active.' };
+    }
+    const plan = planApply(this._cellTexts(session.panel), suggestion);
+    let notice: CardNotice;
+    if (!plan.ok) {
+      notice = { kind: 'error', text: plan.message };
+      if (plan.reason === 'stale') {
+        void this.analyze(session.panel);
+      }
+    } else {
+      const byId = new Map<string, ICellModel>();
+      for (let i = 0; i < model.cells.length; i++) {
+        const cell = model.cells.get(i);
+        byId.set(cell.id, cell);
+      }
+      model.sharedModel.transact(() => {
+        for (const change of plan.changes) {
+          byId.get(change.cellId)?.sharedModel.setSource(change.after);
+        }
+      });
+      const imports =
+        plan.addedImports.length > 0 ? ` Added ${plan.addedImports.join('; ')} at the imports.` : '';
+      notice = {
+        kind: 'info',
+        text: `Applied ${suggestion.rule}.${imports} Undo with Ctrl+Z in the cell.`
+      };
+    }
+    session.notices.set(suggestionKey(suggestion), notice);
+    this._changed.emit();
+    if (plan.ok) {
+      void this.analyze(session.panel);
+    }
+    return notice;
+  }
+
+  /**
+   * A/B-times the cell against the suggestion in the kernel. The result (or the reason there
+   * is none) lands in `run(suggestion)`; `changed` fires at each step.
+   */
+  async benchmark(suggestion: Suggestion): Promise<void> {
+    const session = this._current();
+    if (!session) {
+      return;
+    }
+    const key = suggestionKey(suggestion);
+    const existing = session.runs.get(key);
+    if (existing && existing.abort) {
+      return; // Already running or queued.
+    }
+    const current = this._cellTexts(session.panel).find(c => c.id === suggestion.cellId);
+    if (!current || current.source !== suggestion.original) {
+      session.notices.set(key, {
+        kind: 'error',
+        text: 'Not benchmarked: the cell changed after this suggestion was computed. The suggestions are being refreshed.'
+      });
+      void this.analyze(session.panel);
+      this._changed.emit();
+      return;
+    }
+    session.notices.delete(key);
+    const abort = new AbortController();
+    const run: BenchmarkRun = {
+      phase: 'connecting',
+      startedAt: Date.now(),
+      progress: null,
+      result: null,
+      error: null,
+      abort
+    };
+    session.runs.set(key, run);
+    this._changed.emit();
+    try {
+      run.result = await session.bridge.runAB({
+        cellId: suggestion.cellId,
+        baseline: suggestion.original,
+        candidate: candidateWithImports(suggestion),
+        budgetSeconds: this._settings.benchmarkBudgetSeconds,
+        rtol: this._settings.rtol,
+        atol: this._settings.atol,
+        sourceHash: sourceHash(suggestion.original),
+        signal: abort.signal,
+        onQueueState: state => {
+          run.phase = state;
+          this._changed.emit();
+        },
+        onProgress: event => {
+          run.phase = 'running';
+          run.progress = event;
+          this._changed.emit();
+        }
+      });
+      run.phase = 'done';
+    } catch (err) {
+      run.phase = 'failed';
+      run.error =
+        err instanceof BridgeError && err.code === 'cancelled'
+          ? 'Cancelled before it started.'
+          : (err as Error).message;
+    } finally {
+      run.abort = null;
+      this._changed.emit();
+    }
+  }
+
+  /** Cancels a benchmark: dropped if still queued, kernel interrupt if running. */
+  cancelBenchmark(suggestion: Suggestion): void {
+    this._current()?.runs.get(suggestionKey(suggestion))?.abort?.abort();
+  }
+
+  /** Hides a suggestion for good: recorded in the notebook's metadata (saved with it). */
+  dismiss(suggestion: Suggestion): void {
+    const model = this._current()?.panel.model;
+    if (!model) {
+      return;
+    }
+    const entries = this._dismissedEntries(this._current()!.panel);
+    if (!entries.some(e => e.rule === suggestion.rule && e.cell_id === suggestion.cellId)) {
+      entries.push({ rule: suggestion.rule, cell_id: suggestion.cellId });
+    }
+    this._writeDismissed(this._current()!.panel, entries);
+  }
+
+  /** Shows every dismissed suggestion of the active notebook again. */
+  restoreDismissed(): void {
+    const session = this._current();
+    if (session) {
+      this._writeDismissed(session.panel, []);
+    }
+  }
+
+  /** Scrolls to the suggestion's cell and makes it the active cell. */
+  async revealCell(suggestion: Suggestion): Promise<void> {
+    const panel = this.notebook;
+    const model = panel?.model;
+    if (!panel || !model) {
+      return;
+    }
+    for (let i = 0; i < model.cells.length; i++) {
+      if (model.cells.get(i).id === suggestion.cellId) {
+        panel.content.activeCellIndex = i;
+        panel.content.deselectAll();
+        // scrollToItem copes with windowed notebooks, where the cell may not be in the DOM.
+        await panel.content.scrollToItem(i, 'smart');
+        return;
+      }
+    }
+  }
+
+  /** Connects the active notebook's bridge (loads the shim, says hello). */
+  async connect(): Promise<void> {
+    try {
+      await this._current()?.bridge.connect();
+    } catch {
+      // The bridge keeps the reason in `error`; the header shows it.
+    }
+  }
+
+  dispose(): void {
+    for (const session of this._sessions.values()) {
+      this._forget(session.panel);
+    }
+    Signal.clearData(this);
+  }
+
+  // -------------------------------------------------------------------------
+
+  private _current(): NotebookSession | null {
+    const panel = this.notebook;
+    return panel ? (this._sessions.get(panel) ?? null) : null;
+  }
+
+  private _track(panel: NotebookPanel): void {
+    if (this._sessions.has(panel)) {
+      return;
+    }
+    const bridge = new KernelBridge(panel.sessionContext);
+    const session = new NotebookSession(panel, bridge);
+    this._sessions.set(panel, session);
+    bridge.changed.connect(() => {
+      if (this._current() === session) {
+        this._changed.emit();
+        this._maybeConnect();
+      }
+    });
+    panel.disposed.connect(() => this._forget(panel));
+    void panel.context.ready.then(() => {
+      const model = panel.model;
+      if (!model || panel.isDisposed) {
+        return;
+      }
+      model.contentChanged.connect(() => this._onEdited(session));
+      model.metadataChanged.connect(() => {
+        if (this._current() === session) {
+          this._changed.emit();
+        }
+      });
+      void this.analyze(panel);
+    });
+  }
+
+  private _forget(panel: NotebookPanel): void {
+    const session = this._sessions.get(panel);
+    if (!session) {
+      return;
+    }
+    if (session.debounceTimer !== null) {
+      clearTimeout(session.debounceTimer);
+    }
+    for (const run of session.runs.values()) {
+      run.abort?.abort();
+    }
+    session.bridge.dispose();
+    this._sessions.delete(panel);
+    this._changed.emit();
+  }
+
+  private _onEdited(session: NotebookSession): void {
+    if (!this._settings.analyzeOnEdit) {
+      return;
+    }
+    if (session.debounceTimer !== null) {
+      clearTimeout(session.debounceTimer);
+    }
+    session.debounceTimer = setTimeout(() => {
+      session.debounceTimer = null;
+      void this.analyze(session.panel);
+    }, this._settings.debounceMs);
+  }
+
+  /** Says hello when a view shows a notebook whose kernel is idle and not yet connected. */
+  private _maybeConnect(): void {
+    const session = this._current();
+    if (
+      !this._visible ||
+      !this._settings.connectOnOpen ||
+      !session ||
+      session.bridge.status !== 'disconnected' ||
+      session.panel.sessionContext.session?.kernel?.status !== 'idle'
+    ) {
+      return;
+    }
+    session.bridge.connect().catch(() => undefined);
+  }
+
+  private _passesFilters(s: Suggestion): boolean {
+    const family = ruleFamily(s.rule);
+    return (
+      (family === null || this._settings.enabledFamilies.includes(family)) &&
+      s.predicted_speedup >= this._settings.minPredictedSpeedup
+    );
+  }
+
+  private _cellTexts(panel: NotebookPanel): CellText[] {
+    const model = panel.model;
+    if (!model) {
+      return [];
+    }
+    const cells: CellText[] = [];
+    for (let i = 0; i < model.cells.length; i++) {
+      const cell = model.cells.get(i);
+      // Only code, markdown and raw exist in nbformat; anything else is read as raw.
+      const kind = cell.type === 'code' || cell.type === 'markdown' ? cell.type : 'raw';
+      cells.push({ id: cell.id, kind, source: cell.sharedModel.getSource() });
+    }
+    return cells;
+  }
+
+  private _cellInputs(panel: NotebookPanel): CellInput[] {
+    return this._cellTexts(panel).map((cell, index) => ({ ...cell, index }));
+  }
+
+  private _dismissedEntries(panel: NotebookPanel): DismissedEntry[] {
+    const record = panel.model?.getMetadata(METADATA_KEY) as { dismissed?: unknown } | undefined;
+    const list = record && Array.isArray(record.dismissed) ? record.dismissed : [];
+    return list.filter(
+      (e): e is DismissedEntry =>
+        typeof e === 'object' &&
+        e !== null &&
+        typeof (e as DismissedEntry).rule === 'string' &&
+        typeof (e as DismissedEntry).cell_id === 'string'
+    );
+  }
+
+  private _dismissedKeys(panel: NotebookPanel): Set<string> {
+    return new Set(
+      this._dismissedEntries(panel).map(e => suggestionKey({ rule: e.rule, cellId: e.cell_id }))
+    );
+  }
+
+  private _writeDismissed(panel: NotebookPanel, entries: DismissedEntry[]): void {
+    const model = panel.model;
+    if (!model) {
+      return;
+    }
+    const record = (model.getMetadata(METADATA_KEY) ?? {}) as Record<string, unknown>;
+    if (entries.length > 0) {
+      model.setMetadata(METADATA_KEY, { ...record, dismissed: entries } as never);
+    } else {
+      const { dismissed: _removed, ...rest } = record;
+      if (Object.keys(rest).length > 0) {
+        model.setMetadata(METADATA_KEY, rest as never);
+      } else {
+        model.deleteMetadata(METADATA_KEY);
+      }
+    }
+    this._changed.emit();
+  }
+
+  private readonly _changed = new Signal<this, void>(this);
+  private readonly _sessions = new Map<NotebookPanel, NotebookSession>();
+  private _settings: GpuOptimizerSettings = { ...DEFAULT_SETTINGS };
+  private _visible = false;
+}
