@@ -1170,6 +1170,12 @@ def _decide(r: ABResult, b: _Side, c: _Side) -> None:
     ci = r.speedup_ci95
     if e2e is not None and e2e > 1 and (ci is None or ci[0] > 1):
         r.verdict = "gpu_faster"
+        t, cm = cs.transfer_s, cs.median_s
+        if t is not None and cm and t > 0.5 * cm:
+            r.warnings.append(
+                f"host<->device copies take {_fmt_s(t)} of the candidate's {_fmt_s(cm)}: "
+                "keeping the data on the device across cells would gain more"
+            )
         return
     r.verdict = "gpu_slower"
     bm, cm = bs.median_s or 0.0, cs.median_s or 0.0

@@ -16,7 +16,8 @@
  * Cancelling a run is a kernel interrupt (the shell channel is busy while a run executes,
  * so a `cancel` message could not be read before the run ends); the run then ends with an
  * ab_result whose verdict is "cancelled".
- * Any request may instead be answered by `error` {code, message}.
+ * Any request may instead be answered by `error` {code, message}; the kernel's codes are
+ * bad_message, bad_version, unknown_type, bad_field and internal.
  */
 
 export const PROTOCOL_VERSION = 1;
@@ -56,7 +57,13 @@ export interface RunABRequest extends Envelope {
   rtol?: number;
   atol?: number;
   allow_side_effects?: boolean;
-  /** Hash of the cell source when the run was asked for; the result says if it changed. */
+  /**
+   * Hash of the cell source when the run was asked for; the result says if it changed.
+   * The kernel's own hash (python_shim/gpuoptimize/harness.py `source_hash`) is the first
+   * 16 hex digits of SHA-256 of the stripped UTF-8 text, a leading %%gpuoptimize line
+   * removed. The kernel marks a run stale when the latest register_candidate for `cell_id`
+   * was made for other text than both `baseline` and `source_hash`.
+   */
   source_hash?: string;
 }
 export interface DoctorRequest extends Envelope {
@@ -87,6 +94,8 @@ export interface Problem {
   message: string;
   fix: string;
 }
+/** Bandwidths in bytes per second (copies count bytes read plus written, except
+ * host_to_device: bytes moved); launch_overhead_s is seconds per small kernel launch. */
 export interface Calibration {
   host_bandwidth: number | null;
   device_bandwidth: number | null;

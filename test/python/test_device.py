@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import types
 
-from protocol_check import check_environment
-
 from gpuoptimize import device
+from protocol_check import check_environment
 
 
 def test_numba_cuda_with_numpy_2_5() -> None:
