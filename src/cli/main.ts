@@ -12,9 +12,10 @@ import { existsSync, readFileSync, writeFileSync } from 'fs';
 import { basename, dirname, extname, join, resolve } from 'path';
 import type { PythonParser } from '../analysis/parser';
 import { initParser } from '../analysis/parser';
-import { NotebookAnalyzer, ruleCatalog } from '../analysis/engine';
+import { NotebookAnalyzer } from '../analysis/engine';
+import { RULES } from '../analysis/rules/registry';
 import { rewriteNotebook } from '../analysis/plan';
-import type { CellInput, RuleFamily } from '../analysis/types';
+import type { CellInput } from '../analysis/types';
 import { expandPaths, loadFile, type LoadedFile, type SkippedFile } from './sources';
 import { ansiStyle, plainStyle, toJSONReport, toSARIF, toText, type FileReport } from './report';
 import { unifiedDiff } from './diff';
@@ -144,7 +145,7 @@ async function parser(): Promise<PythonParser> {
 }
 
 function analyseFile(file: LoadedFile, opts: AnalyzeOptions, p: PythonParser): FileReport {
-  const analyzer = new NotebookAnalyzer(p);
+  const analyzer = new NotebookAnalyzer({}, p);
   const result = analyzer.update(file.cells);
   const suggestions = result.suggestions.filter(
     s =>
@@ -190,7 +191,7 @@ export async function analyze(args: string[], io: Io): Promise<number> {
   if (opts.format === 'json') {
     io.stdout(JSON.stringify(toJSONReport(reports), null, 2) + '\n');
   } else if (opts.format === 'sarif') {
-    const docs = new Map(ruleCatalog().map(r => [r.id, { title: r.title, reference: r.reference }]));
+    const docs = new Map(RULES.map(r => [r.id, { title: r.title, reference: r.reference }]));
     io.stdout(JSON.stringify(toSARIF(reports, VERSION, docs), null, 2) + '\n');
   } else {
     const colour = opts.color && io.isTTY && !io.env.NO_COLOR;
@@ -203,7 +204,9 @@ export async function analyze(args: string[], io: Io): Promise<number> {
       io.stderr(`gpuoptimize: ${e.file.path}: ${(e.file as SkippedFile).message}\n`);
     }
   }
-  if (analysed === 0) {
+  // Nothing analysed because of errors is an error; files skipped on purpose (another
+  // kernel language) are not.
+  if (analysed === 0 && errors.length > 0) {
     return 2;
   }
   return reports.some(r => r.suggestions.length > 0) ? 1 : 0;

@@ -2,6 +2,7 @@
  * The CLI's three report formats: JSON (the contract in DESIGN.md and
  * schema/cli/report.schema.json), SARIF 2.1.0 for code-scanning tools, and text for people.
  */
+import type { Log, ReportingDescriptor, Result } from 'sarif';
 import type { Suggestion } from '../analysis/types';
 import type { LoadedFile, SkippedFile } from './sources';
 import { unifiedDiff } from './diff';
@@ -87,8 +88,8 @@ export function toSARIF(
   reports: FileReport[],
   version: string,
   ruleDocs: Map<string, { title: string; reference: string }>
-): object {
-  const results: object[] = [];
+): Log {
+  const results: Result[] = [];
   const usedRules = new Map<string, { title: string; reference: string }>();
   for (const r of reports) {
     if (!isLoaded(r.file)) {
@@ -140,7 +141,7 @@ export function toSARIF(
             informationUri: 'https://github.com/jupyterlab-gpuoptimize',
             rules: [...usedRules.entries()]
               .sort(([a], [b]) => a.localeCompare(b))
-              .map(([id, d]) => ({
+              .map(([id, d]): ReportingDescriptor => ({
                 id,
                 name: id,
                 shortDescription: { text: d.title },

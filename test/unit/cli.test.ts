@@ -1,0 +1,210 @@
+/**
+ * The `gpuoptimize` command, driven as a subprocess (the bundle that `pip install` ships),
+ * on the notebooks in test/fixtures/cli.
+ */
+import { execFileSync, spawnSync } from 'child_process';
+import { existsSync, mkdtempSync, readFileSync, copyFileSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import Ajv from 'ajv';
+
+const ROOT = join(__dirname, '..', '..');
+const BUNDLE = join(ROOT, 'python_shim', 'gpuoptimize', 'cli_bundle', 'gpuoptimize.cjs');
+const FIX = join(ROOT, 'test', 'fixtures', 'cli');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Run {
+  const r = spawnSync(process.execPath, [BUNDLE, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env }
+  });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface SuggestionJSON {
+  rule: string;
+  library: string;
+  candidate: string;
+  predicted_speedup: number;
+}
+interface ReportJSON {
+  version: number;
+  files: {
+    path: string;
+    status: string;
+    message?: string;
+    cells: { index: number; suggestions: SuggestionJSON[]; diagnostics: string[] }[];
+  }[];
+}
+
+const validateReport = new Ajv({ allErrors: true }).compile(
+  JSON.parse(readFileSync(join(ROOT, 'schema', 'cli', 'report.schema.json'), 'utf8'))
+);
+
+function jsonReport(args: string[]): { run: Run; report: ReportJSON } {
+  const r = run(['analyze', ...args, '--format', 'json']);
+  const report = JSON.parse(r.stdout) as ReportJSON;
+  if (!validateReport(report)) {
+    throw new Error(`report violates the schema: ${JSON.stringify(validateReport.errors)}`);
+  }
+  return { run: r, report };
+}
+
+beforeAll(() => {
+  // Always bundle the current sources: the test exercises what `pip install` would ship.
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-cli.js')], { cwd: ROOT });
+  expect(existsSync(BUNDLE)).toBe(true);
+});
+
+describe('gpuoptimize analyze', () => {
+  test('finds the NumPy rewrite, counts markdown cells in index, exits 1', () => {
+    const { run: r, report } = jsonReport([join(FIX, 'numpy_pipeline.ipynb')]);
+    expect(r.code).toBe(1);
+    expect(report.version).toBe(1);
+    const cells = report.files[0].cells.filter(c => c.suggestions.length > 0);
+    // cell 0 is markdown, 1 imports, 2 creates x, 3 computes y
+    expect(cells.map(c => c.index)).toContain(3);
+    const s = cells.find(c => c.index === 3)!.suggestions[0];
+    expect(s.rule).toBe('GPU101');
+    expect(s.library).toBe('cupy');
+    expect(s.candidate).toMatch(/cp\.(sqrt|exp)|cupy/);
+    expect(s.predicted_speedup).toBeGreaterThan(1);
+  });
+
+  test('a clean notebook exits 0 with no suggestions', () => {
+    const { run: r, report } = jsonReport([join(FIX, 'clean.ipynb')]);
+    expect(r.code).toBe(0);
+    expect(report.files[0].status).toBe('analysed');
+    expect(report.files[0].cells.every(c => c.suggestions.length === 0)).toBe(true);
+  });
+
+  test('nbformat 3 notebooks are read', () => {
+    const { run: r, report } = jsonReport([join(FIX, 'nbformat3.ipynb')]);
+    expect(r.code).toBe(1);
+    const withSuggestions = report.files[0].cells.filter(c => c.suggestions.length > 0);
+    expect(withSuggestions.map(c => c.index)).toEqual([2]);
+  });
+
+  test('a syntax error in one cell is reported and the other cells are still analysed', () => {
+    const { run: r, report } = jsonReport([join(FIX, 'syntax_error.ipynb')]);
+    expect(r.code).toBe(1);
+    const cells = report.files[0].cells;
+    expect(cells.find(c => c.index === 1)!.diagnostics.join(' ')).toMatch(/syntax error/);
+    expect(cells.find(c => c.index === 2)!.suggestions.length).toBeGreaterThan(0);
+  });
+
+  test('a non-Python notebook is skipped with a note, not an error', () => {
+    const { run: r, report } = jsonReport([join(FIX, 'r_kernel.ipynb')]);
+    expect(r.code).toBe(0);
+    expect(report.files[0].status).toBe('skipped');
+    expect(report.files[0].message).toMatch(/language is r/i);
+  });
+
+  test('invalid JSON alone: a clear message and exit 2', () => {
+    const r = run(['analyze', join(FIX, 'invalid.ipynb')]);
+    expect(r.code).toBe(2);
+    expect(r.stdout + r.stderr).toMatch(/invalid JSON/);
+  });
+
+  test('a folder: bad files are reported, good ones analysed, exit by findings', () => {
+    const r = run(['analyze', FIX, '--no-color']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/binary\.py: error: binary file/);
+    expect(r.stdout).toMatch(/invalid\.ipynb: error: not a valid notebook/);
+    expect(r.stdout).toMatch(/numpy_pipeline\.ipynb:cell 3: GPU101 \[cupy\]/);
+    // a short diff for people
+    expect(r.stdout).toMatch(/^\s+\+ .*cp\./m);
+    // no colour codes when stdout is not a terminal
+    expect(r.stdout).not.toMatch(/\x1b\[/);
+  });
+
+  test('huge files are refused with their size', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gpuopt-'));
+    const big = join(dir, 'huge.py');
+    writeFileSync(big, 'x = 1\n'.repeat(9_000_000));
+    const r = run(['analyze', big]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/too large to analyse \(54 MB/);
+  });
+
+  test('.py files split on # %% markers', () => {
+    const { run: r, report } = jsonReport([join(FIX, 'script.py')]);
+    expect(r.code).toBe(1);
+    // cells: 0 imports (before the first marker), 1 x, 2 markdown, 3 y
+    const indices = report.files[0].cells.filter(c => c.suggestions.length > 0).map(c => c.index);
+    expect(indices).toContain(3);
+  });
+
+  test('--select, --ignore and --min-speedup filter suggestions', () => {
+    const nb = join(FIX, 'numpy_pipeline.ipynb');
+    expect(run(['analyze', nb, '--ignore', 'GPU1']).code).toBe(0);
+    expect(run(['analyze', nb, '--select', 'GPU101']).code).toBe(1);
+    expect(run(['analyze', nb, '--select', 'GPU9']).code).toBe(0);
+    expect(run(['analyze', nb, '--min-speedup', '1e9']).code).toBe(0);
+  });
+
+  test('SARIF: a valid 2.1.0 log whose results point at the file and line', () => {
+    const r = run(['analyze', join(FIX, 'script.py'), '--format', 'sarif']);
+    expect(r.code).toBe(1);
+    const log = JSON.parse(r.stdout);
+    expect(log.version).toBe('2.1.0');
+    expect(log.runs).toHaveLength(1);
+    const driver = log.runs[0].tool.driver;
+    expect(driver.name).toBe('gpuoptimize');
+    const ruleIds = driver.rules.map((x: { id: string }) => x.id);
+    expect(log.runs[0].results.length).toBeGreaterThan(0);
+    for (const res of log.runs[0].results) {
+      expect(ruleIds).toContain(res.ruleId);
+      expect(typeof res.message.text).toBe('string');
+      const loc = res.locations[0].physicalLocation;
+      expect(loc.artifactLocation.uri).toMatch(/script\.py$/);
+      expect(Number.isInteger(loc.region.startLine) && loc.region.startLine >= 1).toBe(true);
+    }
+    // the y = ... line of script.py is line 10
+    const lines = log.runs[0].results.map(
+      (x: { locations: { physicalLocation: { region: { startLine: number } } }[] }) =>
+        x.locations[0].physicalLocation.region.startLine
+    );
+    expect(lines).toContain(10);
+  });
+
+  test('usage errors exit 2 with the usage text', () => {
+    const r = run(['analyze', '--format', 'xml', FIX]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown format xml/);
+    expect(run([]).code).toBe(2);
+    expect(run(['nonsense']).code).toBe(2);
+    expect(run(['analyze', join(FIX, 'no-such-file.ipynb')]).code).toBe(2);
+  });
+});
+
+describe('gpuoptimize fix', () => {
+  test('writes a new notebook and never overwrites without --force', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gpuopt-'));
+    const input = join(dir, 'pipeline.ipynb');
+    copyFileSync(join(FIX, 'numpy_pipeline.ipynb'), input);
+    const before = readFileSync(input, 'utf8');
+    const r = run(['fix', input]);
+    expect(r.code).toBe(0);
+    const out = join(dir, 'pipeline.gpu.ipynb');
+    expect(existsSync(out)).toBe(true);
+    expect(r.stdout).toMatch(/change\(s\)/);
+    expect(readFileSync(input, 'utf8')).toBe(before);
+    const nb = JSON.parse(readFileSync(out, 'utf8'));
+    const sources: string[] = nb.cells.map((c: { source: string | string[] }) =>
+      Array.isArray(c.source) ? c.source.join('') : c.source
+    );
+    expect(sources.join('\n')).toMatch(/import cupy as cp/);
+    // again: refuses to overwrite its own output, and the input itself
+    expect(run(['fix', input]).code).toBe(2);
+    const self = run(['fix', input, '-o', input]);
+    expect(self.code).toBe(2);
+    expect(self.stderr).toMatch(/input notebook/);
+    expect(readFileSync(input, 'utf8')).toBe(before);
+  });
+});
