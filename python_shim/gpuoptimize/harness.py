@@ -55,7 +55,7 @@ from .compare import (
     is_device_value,
 )
 
-__all__ = ["ABResult", "SideStats", "run_ab", "source_hash"]
+__all__ = ["ABResult", "SideStats", "run_ab", "run_for_real", "source_hash"]
 
 RESULT_VERSION = 1
 DEFAULT_BUDGET_S = 3.0
@@ -912,6 +912,17 @@ def _versions() -> dict[str, str]:
     if _cuda_sim():
         out["numba_cudasim"] = "1"
     return out
+
+
+def run_for_real(source: str, namespace: dict[str, Any]) -> Any:
+    """Run a cell once in `namespace` itself, untimed, and return its last expression's
+    value: what the cell does without the A/B (used to give a magic cell its effect)."""
+    code = _cell.compile_cell(source, "<gpuoptimize cell>")
+    try:
+        exec(code, namespace)
+        return namespace.get(_cell.LAST_VALUE)
+    finally:
+        namespace.pop(_cell.LAST_VALUE, None)
 
 
 # ---------------------------------------------------------------------------------------

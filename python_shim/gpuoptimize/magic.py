@@ -12,7 +12,6 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from . import api, device, harness
-from ._cell import LAST_VALUE
 
 #: A line `# %% gpu` splits a cell: baseline above, candidate below.
 SPLIT_LINE = re.compile(r"^[ \t]*#[ \t]*%%[ \t]*gpu[ \t]*$", re.MULTILINE)
@@ -96,11 +95,11 @@ class GpuOptimizeMagics(Magics):
         timed apart, then repeated for the budget with a device synchronize before every
         clock read. Outputs are compared on the host with dtype-aware tolerances.
 
-        Afterwards the cell has its normal effect: the names the baseline binds (and the
-        value of its last expression) are set in the notebook from the baseline's last
-        run, as if the cell had run without the magic. With --apply, the candidate's are
-        set instead. Nothing is bound when the run is refused or cancelled, or when the
-        side to bind failed.
+        Afterwards the cell has its normal effect: the baseline runs once more, untimed,
+        in the notebook's own namespace, as if the cell had no magic (its names are bound,
+        its last value is the cell's output). With --apply the candidate runs instead.
+        Nothing runs for real when the A/B was refused or cancelled, or when the side to
+        run failed.
 
         Cells with side effects (file writes, plots, network, printing in loops...) are
         refused unless --allow-side-effects.
@@ -142,9 +141,11 @@ class GpuOptimizeMagics(Magics):
             now = harness.source_hash(api.normalize_source(cell))
             made_for = reg.baseline_hash
             is_stale = lambda: made_for != now  # noqa: E731 (the candidate is for other text)
+        baseline_py = api.transform_cell(baseline)
+        candidate_py = api.transform_cell(candidate)
         result = harness.run_ab(
-            api.transform_cell(baseline),
-            api.transform_cell(candidate),
+            baseline_py,
+            candidate_py,
             self.shell.user_ns,
             budget_s=args.budget,
             rtol=args.rtol,
@@ -165,26 +166,21 @@ class GpuOptimizeMagics(Magics):
                 },
                 raw=True,
             )
-        return self._bind(result, args.apply)
+        return self._bind(result, baseline_py, candidate_py, args.apply)
 
-    def _bind(self, result: harness.ABResult, apply: bool) -> Any:
-        """Give the cell its effect: bind one side's outputs in the user namespace."""
+    def _bind(self, result: harness.ABResult, baseline: str, candidate: str, apply: bool) -> Any:
+        """Give the cell its normal effect: run one side once more, for real and untimed,
+        in the user's namespace (so functions it defines see the notebook's globals and
+        objects it changes in place are the user's own)."""
         if result.verdict in ("refused", "cancelled"):
             return None
         use_candidate = apply and result.candidate.status == "ok"
         if apply and not use_candidate:
-            print("gpuoptimize: the candidate failed, so the baseline's outputs are kept")
-        side = result.candidate if use_candidate else result.baseline
-        values = result.candidate_values if use_candidate else result.baseline_values
-        if side.status != "ok":
-            return None
-        if side.stdout:
-            print(side.stdout, end="")
-        ns = self.shell.user_ns
-        for name, value in values.items():
-            if name != LAST_VALUE:
-                ns[name] = value
-        return values.get(LAST_VALUE)
+            print("gpuoptimize: the candidate failed, so the baseline runs instead")
+        if not use_candidate and result.baseline.status != "ok":
+            return None  # the baseline fails: the A/B result above says why
+        source = candidate if use_candidate else baseline
+        return harness.run_for_real(source, self.shell.user_ns)
 
 
 def bar_chart(result: harness.ABResult) -> str:

@@ -135,3 +135,20 @@ def test_line_magic_doctor(kernel: Kernel) -> None:
 def test_line_magic_usage(kernel: Kernel) -> None:
     ex = kernel.ok("%gpuoptimize")
     assert "usage" in ex.stdout
+
+
+def test_magic_cell_has_its_normal_effect(kernel: Kernel) -> None:
+    """Functions the cell defines see the notebook's globals; in-place changes reach the
+    user's own object (the chosen side runs once for real after the A/B)."""
+    kernel.ok("ne_scale = 2\nne_list = [3, 1, 2]\nne_id = id(ne_list)")
+    kernel.ok(
+        f"%%gpuoptimize --budget {BUDGET}\n"
+        "def ne_f(v):\n    return v * ne_scale\n"
+        "ne_list.sort()\n"
+        "# %% gpu\n"
+        "def ne_f(v):\n    return ne_scale * v\n"
+        "ne_list.sort()"
+    )
+    kernel.ok("ne_scale = 10")
+    got = kernel.ok("print(json.dumps([ne_f(3), ne_list, id(ne_list) == ne_id]))").json()
+    assert got == [30, [1, 2, 3], True]
