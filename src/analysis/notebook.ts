@@ -138,6 +138,9 @@ const RANDOM_SIZE_LAST: Record<string, number> = {
   gumbel: 2
 };
 const INT_RANDOM = new Set(['randint', 'integers', 'poisson', 'binomial']);
+/** SciPy functions that return tuples, scalars or objects rather than one array. */
+const SCIPY_NON_ARRAY_RESULTS =
+  /^(butter|cheby1|cheby2|ellip|bessel|iirfilter|iirdesign|freqz|sosfreqz|welch|periodogram|csd|coherence|spectrogram|stft|istft|find_peaks|peak_widths|peak_prominences|argrel\w*|cg|cgs|gmres|minres|lsqr|lsmr|bicg\w*|qmr|eigs|eigsh|svds|lobpcg|lu|qr|svd|eig\w*|label|find|pearsonr|spearmanr|ttest\w*|describe|linregress|mode|norm|det|factorized|splu|spilu|[A-Z]\w*)$/;
 
 /** The whole notebook, as the rules see it. */
 export class NotebookModel {
@@ -314,6 +317,10 @@ export class NotebookModel {
       }
       case 'call':
         return this.inferCall(n, cell);
+      case 'comparison_operator': {
+        const parts = kids(n).map(k => this.inferValue(k, cell));
+        return parts.some(v => v.kind === 'ndarray') ? broadcastValues(parts, 'bool') : { kind: 'scalar', dtype: 'bool', origin: 'inferred' };
+      }
       case 'conditional_expression': {
         const first = kids(n)[0];
         return first ? this.inferValue(first, cell) : UNKNOWN;
@@ -485,9 +492,15 @@ export class NotebookModel {
     if (lib === 'scipy') {
       // most scipy array functions return an array shaped like their first argument
       const first = positional[0] ? this.inferValue(positional[0], cell) : UNKNOWN;
+      const name = q.split('.').pop() ?? '';
+      if (SCIPY_NON_ARRAY_RESULTS.test(name) || /^scipy\.(optimize|integrate|stats)\./.test(q)) {
+        return UNKNOWN;
+      }
       if (first.kind === 'ndarray') {
         return { ...first, origin: 'inferred', approx: true };
       }
+      // filter design, windows, transforms: arrays of a size the literals rarely tell
+      return { kind: 'ndarray', origin: 'inferred', library: 'numpy', device: 'host', dtype: 'float64' };
     }
     return UNKNOWN;
   }

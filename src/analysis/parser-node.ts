@@ -15,7 +15,7 @@ export function readPythonGrammarWasm(): Uint8Array {
 export function initNodeParser(opts: Partial<ParserInitOptions> = {}): Promise<PythonParser> {
   const locateFile =
     opts.locateFile ??
-    ((name: string): string => require.resolve(`web-tree-sitter/${name}`));
+    ((name: string): string => (name === 'tree-sitter.wasm' ? require.resolve('web-tree-sitter/tree-sitter.wasm') : name));
   return initParser({
     locateFile,
     languageWasm: opts.languageWasm ?? readPythonGrammarWasm()

@@ -20,7 +20,8 @@ describe('engine', () => {
     expect(s).toBeDefined();
     expect(s.library).toBe('cupy');
     expect(applyEdits(s.original, s.edits)).toBe(s.candidate);
-    expect(s.candidate).toContain('cp.exp(-x_gpu)');
+    expect(s.candidate).toContain('x_gpu = cp.asarray(x)');
+    expect(s.candidate).toContain('s = s.item()');
     expect(s.imports).toContain('import cupy as cp');
     expect(s.explanation).toContain('references/cupy.md#');
     expect(s.predicted_speedup).toBeGreaterThan(1);
@@ -53,7 +54,10 @@ describe('engine', () => {
 
   it('honours enabled families, disabled rules and the minimum speedup', () => {
     expect(analyzeNotebook(notebook(), { families: ['dataframes'] }).suggestions).toEqual([]);
-    expect(analyzeNotebook(notebook(), { disabledRules: ['GPU101'] }).suggestions).toEqual([]);
+    const without103 = analyzeNotebook(notebook(), { disabledRules: ['GPU103'] }).suggestions;
+    expect(without103.map(x => x.rule)).not.toContain('GPU103');
+    // with the fusion rule off, the cell falls back to the plain CuPy rewrite
+    expect(without103.find(x => x.cellIndex === 1)?.rule).toBe('GPU101');
     const strict = analyzeNotebook(notebook(), { minSpeedup: 1e6 });
     expect(strict.suggestions).toEqual([]);
     expect(strict.refusals.length).toBeGreaterThan(0);

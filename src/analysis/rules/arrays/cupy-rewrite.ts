@@ -16,6 +16,7 @@ import { callArguments, field, kids, operatorOf, unparen, walk } from '../../syn
 import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
+import { ElementwiseChain, findElementwiseChains, fuseChains } from './fusion';
 
 /** A reference to a NumPy or SciPy name in the cell. */
 export interface LibraryRef {
@@ -52,6 +53,12 @@ export interface ArrayCellAnalysis {
   /** The largest array the cell touches, if its size is known. */
   largest?: ValueInfo;
   sizeKnown: boolean;
+  /** Elementwise chains fused into @cp.fuse() functions in the candidate. */
+  chains: ElementwiseChain[];
+  /** Operators (+, *, @, ...) applied to arrays. */
+  arrayOperators: number;
+  /** The same rewrite without fusion (what GPU101 proposes when GPU103 is switched off). */
+  unfused: { edits: TextEdit[]; candidate: string; work: WorkEstimate };
 }
 
 /** Builtins that accept CuPy arrays as they are (they call __len__/__float__/__repr__...). */
@@ -161,7 +168,7 @@ function isInside(node: SyntaxNode, outer: SyntaxNode): boolean {
   return node.startIndex >= outer.startIndex && node.endIndex <= outer.endIndex;
 }
 
-const ANALYSIS_KEY = 'arrays/cupy-analysis';
+export const ANALYSIS_KEY = 'arrays/cupy-analysis';
 
 /** The array analysis of the context's cell, computed once per cell per update. */
 export function arrayAnalysis(ctx: RuleContext): ArrayCellAnalysis | null {
@@ -193,13 +200,21 @@ export function cupyAlias(model: NotebookModel): { alias: string; importLine: st
   return { alias: 'cp', importLine: 'import cupy as cp' };
 }
 
-export function analyseArrayCell(cell: CellModel, model: NotebookModel): ArrayCellAnalysis | null {
+/** How the notebook-wide plan runs the analysis (plan.ts); absent for a per-cell suggestion. */
+export interface ResidencyContext {
+  /** Names already on the device when the cell starts (no transfer, no rename). */
+  resident: ReadonlySet<string>;
+}
+
+export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: ResidencyContext): ArrayCellAnalysis | null {
   const root = cell.tree?.rootNode;
   const facts = cell.facts;
   if (!root || !facts || cell.syntaxError) {
     return null;
   }
-  const { alias: cp, importLine } = cupyAlias(model);
+  const { alias: cp, importLine: cellImport } = cupyAlias(model);
+  // in the plan, the import goes once into the notebook's import cell
+  const importLine = plan ? null : cellImport;
   const refusals: string[] = [];
   const notes: string[] = [];
   const refs: LibraryRef[] = [];
@@ -228,6 +243,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel): ArrayCe
   let scipyCompute = 0;
   let randomCalls = 0;
   const hostRngCalls: SyntaxNode[] = [];
+  /** Whole-range rewrites (e.g. rng.normal); plain edits inside them are dropped. */
+  const rangeRewrites: TextEdit[] = [];
   for (const r of refs) {
     const isCall = r.node.parent?.type === 'call' && field(r.node.parent, 'function')?.id === r.node.id;
     if (r.action === 'refuse' && r.reason) {
@@ -251,11 +268,15 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel): ArrayCe
   const cellStartValue = (name: string): ValueInfo => model.valueBefore(name, cell, 0);
   for (const a of facts.assignments) {
     const v = model.valueBefore(a.name, cell, a.at);
-    if (v.kind === 'ndarray' || v.kind === 'rng') {
+    if (v.kind === 'ndarray' || v.kind === 'rng' || (v.kind === 'sparse' && scipyCompute > 0)) {
       localArrays.add(a.name);
     }
   }
+  const residentInputs = [...facts.inputs].filter(name => plan?.resident.has(name));
   const arrayInputs = [...facts.inputs].filter(name => {
+    if (plan?.resident.has(name)) {
+      return false;
+    }
     const v = cellStartValue(name);
     return (v.kind === 'ndarray' && v.device !== 'gpu') || (v.kind === 'sparse' && scipyCompute > 0);
   });
@@ -305,6 +326,13 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel): ArrayCe
     const createdHere = facts.assignments.some(a => a.name === obj.text && a.at <= n.startIndex);
     if (createdHere) {
       randomCalls += 1;
+      if (method === 'normal') {
+        const rewritten = normalViaStandardNormal(n, obj.text, model);
+        if (rewritten) {
+          rangeRewrites.push(rewritten);
+          return true;
+        }
+      }
       if (!CUPY_GENERATOR_METHODS.has(method)) {
         refusals.push(
           method === 'normal'
@@ -325,17 +353,18 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel): ArrayCe
   }
 
   // Which inputs are read-only (get a device copy under a new name) or rebound in place.
-  const deviceNames = new Set<string>(localArrays);
+  const deviceNames = new Set<string>([...localArrays, ...residentInputs]);
   const transfers = new Map<string, string>();
   const rebound = new Set<string>();
-  const hostConsumerArgs = collectHostConsumerArgs(root, model, cell, new Set([...localArrays, ...arrayInputs]));
+  const hostConsumerArgs = collectHostConsumerArgs(root, model, cell, new Set([...localArrays, ...arrayInputs, ...residentInputs]));
   for (const name of arrayInputs) {
     const refsToName = globalReferences(root, name);
     const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)));
     if (deviceUses.length === 0) {
       continue;
     }
-    if (facts.writes.has(name) || facts.mutates.has(name)) {
+    if (plan || facts.writes.has(name) || facts.mutates.has(name)) {
+      // rebinding: the name now holds the device array (in the plan, for the rest of the notebook)
       rebound.add(name);
       transfers.set(name, name);
     } else {
@@ -360,6 +389,17 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel): ArrayCe
         edits.push(insert(call.startIndex, `${cp}.asarray(`), insert(call.endIndex, ')'));
       }
     }
+  }
+  for (const rw of rangeRewrites) {
+    for (let k = edits.length - 1; k >= 0; k--) {
+      if (edits[k].start >= rw.start && edits[k].end <= rw.end && !(edits[k].start === edits[k].end && (edits[k].start === rw.start || edits[k].start === rw.end))) {
+        edits.splice(k, 1);
+      }
+    }
+    edits.push(rw);
+  }
+  if (rangeRewrites.length > 0) {
+    notes.push('`rng.normal(loc, scale, size)` became `loc + scale * rng.standard_normal(size)`: CuPy\'s Generator has no `normal`; the distribution is the same.');
   }
   // draws from a host generator made in another cell: copy the draw to the device once
   for (const call of hostRngCalls) {
@@ -406,39 +446,30 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel): ArrayCe
     return true;
   });
 
-  // prologue: import and transfers, after the cell's leading imports/comments
-  const prologueAt = prologueOffset(root);
-  const prologue: string[] = [];
-  if (importLine) {
-    prologue.push(importLine);
-  }
-  for (const imp of imports) {
-    if (imp.startsWith('import cupyx') && !model.aliases.has(imp.slice('import '.length))) {
-      prologue.push(imp);
-    }
-  }
-  for (const [name, dev] of transfers) {
-    prologue.push(`${dev} = ${cp}.asarray(${name})`);
-  }
-  if (prologue.length > 0) {
-    edits.push(insert(prologueAt, prologue.join('\n') + '\n'));
-  }
-
   // epilogue: results read by later cells go back to the host (the notebook plan can keep them)
   const bringBack: string[] = [];
   for (const name of [...localDevice]) {
     const v = model.valueAfter(name, cell);
     const topLevel = facts.assignments.some(a => a.name === name);
-    if (!(topLevel || rebound.has(name)) || v.kind !== 'ndarray') {
+    if (!(topLevel || rebound.has(name)) || (v.kind !== 'ndarray' && v.kind !== 'sparse')) {
       continue;
     }
-    if (model.readersAfter(name, cell).length > 0) {
+    if (!plan && model.readersAfter(name, cell).length > 0) {
       bringBack.push(name);
     }
   }
   if (bringBack.length > 0) {
     const { at, before } = epilogueOffset(root, cell.source);
-    const lines = bringBack.map(n => `${n} = ${cp}.asnumpy(${n})`).join('\n');
+    const lines = bringBack
+      .map(n => {
+        const v = model.valueAfter(n, cell);
+        if (v.kind === 'sparse') {
+          return `${n} = ${n}.get()`;
+        }
+        // a full reduction leaves a 0-d device array: the host wants a Python number
+        return v.shape !== undefined && v.shape.length === 0 ? `${n} = ${n}.item()` : `${n} = ${cp}.asnumpy(${n})`;
+      })
+      .join('\n');
     edits.push(insert(at, before ? `${lines}\n` : `\n${lines}`));
     notes.push(
       `${bringBack.map(n => `\`${n}\``).join(', ')} ${bringBack.length === 1 ? 'is' : 'are'} read by later cells, so the candidate copies ${bringBack.length === 1 ? 'it' : 'them'} back to the host; the notebook-wide plan can keep ${bringBack.length === 1 ? 'it' : 'them'} on the device instead.`
@@ -458,16 +489,79 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel): ArrayCe
     notes.push(`${userCalls.map(n => `\`${n}\``).join(', ')} will receive CuPy arrays; NumPy calls inside ${userCalls.length === 1 ? 'it' : 'them'} dispatch to CuPy, other libraries may not.`);
   }
 
+  // fusion: elementwise chains become one @cp.fuse() kernel each
+  const resolveUfunc = (fn: SyntaxNode): string | null => {
+    const q = model.qualifiedName(fn);
+    return q && q.startsWith('numpy.') && q.split('.').length === 2 ? q.slice('numpy.'.length) : null;
+  };
+  const chains = findElementwiseChains(root, model, cell, resolveUfunc);
+  const used = new Set<string>([...model.bindings.keys(), ...model.aliases.keys()]);
+  const fused = chains.length > 0 ? fuseChains(cell.source, edits, chains, cp, used) : { edits: [...edits], definitions: [] as string[] };
+  const unfusedEdits = [...edits];
+  edits.length = 0;
+  edits.push(...fused.edits);
+
+  // prologue: import and transfers, after the cell's leading imports/comments
+  const prologueAt = prologueOffset(root);
+  const prologue: string[] = [];
+  if (importLine) {
+    prologue.push(importLine);
+  }
+  for (const imp of imports) {
+    if (imp.startsWith('import cupyx') && !model.aliases.has(imp.slice('import '.length))) {
+      prologue.push(imp);
+    }
+  }
+  for (const [name, dev] of transfers) {
+    if (cellStartValue(name).kind === 'sparse') {
+      prologue.push(`${dev} = cupyx.scipy.sparse.csr_matrix(${name})`);
+      if (!prologue.includes('import cupyx.scipy.sparse')) {
+        prologue.splice(importLine ? 1 : 0, 0, 'import cupyx.scipy.sparse');
+        imports.add('import cupyx.scipy.sparse');
+      }
+    } else {
+      prologue.push(`${dev} = ${cp}.asarray(${name})`);
+    }
+  }
+  if (fused.definitions.length > 0) {
+    prologue.push('', ...fused.definitions);
+  }
+  if (prologue.length > 0) {
+    edits.push(insert(prologueAt, prologue.join('\n') + '\n'));
+  }
+  const plainPrologue = prologue.slice(0, fused.definitions.length > 0 ? prologue.indexOf('') : prologue.length);
+  if (plainPrologue.length > 0) {
+    unfusedEdits.push(insert(prologueAt, plainPrologue.join('\n') + '\n'));
+  }
+
   let candidate: string;
+  let unfusedCandidate: string;
   try {
     candidate = applyEdits(cell.source, edits);
+    unfusedCandidate = applyEdits(cell.source, unfusedEdits);
   } catch (e) {
     refusals.push(`internal: ${(e as Error).message}`);
     candidate = cell.source;
+    unfusedCandidate = cell.source;
   }
 
   // 5. Work, for the cost model.
   const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, bringBack);
+  const unfusedWork = { ...work };
+  for (const chain of chains) {
+    // a fused chain reads its inputs once and writes once, in one launch
+    const share = largest?.size && chain.value.size ? Math.min(1, chain.value.size / largest.size) : 1;
+    const fusedPasses = (share * (chain.params.length + (chain.reduction ? 0 : 1))) / 3;
+    work.passes = Math.max(fusedPasses, work.passes - chain.ops * share + fusedPasses);
+    work.launches = Math.max(1, work.launches - chain.ops + 1);
+  }
+  let arrayOperators = 0;
+  walk(root, n => {
+    if ((n.type === 'binary_operator' || n.type === 'augmented_assignment') && model.inferValue(n.type === 'binary_operator' ? n : field(n, 'left') ?? n, cell).kind === 'ndarray') {
+      arrayOperators += 1;
+    }
+    return true;
+  });
   const applicable = numpyCompute + scipyCompute + randomCalls > 0 || work.passes > 0 || work.flops > 0;
   return {
     applicable,
@@ -485,7 +579,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel): ArrayCe
     notes,
     work,
     largest,
-    sizeKnown: largest?.size !== undefined
+    sizeKnown: largest?.size !== undefined,
+    chains,
+    arrayOperators,
+    unfused: { edits: unfusedEdits, candidate: unfusedCandidate, work: unfusedWork }
   };
 }
 
@@ -543,7 +640,7 @@ function classify(node: SyntaxNode, qualified: string, cp: string): LibraryRef {
 }
 
 /** Offset after the cell's leading imports, comments and docstring (a top-level line start). */
-function prologueOffset(root: SyntaxNode): number {
+export function prologueOffset(root: SyntaxNode): number {
   let at = 0;
   let seenCode = false;
   for (const stmt of kids(root)) {
@@ -599,7 +696,7 @@ function isBareOrHostSafe(arg: SyntaxNode, name: string): boolean {
  * Python builtins that iterate (sum, list, sorted...). Excludes NumPy/SciPy calls (rewritten),
  * methods on arrays, and builtins CuPy arrays satisfy (print, len, float...).
  */
-function collectHostConsumerArgs(root: SyntaxNode, model: NotebookModel, cell: CellModel, arrays: ReadonlySet<string>): SyntaxNode[] {
+export function collectHostConsumerArgs(root: SyntaxNode, model: NotebookModel, cell: CellModel, arrays: ReadonlySet<string>): SyntaxNode[] {
   const args: SyntaxNode[] = [];
   walk(root, n => {
     if (n.type !== 'call') {
@@ -933,3 +1030,27 @@ function loopCount(iter: SyntaxNode, model: NotebookModel, cell: CellModel): num
   return undefined;
 }
 
+
+/**
+ * `rng.normal(loc, scale, size)` -> `(loc + scale * rng.standard_normal(size))` for CuPy's
+ * Generator, which lacks `normal`. Only for plain arguments (names, numbers, tuples).
+ */
+function normalViaStandardNormal(call: SyntaxNode, rng: string, model: NotebookModel): TextEdit | null {
+  const { positional, keywords } = callArguments(call);
+  const arg = (k: number, kw: string): SyntaxNode | undefined => keywords.get(kw) ?? positional[k];
+  const loc = arg(0, 'loc');
+  const scale = arg(1, 'scale');
+  const size = arg(2, 'size');
+  const plain = [loc, scale, size].every(a => !a || !/\b(np|numpy)\./.test(a.text));
+  if (!plain || keywords.has('out') || keywords.has('dtype') || positional.length > 3 || model.aliases.has(rng)) {
+    return null;
+  }
+  const draw = `${rng}.standard_normal(${size ? size.text : ''})`;
+  const scaled = scale ? `${wrapOperand(scale.text)} * ${draw}` : draw;
+  const text = loc && loc.text !== '0' && loc.text !== '0.0' ? `(${wrapOperand(loc.text)} + ${scaled})` : `(${scaled})`;
+  return { start: call.startIndex, end: call.endIndex, text };
+}
+
+function wrapOperand(text: string): string {
+  return /^[\w.]+$/.test(text) ? text : `(${text})`;
+}

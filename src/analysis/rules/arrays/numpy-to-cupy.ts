@@ -46,10 +46,13 @@ export const numpyToCupy: Rule = {
   reference: `${CUPY_REFERENCE}#numpy-to-cupy`,
   check(ctx): RuleOutcome | null {
     const a = arrayAnalysis(ctx);
-    if (!a || !a.applicable || (a.numpyCompute === 0 && a.work.passes === 0 && a.work.flops === 0) || a.scipyCompute > 0) {
+    if (!a || !a.applicable || (a.numpyCompute === 0 && a.arrayOperators === 0 && a.work.flops === 0) || a.scipyCompute > 0) {
       return null;
     }
-    return arrayOutcome(ctx, a, {
+    // GPU103 claims cells with fusable chains first; when it is switched off, this rule
+    // proposes the same rewrite without fusion
+    const plain = { ...a, edits: a.unfused.edits, candidate: a.unfused.candidate, work: a.unfused.work, chains: [] };
+    return arrayOutcome(ctx, plain, {
       what: 'This cell computes with NumPy on arrays the GPU can process much faster.',
       why: 'CuPy mirrors the NumPy API on the GPU (cuBLAS, cuFFT, cuSOLVER underneath): every call below exists in CuPy with the same semantics.',
       anchor: 'numpy-to-cupy'

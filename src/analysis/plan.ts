@@ -1,0 +1,240 @@
+/**
+ * The notebook-wide residency plan: which cells run on the GPU, where data crosses between host
+ * and device, and the whole-notebook rewrite that follows from it.
+ *
+ * Per-cell suggestions must leave the notebook working on their own, so each copies its inputs
+ * in and its results out. Across a whole notebook that is wasteful: an array produced by one GPU
+ * cell and consumed by the next should stay on the device. The plan walks the cells in order,
+ * keeping the set of names that live on the device:
+ *
+ * - a GPU cell (one the array rules would rewrite, judged with the plan's residency) uses
+ *   resident arrays as they are, moves host arrays in once by rebinding them
+ *   (`x = cp.asarray(x)`), and leaves its results on the device;
+ * - a host cell that only hands resident arrays to host consumers (matplotlib, pandas, file
+ *   writes, Python builtins) gets `cp.asnumpy(...)` around those arguments, and the arrays stay
+ *   resident; printing and formatting work on CuPy values as they are;
+ * - a host cell that computes with a resident array on the host (loops, NumPy code the rules
+ *   refused) brings it back at its top (`x = cp.asnumpy(x)`): the array leaves the device there.
+ *
+ * `import cupy as cp` is added once, to the first cell that imports something.
+ */
+import { DEFAULT_DEVICE_PROFILE, predict } from './costmodel';
+import { applyEdits, insert } from './edits';
+import { CellCache, CellModel, NotebookModel } from './notebook';
+import { getParser, PythonParser, SyntaxNode } from './parser';
+import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, prologueOffset } from './rules/arrays/cupy-rewrite';
+import { field, kids } from './syntax';
+import type { CellInput, DeviceProfile, RuntimeValueInfo, TextEdit } from './types';
+
+export interface PlanOptions {
+  parser?: PythonParser;
+  runtime?: Record<string, RuntimeValueInfo>;
+  device?: DeviceProfile;
+  /** Cells predicted below this speedup stay on the host (default 1.5). */
+  minSpeedup?: number;
+}
+
+/** One place where data moves, for the UI and the report. */
+export interface Transfer {
+  cellIndex: number;
+  name: string;
+  direction: 'to-device' | 'to-host';
+  /** Why the data moves there (the host consumer or the GPU cell). */
+  reason: string;
+}
+
+export interface PlanChange {
+  cellIndex: number;
+  cellId: string;
+  /** The array rule whose rewrite the cell got, if it became a GPU cell. */
+  rule?: string;
+  summary: string;
+}
+
+export interface ResidencyPlan {
+  /** All cells, rewritten where the plan changes them (markdown untouched). */
+  cells: CellInput[];
+  changes: PlanChange[];
+  transfers: Transfer[];
+  /** Indices of the cells that run on the GPU. */
+  gpuCells: number[];
+}
+
+/** Computes the residency plan and the whole-notebook rewrite. */
+export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): ResidencyPlan {
+  const parser = opts.parser ?? getParser();
+  const cache = new CellCache(parser);
+  const models: CellModel[] = cells.map(c => cache.get(c));
+  const model = new NotebookModel(models, opts.runtime ?? {});
+  const device = opts.device ?? DEFAULT_DEVICE_PROFILE;
+  const minSpeedup = opts.minSpeedup ?? 1.5;
+  const { alias: cp, importLine } = cupyAlias(model);
+
+  const resident = new Set<string>();
+  const out: CellInput[] = cells.map(c => ({ ...c }));
+  const changes: PlanChange[] = [];
+  const transfers: Transfer[] = [];
+  const gpuCells: number[] = [];
+
+  for (const cell of models) {
+    if (cell.kind !== 'code' || !cell.tree || !cell.facts || cell.syntaxError || cell.skipped) {
+      continue;
+    }
+    const analysis = analyseArrayCell(cell, model, { resident });
+    let worth = false;
+    let rule: string | undefined;
+    if (analysis && analysis.applicable && !analysis.refusal) {
+      const prediction = predict(analysis.work, device);
+      worth = !analysis.sizeKnown || prediction.speedup >= minSpeedup;
+      rule = analysis.scipyCompute > 0 ? 'GPU102' : analysis.chains.length > 0 ? 'GPU103' : analysis.numpyCompute === 0 && analysis.randomCalls > 0 ? 'GPU104' : 'GPU101';
+    }
+    const ownCompute = analysis ? analysis.numpyCompute + analysis.scipyCompute + analysis.randomCalls + analysis.arrayOperators : 0;
+    if (analysis && worth && ownCompute > 0) {
+      out[cell.index] = { ...out[cell.index], source: analysis.candidate };
+      gpuCells.push(cell.index);
+      const moved = [...analysis.transfers.keys()];
+      for (const name of moved) {
+        transfers.push({ cellIndex: cell.index, name, direction: 'to-device', reason: `first used on the GPU in cell ${cell.index}` });
+      }
+      for (const name of analysis.deviceNames) {
+        resident.add(name);
+      }
+      changes.push({
+        cellIndex: cell.index,
+        cellId: cell.id,
+        rule,
+        summary: `runs on the GPU${moved.length ? `; moves ${moved.join(', ')} to the device once` : ''}`
+      });
+      continue;
+    }
+    // a host cell: convert resident arrays at this boundary
+    const boundary = hostBoundary(cell, model, resident, cp);
+    for (const name of cell.facts.writes) {
+      resident.delete(name);
+    }
+    if (boundary.edits.length > 0) {
+      out[cell.index] = { ...out[cell.index], source: applyEdits(cell.source, boundary.edits) };
+      transfers.push(...boundary.transfers);
+      changes.push({ cellIndex: cell.index, cellId: cell.id, summary: boundary.summary });
+    }
+  }
+
+  // the CuPy import, once, in the first cell that imports something
+  if (gpuCells.length > 0 && importLine) {
+    const importCell = models.find(c => c.facts && c.facts.imports.length > 0 && c.index <= gpuCells[0]) ?? models.find(c => c.index === gpuCells[0]);
+    if (importCell) {
+      const current = out[importCell.index].source;
+      const lastImport = importCell.facts?.imports.reduce((m, i) => Math.max(m, i.end), 0) ?? 0;
+      // after the line holding the last import of that cell (offsets are unchanged if the cell was not rewritten)
+      const at = current === importCell.source && lastImport > 0 ? lineEnd(current, lastImport) : prologueOrStart();
+      const text = at > 0 && current[at - 1] !== '\n' ? `\n${importLine}` : `${importLine}\n`;
+      out[importCell.index] = { ...out[importCell.index], source: current.slice(0, at) + text + current.slice(at) };
+      const existing = changes.find(ch => ch.cellIndex === importCell.index);
+      if (existing) {
+        existing.summary += `; imports CuPy`;
+      } else {
+        changes.push({ cellIndex: importCell.index, cellId: importCell.id, summary: `imports CuPy (${importLine})` });
+      }
+    }
+  }
+  changes.sort((a, b) => a.cellIndex - b.cellIndex);
+  return { cells: out, changes, transfers, gpuCells };
+}
+
+/** How a host cell meets device-resident arrays. */
+function hostBoundary(
+  cell: CellModel,
+  model: NotebookModel,
+  resident: Set<string>,
+  cp: string
+): { edits: TextEdit[]; transfers: Transfer[]; summary: string } {
+  const edits: TextEdit[] = [];
+  const moved: Transfer[] = [];
+  const root = cell.tree!.rootNode;
+  const used = [...cell.facts!.inputs].filter(n => resident.has(n));
+  if (used.length === 0) {
+    return { edits, transfers: moved, summary: '' };
+  }
+  const hostArgs = collectHostConsumerArgs(root, model, cell, new Set(used));
+  const wrapped: string[] = [];
+  const back: string[] = [];
+  for (const name of used) {
+    const refs = globalReferences(root, name);
+    const safe = refs.every(r => hostArgs.some(a => isInside(r, a)) || deviceSafeUse(r));
+    if (safe) {
+      continue;
+    }
+    back.push(name);
+  }
+  for (const name of back) {
+    resident.delete(name);
+    moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: 'computed with on the host in this cell' });
+  }
+  if (back.length > 0) {
+    edits.push(insert(prologueOrStart(root), back.map(n => `${n} = ${cp}.asnumpy(${n})`).join('\n') + '\n'));
+  }
+  const stillResident = new Set(used.filter(n => !back.includes(n)));
+  for (const arg of hostArgs) {
+    const names = used.filter(n => stillResident.has(n) && globalReferences(arg, n).length > 0);
+    if (names.length === 0 || arg.type === 'string') {
+      continue;
+    }
+    edits.push(insert(arg.startIndex, `${cp}.asnumpy(`), insert(arg.endIndex, ')'));
+    wrapped.push(...names);
+    for (const n of names) {
+      moved.push({ cellIndex: cell.index, name: n, direction: 'to-host', reason: `host consumer: ${arg.parent?.parent?.type === 'call' ? field(arg.parent.parent, 'function')?.text ?? 'call' : 'call'}` });
+    }
+  }
+  const parts: string[] = [];
+  if (wrapped.length > 0) {
+    parts.push(`host copies of ${[...new Set(wrapped)].join(', ')} for host consumers`);
+  }
+  if (back.length > 0) {
+    parts.push(`brings ${back.join(', ')} back to the host (used in host code)`);
+  }
+  return { edits, transfers: moved, summary: parts.join('; ') };
+}
+
+/** Uses CuPy values satisfy as they are: print/len/float/format, attribute reads like .shape. */
+function deviceSafeUse(ref: SyntaxNode): boolean {
+  let n = ref;
+  let p = n.parent;
+  // climb through attribute reads, method calls (CuPy arrays have NumPy's methods), indexing
+  while (
+    p &&
+    (((p.type === 'attribute' || p.type === 'subscript' || p.type === 'parenthesized_expression') && p.namedChild(0)?.id === n.id) ||
+      (p.type === 'call' && field(p, 'function')?.id === n.id && n.type === 'attribute'))
+  ) {
+    if (p.type === 'attribute' && /^(shape|ndim|size|dtype|nbytes)$/.test(field(p, 'attribute')?.text ?? '')) {
+      return true;
+    }
+    n = p;
+    p = n.parent;
+  }
+  if (p?.type === 'interpolation') {
+    return true;
+  }
+  if (p?.type === 'argument_list') {
+    const call = p.parent;
+    const fn = call ? field(call, 'function') : null;
+    return !!fn && fn.type === 'identifier' && /^(print|len|float|int|bool|str|repr|format)$/.test(fn.text);
+  }
+  if (p?.type === 'expression_statement' && kids(p).length === 1) {
+    return true; // displayed value
+  }
+  return false;
+}
+
+function isInside(node: SyntaxNode, outer: SyntaxNode): boolean {
+  return node.startIndex >= outer.startIndex && node.endIndex <= outer.endIndex;
+}
+
+function lineEnd(text: string, at: number): number {
+  const nl = text.indexOf('\n', at);
+  return nl < 0 ? text.length : nl + 1;
+}
+
+/** After the leading imports of a parsed cell; the very start of a rewritten one. */
+function prologueOrStart(root?: SyntaxNode): number {
+  return root ? prologueOffset(root) : 0;
+}

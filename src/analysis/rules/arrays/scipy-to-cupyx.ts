@@ -1,0 +1,56 @@
+/**
+ * GPU102 scipy-to-cupyx: SciPy call on large arrays -> `cupyx.scipy`.
+ *
+ * ## What it does
+ * Flags a cell calling `scipy.{fft, ndimage, signal, sparse, sparse.linalg, linalg, special,
+ * stats, spatial, interpolate}` on arrays the GPU can process faster, and proposes the same
+ * call from `cupyx.scipy.<module>` (only functions cupyx really provides: an allow-list checked
+ * against the installed CuPy), with the cell's NumPy code moved to CuPy as GPU101 does. Sparse
+ * matrices move with `cupyx.scipy.sparse.csr_matrix(A)` and come back with `.get()`.
+ *
+ * ## Why
+ * cupyx.scipy runs on cuFFT, cuSPARSE, cuSOLVER and hand-written CUDA kernels: image filters,
+ * convolutions, FFT-based signal processing and sparse solvers are many times faster on large
+ * inputs, with the SciPy signatures users already know.
+ *
+ * ## Refuses
+ * Any scipy function cupyx lacks (e.g. `scipy.optimize`, `scipy.integrate`, most of
+ * `scipy.stats`), plus GPU101's refusals.
+ *
+ * ## Example
+ * ```python
+ * from scipy import ndimage
+ * smooth = ndimage.gaussian_filter(img, sigma=3)
+ * ```
+ * ## Use instead
+ * ```python
+ * import cupy as cp
+ * import cupyx.scipy.ndimage
+ * img_gpu = cp.asarray(img)
+ * smooth = cupyx.scipy.ndimage.gaussian_filter(img_gpu, sigma=3)
+ * ```
+ */
+import type { Rule, RuleOutcome } from '../types';
+import { arrayAnalysis } from './cupy-rewrite';
+import { arrayOutcome, CUPY_REFERENCE } from './shared';
+
+export const scipyToCupyx: Rule = {
+  id: 'GPU102',
+  title: 'SciPy call on large arrays -> cupyx.scipy',
+  family: 'arrays',
+  library: 'cupy',
+  reference: `${CUPY_REFERENCE}#scipy-to-cupyx`,
+  check(ctx): RuleOutcome | null {
+    const a = arrayAnalysis(ctx);
+    if (!a || a.scipyCompute === 0) {
+      return null;
+    }
+    const modules = [...new Set(a.refs.filter(r => r.qualified.startsWith('scipy.') && r.action === 'cupy').map(r => r.qualified.split('.')[1]))];
+    return arrayOutcome(ctx, a, {
+      what: `This cell calls SciPy (${modules.map(m => `scipy.${m}`).join(', ') || 'scipy'}) on arrays the GPU can process much faster.`,
+      why: '`cupyx.scipy` provides these functions with SciPy\'s signatures on cuFFT, cuSPARSE, cuSOLVER and CUDA kernels.',
+      anchor: 'scipy-to-cupyx',
+      confidence: 0.75
+    });
+  }
+};

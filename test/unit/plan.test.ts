@@ -1,0 +1,56 @@
+import { rewriteNotebook } from '../../src/analysis/plan';
+import { cellsOf, parser } from './helpers';
+
+beforeAll(async () => {
+  await parser();
+});
+
+const notebook = () =>
+  cellsOf(
+    'import numpy as np\nimport matplotlib.pyplot as plt\nN = 4000',
+    'x = np.random.rand(N, N)',
+    'y = np.sqrt(x * x + 1.0) * np.exp(-x)',
+    'plt.imshow(y)\nprint(y.mean())',
+    'for i in range(10):\n    y[i, 0] = i',
+    'np.save("y.npy", y)'
+  );
+
+describe('residency plan (whole-notebook rewrite)', () => {
+  it('keeps arrays on the device across GPU cells, without per-cell round trips', () => {
+    const plan = rewriteNotebook(notebook());
+    expect(plan.gpuCells).toEqual([1, 2]);
+    expect(plan.cells[1].source).toBe('x = cp.random.rand(N, N)');
+    // y is made from the resident x: no asarray, no asnumpy in the GPU cells
+    expect(plan.cells[2].source).not.toMatch(/asarray|asnumpy/);
+    expect(plan.cells[2].source).toContain('@cp.fuse()');
+  });
+
+  it('adds the CuPy import once, in the import cell', () => {
+    const plan = rewriteNotebook(notebook());
+    expect(plan.cells[0].source).toBe('import numpy as np\nimport matplotlib.pyplot as plt\nimport cupy as cp\nN = 4000');
+    expect(plan.cells.filter(c => c.source.includes('import cupy')).length).toBe(1);
+  });
+
+  it('converts at real host boundaries only', () => {
+    const plan = rewriteNotebook(notebook());
+    // matplotlib gets a host copy; print works on the device value as it is
+    expect(plan.cells[3].source).toBe('plt.imshow(cp.asnumpy(y))\nprint(y.mean())');
+    // element-by-element host code: the array comes back for good
+    expect(plan.cells[4].source).toBe('y = cp.asnumpy(y)\nfor i in range(10):\n    y[i, 0] = i');
+    // after that, y is a host array again: the file write needs nothing
+    expect(plan.cells[5].source).toBe('np.save("y.npy", y)');
+    expect(plan.transfers.filter(t => t.direction === 'to-host').map(t => [t.cellIndex, t.name])).toEqual([[3, 'y'], [4, 'y']]);
+  });
+
+  it('reports each change with its rule', () => {
+    const plan = rewriteNotebook(notebook());
+    expect(plan.changes.map(c => [c.cellIndex, c.rule ?? null])).toEqual([[0, null], [1, 'GPU104'], [2, 'GPU103'], [3, null], [4, null]]);
+  });
+
+  it('leaves a notebook without GPU work unchanged', () => {
+    const cells = cellsOf('import math', 'print(math.sqrt(2))');
+    const plan = rewriteNotebook(cells);
+    expect(plan.cells.map(c => c.source)).toEqual(cells.map(c => c.source));
+    expect(plan.changes).toEqual([]);
+  });
+});
