@@ -1,0 +1,1 @@
+from scipy.ndimage import *  # noqa: F401,F403
