@@ -18,3 +18,5 @@ export { predict, DEFAULT_DEVICE_PROFILE } from './costmodel';
 export type { WorkEstimate } from './costmodel';
 export { RULES, ruleById } from './rules/registry';
 export type { Rule } from './rules/types';
+export { rewriteNotebook } from './plan';
+export type { ResidencyPlan, PlanChange, Transfer, PlanOptions } from './plan';
