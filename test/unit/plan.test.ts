@@ -1,5 +1,7 @@
 import { rewriteNotebook } from '../../src/analysis/plan';
-import { cellsOf, parser } from './helpers';
+import { existsSync, readFileSync, writeFileSync } from 'fs';
+import { join } from 'path';
+import { cellsOf, parser, percentCells } from './helpers';
 
 beforeAll(async () => {
   await parser();
@@ -52,5 +54,19 @@ describe('residency plan (whole-notebook rewrite)', () => {
     const plan = rewriteNotebook(cells);
     expect(plan.cells.map(c => c.source)).toEqual(cells.map(c => c.source));
     expect(plan.changes).toEqual([]);
+  });
+});
+
+describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py)', () => {
+  const dir = join(__dirname, '..', 'fixtures', 'plan', 'pipeline');
+  it('pipeline: data created on the device, kept there, converted at plotting and at host code', () => {
+    const { cells } = percentCells(readFileSync(join(dir, 'notebook.py'), 'utf8'));
+    const plan = rewriteNotebook(cells);
+    const text = plan.cells.map(c => `# %%\n${c.source}\n`).join('\n');
+    if (process.env.UPDATE_FIXTURES === '1' || !existsSync(join(dir, 'rewritten.py'))) {
+      writeFileSync(join(dir, 'rewritten.py'), text);
+    }
+    expect(text).toBe(readFileSync(join(dir, 'rewritten.py'), 'utf8'));
+    expect(plan.gpuCells).toEqual([1, 2, 3]);
   });
 });

@@ -524,12 +524,13 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
   }
   if (fused.definitions.length > 0) {
-    prologue.push('', ...fused.definitions);
+    // a blank line separates the definitions from imports/transfers above them
+    prologue.push(...(prologue.length > 0 ? [''] : []), ...fused.definitions);
   }
   if (prologue.length > 0) {
     edits.push(insert(prologueAt, prologue.join('\n') + '\n'));
   }
-  const plainPrologue = prologue.slice(0, fused.definitions.length > 0 ? prologue.indexOf('') : prologue.length);
+  const plainPrologue = prologue.slice(0, prologue.length - fusedLines(fused.definitions, prologue));
   if (plainPrologue.length > 0) {
     unfusedEdits.push(insert(prologueAt, plainPrologue.join('\n') + '\n'));
   }
@@ -1053,4 +1054,12 @@ function normalViaStandardNormal(call: SyntaxNode, rng: string, model: NotebookM
 
 function wrapOperand(text: string): string {
   return /^[\w.]+$/.test(text) ? text : `(${text})`;
+}
+
+/** How many prologue entries the fused definitions (and their separating blank) take. */
+function fusedLines(definitions: string[], prologue: string[]): number {
+  if (definitions.length === 0) {
+    return 0;
+  }
+  return definitions.length + (prologue.length > definitions.length ? 1 : 0);
 }
