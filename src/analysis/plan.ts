@@ -171,7 +171,7 @@ function hostBoundary(
     moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: 'computed with on the host in this cell' });
   }
   if (back.length > 0) {
-    edits.push(insert(prologueOrStart(root), back.map(n => `${n} = ${cp}.asnumpy(${n})`).join('\n') + '\n'));
+    edits.push(insert(prologueOrStart(root, cell.source), back.map(n => `${n} = ${cp}.asnumpy(${n})`).join('\n') + '\n'));
   }
   const stillResident = new Set(used.filter(n => !back.includes(n)));
   for (const arg of hostArgs) {
@@ -235,6 +235,6 @@ function lineEnd(text: string, at: number): number {
 }
 
 /** After the leading imports of a parsed cell; the very start of a rewritten one. */
-function prologueOrStart(root?: SyntaxNode): number {
-  return root ? prologueOffset(root) : 0;
+function prologueOrStart(root?: SyntaxNode, source?: string): number {
+  return root && source !== undefined ? prologueOffset(root, source) : 0;
 }

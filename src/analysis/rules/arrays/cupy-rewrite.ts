@@ -502,7 +502,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   edits.push(...fused.edits);
 
   // prologue: import and transfers, after the cell's leading imports/comments
-  const prologueAt = prologueOffset(root);
+  const prologueAt = prologueOffset(root, cell.source);
   const prologue: string[] = [];
   if (importLine) {
     prologue.push(importLine);
@@ -641,7 +641,7 @@ function classify(node: SyntaxNode, qualified: string, cp: string): LibraryRef {
 }
 
 /** Offset after the cell's leading imports, comments and docstring (a top-level line start). */
-export function prologueOffset(root: SyntaxNode): number {
+export function prologueOffset(root: SyntaxNode, source: string): number {
   let at = 0;
   let seenCode = false;
   for (const stmt of kids(root)) {
@@ -649,14 +649,14 @@ export function prologueOffset(root: SyntaxNode): number {
     const isDoc = stmt.type === 'expression_statement' && kids(stmt)[0]?.type === 'string' && !seenCode;
     const isMaskedNoop = stmt.type === 'expression_statement' && kids(stmt)[0]?.type === 'ellipsis';
     if (isImport || isDoc || (isMaskedNoop && !seenCode)) {
-      at = lineEnd(root.text, stmt.endIndex);
+      at = lineEnd(source, stmt.endIndex);
       continue;
     }
     if (stmt.type === 'comment') {
       continue;
     }
     seenCode = true;
-    return at === 0 ? lineStart(root.text, stmt.startIndex) : at;
+    return at === 0 ? lineStart(source, stmt.startIndex) : at;
   }
   return at;
 }
