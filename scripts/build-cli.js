@@ -18,6 +18,10 @@ build({
   format: 'cjs',
   outfile: join(outDir, 'gpuoptimize.cjs'),
   define: { __CLI_VERSION__: JSON.stringify(version) },
+  // web-tree-sitter's ESM build reads import.meta.url, which a CommonJS bundle lacks: use
+  // its CommonJS build (the package's `require` export) for the Node command.
+  absWorkingDir: root,
+  alias: { 'web-tree-sitter': './node_modules/web-tree-sitter/tree-sitter.cjs' },
   logLevel: 'warning'
 }).then(() => {
   copyFileSync(require.resolve('web-tree-sitter/tree-sitter.wasm'), join(outDir, 'tree-sitter.wasm'));

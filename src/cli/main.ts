@@ -128,19 +128,18 @@ export function parseAnalyzeArgs(args: string[]): AnalyzeOptions {
 const matchesAny = (rule: string, ids: string[]): boolean => ids.some(id => rule.startsWith(id));
 
 async function parser(): Promise<PythonParser> {
-  // The bundled CLI keeps both wasm files beside itself; from the source tree they are in
-  // node_modules.
-  const here = typeof __dirname === 'string' ? __dirname : process.cwd();
-  const local = (name: string): string | null => {
-    const p = join(here, name);
-    return existsSync(p) ? p : null;
+  // The command always runs bundled (scripts/build-cli.js), with both wasm files beside it.
+  const wasm = (name: string): string => {
+    const p = join(__dirname, name);
+    if (!existsSync(p)) {
+      throw new Error(`${p} is missing: rebuild the command with \`npm run build:cli\``);
+    }
+    return p;
   };
-  const runtime = local('tree-sitter.wasm') ?? require.resolve('web-tree-sitter/tree-sitter.wasm');
-  const grammar =
-    local('tree-sitter-python.wasm') ?? require.resolve('tree-sitter-python/tree-sitter-python.wasm');
+  const runtime = wasm('tree-sitter.wasm');
   return initParser({
     locateFile: () => runtime,
-    languageWasm: new Uint8Array(readFileSync(grammar))
+    languageWasm: new Uint8Array(readFileSync(wasm('tree-sitter-python.wasm')))
   });
 }
 

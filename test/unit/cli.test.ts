@@ -62,7 +62,7 @@ beforeAll(() => {
 });
 
 describe('gpuoptimize analyze', () => {
-  test('finds the NumPy rewrite, counts markdown cells in index, exits 1', () => {
+  test('finds the fused CuPy rewrite, counts markdown cells in index, exits 1', () => {
     const { run: r, report } = jsonReport([join(FIX, 'numpy_pipeline.ipynb')]);
     expect(r.code).toBe(1);
     expect(report.version).toBe(1);
@@ -70,9 +70,10 @@ describe('gpuoptimize analyze', () => {
     // cell 0 is markdown, 1 imports, 2 creates x, 3 computes y
     expect(cells.map(c => c.index)).toContain(3);
     const s = cells.find(c => c.index === 3)!.suggestions[0];
-    expect(s.rule).toBe('GPU101');
+    // an elementwise chain: one fused kernel, not one pass per operator
+    expect(s.rule).toBe('GPU103');
     expect(s.library).toBe('cupy');
-    expect(s.candidate).toMatch(/cp\.(sqrt|exp)|cupy/);
+    expect(s.candidate).toMatch(/@cp\.fuse\(\)/);
     expect(s.predicted_speedup).toBeGreaterThan(1);
   });
 
@@ -116,7 +117,7 @@ describe('gpuoptimize analyze', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/binary\.py: error: binary file/);
     expect(r.stdout).toMatch(/invalid\.ipynb: error: not a valid notebook/);
-    expect(r.stdout).toMatch(/numpy_pipeline\.ipynb:cell 3: GPU101 \[cupy\]/);
+    expect(r.stdout).toMatch(/numpy_pipeline\.ipynb:cell 3: GPU103 \[cupy\]/);
     // a short diff for people
     expect(r.stdout).toMatch(/^\s+\+ .*cp\./m);
     // no colour codes when stdout is not a terminal
@@ -143,7 +144,10 @@ describe('gpuoptimize analyze', () => {
   test('--select, --ignore and --min-speedup filter suggestions', () => {
     const nb = join(FIX, 'numpy_pipeline.ipynb');
     expect(run(['analyze', nb, '--ignore', 'GPU1']).code).toBe(0);
-    expect(run(['analyze', nb, '--select', 'GPU101']).code).toBe(1);
+    expect(run(['analyze', nb, '--select', 'GPU103']).code).toBe(1);
+    const selected = JSON.parse(run(['analyze', nb, '--select', 'GPU103', '--format', 'json']).stdout) as ReportJSON;
+    const rules = selected.files[0].cells.flatMap(c => c.suggestions.map(x => x.rule));
+    expect(rules).toEqual(['GPU103']);
     expect(run(['analyze', nb, '--select', 'GPU9']).code).toBe(0);
     expect(run(['analyze', nb, '--min-speedup', '1e9']).code).toBe(0);
   });
