@@ -51,6 +51,12 @@ export interface WorkEstimate {
   hostPassFactor?: number;
 }
 
+/**
+ * Share of the copy bandwidth an elementwise kernel reaches (measured: a fused chain ran at
+ * ~2,400 GB/s against a ~4,100 GB/s device copy).
+ */
+export const KERNEL_BANDWIDTH_EFFICIENCY = 0.6;
+
 /** Bytes streamed per elementwise pass, in units of the array size (2 reads + 1 write). */
 export const STREAMS_PER_PASS = 3;
 
@@ -62,13 +68,15 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
   const transcendental = device.hostTranscendentalSeconds ?? 3e-9;
   const d2h = device.deviceToHost ?? device.hostToDevice;
 
+  // NumPy's SIMD transcendentals cost about half as much per float32 element as per float64
+  const perElement = transcendental * Math.max(0.5, Math.min(2, work.itemBytes / 8));
   const cpuSeconds =
     (streamed / device.hostBandwidth) * (work.hostPassFactor ?? 1) +
-    work.transcendentalOps * work.elements * transcendental +
+    work.transcendentalOps * work.elements * perElement +
     work.flops / hostFlops;
   const transferSeconds = work.hostToDeviceBytes / device.hostToDevice + work.deviceToHostBytes / d2h;
   const computeSeconds =
-    work.launches * device.launchOverhead + streamed / device.deviceBandwidth + work.flops / deviceFlops;
+    work.launches * device.launchOverhead + streamed / (device.deviceBandwidth * KERNEL_BANDWIDTH_EFFICIENCY) + work.flops / deviceFlops;
   const gpuSeconds = computeSeconds + transferSeconds;
   const speedup = gpuSeconds > 0 ? cpuSeconds / gpuSeconds : 1;
 
@@ -83,7 +91,7 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
   } else if (work.flops > 0 && work.flops / hostFlops > streamed / device.hostBandwidth) {
     reason = `${size}: arithmetic-bound library kernels, ${formatFlops(work.flops)}`;
   } else {
-    reason = `${size}: memory-bound, ${work.passes} pass(es) at device bandwidth`;
+    reason = `${size}: memory-bound, ${formatPasses(work.passes)} pass(es) over the data`;
   }
   return { speedup, cpuSeconds, gpuSeconds, transferSeconds, reason };
 }
@@ -111,4 +119,8 @@ function formatFlops(f: number): string {
     return `${(f / 1e9).toFixed(1)} GFLOP`;
   }
   return `${(f / 1e6).toFixed(1)} MFLOP`;
+}
+
+function formatPasses(p: number): string {
+  return p >= 10 ? String(Math.round(p)) : String(Math.round(p * 10) / 10);
 }
