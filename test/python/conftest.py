@@ -147,8 +147,9 @@ class Kernel:
         ]
 
 
-@pytest.fixture(scope="session")
-def kernel() -> Any:
+@contextlib.contextmanager
+def running_kernel(extra_path: tuple[Path, ...] = ()) -> Any:
+    """A real ipykernel of this interpreter with gpuoptimize (and `extra_path`) importable."""
     from jupyter_client import KernelManager
     from jupyter_client.kernelspec import KernelSpecManager
 
@@ -167,17 +168,23 @@ def kernel() -> Any:
         ksm = KernelSpecManager(kernel_dirs=[spec_root])
         km = KernelManager(kernel_name="gpuoptimize-test", kernel_spec_manager=ksm)
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SHIM), env.get("PYTHONPATH")]))
+        paths = [str(SHIM), *map(str, extra_path), env.get("PYTHONPATH")]
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
         env["NUMBA_ENABLE_CUDASIM"] = "1"
         env.pop("JPY_PARENT_PID", None)
         km.start_kernel(env=env)
         kc = km.client()
         kc.start_channels()
         kc.wait_for_ready(timeout=60)
-        k = Kernel(km, kc)
-        k.ok("%load_ext gpuoptimize\nimport json, numpy as np")
         try:
-            yield k
+            yield Kernel(km, kc)
         finally:
             kc.stop_channels()
             km.shutdown_kernel(now=True)
+
+
+@pytest.fixture(scope="session")
+def kernel() -> Any:
+    with running_kernel() as k:
+        k.ok("%load_ext gpuoptimize\nimport json, numpy as np")
+        yield k

@@ -1,0 +1,1 @@
+"""TEST DOUBLE: cupyx.scipy is scipy."""
