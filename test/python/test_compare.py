@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+
 from gpuoptimize.compare import compare, default_tolerance
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import types
 
-from gpuoptimize import device
 from protocol_check import check_environment
+
+from gpuoptimize import device
 
 
 def test_numba_cuda_with_numpy_2_5() -> None:
