@@ -17,7 +17,7 @@ import { RULES } from '../analysis/rules/registry';
 import { rewriteNotebook } from '../analysis/plan';
 import type { CellInput } from '../analysis/types';
 import { expandPaths, loadFile, type LoadedFile, type SkippedFile } from './sources';
-import { ansiStyle, plainStyle, toJSONReport, toSARIF, toText, type FileReport } from './report';
+import { ansiStyle, fingerprint, plainStyle, toJSONReport, toSARIF, toText, type FileReport } from './report';
 import { unifiedDiff } from './diff';
 
 declare const __CLI_VERSION__: string;
@@ -31,6 +31,7 @@ commands:
       --select IDS               only these rules or prefixes, comma separated (GPU101,GPU1)
       --ignore IDS               skip these rules or prefixes
       --min-speedup X            only suggestions predicted at least X times faster
+      --baseline FILE            report only findings not in FILE (an earlier --format json report)
       --no-color                 no colours, even on a terminal
   fix NOTEBOOK      write the whole-notebook GPU rewrite (residency plan applied) as a new notebook
       -o, --output OUT           where to write (default: NOTEBOOK with .gpu.ipynb)
@@ -55,6 +56,7 @@ interface AnalyzeOptions {
   ignore: string[];
   minSpeedup: number;
   color: boolean;
+  baseline: string | null;
 }
 
 function splitIds(v: string): string[] {
@@ -73,7 +75,7 @@ function takeValue(args: string[], i: number, flag: string): string {
 }
 
 export function parseAnalyzeArgs(args: string[]): AnalyzeOptions {
-  const o: AnalyzeOptions = { paths: [], format: 'text', select: [], ignore: [], minSpeedup: 0, color: true };
+  const o: AnalyzeOptions = { paths: [], format: 'text', select: [], ignore: [], minSpeedup: 0, color: true, baseline: null };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
@@ -109,6 +111,9 @@ export function parseAnalyzeArgs(args: string[]): AnalyzeOptions {
         o.minSpeedup = x;
         break;
       }
+      case '--baseline':
+        o.baseline = value();
+        break;
       case '--no-color':
         o.color = false;
         break;
@@ -143,14 +148,40 @@ async function parser(): Promise<PythonParser> {
   });
 }
 
-function analyseFile(file: LoadedFile, opts: AnalyzeOptions, p: PythonParser): FileReport {
+/** The fingerprints of an earlier JSON report's findings (for --baseline). */
+export function readBaseline(path: string): Set<string> {
+  let report: unknown;
+  try {
+    report = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`--baseline ${path}: cannot read a JSON report (${(e as Error).message})`);
+  }
+  const prints = new Set<string>();
+  const files = (report as { files?: unknown }).files;
+  if (!Array.isArray(files)) {
+    throw new UsageError(`--baseline ${path}: not a gpuoptimize JSON report (no "files")`);
+  }
+  for (const f of files as { cells?: { suggestions?: { fingerprint?: unknown }[] }[] }[]) {
+    for (const c of f.cells ?? []) {
+      for (const s of c.suggestions ?? []) {
+        if (typeof s.fingerprint === 'string') {
+          prints.add(s.fingerprint);
+        }
+      }
+    }
+  }
+  return prints;
+}
+
+function analyseFile(file: LoadedFile, opts: AnalyzeOptions, p: PythonParser, known: Set<string>): FileReport {
   const analyzer = new NotebookAnalyzer({}, p);
   const result = analyzer.update(file.cells);
   const suggestions = result.suggestions.filter(
     s =>
       (opts.select.length === 0 || matchesAny(s.rule, opts.select)) &&
       !matchesAny(s.rule, opts.ignore) &&
-      s.predicted_speedup >= opts.minSpeedup
+      s.predicted_speedup >= opts.minSpeedup &&
+      !known.has(fingerprint(file.path, s))
   );
   return {
     file,
@@ -169,13 +200,14 @@ export async function analyze(args: string[], io: Io): Promise<number> {
     io.stderr('gpuoptimize: no .ipynb or .py files to analyse\n');
     return 2;
   }
+  const known = opts.baseline ? readBaseline(opts.baseline) : new Set<string>();
   const p = await parser();
   const reports: FileReport[] = [];
   for (const path of files) {
     const loaded: LoadedFile | SkippedFile = loadFile(path);
     if ('cells' in loaded) {
       try {
-        reports.push(analyseFile(loaded, opts, p));
+        reports.push(analyseFile(loaded, opts, p, known));
       } catch (e) {
         reports.push({
           file: { path, severity: 'error', message: `analysis failed: ${(e as Error).message}` },

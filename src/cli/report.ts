@@ -5,7 +5,19 @@
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import type { Suggestion } from '../analysis/types';
 import type { LoadedFile, SkippedFile } from './sources';
+import { createHash } from 'crypto';
 import { unifiedDiff } from './diff';
+
+/**
+ * A finding's identity across runs: the rule and the cell's text (whitespace-trimmed), not
+ * the cell's position, so inserting cells above does not make old findings look new.
+ */
+export function fingerprint(path: string, s: Suggestion): string {
+  return createHash('sha256')
+    .update(`${path.split('\\').join('/')}\0${s.rule}\0${s.original.trim()}`)
+    .digest('hex')
+    .slice(0, 32);
+}
 
 export interface FileReport {
   file: LoadedFile | SkippedFile;
@@ -52,6 +64,7 @@ export function toJSONReport(reports: FileReport[]): object {
             confidence: round(s.confidence, 3),
             predicted_speedup: round(s.predicted_speedup, 2),
             candidate: s.candidate,
+            fingerprint: fingerprint(r.file.path, s),
             reason: s.prediction.reason,
             reference: s.reference,
             notes: s.notes,
@@ -120,6 +133,7 @@ export function toSARIF(
               : {})
           }
         ],
+        partialFingerprints: { gpuoptimize: fingerprint(file.path, s) },
         properties: {
           cellIndex: s.cellIndex,
           library: s.library,

@@ -177,6 +177,34 @@ describe('gpuoptimize analyze', () => {
     expect(lines).toContain(10);
   });
 
+  test('--baseline reports only findings that are new since the baseline', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gpuopt-'));
+    const nbPath = join(dir, 'nb.ipynb');
+    copyFileSync(join(FIX, 'numpy_pipeline.ipynb'), nbPath);
+    const baseline = join(dir, 'baseline.json');
+    writeFileSync(baseline, run(['analyze', nbPath, '--format', 'json']).stdout);
+    // nothing new: exit 0
+    expect(run(['analyze', nbPath, '--baseline', baseline]).code).toBe(0);
+    // a markdown cell inserted above does not make old findings new
+    const nb = JSON.parse(readFileSync(nbPath, 'utf8'));
+    nb.cells.unshift({ cell_type: 'markdown', id: 'm0', metadata: {}, source: 'intro' });
+    // a new slow cell does
+    nb.cells.push({
+      cell_type: 'code',
+      id: 'new',
+      metadata: {},
+      outputs: [],
+      execution_count: null,
+      source: 'w = np.sqrt(x) * np.cos(x) + np.sin(x) * 2.0\n'
+    });
+    writeFileSync(nbPath, JSON.stringify(nb));
+    const { run: r, report } = jsonReport([nbPath, '--baseline', baseline]);
+    expect(r.code).toBe(1);
+    const found = report.files[0].cells.filter(c => c.suggestions.length > 0).map(c => c.index);
+    expect(found).toEqual([nb.cells.length - 1]);
+    expect(run(['analyze', nbPath, '--baseline', join(dir, 'missing.json')]).code).toBe(2);
+  });
+
   test('usage errors exit 2 with the usage text', () => {
     const r = run(['analyze', '--format', 'xml', FIX]);
     expect(r.code).toBe(2);
