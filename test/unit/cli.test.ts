@@ -215,6 +215,33 @@ describe('gpuoptimize analyze', () => {
   });
 });
 
+describe('examples/ci/check-new-findings.sh', () => {
+  test('passes on the baseline, fails on a new finding, says how to start without one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gpuopt-ci-'));
+    // the command as `pip install` puts it on PATH
+    const binDir = join(dir, 'bin');
+    execFileSync('mkdir', ['-p', binDir]);
+    writeFileSync(join(binDir, 'gpuoptimize'), `#!/bin/sh\nexec "${process.execPath}" "${BUNDLE}" "$@"\n`, { mode: 0o755 });
+    const nbDir = join(dir, 'notebooks');
+    execFileSync('mkdir', ['-p', nbDir]);
+    copyFileSync(join(FIX, 'numpy_pipeline.ipynb'), join(nbDir, 'a.ipynb'));
+    const gate = (): number =>
+      spawnSync('bash', [join(ROOT, 'examples', 'ci', 'check-new-findings.sh'), 'notebooks', 'base.json'], {
+        cwd: dir,
+        env: { ...process.env, PATH: `${binDir}:${process.env.PATH}` }
+      }).status ?? -1;
+    expect(gate()).toBe(2); // no baseline yet
+    const baseline = spawnSync(process.execPath, [BUNDLE, 'analyze', 'notebooks', '--format', 'json'], {
+      cwd: dir,
+      encoding: 'utf8'
+    });
+    writeFileSync(join(dir, 'base.json'), baseline.stdout);
+    expect(gate()).toBe(0);
+    copyFileSync(join(FIX, 'script.py'), join(nbDir, 'new.py'));
+    expect(gate()).toBe(1);
+  });
+});
+
 describe('gpuoptimize fix', () => {
   test('writes a new notebook and never overwrites without --force', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gpuopt-'));
