@@ -12,6 +12,9 @@ fi
 python_env test.txt
 build_and_install
 export CI="${CI:-1}"
+log "lint and types (ruff, tsc)"
+ruff check python_shim test/python
+npx tsc --noEmit -p tsconfig.test.json
 log "jest"
 npx jest --ci
 log "pytest (real ipykernel via jupyter_client)"
