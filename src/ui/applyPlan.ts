@@ -3,8 +3,8 @@
  * suggestion's cell, plus the imports it needs added once at the notebook's import cell.
  *
  * Pure (no DOM, no JupyterLab) so the refusal rules and the import placement are unit tested
- * (test/unit/ui-applyPlan.test.ts). The model performs the plan in one shared-model
- * transaction.
+ * (test/unit/ui-demo.test.ts). The model performs the plan cell by cell through the shared
+ * model (src/ui/model.ts says why not in one transaction).
  */
 import type { Suggestion } from '../analysis/types';
 

@@ -113,11 +113,12 @@ export function registerCommands(ctx: CommandContext): void {
         return;
       }
       const notice = model.apply(suggestion);
-      if (!args.key) {
+      if (notice.kind === 'info') {
+        // The card goes away once the cell no longer matches the rule: confirm it here.
+        Notification.success(notice.text, { autoClose: 5000 });
+      } else if (!args.key) {
         // Not clicked in the panel: the card's notice may be out of sight.
-        (notice.kind === 'error' ? Notification.warning : Notification.success)(notice.text, {
-          autoClose: 5000
-        });
+        Notification.warning(notice.text, { autoClose: 8000 });
       }
     }
   });

@@ -26,6 +26,8 @@ export class DiffView {
           python(),
           EditorState.readOnly.of(true),
           EditorView.editable.of(false),
+          // The side panel is narrow: wrap rather than hide the end of long lines.
+          EditorView.lineWrapping,
           EditorView.contentAttributes.of({
             'aria-label': 'Changes: removed lines of the original cell, then added lines of the rewrite'
           }),

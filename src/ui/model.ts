@@ -229,8 +229,8 @@ export class GpuOptimizerModel {
   }
 
   /**
-   * Replaces the suggestion's cell with the candidate (and adds its imports once), in one
-   * shared-model transaction so the editor's undo restores the cell. Refuses if the cell
+   * Replaces the suggestion's cell with the candidate (and adds its imports once) through the
+   * cells' shared models, so the editor's undo restores each cell. Refuses if the cell
    * changed since the suggestion was computed. Returns the notice it also shows on the card.
    */
   apply(suggestion: Suggestion): CardNotice {
@@ -252,11 +252,12 @@ export class GpuOptimizerModel {
         const cell = model.cells.get(i);
         byId.set(cell.id, cell);
       }
-      model.sharedModel.transact(() => {
-        for (const change of plan.changes) {
-          byId.get(change.cellId)?.sharedModel.setSource(change.after);
-        }
-      });
+      // Each cell's own setSource, not one notebook-wide transaction: JupyterLab's per-cell
+      // undo managers only track changes made with the cell as origin, and a notebook
+      // transaction would make Apply impossible to undo with Ctrl+Z in the cell.
+      for (const change of plan.changes) {
+        byId.get(change.cellId)?.sharedModel.setSource(change.after);
+      }
       const imports =
         plan.addedImports.length > 0 ? ` Added ${plan.addedImports.join('; ')} at the imports.` : '';
       notice = {

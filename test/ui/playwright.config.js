@@ -3,6 +3,7 @@
  * extension installed in the active Python environment) driven by Debian's Chromium.
  * `npx playwright install` cannot download browsers here, so the system build is used.
  */
+const path = require('path');
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
 module.exports = {
@@ -33,6 +34,14 @@ module.exports = {
   },
   webServer: {
     command: 'jupyter lab --allow-root --config jupyter_server_test_config.py',
+    // The kernel imports the shim from the source tree, so `%load_ext gpuoptimize` always
+    // runs the code under test (an installed wheel may be older).
+    env: {
+      ...process.env,
+      PYTHONPATH: [path.resolve(__dirname, '../../python_shim'), process.env.PYTHONPATH]
+        .filter(Boolean)
+        .join(path.delimiter)
+    },
     url: 'http://localhost:8888/lab',
     timeout: 180000,
     reuseExistingServer: !process.env.CI
