@@ -1,0 +1,112 @@
+/**
+ * Analysis speed on a 1,000-cell notebook (issue targets: full analysis within 2x of parsing
+ * the cells with tree-sitter alone; re-analysis after editing one cell under 10 ms).
+ *
+ *   bench/analysis_speed.sh            (bundles this file with esbuild and runs it in Node)
+ *
+ * Prints figures and ratios; never asserts (machines are noisy).
+ */
+import { performance } from 'perf_hooks';
+import { initNodeParser } from '../src/analysis/parser-node';
+import { NotebookAnalyzer } from '../src/analysis/engine';
+import type { CellInput } from '../src/analysis/types';
+
+/** A varied 1,000-cell notebook: imports, array work, SciPy, loops, pandas, markdown, magics. */
+function syntheticNotebook(n: number): CellInput[] {
+  const templates: ((i: number) => [CellInput['kind'], string])[] = [
+    i => ['markdown', `## Step ${i}\nSome prose about the step, with a list:\n- one\n- two\n`],
+    i => ['code', `x${i} = np.random.rand(4_000_000).astype(np.float32)\nz${i} = np.linspace(0, 1, 4_000_000, dtype=np.float32)\n`],
+    i => ['code', `y${i} = np.sqrt(x${i} * x${i} + z${i} * z${i}) * np.exp(-x${i})\n`],
+    i => ['code', `m${i} = np.random.rand(2048, 2048)\nsmooth${i} = ndi.gaussian_filter(m${i}, sigma=2.0)\nspec${i} = np.abs(np.fft.fft2(m${i})) ** 2\n`],
+    i => ['code', `total = 0.0\nfor k in range(1000):\n    total += k * ${i}\nprint(total)\n`],
+    i => ['code', `df${i} = pd.DataFrame({"a": np.arange(1000), "b": np.arange(1000) % 7})\ng${i} = df${i}.groupby("b").a.sum()\n`],
+    i => ['code', `%%time\ns${i} = np.sort(np.random.rand(1_000_000))\n`],
+    i => ['code', `def f${i}(a, b):\n    """helper ${i}"""\n    if a > b:\n        return a - b\n    return [v * 2 for v in range(b)]\n\nr${i} = f${i}(3, 4)\n`],
+    i => ['code', `plt.plot(y${Math.max(2, i - 1)}[:1000])\nplt.title("step ${i}")\n`]
+  ];
+  const cells: CellInput[] = [
+    {
+      id: 'c0',
+      index: 0,
+      kind: 'code',
+      source: 'import numpy as np\nimport pandas as pd\nimport scipy.ndimage as ndi\nimport matplotlib.pyplot as plt\n'
+    }
+  ];
+  for (let i = 1; i < n; i++) {
+    const [kind, source] = templates[i % templates.length](i);
+    cells.push({ id: `c${i}`, index: i, kind, source });
+  }
+  return cells;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function main(): Promise<void> {
+  const cells = syntheticNotebook(1000);
+  const code = cells.filter(c => c.kind === 'code');
+  const chars = cells.reduce((a, c) => a + c.source.length, 0);
+  const parser = await initNodeParser();
+
+  // Warm both paths once (JIT of the engine and of the wasm).
+  for (const c of code) {
+    parser.parse(c.source).delete();
+  }
+  new NotebookAnalyzer({}, parser).update(cells);
+
+  const reps = 7;
+  const parseTimes: number[] = [];
+  const fullTimes: number[] = [];
+  let suggestions = 0;
+  for (let r = 0; r < reps; r++) {
+    let t0 = performance.now();
+    for (const c of code) {
+      parser.parse(c.source).delete();
+    }
+    parseTimes.push(performance.now() - t0);
+
+    const analyzer = new NotebookAnalyzer({}, parser);
+    t0 = performance.now();
+    suggestions = analyzer.update(cells).suggestions.length;
+    fullTimes.push(performance.now() - t0);
+  }
+
+  // Incremental: edit one cell at a time, re-analyse.
+  const analyzer = new NotebookAnalyzer({}, parser);
+  let current = cells.map(c => ({ ...c }));
+  analyzer.update(current);
+  const editTimes: number[] = [];
+  const parsesPerEdit: number[] = [];
+  for (let e = 0; e < 60; e++) {
+    const target = code[(e * 37) % code.length].index;
+    current = current.map(c => (c.index === target ? { ...c, source: c.source + `# edit ${e}\n` } : c));
+    const before = analyzer.parseCount;
+    const t0 = performance.now();
+    analyzer.update(current);
+    editTimes.push(performance.now() - t0);
+    parsesPerEdit.push(analyzer.parseCount - before);
+  }
+
+  const parseMs = median(parseTimes);
+  const fullMs = median(fullTimes);
+  const editMs = median(editTimes);
+  const rows: [string, string][] = [
+    ['cells (code / all)', `${code.length} / ${cells.length} (${(chars / 1024).toFixed(0)} KiB)`],
+    ['suggestions found', `${suggestions}`],
+    ['tree-sitter parse of every code cell (median)', `${parseMs.toFixed(1)} ms`],
+    ['full analysis, cold analyzer (median)', `${fullMs.toFixed(1)} ms`],
+    ['ratio full / parse-only (target <= 2)', `${(fullMs / parseMs).toFixed(2)}`],
+    ['re-analysis after editing one cell (median)', `${editMs.toFixed(2)} ms (target < 10 ms)`],
+    ['re-analysis after one edit (max of 60)', `${Math.max(...editTimes).toFixed(2)} ms`],
+    ['cells re-parsed per edit', `${Math.min(...parsesPerEdit)}..${Math.max(...parsesPerEdit)}`]
+  ];
+  const w = Math.max(...rows.map(r => r[0].length));
+  console.log(`analysis speed, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`);
+  for (const [k, v] of rows) {
+    console.log(`${k.padEnd(w)}  ${v}`);
+  }
+}
+
+void main();
