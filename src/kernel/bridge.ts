@@ -8,8 +8,8 @@
  *
  * It also owns the awkward parts of talking to a live kernel:
  * - A/B runs are serialised here, so a second Benchmark waits its turn and can be cancelled
- *   without interrupting the kernel; a run sent while the kernel is busy with a user's cell
- *   is reported as queued until its first progress event.
+ *   without interrupting the kernel; a run asked for while the kernel is busy with a user's
+ *   cell waits here (reported as queued) until the kernel is idle, for the same reason.
  * - Kernel restarts and kernel changes reject every pending request with a message that says
  *   what happened, and the bridge says hello again once the new kernel is idle.
  * - Timeouts: short requests have a fixed limit; A/B runs have an inactivity limit that
@@ -102,7 +102,7 @@ export interface RunABOptions {
    * `running` (the first progress event came back).
    */
   onQueueState?: (state: RunQueueState) => void;
-  /** Abort before the run is sent drops it from the queue; after, interrupts the kernel. */
+  /** Abort while queued drops the run (the kernel is not touched); once sent, interrupts the kernel. */
   signal?: AbortSignal;
 }
 
@@ -276,9 +276,13 @@ export class KernelBridge implements IDisposable {
         if (options.sourceHash !== undefined) {
           fields.source_hash = options.sourceHash;
         }
-        // Busy now means a user's cell (or someone else's request) runs first.
-        const queuedBehindKernel = this.kernelBusy;
-        options.onQueueState?.(queuedBehindKernel ? 'waiting-for-kernel' : 'running');
+        // A busy kernel is running a user's cell: wait here rather than queue the run inside
+        // the kernel, so Cancel can drop it without interrupting the user's cell.
+        if (this.kernelBusy) {
+          options.onQueueState?.('waiting-for-kernel');
+          await this._waitForIdle(options.signal);
+        }
+        options.onQueueState?.('running');
         let sawProgress = false;
         const onAbort = () => {
           void this.interrupt();
@@ -290,8 +294,6 @@ export class KernelBridge implements IDisposable {
               this._runInactivityTimeoutMs,
               (options.budgetSeconds ?? 0) * 4000
             ),
-            // While queued behind a user's cell there is no limit: that cell may run for hours.
-            armTimerAtSend: !queuedBehindKernel,
             onEvent: event => {
               if (!sawProgress) {
                 sawProgress = true;
@@ -316,6 +318,50 @@ export class KernelBridge implements IDisposable {
       () => undefined
     );
     return run;
+  }
+
+  /**
+   * Resolves when the kernel is idle; rejects on abort (cancelled) or when the kernel restarts,
+   * changes or dies while waiting.
+   */
+  private _waitForIdle(signal?: AbortSignal): Promise<void> {
+    const kernel = this._kernel();
+    return new Promise<void>((resolve, reject) => {
+      const cleanup = () => {
+        this.sessionContext.statusChanged.disconnect(onStatus);
+        this.sessionContext.kernelChanged.disconnect(onKernelChanged);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const onStatus = (_: ISessionContext, status: Kernel.Status) => {
+        if (status === 'idle') {
+          cleanup();
+          resolve();
+        } else if (status === 'restarting' || status === 'autorestarting' || status === 'dead') {
+          cleanup();
+          reject(
+            new BridgeError(
+              'kernel-restarted',
+              'The kernel restarted before the benchmark could start. Nothing was run; start it again when the kernel is ready.'
+            )
+          );
+        }
+      };
+      const onKernelChanged = () => {
+        cleanup();
+        reject(new BridgeError('kernel-changed', "The notebook's kernel changed before the benchmark could start."));
+      };
+      const onAbort = () => {
+        cleanup();
+        reject(new BridgeError('cancelled', 'Cancelled before it started.'));
+      };
+      if (!kernel || kernel.status === 'idle') {
+        resolve();
+        return;
+      }
+      this.sessionContext.statusChanged.connect(onStatus);
+      this.sessionContext.kernelChanged.connect(onKernelChanged);
+      signal?.addEventListener('abort', onAbort);
+    });
   }
 
   /** Interrupts the kernel: how a running A/B run is cancelled (see protocol.ts). */
@@ -425,7 +471,6 @@ export class KernelBridge implements IDisposable {
     opts: {
       comm?: Kernel.IComm;
       timeoutMs?: number;
-      armTimerAtSend?: boolean;
       onEvent?: (event: ProgressEvent) => void;
     } = {}
   ): Promise<Response> {
@@ -458,9 +503,7 @@ export class KernelBridge implements IDisposable {
         }
       };
       this._pending.set(id, pending);
-      if (opts.armTimerAtSend !== false) {
-        pending.armTimer();
-      }
+      pending.armTimer();
       const message = { v: PROTOCOL_VERSION, id, type, ...fields };
       try {
         comm.send(message);

@@ -36,19 +36,19 @@ export function chartBars(result: ABResult): ChartBar[] {
       bars.push({ label, seconds, kind });
     }
   };
-  add('CPU original, end to end', result.baseline.median_s, 'baseline');
-  add('GPU rewrite, end to end', result.candidate.median_s, 'candidate');
-  add('CPU original, compute only', result.baseline.device_s, 'baseline');
-  add('GPU rewrite, device only', result.candidate.device_s, 'candidate');
+  add('CPU, end to end', result.baseline.median_s, 'baseline');
+  add('GPU, end to end', result.candidate.median_s, 'candidate');
+  add('CPU, compute', result.baseline.device_s, 'baseline');
+  add('GPU, device only', result.candidate.device_s, 'candidate');
   return bars;
 }
 
 /** A horizontal bar chart of median times; shorter is better. */
 export function renderTimingChart(bars: ChartBar[]): SVGSVGElement {
   const rowHeight = 22;
-  const labelWidth = 150;
-  const valueWidth = 62;
-  const width = 340;
+  const labelWidth = 100;
+  const valueWidth = 56;
+  const width = 260;
   const barArea = width - labelWidth - valueWidth;
   const height = bars.length * rowHeight + 4;
   const longest = Math.max(...bars.map(b => b.seconds));
