@@ -631,6 +631,14 @@ export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo 
 }
 
 function matmulValue(a: ValueInfo, b: ValueInfo): ValueInfo {
+  // scipy.sparse @ dense -> dense (rows of the sparse matrix: not tracked); sparse @ sparse -> sparse
+  if (a.kind === 'sparse' && b.kind === 'sparse') {
+    return { kind: 'sparse', origin: 'inferred', library: a.library };
+  }
+  if ((a.kind === 'sparse' && b.kind === 'ndarray') || (a.kind === 'ndarray' && b.kind === 'sparse')) {
+    const dense = a.kind === 'ndarray' ? a : b;
+    return arrayValue(dense.shape?.length === 2 ? [null, null] : [null], dense.dtype ?? 'float64', dense.library ?? 'numpy', 'inferred');
+  }
   if (a.kind !== 'ndarray' || b.kind !== 'ndarray') {
     return UNKNOWN;
   }
