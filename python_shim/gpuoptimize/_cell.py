@@ -145,6 +145,45 @@ _EXTERNAL_MODULES = {
     "sns": "plots (seaborn)",
     "webbrowser": "opens a browser",
 }
+#: Names that conventionally hold modules: `np.sort(a)` calls a function of a module, it
+#: does not sort `np` in place, and a module is never a cell's output.
+MODULE_ALIASES = frozenset(
+    {
+        "np",
+        "numpy",
+        "cp",
+        "cupy",
+        "cupyx",
+        "csp",
+        "cpx",
+        "pd",
+        "scipy",
+        "sp",
+        "torch",
+        "jnp",
+        "jax",
+        "math",
+        "random",
+        "os",
+        "sys",
+        "nb",
+        "numba",
+        "cuda",
+        "cudf",
+        "cuml",
+        "wp",
+        "warp",
+        "nx",
+        "ndimage",
+        "ndi",
+        "signal",
+        "fft",
+        "linalg",
+        "sparse",
+        "plt",
+        "sns",
+    }
+)
 _RANDOM_ATTRS = ("random", "default_rng", "rand", "randn", "randint", "randperm", "normal")
 
 
@@ -210,6 +249,9 @@ class _Scanner(ast.NodeVisitor):
         self._loop_depth = 0
         self._func_depth = 0
         self.loop_targets: set[str] = set()
+        #: Names known to hold modules: conventional aliases and this cell's imports.
+        self.modules: set[str] = set(MODULE_ALIASES)
+        self.imported: set[str] = set()
 
     # -- names ------------------------------------------------------------------------
     def _read(self, name: str) -> None:
@@ -218,12 +260,16 @@ class _Scanner(ast.NodeVisitor):
             self.inputs.setdefault(name)
 
     def _bind(self, name: str) -> None:
+        self.modules.discard(name)  # an assigned name holds a value (imports re-add it)
         if self._func_depth == 0:
             self.bound.add(name)
             self.outputs.setdefault(name)
 
     def _mutate(self, target: ast.AST) -> None:
         name = _root_name(target)
+        if name is not None and name in self.modules:
+            self._read(name)  # `np.sort(a)`, `np.random.shuffle`: a module, not a value
+            return
         if name is not None:
             self._read(name)
             if self._func_depth == 0 or name in self.inputs:
@@ -352,7 +398,11 @@ class _Scanner(ast.NodeVisitor):
     def visit_Import(self, node: ast.Import) -> None:
         for a in node.names:
             self.imports.add(a.name.split(".")[0])
-            self._bind((a.asname or a.name).split(".")[0])
+            bound = (a.asname or a.name).split(".")[0]
+            self._bind(bound)
+            self.modules.add(bound)
+            if self._func_depth == 0:
+                self.imported.add(bound)
             self._external(a.name.split(".")[0], node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
@@ -492,7 +542,9 @@ def analyze(source: str) -> CellFacts:
     for stmt in tree.body:
         s.visit(stmt)
     has_last = bool(tree.body) and isinstance(tree.body[-1], ast.Expr)
-    outputs = list(s.outputs)
+    # Modules are never outputs: names bound by `import` (a module alias that only has a
+    # method called on it, `np.sort(a)`, is not even read as a change, see _mutate).
+    outputs = [n for n in s.outputs if n not in s.imported]
     # An input changed in place is an output too: later cells see the change.
     outputs += [m for m in s.mutated if m not in s.outputs]
     return CellFacts(
@@ -540,6 +592,33 @@ TRANSFER_ATTRS = frozenset(
         "to_cupy",
         "from_dlpack",
         "set",
+        # Constructors that copy a host object to the device (or back): the meter
+        # counts a call only when its result and its argument live on different sides.
+        *(
+            "csr_matrix",
+            "csc_matrix",
+            "coo_matrix",
+            "dia_matrix",
+            "DataFrame",
+            "Series",
+            "as_tensor",
+            "tensor",
+        ),
+    }
+)
+#: Bare-name calls (`from cupyx.scipy.sparse import csr_matrix`) the meter also times.
+TRANSFER_FUNCS = frozenset(
+    {
+        "csr_matrix",
+        "csc_matrix",
+        "coo_matrix",
+        "dia_matrix",
+        "asarray",
+        "asnumpy",
+        "to_device",
+        "from_pandas",
+        "as_tensor",
+        "from_numpy",
     }
 )
 TRANSFER_HOOK = "__gpuoptimize_transfer__"
@@ -558,17 +637,30 @@ class _TransferRewriter(ast.NodeTransformer):
                 ),
                 node,
             )
+        if isinstance(f, ast.Name) and f.id in TRANSFER_FUNCS:
+            # csr_matrix(M) -> __gpuoptimize_transfer__.call(csr_matrix, M)
+            return ast.copy_location(
+                ast.Call(
+                    func=ast.Attribute(ast.Name(TRANSFER_HOOK, ast.Load()), "call", ast.Load()),
+                    args=[f, *node.args],
+                    keywords=node.keywords,
+                ),
+                node,
+            )
         return node
 
 
-def has_transfer_calls(source: str) -> bool:
-    tree = ast.parse(source)
-    return any(
-        isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and n.func.attr in TRANSFER_ATTRS
-        for n in ast.walk(tree)
+def _is_transfer_call(n: ast.AST) -> bool:
+    if not isinstance(n, ast.Call):
+        return False
+    f = n.func
+    return (isinstance(f, ast.Attribute) and f.attr in TRANSFER_ATTRS) or (
+        isinstance(f, ast.Name) and f.id in TRANSFER_FUNCS
     )
+
+
+def has_transfer_calls(source: str) -> bool:
+    return any(_is_transfer_call(n) for n in ast.walk(ast.parse(source)))
 
 
 def compile_instrumented(source: str, filename: str) -> object:

@@ -242,6 +242,8 @@ def _run_ab(msg: dict[str, Any], namespace: dict[str, Any], reply: Send) -> None
         progress=progress,
         is_stale=is_stale,
     )
+    # protocol.ts ABResult; SideStats also carries timer_overhead_s and
+    # device_timer_overhead_s (optional there: older kernels do not send them).
     reply({"type": "ab_result", "result": result.to_json()})
 
 

@@ -40,6 +40,12 @@ _VALUE_TYPES: tuple[type, ...] = (str, bytes, bytearray, type(None), range, froz
 #: Fewest samples for a statistical comparison of random outputs.
 MIN_STATISTICAL_SAMPLES = 30
 
+#: Why a single number computed from random streams that differs is "unverified".
+RANDOM_SCALAR_DETAIL = (
+    "a single value computed from random streams: one value cannot be compared by "
+    "statistics and the harness cannot tell how many samples it summarizes"
+)
+
 
 @dataclass
 class OutputComparison:
@@ -85,6 +91,8 @@ def is_device_value(x: Any) -> bool:
         return bool(getattr(x, "is_cuda", False))
     if type(x).__name__ == "FakeCUDAArray":
         return True
+    if type(x).__module__.startswith("cupyx.scipy.sparse"):
+        return hasattr(x, "get")  # a sparse matrix in device memory
     try:
         return hasattr(x, "__cuda_array_interface__")
     except Exception:
@@ -110,6 +118,22 @@ def to_host(x: Any) -> Any:
 
         return np.asarray(x)
     return x
+
+
+def is_random_state(x: Any) -> bool:
+    """True for random number generators (NumPy Generator/RandomState/BitGenerator,
+    CuPy's, `random.Random`, torch.Generator): state a cell advances, not a result."""
+    import random as _random
+
+    if isinstance(x, _random.Random):
+        return True
+    t = type(x)
+    mod = t.__module__ or ""
+    if mod.startswith(("numpy.random", "cupy.random")):
+        return t.__name__ in ("Generator", "RandomState") or any(
+            c.__name__ in ("BitGenerator", "Generator", "RandomState") for c in t.__mro__
+        )
+    return mod.startswith("torch") and t.__name__ == "Generator"
 
 
 # ---------------------------------------------------------------------------------------
@@ -167,7 +191,7 @@ def _compare_arrays(
     rtol = d_rtol if rtol is None else rtol
     atol = d_atol if atol is None else atol
     exact = rtol == 0 and atol == 0
-    method = "exact" if exact else f"allclose(rtol={rtol:g}, atol={atol:g})"
+    method = "exact" if exact else f"elementwise allclose(rtol={rtol:g}, atol={atol:g})"
 
     if a.size == 0:
         return OutputComparison(name, EQUAL, method, 0.0, 0.0, "; ".join(notes) or None)
@@ -197,9 +221,97 @@ def _compare_arrays(
         return OutputComparison(name, EQUAL, method, max_abs, max_rel, "; ".join(notes) or None)
     if random and a.dtype.kind in "iuf" and b.dtype.kind in "iuf":
         return _compare_statistically(name, fa[finite].real, fb[finite].real, notes)
-    first = np.unravel_index(int(np.argmax(bad)), a.shape) if a.ndim else ()
-    notes.append(f"{n_bad} of {a.size} element(s) outside tolerance, first at index {first}")
+    beyond = (
+        f"{n_bad} of {a.size} element(s) ({_pct(n_bad, a.size)}) beyond the elementwise tolerance"
+    )
+    if kinds & set("fc") and not exact:
+        # Norm-wise: the relative error of the whole array. Small entries of transforms,
+        # products and reductions carry an absolute rounding error set by the large ones
+        # (about eps * RMS of the array, times a slowly growing factor), so an
+        # element-by-element relative test fails them although the result is as accurate
+        # as the arithmetic allows. Two conditions, both with the same rtol (the dtype's
+        # default or the user's):
+        #   ||a - b||_2 <= rtol * ||b||_2                         (norm-wise), and
+        #   |a_i - b_i| <= atol + rtol * (|b_i| + RMS(b))  for every i  (no local error)
+        # Elementwise |a-b| <= rtol|b| everywhere implies both, so they forgive entries
+        # below the rounding-noise floor and nothing else; the second keeps one wrong
+        # entry from hiding under a dominant one (an FFT's DC bin).
+        rel_l2 = _relative_l2(abs_err, xa)
+        rms = _rms(xa)
+        local = abs_err - (atol + rtol * np.abs(xa))
+        worst_local = int(np.argmax(local))
+        local_ok = float(local[worst_local]) <= rtol * rms
+        first = _first_index(bad, finite, a.shape)
+        if rel_l2 <= rtol and local_ok:
+            return OutputComparison(
+                name,
+                EQUAL,
+                f"normwise(rtol={rtol:g})",
+                max_abs,
+                max_rel,
+                "; ".join(
+                    [
+                        *notes,
+                        f"normwise: relative L2 error {rel_l2:.3g} <= {rtol:g} and every "
+                        f"element within atol + rtol*(|b| + RMS {rms:.3g}); {beyond} "
+                        f"allclose(rtol={rtol:g}, atol={atol:g}), first at index {first}",
+                    ]
+                ),
+            )
+        if rel_l2 > rtol:
+            notes.append(f"relative L2 error {rel_l2:.3g} > {rtol:g} (normwise check failed too)")
+        else:
+            where = _first_index(local == local[worst_local], finite, a.shape)
+            notes.append(
+                f"relative L2 error {rel_l2:.3g} <= {rtol:g}, but the element at {where} "
+                f"differs by {float(abs_err[worst_local]):.3g}, more than rounding "
+                f"(rtol*(|b| + RMS {rms:.3g})): a local difference"
+            )
+    notes.append(f"{beyond}, first at index {_first_index(bad, finite, a.shape)}")
     return OutputComparison(name, NOT_EQUAL, method, max_abs, max_rel, "; ".join(notes))
+
+
+def _relative_l2(abs_err: Any, ref: Any) -> float:
+    """||a - b||_2 / ||b||_2 over the finite entries, scaled so large values cannot
+    overflow; inf when the reference is all zeros and the error is not."""
+    import numpy as np
+
+    scale = float(max(abs_err.max(initial=0.0), np.abs(ref).max(initial=0.0)))
+    if scale == 0:
+        return 0.0
+    num = float(np.linalg.norm(abs_err / scale))
+    den = float(np.linalg.norm(np.abs(ref) / scale))
+    if den == 0:
+        return math.inf if num > 0 else 0.0
+    return num / den
+
+
+def _rms(x: Any) -> float:
+    """Root mean square of |x|, without overflow."""
+    import numpy as np
+
+    if x.size == 0:
+        return 0.0
+    scale = float(np.abs(x).max())
+    if scale == 0:
+        return 0.0
+    return scale * float(np.sqrt(np.mean(np.abs(x / scale) ** 2)))
+
+
+def _first_index(bad: Any, finite: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Index in the full array of the first entry flagged in `bad` (a mask over the
+    finite entries)."""
+    import numpy as np
+
+    if not shape:
+        return ()
+    flat = np.flatnonzero(finite.ravel())[int(np.argmax(bad))]
+    return tuple(int(i) for i in np.unravel_index(int(flat), shape))
+
+
+def _pct(n: int, total: int) -> str:
+    p = 100.0 * n / total if total else 0.0
+    return f"{p:.2g}%" if p < 10 else f"{p:.0f}%"
 
 
 def _compare_statistically(name: str, a: Any, b: Any, notes: list[str]) -> OutputComparison:
@@ -214,12 +326,12 @@ def _compare_statistically(name: str, a: Any, b: Any, notes: list[str]) -> Outpu
     n, m = a.size, b.size
     method = "statistical(mean, std, quantiles, ks)"
     if min(n, m) < MIN_STATISTICAL_SAMPLES:
-        return OutputComparison(
-            name,
-            UNVERIFIED,
-            method,
-            detail=f"random output with only {min(n, m)} values: too few to compare by statistics",
+        what = (
+            RANDOM_SCALAR_DETAIL
+            if min(n, m) == 1
+            else f"random output with only {min(n, m)} values: too few to compare by statistics"
         )
+        return OutputComparison(name, UNVERIFIED, method, detail=what)
     mean_a, mean_b = float(a.mean()), float(b.mean())
     std_a, std_b = float(a.std()), float(b.std())
     scale = max(std_a, std_b, 1e-300)
@@ -386,7 +498,7 @@ def _compare(
             name, NOT_EQUAL, "type", detail=f"{type(a).__name__} vs {type(b).__name__}"
         )
     if _is_number(a) and _is_number(b):
-        return _compare_numbers(name, a, b, rtol, atol)
+        return _compare_numbers(name, a, b, rtol, atol, random)
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
         if len(a) != len(b):
             return OutputComparison(
@@ -422,16 +534,14 @@ def _is_number(x: Any) -> bool:
 
 
 def _compare_numbers(
-    name: str, a: Any, b: Any, rtol: float | None, atol: float | None
+    name: str, a: Any, b: Any, rtol: float | None, atol: float | None, random: bool = False
 ) -> OutputComparison:
     if isinstance(a, bool | int) and isinstance(b, bool | int):
-        return OutputComparison(
-            name,
-            EQUAL if a == b else NOT_EQUAL,
-            "exact",
-            float(abs(a - b)),
-            None if a == 0 else float(abs(a - b) / abs(a)),
-        )
+        err, rel = float(abs(a - b)), None if a == 0 else float(abs(a - b) / abs(a))
+        if a != b and random:
+            detail = f"{a} vs {b}: {RANDOM_SCALAR_DETAIL}"
+            return OutputComparison(name, UNVERIFIED, "exact", err, rel, detail)
+        return OutputComparison(name, EQUAL if a == b else NOT_EQUAL, "exact", err, rel)
     # Python floats are float64: the float64 defaults apply.
     r = DEFAULT_TOLERANCES["float64"][0] if rtol is None else rtol
     t = DEFAULT_TOLERANCES["float64"][1] if atol is None else atol
@@ -444,6 +554,9 @@ def _compare_numbers(
     err = abs(a - b)
     rel = err / abs(a) if a != 0 else math.inf
     ok = err <= t + r * abs(a)
+    if not ok and random:
+        detail = f"{_num(a)} vs {_num(b)}: {RANDOM_SCALAR_DETAIL}"
+        return OutputComparison(name, UNVERIFIED, "isclose", err, rel, detail)
     return OutputComparison(
         name,
         EQUAL if ok else NOT_EQUAL,

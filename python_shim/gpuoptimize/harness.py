@@ -11,14 +11,23 @@ What one side's run looks like (the same for baseline and candidate):
 1. A fresh namespace: a shallow copy of the user's, with every input the cell reads that
    could be changed in place (arrays, lists, dicts, frames, objects...) deep-copied, and
    the user's plain functions re-homed onto the copy, so nothing the user owns changes.
+   NumPy/CuPy arrays the cell only reads are copied once per side, not per run; if the
+   runs changed one after all (through a call), the side is measured again with per-run
+   copies and a warning.
 2. Device synchronize (CuPy, Numba CUDA, PyTorch, Warp: only those already imported),
    clock read, [CUDA start event], exec of the once-compiled code, [end event],
-   synchronize, clock read. Nothing is printed inside; the cell's own output is captured.
+   device-wide synchronize, clock read; the garbage collector is paused in between.
+   Nothing is printed inside; the cell's own output is captured. When the synchronized
+   wall time is far above the events' time (work on streams that do not order with the
+   default stream), the wall time is reported as the device time, an upper bound.
 3. The first run is timed apart (`first_run_s`: JIT compile, plan creation, caches); then
-   runs repeat until the time budget (between `min_runs` and `max_runs`).
+   an empty cell is timed the same way (`timer_overhead_s`, `device_timer_overhead_s`:
+   the fixed cost in every run, reported, not subtracted); then runs repeat until the
+   time budget (between `min_runs` and `max_runs`).
 4. One extra instrumented run (never among the timed runs) for sides that use a GPU
    library: every call that may move data between host and device (`x.get()`,
-   `cp.asarray(a)`, `t.cuda()`, ...) is timed with synchronizes around it (`transfer_s`),
+   `cp.asarray(a)`, `t.cuda()`, `cupyx.scipy.sparse.csr_matrix(M)`, `cudf.DataFrame(df)`,
+   ...) is timed with synchronizes around it (`transfer_s`),
    and CuPy's pool allocations are tracked for the peak (`peak_device_bytes`).
 
 The result is data first (`ABResult`, raw times kept), text second (`repr`, `format()`).
@@ -28,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import gc
 import hashlib
 import io
@@ -47,12 +57,16 @@ from typing import Any
 
 from . import _cell
 from .compare import (
+    EQUAL,
     NOT_EQUAL,
+    RANDOM_SCALAR_DETAIL,
+    STATISTICAL,
     UNVERIFIED,
     OutputComparison,
     combine_status,
     compare,
     is_device_value,
+    is_random_state,
 )
 
 __all__ = ["ABResult", "SideStats", "run_ab", "run_for_real", "source_hash"]
@@ -93,6 +107,15 @@ class SideStats:
     error: str | None = None
     ran_on_gpu: bool = False
     stdout: str = field(default="", repr=False)
+    #: Median time of an empty cell under the same timing (synchronize, clock, events,
+    #: exec): the fixed cost inside every timed run. Reported, never subtracted.
+    timer_overhead_s: float | None = None
+    #: The same for the CUDA events (device time of an empty cell), where there are events.
+    device_timer_overhead_s: float | None = None
+    #: True when the events missed work (streams that do not order with the default
+    #: stream) and `device_times_s` holds the synchronized wall times instead: an upper
+    #: bound of the device time.
+    device_time_from_wall: bool = False
 
     @property
     def runs(self) -> int:
@@ -132,6 +155,8 @@ class SideStats:
             "transfer_s": _finite(self.transfer_s),
             "peak_device_bytes": self.peak_device_bytes,
             "error": self.error,
+            "timer_overhead_s": _finite(self.timer_overhead_s),
+            "device_timer_overhead_s": _finite(self.device_timer_overhead_s),
         }
 
     def summary(self) -> str:
@@ -145,11 +170,17 @@ class SideStats:
             f"{self.runs} runs",
         ]
         if self.device_s is not None:
-            parts.append(f"device {_fmt_s(self.device_s)}")
+            bound = " (upper bound: wall time)" if self.device_time_from_wall else ""
+            parts.append(f"device {_fmt_s(self.device_s)}{bound}")
         if self.transfer_s is not None:
             parts.append(f"transfers {_fmt_s(self.transfer_s)}")
         if self.peak_device_bytes is not None:
             parts.append(f"peak {_fmt_bytes(self.peak_device_bytes)}")
+        if self.timer_overhead_s is not None:
+            ovh = f"timer overhead {_fmt_s(self.timer_overhead_s)}"
+            if self.device_timer_overhead_s is not None:
+                ovh += f" ({_fmt_s(self.device_timer_overhead_s)} device)"
+            parts.append(ovh)
         if self.status != "ok":
             parts.append(self.status)
         return ", ".join(parts)
@@ -447,10 +478,22 @@ _NEVER_COPY = (
 
 
 class _Isolation:
-    """Builds one fresh namespace per run; keeps the user's objects out of reach."""
+    """Builds one fresh namespace per run; keeps the user's objects out of reach.
+
+    Inputs the cell may change are deep-copied for every run. Plain NumPy/CuPy arrays the
+    cell only reads (as far as its source shows, and not globals of a function it calls)
+    are copied once per side instead (`snapshots`): a per-run copy of a large array costs
+    memory bandwidth, and on a GPU leaves the cache full of dirty lines that the timed run
+    then writes back. `changed_snapshots()` checks afterwards that the runs left them as
+    they were; if not, the side is measured again with per-run copies (`per_run_only`).
+    """
 
     def __init__(
-        self, namespace: dict[str, Any], facts: _cell.CellFacts, allow_sharing: bool = False
+        self,
+        namespace: dict[str, Any],
+        facts: _cell.CellFacts,
+        allow_sharing: bool = False,
+        per_run_only: bool = False,
     ) -> None:
         self.namespace = namespace
         self.allow_sharing = allow_sharing
@@ -458,8 +501,10 @@ class _Isolation:
         self.shared: list[str] = []
         self.functions: list[str] = []
         self.problems: list[str] = []
+        self.snapshots: dict[str, Any] = {}
         names = [n for n in facts.inputs if n in namespace]
         seen = set(names)
+        direct = set(names)
         # A user function called by the cell reads globals of the user's namespace:
         # re-home it onto the run's namespace and treat the globals it reads as inputs.
         i = 0
@@ -472,6 +517,7 @@ class _Isolation:
                         seen.add(g)
                         names.append(g)
             i += 1
+        self.mutated = set(facts.mutated)
         for n in names:
             v = namespace[n]
             if isinstance(v, _NEVER_COPY) or callable(v) and not hasattr(v, "__array__"):
@@ -483,12 +529,34 @@ class _Isolation:
                     f"reads the iterator {n!r}; repeating the cell would use it up"
                 )
                 continue
+            if not per_run_only and n in direct and n not in self.mutated and _plain_array(v):
+                self.snapshots[n] = None  # copied in take_snapshots(), once per side
+                continue
             self.copied.append(n)
-        self.mutated = set(facts.mutated)
+
+    def take_snapshots(self) -> None:
+        """Copy the read-only arrays once (outside every timed run)."""
+        for n in list(self.snapshots):
+            self.snapshots[n] = copy.deepcopy(self.namespace[n])
+
+    def changed_snapshots(self) -> list[str]:
+        """Names of read-only arrays the runs changed after all (their copy no longer
+        equals the user's array)."""
+        return [
+            n
+            for n, snap in self.snapshots.items()
+            if snap is not None and not _same_array(snap, self.namespace[n])
+        ]
 
     def fresh(self) -> dict[str, Any]:
         ns = dict(self.namespace)
-        memo: dict[int, Any] = {}  # one memo per run keeps aliasing between inputs
+        # One memo per run keeps aliasing between inputs; a container holding a
+        # snapshotted array gets the snapshot, as the cell's name for it does.
+        memo: dict[int, Any] = {}
+        for n, snap in self.snapshots.items():
+            if snap is not None:
+                ns[n] = snap
+                memo[id(self.namespace[n])] = snap
         for n in list(self.copied):
             try:
                 ns[n] = copy.deepcopy(self.namespace[n], memo)
@@ -507,6 +575,24 @@ class _Isolation:
             g.__dict__.update(f.__dict__)
             ns[n] = g
         return ns
+
+
+def _plain_array(v: Any) -> bool:
+    """A NumPy or CuPy ndarray itself (not a subclass such as a memmap or a matrix)."""
+    t = type(v)
+    return t.__name__ == "ndarray" and t.__module__ in ("numpy", "cupy", "cupy._core.core")
+
+
+def _same_array(a: Any, b: Any) -> bool:
+    """Same shape, dtype and values (NaNs in the same places), on the array's own device."""
+    if type(a) is not type(b) or a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    xp = sys.modules.get("cupy") if type(a).__module__.startswith("cupy") else None
+    xp = xp if xp is not None else sys.modules["numpy"]
+    try:
+        return bool(xp.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    except Exception:
+        return False
 
 
 def _code_globals(code: types.CodeType) -> set[str]:
@@ -574,9 +660,18 @@ class _TransferMeter:
         self.bytes = 0
         self.calls = 0
 
+    def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """A bare-name call, `csr_matrix(M)`: its first argument is the source."""
+        return self._timed(fn, args[0] if args else None, "", args, kwargs)
+
     def __call__(self, obj: Any, attr: str, *args: Any, **kwargs: Any) -> Any:
         fn = getattr(obj, attr)
         source = args[0] if isinstance(obj, types.ModuleType) and args else obj
+        return self._timed(fn, source, attr, args, kwargs)
+
+    def _timed(
+        self, fn: Any, source: Any, attr: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
         self.sync()
         t0 = time.perf_counter()
         out = fn(*args, **kwargs)
@@ -589,9 +684,25 @@ class _TransferMeter:
         if src_dev != out_dev:
             self.seconds += t1 - t0
             self.calls += 1
-            moved = out if out_dev else source
-            self.bytes += int(getattr(moved, "nbytes", 0) or 0)
+            self.bytes += _nbytes(out if out_dev else source)
         return out
+
+
+def _nbytes(x: Any) -> int:
+    """Bytes of an array, a sparse matrix (its data and index arrays) or a frame."""
+    n = getattr(x, "nbytes", None)
+    if isinstance(n, int) and not isinstance(n, bool):
+        return n
+    parts = [getattr(x, a, None) for a in ("data", "indices", "indptr", "row", "col", "offsets")]
+    sizes = [getattr(p, "nbytes", None) for p in parts if p is not None]
+    if any(isinstance(v, int) for v in sizes):
+        return sum(v for v in sizes if isinstance(v, int))
+    usage = getattr(x, "memory_usage", None)
+    if callable(usage):
+        with contextlib.suppress(Exception):
+            u = usage(deep=False)
+            return int(u.sum() if hasattr(u, "sum") else u)
+    return 0
 
 
 class _PeakMemory:
@@ -684,42 +795,168 @@ def _run_side(
     rng_state: _RandomState,
     allow_sharing: bool,
 ) -> None:
-    st = side.stats
     iso = _Isolation(namespace, side.facts, allow_sharing)
+    kw = dict(
+        budget_s=budget_s,
+        min_runs=min_runs,
+        max_runs=max_runs,
+        timeout_s=timeout_s,
+        progress=progress,
+        rng_state=rng_state,
+    )
+    _measure_side(side, namespace, iso, **kw)  # type: ignore[arg-type]
+    changed = iso.changed_snapshots() if iso.snapshots else []
+    if changed:
+        # The cell changes an array in place in a way its source does not show (a call):
+        # runs after the first saw the changed array. Measure again, copying every run.
+        _reset(side)
+        iso = _Isolation(namespace, side.facts, allow_sharing, per_run_only=True)
+        side.warnings.append(
+            f"{side.label}: the cell changes {', '.join(changed)} in place (not visible in "
+            "its source); it was measured again with a fresh copy for every run"
+        )
+        _measure_side(side, namespace, iso, **kw)  # type: ignore[arg-type]
+    uses = side.uses | _module_roots(namespace, side.facts.inputs)
+    if side.stats.status == "ok" and uses & _cell.GPU_MODULES:
+        _instrumented_run(side, iso, rng_state, timeout_s)
+    iso.snapshots.clear()
+
+
+def _reset(side: _Side) -> None:
+    fresh = SideStats()
+    for f in dataclasses.fields(SideStats):
+        setattr(side.stats, f.name, getattr(fresh, f.name))
+    side.values = {}
+    side.last_ns = None
+    side.exception = None
+
+
+_EMPTY_CELL = compile("pass", "<gpuoptimize empty cell>", "exec")
+#: Empty runs timed to measure the fixed cost of the timing itself.
+_OVERHEAD_RUNS = 15
+
+
+class _Timing:
+    """One timed run: synchronize, clock, [start event], exec, [end event], synchronize,
+    clock. Nothing else sits between the clock reads: namespaces are built and inputs
+    copied before, and the garbage collector is paused inside (as `timeit` does), so a
+    collection of earlier garbage is not charged to the cell."""
+
+    def __init__(
+        self,
+        out: io.StringIO,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.out = out
+        self.clock = clock
+        self.syncs: list[Callable[[], None]] = []
+
+    def refresh_syncs(self) -> None:
+        """The device synchronizers of the libraries loaded now (the first run may have
+        imported one)."""
+        self.syncs = _synchronizers()
+
+    def run(
+        self, code: Any, ns: dict[str, Any], timer: _EventTimer | None
+    ) -> tuple[float, float | None]:
+        """(wall seconds, event seconds or None) of one exec of `code` in `ns`."""
+        syncs, clock = self.syncs, self.clock
+        self.out.seek(0)
+        self.out.truncate()
+        gc_was_on = gc.isenabled()
+        with contextlib.redirect_stdout(self.out), contextlib.redirect_stderr(self.out):
+            for sync in syncs:
+                sync()
+            if gc_was_on:
+                gc.disable()
+            try:
+                if timer is None:
+                    t0 = clock()
+                    exec(code, ns)
+                    for sync in syncs:
+                        sync()
+                    t1 = clock()
+                else:
+                    record_start, record_end = timer.start.record, timer.end.record
+                    t0 = clock()
+                    record_start()
+                    exec(code, ns)
+                    record_end()
+                    for sync in syncs:  # device-wide: every stream, not only the default
+                        sync()
+                    t1 = clock()
+            finally:
+                if gc_was_on:
+                    gc.enable()
+        return t1 - t0, (timer.elapsed_s() if timer is not None else None)
+
+    def overhead(self, timer: _EventTimer | None) -> tuple[float, float | None]:
+        """Median (wall, device) time of an empty cell under this timing."""
+        walls: list[float] = []
+        devs: list[float] = []
+        for _ in range(_OVERHEAD_RUNS):
+            w, d = self.run(_EMPTY_CELL, {}, timer)
+            walls.append(w)
+            if d is not None:
+                devs.append(d)
+        return statistics.median(walls), statistics.median(devs) if devs else None
+
+
+def device_time_misses_work(
+    walls: list[float],
+    device_times: list[float],
+    empty_wall: float | None = None,
+    empty_device: float | None = None,
+) -> bool:
+    """True when the CUDA events clearly missed work that the device-wide synchronize
+    waited for: the median synchronized wall time exceeds the median event time by more
+    than half of it, and by more than twice the gap an empty cell shows plus 50 us (the
+    synchronize's own latency). Work on a stream that does not order with the default
+    stream (`Stream(non_blocking=True)`, another library's stream) does that."""
+    if not walls or not device_times:
+        return False
+    wall = statistics.median(walls)
+    dev = statistics.median(device_times)
+    empty_gap = max(0.0, (empty_wall or 0.0) - (empty_device or 0.0))
+    gap = wall - dev
+    return gap > 0.5 * dev and gap > 2 * empty_gap + 50e-6
+
+
+def _measure_side(
+    side: _Side,
+    namespace: dict[str, Any],
+    iso: _Isolation,
+    *,
+    budget_s: float,
+    min_runs: int,
+    max_runs: int,
+    timeout_s: float,
+    progress: Progress | None,
+    rng_state: _RandomState,
+) -> None:
+    st = side.stats
     code = _cell.compile_cell(side.source, f"<gpuoptimize {side.label}>")
     uses = side.uses | _module_roots(namespace, side.facts.inputs)
     started = time.perf_counter()
     last_report = started
     out_buf = io.StringIO()
+    timing = _Timing(out_buf)
     ns: dict[str, Any] | None = None
 
-    def one_run(timer: _EventTimer | None) -> float:
+    def one_run(timer: _EventTimer | None) -> tuple[float, float | None]:
         nonlocal ns
         if ns is not None:
             ns.clear()  # free the previous run's objects (device memory) first
         rng_state.restore()
         ns = iso.fresh()
-        syncs = _synchronizers()
-        out_buf.seek(0)
-        out_buf.truncate()
-        with contextlib.redirect_stdout(out_buf), contextlib.redirect_stderr(out_buf):
-            for s in syncs:
-                s()
-            t0 = time.perf_counter()
-            if timer is not None:
-                timer.start.record()
-            exec(code, ns)
-            if timer is not None:
-                timer.end.record()
-            for s in syncs:
-                s()
-            t1 = time.perf_counter()
-        return t1 - t0
+        return timing.run(code, ns, timer)
 
     try:
         with _alarm(timeout_s), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            st.first_run_s = one_run(None)
+            iso.take_snapshots()
+            timing.refresh_syncs()
+            st.first_run_s = one_run(None)[0]
             st.stdout = out_buf.getvalue()[:_STDOUT_KEEP]
             seen = set()
             for w in caught:
@@ -729,8 +966,10 @@ def _run_side(
                     side.warnings.append(text[:300])
             warnings.simplefilter("ignore")
             # The first run may have imported the GPU library: choose the timer now.
+            timing.refresh_syncs()
             timer = _EventTimer.for_side(uses)
             st.ran_on_gpu = timer is not None
+            st.timer_overhead_s, st.device_timer_overhead_s = timing.overhead(timer)
             if progress:
                 progress(side.label, 0, time.perf_counter() - started, budget_s)
             t_loop = time.perf_counter()
@@ -740,9 +979,10 @@ def _run_side(
                     break
                 if time.perf_counter() - started > timeout_s:
                     raise _Timeout()
-                st.times_s.append(one_run(timer))
-                if timer is not None:
-                    st.device_times_s.append(timer.elapsed_s())
+                wall, dev = one_run(timer)
+                st.times_s.append(wall)
+                if dev is not None:
+                    st.device_times_s.append(dev)
                 now = time.perf_counter()
                 if progress and now - last_report > 0.2:
                     last_report = now
@@ -755,6 +995,7 @@ def _run_side(
             side.warnings.append(
                 f"{side.label}: {', '.join(iso.shared)} could not be copied and was shared"
             )
+        _check_device_times(side)
     except _Timeout:
         st.status = "timeout"
         st.error = f"stopped after {timeout_s:g} s (time limit of a side)"
@@ -778,8 +1019,26 @@ def _run_side(
         if _cell.LAST_VALUE in ns:
             side.values[_cell.LAST_VALUE] = ns[_cell.LAST_VALUE]
         side.last_ns = ns
-    if st.status == "ok" and uses & _cell.GPU_MODULES:
-        _instrumented_run(side, iso, rng_state, timeout_s)
+
+
+def _check_device_times(side: _Side) -> None:
+    """Events that missed work: report the synchronized wall time as the device time
+    (an upper bound) and say why."""
+    st = side.stats
+    if not device_time_misses_work(
+        st.times_s, st.device_times_s, st.timer_overhead_s, st.device_timer_overhead_s
+    ):
+        return
+    events = statistics.median(st.device_times_s)
+    st.device_times_s = list(st.times_s)
+    st.device_time_from_wall = True
+    side.warnings.append(
+        f"{side.label}: CUDA events on the default stream measured {_fmt_s(events)}, but the "
+        f"device-wide synchronize took the run to {_fmt_s(st.median_s)}: the cell runs work "
+        "on streams that do not wait for the default stream (e.g. "
+        "Stream(non_blocking=True)); its device time is reported as the synchronized wall "
+        "time, an upper bound"
+    )
 
 
 def _instrumented_run(
@@ -1059,7 +1318,8 @@ def _run(
         progress("compare", 0, 0.0, budget_s)
     if b.stats.status == "ok" and c.stats.status == "ok":
         random = bf.uses_random or cf.uses_random
-        result.outputs = _compare_outputs(b, c, rtol, atol, random)
+        result.outputs, notes = _compare_outputs(b, c, rtol, atol, random)
+        result.warnings += notes
         result.speedup_ci95 = bootstrap_speedup_ci(b.stats.times_s, c.stats.times_s)
     result.versions = _versions()
     if c.stats.ran_on_gpu:
@@ -1074,7 +1334,7 @@ def _run(
     elif c.stats.status == "ok":
         result.warnings.append("the candidate did not run on a GPU")
     if result.match_status == UNVERIFIED and result.outputs:
-        result.warnings.append("some outputs could not be verified")
+        result.warnings.append(_unverified_summary(result.outputs))
     _decide(result, b, c)
     b.last_ns = c.last_ns = None
     if is_stale is not None and result.verdict != "cancelled":
@@ -1104,15 +1364,41 @@ def _restore_bindings(namespace: dict[str, Any], before: dict[str, Any], result:
         )
 
 
+def _unverified_summary(outputs: list[OutputComparison]) -> str:
+    """Which outputs could not be verified, and which matched by statistics."""
+    names = [o.name for o in outputs if o.status == UNVERIFIED]
+    text = "some outputs could not be verified: " + ", ".join(names)
+    scalars = [o.name for o in outputs if o.status == UNVERIFIED and _is_random_scalar(o)]
+    if scalars:
+        text += f" ({', '.join(scalars)}: a single value from random streams)"
+    stat = [o.name for o in outputs if o.status == STATISTICAL]
+    if stat:
+        text += "; matched by statistics: " + ", ".join(stat)
+    same = [o.name for o in outputs if o.status == EQUAL]
+    if same:
+        text += "; equal: " + ", ".join(same)
+    return text
+
+
+def _is_random_scalar(o: OutputComparison) -> bool:
+    return bool(o.detail and RANDOM_SCALAR_DETAIL in o.detail)
+
+
 def _compare_outputs(
     b: _Side, c: _Side, rtol: float | None, atol: float | None, random: bool
-) -> list[OutputComparison]:
+) -> tuple[list[OutputComparison], list[str]]:
+    """The comparisons, and notes for the result's warnings."""
     out: list[OutputComparison] = []
+    notes: list[str] = []
+    states: list[str] = []
     names = [n for n in b.values if n != _cell.LAST_VALUE]
     for n in names:
         bv = b.values[n]
         if isinstance(bv, _NOT_DATA) or (callable(bv) and not hasattr(bv, "__array__")):
             continue  # functions, modules, classes: code, not results
+        if is_random_state(bv) or is_random_state(c.values.get(n)):
+            states.append(n)  # a generator's state is how results were drawn, not one
+            continue
         if n not in c.values:
             if n in b.facts.loop_vars:
                 continue  # a loop counter the rewrite has no need for
@@ -1148,7 +1434,9 @@ def _compare_outputs(
                     random=random,
                 )
             )
-    return out
+    if states:
+        notes.append(f"random generator state not compared: {', '.join(states)}")
+    return out, notes
 
 
 _NOT_DATA = (types.ModuleType, types.FunctionType, type)

@@ -161,6 +161,14 @@ export interface SideStats {
   transfer_s: number | null;
   peak_device_bytes: number | null;
   error: string | null;
+  /**
+   * Median wall time of an empty cell under the same timing (synchronize, clock, events,
+   * exec): the fixed cost inside every timed run, reported and never subtracted. Optional:
+   * absent from kernels older than this field.
+   */
+  timer_overhead_s?: number | null;
+  /** The same fixed cost as the CUDA events see it, where the side has events. */
+  device_timer_overhead_s?: number | null;
 }
 
 export interface OutputComparison {
@@ -269,6 +277,11 @@ function checkSide(x: unknown, where: string): void {
   }
   if (!isStrOrNull(x.error)) {
     throw new ProtocolError(`${where}.error: expected string or null`);
+  }
+  for (const k of ['timer_overhead_s', 'device_timer_overhead_s']) {
+    if (k in x && x[k] !== undefined && !isNumOrNull(x[k])) {
+      throw new ProtocolError(`${where}.${k}: expected number or null`);
+    }
   }
 }
 

@@ -49,6 +49,9 @@ def check_side(x: Any, where: str) -> None:
     assert all(_num(t) for t in x["times_s"]), where
     assert x["runs"] == len(x["times_s"]), where
     assert x["error"] is None or isinstance(x["error"], str), where
+    # Optional in protocol.ts (added later); the Python kernel always sends them.
+    for k in ("timer_overhead_s", "device_timer_overhead_s"):
+        assert _num_or_null(x[k]), f"{where}.{k} = {x[k]!r}"
 
 
 def check_ab_result(x: Any) -> dict[str, Any]:

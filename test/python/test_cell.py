@@ -93,3 +93,23 @@ def test_side_effects(src: str) -> None:
 )
 def test_look_alikes_are_not_side_effects(src: str) -> None:
     assert analyze(src).side_effects == [], src
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "ordered = np.sort(keys)",
+        "import numpy as np\nordered = np.sort(keys)",
+        "import cupy as cp\nordered = cp.sort(cp.asarray(keys))",
+        "np.random.shuffle(keys)\nordered = keys",
+    ],
+)
+def test_modules_are_never_outputs(src: str) -> None:
+    f = analyze(src)
+    assert "ordered" in f.outputs
+    assert not {"np", "cp"} & set(f.outputs) and not {"np", "cp"} & set(f.mutated)
+
+
+def test_a_module_alias_assigned_a_value_is_a_value() -> None:
+    f = analyze("np = [3, 1]\nnp.sort()")
+    assert f.outputs == ["np"] and f.mutated == ["np"]

@@ -41,7 +41,8 @@ def test_integers_are_exact() -> None:
     r = compare("n", a, a + np.eye(1, 10, 3, dtype=int)[0])
     assert r.status == "not_equal"
     assert r.max_abs_err == 1
-    assert "1 of 10 element(s) outside tolerance" in r.detail and "first at index" in r.detail
+    assert "1 of 10 element(s) (10%) beyond the elementwise tolerance" in r.detail
+    assert "first at index (3,)" in r.detail
 
 
 def test_shape_mismatch() -> None:
@@ -197,3 +198,114 @@ def test_to_json_has_no_non_finite_numbers() -> None:
     j = r.to_json()
     assert j["max_rel_err"] is None or math.isfinite(j["max_rel_err"])
     assert set(j) == {"name", "status", "method", "max_abs_err", "max_rel_err", "detail"}
+
+
+# -- norm-wise comparison of transforms and products ---------------------------------
+
+
+def _fft_pair() -> tuple[np.ndarray, np.ndarray]:
+    """A float32 FFT two ways: computed in float64 and rounded, and in float32 (SciPy)."""
+    import scipy.fft
+
+    x = np.random.default_rng(0).random((256, 256), dtype=np.float32)
+    return np.fft.fft2(x).astype(np.complex64), scipy.fft.fft2(x)
+
+
+def test_fft_small_bins_pass_normwise_and_say_so() -> None:
+    ref, got = _fft_pair()
+    assert got.dtype == np.complex64
+    r = compare("spec", ref, got)
+    assert r.status == "equal"
+    assert r.method == "normwise(rtol=1e-05)"
+    assert "normwise: relative L2 error" in r.detail and "<= 1e-05" in r.detail
+    # what was relaxed is in the detail: how many elements fail elementwise
+    assert "beyond the elementwise tolerance allclose(rtol=1e-05, atol=1e-06)" in r.detail
+    assert "%" in r.detail
+
+
+def test_matmul_with_cancellation_passes_normwise() -> None:
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((300, 400), dtype=np.float32)
+    b = rng.standard_normal((400, 200), dtype=np.float32)
+    ref = (a.astype(np.float64) @ b).astype(np.float32)
+    r = compare("c", ref, a @ b)
+    assert r.status == "equal" and r.method.startswith(("normwise", "elementwise"))
+
+
+def test_elementwise_first_when_it_passes() -> None:
+    a = np.linspace(1, 2, 50, dtype=np.float32)
+    r = compare("y", a, a * np.float32(1 + 1e-7))
+    assert r.status == "equal" and r.method.startswith("elementwise allclose(")
+
+
+def test_one_wrong_bin_is_not_hidden_by_the_norm() -> None:
+    ref, got = _fft_pair()
+    bad = got.copy()
+    bad[3, 5] *= 1.01  # a 1% error on one ordinary bin: a bug, not rounding
+    r = compare("spec", ref, bad)
+    assert r.status == "not_equal"
+    assert "elementwise" in r.method
+
+
+def test_local_error_under_a_dominant_entry_is_caught() -> None:
+    ref = np.full(10_000, 1.0, dtype=np.float64)
+    ref[0] = 1e8  # dominates the norm: RMS 1e6, so rtol * RMS = 0.1
+    got = ref.copy()
+    got[7] = 2.0  # 100% off; ||err|| / ||ref|| = 1e-8 < rtol
+    r = compare("v", ref, got)
+    assert r.status == "not_equal"
+    assert "a local difference" in r.detail and "(7,)" in r.detail
+
+
+def test_large_normwise_error_is_not_equal() -> None:
+    ref = np.linspace(1, 2, 100)
+    r = compare("v", ref, ref * (1 + 1e-4))
+    assert r.status == "not_equal" and "normwise check failed too" in r.detail
+
+
+def test_nan_positions_exact_even_when_the_norm_would_pass() -> None:
+    ref, got = _fft_pair()
+    got = got.copy()
+    got[10, 10] = np.nan
+    r = compare("spec", ref, got)
+    assert r.status == "not_equal" and "NaN positions differ in 1" in r.detail
+
+
+def test_integers_never_normwise() -> None:
+    a = np.arange(1, 10_001, dtype=np.int64) * 1000
+    b = a.copy()
+    b[0] += 1
+    r = compare("n", a, b)
+    assert r.status == "not_equal" and "normwise" not in (r.detail or "")
+
+
+def test_first_index_skips_nan_entries() -> None:
+    a = np.array([np.nan, np.nan, 1.0, 2.0])
+    b = np.array([np.nan, np.nan, 1.0, 3.0])
+    r = compare("v", a, b, rtol=1e-12, atol=0)
+    assert r.status == "not_equal" and "first at index (3,)" in r.detail
+
+
+# -- random streams ------------------------------------------------------------------
+
+
+def test_random_generators_are_state() -> None:
+    import random
+
+    from gpuoptimize.compare import is_random_state
+
+    assert is_random_state(np.random.default_rng(0))
+    assert is_random_state(np.random.RandomState(0))
+    assert is_random_state(np.random.PCG64(0))
+    assert is_random_state(random.Random(0))
+    assert not is_random_state(np.zeros(3)) and not is_random_state(np.random)
+
+
+def test_a_single_random_value_is_unverified_never_not_equal() -> None:
+    r = compare("pi", 3.1412, 3.1419, random=True)
+    assert r.status == "unverified" and "single value" in r.detail
+    r = compare("pi", np.float64(3.1412), np.asarray(3.1419), random=True)
+    assert r.status == "unverified" and "single value" in r.detail
+    assert compare("k", 7, 8, random=True).status == "unverified"
+    assert compare("pi", 3.1412, 3.1412, random=True).status == "equal"
+    assert compare("pi", 3.1412, 3.1419).status == "not_equal"  # not random: a difference

@@ -254,3 +254,52 @@ def test_result_object_repr_and_table(kernel: Kernel) -> None:
     assert ex.stdout.startswith("<ABResult ")
     assert "baseline :" in ex.stdout and "candidate:" in ex.stdout and "rp: equal" in ex.stdout
     assert json.loads(ex.stdout.strip().splitlines()[-1]) >= 3
+
+
+def test_random_generator_is_state_and_a_random_scalar_is_named_unverified(
+    kernel: Kernel,
+) -> None:
+    """The bench's Monte Carlo cell: a generator is state, not a result; the samples match
+    by statistics; the single estimate is reported unverified, by name."""
+    cell = (
+        "rng = np.random.default_rng({seed})\n"
+        "mc_x = rng.random(20000)\nmc_y = rng.random(20000)\n"
+        "mc_pi = 4.0 * np.count_nonzero(mc_x * mc_x + mc_y * mc_y <= 1.0) / 20000"
+    )
+    r = ab(kernel, cell.format(seed=8), cell.format(seed=9))
+    out = {o["name"]: o for o in r["match"]["outputs"]}
+    assert "rng" not in out and "np" not in out
+    assert out["mc_x"]["status"] == out["mc_y"]["status"] == "statistical"
+    assert out["mc_pi"]["status"] == "unverified" and "single value" in out["mc_pi"]["detail"]
+    assert r["match"]["status"] == "unverified"
+    assert "random generator state not compared: rng" in r["warnings"]
+    (summary,) = [w for w in r["warnings"] if w.startswith("some outputs could not be verified")]
+    assert "mc_pi" in summary and "matched by statistics: mc_x, mc_y" in summary
+
+
+def test_module_is_not_an_output(kernel: Kernel) -> None:
+    kernel.ok("mo_keys = np.random.default_rng(0).random(1000)")
+    r = ab(kernel, "mo_sorted = np.sort(mo_keys)", "mo_sorted = np.sort(mo_keys, kind='stable')")
+    assert [o["name"] for o in r["match"]["outputs"]] == ["mo_sorted"]
+    assert r["match"]["status"] == "equal"
+
+
+def test_fft_compared_normwise_in_the_result(kernel: Kernel) -> None:
+    kernel.ok("fw_x = np.random.default_rng(0).random((256, 256), dtype=np.float32)")
+    r = ab(
+        kernel,
+        "fw_s = np.fft.fft2(fw_x).astype(np.complex64)",
+        "import scipy.fft\nfw_s = scipy.fft.fft2(fw_x)",
+    )
+    (o,) = r["match"]["outputs"]
+    assert o["status"] == "equal" and o["method"] == "normwise(rtol=1e-05)"
+    assert "relative L2 error" in o["detail"] and "beyond the elementwise tolerance" in o["detail"]
+    assert r["verdict"] in ("gpu_faster", "gpu_slower")
+
+
+def test_timer_overhead_is_reported(kernel: Kernel) -> None:
+    r = ab(kernel, "to_a = 1", "to_a = 2 - 1")
+    for side in ("baseline", "candidate"):
+        s = r[side]
+        assert 0 < s["timer_overhead_s"] < 1e-3
+        assert s["device_timer_overhead_s"] is None  # no GPU side here
