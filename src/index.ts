@@ -13,11 +13,10 @@ import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { CellBadges } from './ui/badges';
 import { registerCommands } from './ui/commands';
-import { createEngineFactory } from './ui/engine';
+import { createEngineFactory, createPlanRewriter } from './ui/engine';
 import { GpuOptimizerModel } from './ui/model';
 import { GpuOptimizerPanel } from './ui/panel';
 import { abResultRendererFactory } from './ui/resultView';
-import { rewriteFromSuggestions } from './ui/rewrite';
 import { readSettings } from './ui/settings';
 import { PANEL_ID } from './ui/tokens';
 import { PYTHON_GRAMMAR_URL, TREE_SITTER_RUNTIME_URL } from './wasmAssets';
@@ -50,10 +49,9 @@ const optimizerPlugin: JupyterFrontEndPlugin<void> = {
     restorer?.add(panel, PANEL_ID);
     new CellBadges(model, tracker, app.commands);
 
-    // A dedicated engine for rewrites, so a rewrite never disturbs the panel's cache.
-    const rewriter = rewriteFromSuggestions(async cells => {
-      const engine = await engineFactory();
-      return engine.analyze(cells).suggestions;
+    const rewriter = createPlanRewriter({
+      runtimeUrl: TREE_SITTER_RUNTIME_URL,
+      grammarUrl: PYTHON_GRAMMAR_URL
     });
     registerCommands({ app, model, panel, tracker, palette, sessionDialogs, rewriter });
 

@@ -238,6 +238,26 @@ export class KernelBridge implements IDisposable {
   }
 
   /**
+   * Tells the shim which candidate belongs to a cell, so that running the cell with
+   * `%%gpuoptimize` (no `# %% gpu` split) times it against this rewrite.
+   */
+  async registerCandidate(
+    cellId: string,
+    baseline: string,
+    candidate: string,
+    rule?: string
+  ): Promise<void> {
+    const fields: JSONObject = { cell_id: cellId, baseline, candidate };
+    if (rule !== undefined) {
+      fields.rule = rule;
+    }
+    const reply = await this._request('register_candidate', fields);
+    if (reply.type !== 'ok') {
+      throw new BridgeError('protocol', `Expected ok, got ${reply.type}`);
+    }
+  }
+
+  /**
    * Runs baseline and candidate side by side in the kernel and resolves with the validated
    * result. Runs are serialised: this one starts when the previous one has ended.
    */

@@ -2,8 +2,9 @@
  * The analysis engine behind the UI's `NotebookAnalysisEngine` interface, through the
  * analysis package's public API only (src/analysis/index.ts): the UI never sees tree-sitter.
  */
-import { initParser, NotebookAnalyzer } from '../analysis';
+import { initParser, NotebookAnalyzer, rewriteNotebook } from '../analysis';
 import type { AnalysisEngineFactory } from './model';
+import type { NotebookRewriter } from './rewrite';
 
 export interface ParserAssets {
   /** URL of web-tree-sitter's runtime wasm. */
@@ -20,5 +21,35 @@ export function createEngineFactory(assets: ParserAssets): AnalysisEngineFactory
     // minimum-speedup setting itself, so changing it needs no re-analysis.
     const analyzer = new NotebookAnalyzer({ minSpeedup: 1 });
     return { analyze: cells => analyzer.update(cells) };
+  };
+}
+
+/**
+ * The engine's whole-notebook rewrite (the residency plan): data stays on the device between
+ * GPU cells and crosses to the host only where a host consumer needs it.
+ */
+export function createPlanRewriter(assets: ParserAssets): NotebookRewriter {
+  return async cells => {
+    await initParser({ locateFile: () => assets.runtimeUrl, languageWasm: assets.grammarUrl });
+    const plan = rewriteNotebook(cells);
+    const sources = new Map<string, string>();
+    plan.cells.forEach((cell, i) => {
+      if (cell.source !== cells[i].source) {
+        sources.set(cell.id, cell.source);
+      }
+    });
+    return {
+      sources,
+      changes: plan.changes.map(change => ({
+        cellIndex: change.cellIndex,
+        rule: change.rule ?? 'plan',
+        title: change.summary
+      })),
+      transfers: plan.transfers.map(
+        t =>
+          `cell ${t.cellIndex + 1}: \`${t.name}\` ${t.direction === 'to-device' ? 'moves to the GPU' : 'comes back to the host'} (${t.reason})`
+      ),
+      method: 'notebook-wide (data stays on the GPU between cells; it moves only where listed below)'
+    };
   };
 }

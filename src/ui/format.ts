@@ -4,6 +4,7 @@
  */
 import type { ABResult, Verdict } from '../kernel/protocol';
 import type { RuleFamily } from '../analysis/types';
+import type { BenchmarkRun } from './model';
 
 /** Seconds in the unit a person reads best: "820 ns", "12.4 µs", "3.1 ms", "2.05 s", "3 min 5 s". */
 export function formatSeconds(seconds: number | null | undefined): string {
@@ -148,4 +149,32 @@ export function sourceHash(source: string): string {
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
   return hash.toString(16).padStart(8, '0');
+}
+
+/** Words for a benchmark that has not finished yet. */
+export function describeRunProgress(run: BenchmarkRun, now: number): string {
+  const waited = formatSeconds((now - run.startedAt) / 1000);
+  switch (run.phase) {
+    case 'connecting':
+      return `Loading the gpuoptimize kernel extension… (${waited})`;
+    case 'waiting-for-previous':
+      return `Queued behind another benchmark of this notebook (${waited}).`;
+    case 'waiting-for-kernel':
+      return `Queued: the kernel is busy running another cell; the benchmark starts when it finishes (${waited}).`;
+    case 'running': {
+      const p = run.progress;
+      if (!p) {
+        return `Starting… (${waited})`;
+      }
+      const what =
+        p.phase === 'baseline'
+          ? 'Timing the CPU original'
+          : p.phase === 'candidate'
+            ? 'Timing the GPU rewrite'
+            : 'Comparing outputs';
+      return `${what}: ${p.runs_done} run${p.runs_done === 1 ? '' : 's'} done, ${formatSeconds(p.elapsed_s)} of a ${formatSeconds(p.budget_s)} budget.`;
+    }
+    default:
+      return '';
+  }
 }

@@ -76,6 +76,8 @@ class NotebookSession {
   debounceTimer: ReturnType<typeof setTimeout> | null = null;
   readonly runs = new Map<string, BenchmarkRun>();
   readonly notices = new Map<string, CardNotice>();
+  /** What the kernel was last told each cell's candidate is: cell id -> original + candidate. */
+  readonly registered = new Map<string, string>();
 }
 
 export class GpuOptimizerModel {
@@ -226,6 +228,7 @@ export class GpuOptimizerModel {
       session.analyzing = false;
       this._changed.emit();
     }
+    this._registerCandidates(session);
   }
 
   /**
@@ -417,6 +420,11 @@ export class GpuOptimizerModel {
     const session = new NotebookSession(panel, bridge);
     this._sessions.set(panel, session);
     bridge.changed.connect(() => {
+      if (bridge.status === 'ready') {
+        this._registerCandidates(session);
+      } else {
+        session.registered.clear(); // a new kernel knows nothing
+      }
       if (this._current() === session) {
         this._changed.emit();
         this._maybeConnect();
@@ -480,6 +488,35 @@ export class GpuOptimizerModel {
       return;
     }
     session.bridge.connect().catch(() => undefined);
+  }
+
+  /**
+   * Registers each cell's first shown suggestion with the kernel (only what changed), so
+   * `%%gpuoptimize` in that cell runs against the same rewrite the panel shows.
+   */
+  private _registerCandidates(session: NotebookSession): void {
+    if (session.bridge.status !== 'ready' || !session.analysis) {
+      return;
+    }
+    const dismissed = this._dismissedKeys(session.panel);
+    const seen = new Set<string>();
+    for (const s of session.analysis.suggestions) {
+      if (seen.has(s.cellId) || !this._passesFilters(s) || dismissed.has(suggestionKey(s))) {
+        continue;
+      }
+      seen.add(s.cellId);
+      const candidate = candidateWithImports(s);
+      const signature = `${s.original}\u0000${candidate}`;
+      if (session.registered.get(s.cellId) === signature) {
+        continue;
+      }
+      session.registered.set(s.cellId, signature);
+      session.bridge.registerCandidate(s.cellId, s.original, candidate, s.rule).catch(err => {
+        // Forget it so the next analysis tries again; Benchmark does not depend on it.
+        session.registered.delete(s.cellId);
+        console.warn('gpuoptimize: could not register the candidate with the kernel:', err);
+      });
+    }
   }
 
   private _passesFilters(s: Suggestion): boolean {

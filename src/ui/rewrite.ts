@@ -8,8 +8,7 @@ import { PathExt } from '@jupyterlab/coreutils';
 import type * as nbformat from '@jupyterlab/nbformat';
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { UUID } from '@lumino/coreutils';
-import type { CellInput, Suggestion } from '../analysis/types';
-import { CellText, planApply } from './applyPlan';
+import type { CellInput } from '../analysis/types';
 
 /** A whole-notebook rewrite: new sources by cell id, and one entry per change. */
 export interface NotebookRewrite {
@@ -17,58 +16,11 @@ export interface NotebookRewrite {
   changes: { cellIndex: number; rule: string; title: string; detail?: string }[];
   /** How the rewrite was planned, for the summary (e.g. "residency planned notebook-wide"). */
   method: string;
+  /** Where data crosses between host and device, one line each (when the planner says). */
+  transfers?: string[];
 }
 
 export type NotebookRewriter = (cells: CellInput[]) => NotebookRewrite | Promise<NotebookRewrite>;
-
-/**
- * A rewriter built from per-cell suggestions: the first suggestion of each cell, applied in
- * notebook order with its imports. Used when the engine offers no notebook-wide rewrite; it
- * does not plan where data lives across cells, and the summary says so.
- */
-export function rewriteFromSuggestions(
-  analyze: (cells: CellInput[]) => Suggestion[] | Promise<Suggestion[]>
-): NotebookRewriter {
-  return async cells => {
-    const suggestions = await analyze(cells);
-    const texts: CellText[] = cells.map(c => ({ id: c.id, kind: c.kind, source: c.source }));
-    const changes: NotebookRewrite['changes'] = [];
-    const done = new Set<string>();
-    for (const suggestion of suggestions) {
-      if (done.has(suggestion.cellId)) {
-        continue;
-      }
-      const plan = planApply(texts, suggestion);
-      if (!plan.ok) {
-        continue;
-      }
-      for (const change of plan.changes) {
-        const cell = texts.find(t => t.id === change.cellId);
-        if (cell) {
-          cell.source = change.after;
-        }
-      }
-      done.add(suggestion.cellId);
-      changes.push({
-        cellIndex: suggestion.cellIndex,
-        rule: suggestion.rule,
-        title: suggestion.title,
-        detail: plan.addedImports.length > 0 ? `added ${plan.addedImports.join('; ')}` : undefined
-      });
-    }
-    const sources = new Map<string, string>();
-    texts.forEach((t, i) => {
-      if (t.source !== cells[i].source) {
-        sources.set(t.id, t.source);
-      }
-    });
-    return {
-      sources,
-      changes,
-      method: 'cell by cell (each cell’s first suggestion; data residency across cells is not planned)'
-    };
-  };
-}
 
 /** The summary cell's markdown. */
 export function rewriteSummary(sourceName: string, rewrite: NotebookRewrite): string {
@@ -77,7 +29,8 @@ export function rewriteSummary(sourceName: string, rewrite: NotebookRewrite): st
   }
   const lines = rewrite.changes.map(c => {
     const detail = c.detail ? ` (${c.detail})` : '';
-    return `- cell ${c.cellIndex + 1}: **${c.rule}** ${c.title}${detail}`;
+    const rule = c.rule === 'plan' ? '' : `**${c.rule}** `;
+    return `- cell ${c.cellIndex + 1}: ${rule}${c.title}${detail}`;
   });
   return [
     `# GPU rewrite of \`${sourceName}\``,
@@ -85,6 +38,9 @@ export function rewriteSummary(sourceName: string, rewrite: NotebookRewrite): st
     `${rewrite.changes.length} change${rewrite.changes.length === 1 ? '' : 's'}, planned ${rewrite.method}:`,
     '',
     ...lines,
+    ...(rewrite.transfers && rewrite.transfers.length > 0
+      ? ['', 'Host↔device transfers:', '', ...rewrite.transfers.map(t => `- ${t}`)]
+      : []),
     '',
     'Outputs of rewritten cells were cleared. Benchmark each cell (GPU Optimizer panel) before trusting the speedup.'
   ].join('\n');

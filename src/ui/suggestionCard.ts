@@ -12,7 +12,7 @@ import { CommandRegistry } from '@lumino/commands';
 import { Widget } from '@lumino/widgets';
 import type { Suggestion } from '../analysis/types';
 import { DiffView } from './diffView';
-import { formatConfidence, formatSeconds, formatSpeedup } from './format';
+import { describeRunProgress, formatConfidence, formatSpeedup } from './format';
 import type { BenchmarkRun, CardNotice } from './model';
 import { suggestionKey } from './model';
 import { renderABResult } from './resultView';
@@ -29,34 +29,6 @@ function element<K extends keyof HTMLElementTagNameMap>(
     node.textContent = text;
   }
   return node;
-}
-
-/** Words for a benchmark that has not finished yet. */
-export function describeRunProgress(run: BenchmarkRun, now: number): string {
-  const waited = formatSeconds((now - run.startedAt) / 1000);
-  switch (run.phase) {
-    case 'connecting':
-      return `Loading the gpuoptimize kernel extension… (${waited})`;
-    case 'waiting-for-previous':
-      return `Queued behind another benchmark of this notebook (${waited}).`;
-    case 'waiting-for-kernel':
-      return `Queued: the kernel is busy running another cell; the benchmark starts when it finishes (${waited}).`;
-    case 'running': {
-      const p = run.progress;
-      if (!p) {
-        return `Starting… (${waited})`;
-      }
-      const what =
-        p.phase === 'baseline'
-          ? 'Timing the CPU original'
-          : p.phase === 'candidate'
-            ? 'Timing the GPU rewrite'
-            : 'Comparing outputs';
-      return `${what}: ${p.runs_done} run${p.runs_done === 1 ? '' : 's'} done, ${formatSeconds(p.elapsed_s)} of a ${formatSeconds(p.budget_s)} budget.`;
-    }
-    default:
-      return '';
-  }
 }
 
 export class SuggestionCard extends Widget {
