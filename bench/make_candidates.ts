@@ -46,6 +46,9 @@ function residency(cells: CellInput[], setupIdx: number, cellIdx: number): Recor
     const cellIndex = cells[cellIdx].index;
     return {
       cell: plan.gpuCells.includes(cellIndex) ? plan.cells[cellIdx].source : null,
+      // kernels the plan defines once in the import cell (ElementwiseKernel, RawKernel, fused
+      // functions); `cell` calls them, so run these first (once) where `cell` runs alone
+      prelude: plan.definitions.map(d => d.text).join('\n'),
       setup: plan.cells[setupIdx].source,
       gpu_cells: plan.gpuCells,
       changes: plan.changes,

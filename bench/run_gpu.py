@@ -708,6 +708,10 @@ def run_workload(w: dict[str, Any], ceil: dict[str, Any]) -> dict[str, Any]:
         # The engine's residency plan imports CuPy in the notebook's import cell.
         ns_dev.setdefault("cp", cp)
         plan_cell = (w.get("plan") or {}).get("cell")
+        # ...and defines the plan's kernels there once (ElementwiseKernel, RawKernel, cp.fuse)
+        plan_prelude = (w.get("plan") or {}).get("prelude")
+        if plan_cell and plan_prelude:
+            exec(compile(plan_prelude, f"<plan prelude {name}>", "exec"), ns_dev)
         for row in rec["rows"]:
             if not moved or row.get("error") or row.get("skipped") or not row.get("candidate_run"):
                 continue

@@ -17,7 +17,8 @@ export const DEFAULT_DEVICE_PROFILE: DeviceProfile = {
   hostToDevice: 8.6e9,
   deviceToHost: 8.0e9,
   hostBandwidth: 15e9,
-  launchOverhead: 7e-6,
+  // the bench's doctor, 2026-11-30: 17.4 µs per tiny CuPy kernel launched from Python
+  launchOverhead: 17e-6,
   memoryBytes: 139 * 2 ** 30,
   deviceFlops: 4.0e13,
   hostFlops: 5.0e11,
@@ -45,6 +46,11 @@ export interface WorkEstimate {
   hostToDeviceBytes: number;
   deviceToHostBytes: number;
   /**
+   * Passes the CPU makes, when they differ from the device's: NumPy runs a chain op by op even
+   * when the GPU rewrite fuses it into one kernel (default: `passes`).
+   */
+  hostPasses?: number;
+  /**
    * Multiplier for the CPU's streaming cost when NumPy runs the op single-threaded or makes
    * temporaries; 1 by default.
    */
@@ -70,11 +76,14 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
 
   // NumPy's SIMD transcendentals cost about half as much per float32 element as per float64
   const perElement = transcendental * Math.max(0.5, Math.min(2, work.itemBytes / 8));
+  const hostStreamed = bytes * STREAMS_PER_PASS * (work.hostPasses ?? work.passes);
   const cpuSeconds =
-    (streamed / device.hostBandwidth) * (work.hostPassFactor ?? 1) +
+    (hostStreamed / device.hostBandwidth) * (work.hostPassFactor ?? 1) +
     work.transcendentalOps * work.elements * perElement +
     work.flops / hostFlops;
-  const transferSeconds = work.hostToDeviceBytes / device.hostToDevice + work.deviceToHostBytes / d2h;
+  // each copy also pays a fixed latency (allocation, synchronisation) of about a launch
+  const copies = (work.hostToDeviceBytes > 0 ? 1 : 0) + (work.deviceToHostBytes > 0 ? 1 : 0);
+  const transferSeconds = work.hostToDeviceBytes / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead;
   const computeSeconds =
     work.launches * device.launchOverhead + streamed / (device.deviceBandwidth * KERNEL_BANDWIDTH_EFFICIENCY) + work.flops / deviceFlops;
   const gpuSeconds = computeSeconds + transferSeconds;
@@ -85,13 +94,13 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
   if (bytes > device.memoryBytes * 0.8) {
     reason = `${size} does not fit in ${formatBytes(device.memoryBytes)} of device memory with room for temporaries`;
   } else if (work.launches * device.launchOverhead > computeSeconds * 0.5 && speedup < 2) {
-    reason = `${size}: too small to pay for ${work.launches} kernel launch(es)`;
+    reason = `${size}: too small to pay for ${plural(Math.round(work.launches), 'kernel launch', 'kernel launches')}`;
   } else if (transferSeconds > computeSeconds && transferSeconds > 0) {
     reason = `${size}: host<->device copies (${formatSeconds(transferSeconds)}) dominate device compute (${formatSeconds(computeSeconds)}); keep the data on the device across cells`;
   } else if (work.flops > 0 && work.flops / hostFlops > streamed / device.hostBandwidth) {
     reason = `${size}: arithmetic-bound library kernels, ${formatFlops(work.flops)}`;
   } else {
-    reason = `${size}: memory-bound, ${formatPasses(work.passes)} pass(es) over the data`;
+    reason = `${size}: memory-bound, ${plural(work.passes, 'pass', 'passes')} over the data`;
   }
   return { speedup, cpuSeconds, gpuSeconds, transferSeconds, reason };
 }
@@ -121,6 +130,25 @@ function formatFlops(f: number): string {
   return `${(f / 1e6).toFixed(1)} MFLOP`;
 }
 
-function formatPasses(p: number): string {
-  return p >= 10 ? String(Math.round(p)) : String(Math.round(p * 10) / 10);
+/** A count for people: at most one decimal below 10, none above (4.333 -> "4.3", 12.6 -> "13"). */
+export function formatCount(x: number): string {
+  if (!Number.isFinite(x)) {
+    return String(x);
+  }
+  const r = Math.abs(x) >= 10 ? Math.round(x) : Math.round(x * 10) / 10;
+  return r.toLocaleString('en-US', { maximumFractionDigits: 1 });
+}
+
+/** "1 pass", "4.3 passes". */
+export function plural(x: number, one: string, many: string): string {
+  const text = formatCount(x);
+  return `${text} ${text === '1' ? one : many}`;
+}
+
+/** A speedup for people: "0.42x", "3.1x", "978x". */
+export function formatSpeedup(x: number): string {
+  if (!Number.isFinite(x)) {
+    return `${x}x`;
+  }
+  return x >= 100 ? `${Math.round(x).toLocaleString('en-US')}x` : x >= 10 ? `${x.toFixed(1)}x` : `${x.toFixed(2)}x`;
 }

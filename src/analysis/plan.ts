@@ -16,7 +16,10 @@
  * - a host cell that computes with a resident array on the host (loops, NumPy code the rules
  *   refused) brings it back at its top (`x = cp.asnumpy(x)`): the array leaves the device there.
  *
- * `import cupy as cp` is added once, to the first cell that imports something.
+ * `import cupy as cp` is added once, to the first cell that imports something; the kernels the
+ * GPU cells use (ElementwiseKernel objects, fused functions, RawKernels) are defined once, in the
+ * same cell, right after the imports: a fused function re-created by every execution of its cell
+ * would be re-traced every time (references/cupy.md#fusion).
  */
 import { DEFAULT_DEVICE_PROFILE, predict } from './costmodel';
 import { applyEdits, insert } from './edits';
@@ -58,6 +61,13 @@ export interface ResidencyPlan {
   transfers: Transfer[];
   /** Indices of the cells that run on the GPU. */
   gpuCells: number[];
+  /**
+   * The kernel definitions hoisted into the import cell (`definitionsCell`), in order: what a
+   * GPU cell of the rewrite needs defined before it runs.
+   */
+  definitions: { name: string; cellIndex: number; text: string }[];
+  /** The cell that holds `definitions` (-1 when there are none). */
+  definitionsCell: number;
 }
 
 /** Computes the residency plan and the whole-notebook rewrite. */
@@ -75,23 +85,33 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
   const changes: PlanChange[] = [];
   const transfers: Transfer[] = [];
   const gpuCells: number[] = [];
+  const hoisted = new Set<string>();
+  const definitions: ResidencyPlan['definitions'] = [];
 
   for (const cell of models) {
     if (cell.kind !== 'code' || !cell.tree || !cell.facts || cell.syntaxError || cell.skipped) {
       continue;
     }
-    const analysis = analyseArrayCell(cell, model, { resident });
+    const analysis = analyseArrayCell(cell, model, { resident, hoisted });
     let worth = false;
     let rule: string | undefined;
     if (analysis && analysis.applicable && !analysis.refusal) {
       const prediction = predict(analysis.work, device);
       worth = !analysis.sizeKnown || prediction.speedup >= minSpeedup;
-      rule = analysis.scipyCompute > 0 ? 'GPU102' : analysis.chains.length > 0 ? 'GPU103' : analysis.numpyCompute === 0 && analysis.randomCalls > 0 ? 'GPU104' : 'GPU101';
+      rule = analysis.scipyCompute > 0 || analysis.sparseOps > 0 ? 'GPU102' : analysis.chains.length > 0 || analysis.stencil ? 'GPU103' : analysis.numpyCompute === 0 && analysis.randomCalls > 0 ? 'GPU104' : 'GPU101';
     }
-    const ownCompute = analysis ? analysis.numpyCompute + analysis.scipyCompute + analysis.randomCalls + analysis.arrayOperators : 0;
-    if (analysis && worth && ownCompute > 0) {
+    const ownCompute = analysis ? analysis.numpyCompute + analysis.scipyCompute + analysis.randomCalls + analysis.arrayOperators + analysis.arrayMethods : 0;
+    // a cell whose only device work is methods on resident arrays inside host consumers or
+    // prints (`print(y.mean())`) is a host boundary: those methods run on the device there too
+    const methodsOnly = analysis !== null && ownCompute > 0 && ownCompute === analysis.arrayMethods;
+    const boundaryKeepsAll = methodsOnly && hostBoundary(cell, model, new Set(resident), cp).transfers.every(t => !t.reason.startsWith('computed with'));
+    if (analysis && worth && ownCompute > 0 && !boundaryKeepsAll) {
       out[cell.index] = { ...out[cell.index], source: analysis.candidate };
       gpuCells.push(cell.index);
+      for (const d of analysis.definitions) {
+        hoisted.add(d.name);
+        definitions.push({ name: d.name, cellIndex: cell.index, text: d.text });
+      }
       const moved = [...analysis.transfers.keys()];
       for (const name of moved) {
         transfers.push({ cellIndex: cell.index, name, direction: 'to-device', reason: `first used on the GPU in cell ${cell.index}` });
@@ -119,26 +139,49 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
     }
   }
 
-  // the CuPy import, once, in the first cell that imports something
-  if (gpuCells.length > 0 && importLine) {
-    const importCell = models.find(c => c.facts && c.facts.imports.length > 0 && c.index <= gpuCells[0]) ?? models.find(c => c.index === gpuCells[0]);
+  // the CuPy import and the kernel definitions, once, in the first cell that imports something
+  let definitionsCell = -1;
+  if (gpuCells.length > 0 && (importLine || definitions.length > 0)) {
+    const firstUse = definitions.length > 0 ? Math.min(gpuCells[0], definitions[0].cellIndex) : gpuCells[0];
+    const importsCupy = (c: CellModel): boolean => !importLine && !!c.facts?.imports.some(i => i.qualified === 'cupy' || i.qualified.startsWith('cupy.'));
+    // without our import line, the definitions go where the notebook imports CuPy (if that comes first)
+    const importCell = importLine
+      ? models.find(c => c.facts && c.facts.imports.length > 0 && c.index <= gpuCells[0]) ?? models.find(c => c.index === gpuCells[0])
+      : models.find(c => importsCupy(c) && c.index <= firstUse) ?? models.find(c => c.index === firstUse);
     if (importCell) {
       const current = out[importCell.index].source;
       const lastImport = importCell.facts?.imports.reduce((m, i) => Math.max(m, i.end), 0) ?? 0;
       // after the line holding the last import of that cell (offsets are unchanged if the cell was not rewritten)
-      const at = current === importCell.source && lastImport > 0 ? lineEnd(current, lastImport) : prologueOrStart();
-      const text = at > 0 && current[at - 1] !== '\n' ? `\n${importLine}` : `${importLine}\n`;
-      out[importCell.index] = { ...out[importCell.index], source: current.slice(0, at) + text + current.slice(at) };
+      let at = current === importCell.source && lastImport > 0 ? lineEnd(current, lastImport) : prologueOrStart();
+      if (current !== importCell.source) {
+        // the cell was rewritten: after its (new) leading imports
+        const tree = parser.parse(current);
+        try {
+          at = prologueOrStart(tree.rootNode, current);
+        } finally {
+          tree.delete?.();
+        }
+      }
+      const defs = definitions.map(d => d.text.replace(/\n+$/, ''));
+      const block = [...(importLine ? [importLine] : []), ...(defs.length > 0 ? ['', defs.join('\n\n')] : [])].join('\n');
+      const rest = current.slice(at);
+      const text = at > 0 && current[at - 1] !== '\n' ? `\n${block}` : `${block}\n`;
+      const sep = defs.length > 0 && rest.trim().length > 0 && !rest.startsWith('\n') ? '\n' : '';
+      out[importCell.index] = { ...out[importCell.index], source: current.slice(0, at) + text + sep + rest };
+      if (defs.length > 0) {
+        definitionsCell = importCell.index;
+      }
+      const what = [importLine ? 'imports CuPy' : '', defs.length > 0 ? `defines ${definitions.map(d => d.name).join(', ')} once` : ''].filter(Boolean).join('; ');
       const existing = changes.find(ch => ch.cellIndex === importCell.index);
       if (existing) {
-        existing.summary += `; imports CuPy`;
+        existing.summary += `; ${what}`;
       } else {
-        changes.push({ cellIndex: importCell.index, cellId: importCell.id, summary: `imports CuPy (${importLine})` });
+        changes.push({ cellIndex: importCell.index, cellId: importCell.id, summary: importLine && defs.length === 0 ? `imports CuPy (${importLine})` : what });
       }
     }
   }
   changes.sort((a, b) => a.cellIndex - b.cellIndex);
-  return { cells: out, changes, transfers, gpuCells };
+  return { cells: out, changes, transfers, gpuCells, definitions, definitionsCell };
 }
 
 /** How a host cell meets device-resident arrays. */

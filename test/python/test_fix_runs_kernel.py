@@ -61,7 +61,7 @@ def test_fixed_notebook_runs_and_matches(tmp_path: Path) -> None:
     fixed_cells = _code_cells(fixed)
     joined = "\n".join(fixed_cells)
     # the rewrite really moved the work (otherwise this test would prove nothing)
-    assert "cp.fuse" in joined and "cupyx.scipy.ndimage" in joined
+    assert "cp.ElementwiseKernel" in joined and "cupyx.scipy.ndimage" in joined
     # the whole-notebook rewrite keeps arrays on the device: no copy back between cells
     assert "asnumpy" not in joined and ".get()" not in joined
 

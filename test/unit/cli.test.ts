@@ -73,7 +73,7 @@ describe('gpuoptimize analyze', () => {
     // an elementwise chain: one fused kernel, not one pass per operator
     expect(s.rule).toBe('GPU103');
     expect(s.library).toBe('cupy');
-    expect(s.candidate).toMatch(/@cp\.fuse\(\)/);
+    expect(s.candidate).toMatch(/cp\.ElementwiseKernel\(/);
     expect(s.predicted_speedup).toBeGreaterThan(1);
   });
 

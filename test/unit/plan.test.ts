@@ -24,13 +24,58 @@ describe('residency plan (whole-notebook rewrite)', () => {
     expect(plan.cells[1].source).toBe('x = cp.random.rand(N, N)');
     // y is made from the resident x: no asarray, no asnumpy in the GPU cells
     expect(plan.cells[2].source).not.toMatch(/asarray|asnumpy/);
-    expect(plan.cells[2].source).toContain('@cp.fuse()');
+    // the fused kernel is defined once, in the import cell, not in the cell that calls it
+    expect(plan.cells[2].source).toBe('y = y_kernel(x)');
   });
 
   it('adds the CuPy import once, in the import cell', () => {
     const plan = rewriteNotebook(notebook());
-    expect(plan.cells[0].source).toBe('import numpy as np\nimport matplotlib.pyplot as plt\nimport cupy as cp\nN = 4000');
+    expect(plan.cells[0].source).toBe(
+      'import numpy as np\nimport matplotlib.pyplot as plt\nimport cupy as cp\n\n' +
+        "y_kernel = cp.ElementwiseKernel(\n    'float64 x', 'float64 y',\n    'y = sqrt(x * x + 1.0) * exp(-x)',\n    'y_kernel')\n\nN = 4000"
+    );
     expect(plan.cells.filter(c => c.source.includes('import cupy')).length).toBe(1);
+    expect(plan.definitions.map(d => [d.name, d.cellIndex])).toEqual([['y_kernel', 2]]);
+    expect(plan.definitionsCell).toBe(0);
+  });
+
+  it('hoists @cp.fuse() functions too (CuPy traces a Fusion object once), with distinct names across cells', () => {
+    const plan = rewriteNotebook(
+      cellsOf(
+        'import numpy as np\nN = 50_000_000',
+        'x = np.random.rand(N)\ny = np.random.rand(N)',
+        'mask = np.exp(-x * x) + np.sin(y) * np.cos(y) > 0.5',
+        'mask = np.exp(-y * y) + np.sin(x) * np.cos(x) > 0.25'
+      )
+    );
+    expect(plan.definitions.map(d => d.name)).toEqual(['mask_fused', 'mask_fused2']);
+    expect(plan.cells[0].source).toContain('@cp.fuse()\ndef mask_fused(x, y):');
+    expect(plan.cells[2].source).toBe('mask = mask_fused(x, y)');
+    expect(plan.cells[3].source).toBe('mask = mask_fused2(y, x)');
+  });
+
+  it('keeps scipy.sparse matrices on the device: built with cupyx in setup, multiplied there', () => {
+    const plan = rewriteNotebook(
+      cellsOf(
+        'import numpy as np\nimport scipy.sparse as sp',
+        'n = 2_000_000\nM = sp.diags([np.ones(n - 1), -2.0 * np.ones(n), np.ones(n - 1)], [-1, 0, 1], format="csr")\nv = np.ones(n)',
+        'w = M @ v'
+      )
+    );
+    expect(plan.gpuCells).toEqual([1, 2]);
+    expect(plan.cells[1].source).toContain('M = cupyx.scipy.sparse.diags(');
+    expect(plan.cells[2].source).toBe('w = M @ v');
+    expect(plan.transfers.filter(t => t.name === 'M')).toEqual([]);
+    expect(plan.changes.find(c => c.cellIndex === 2)?.rule).toBe('GPU102');
+  });
+
+  it('keeps a methods-only reduction cell on the device (a.mean(axis=1), a.std(), a.sum())', () => {
+    const plan = rewriteNotebook(
+      cellsOf('import numpy as np', 'rng = np.random.default_rng(1)\na = rng.standard_normal((20_000, 5_000))', 'row_mean = a.mean(axis=1)\nrow_std = a.std(axis=1)\ntotal = a.sum()')
+    );
+    expect(plan.gpuCells).toEqual([1, 2]);
+    expect(plan.cells[2].source).toBe('row_mean = a.mean(axis=1)\nrow_std = a.std(axis=1)\ntotal = a.sum()');
+    expect(plan.transfers).toEqual([]);
   });
 
   it('converts at real host boundaries only', () => {

@@ -17,6 +17,7 @@ import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
 import { ElementwiseChain, findElementwiseChains, fuseChains } from './fusion';
+import { findSliceStencil, stencilCode } from './stencil';
 
 /** A reference to a NumPy or SciPy name in the cell. */
 export interface LibraryRef {
@@ -38,6 +39,8 @@ export interface ArrayCellAnalysis {
   /** Compute calls (not creation, not dtypes) by library. */
   numpyCompute: number;
   scipyCompute: number;
+  /** Products with a scipy.sparse matrix (`M @ v`, `M.dot(v)`): cupyx.scipy.sparse runs them. */
+  sparseOps: number;
   randomCalls: number;
   /** Inputs copied to the device at the top: host name -> device name. */
   transfers: Map<string, string>;
@@ -53,10 +56,22 @@ export interface ArrayCellAnalysis {
   /** The largest array the cell touches, if its size is known. */
   largest?: ValueInfo;
   sizeKnown: boolean;
-  /** Elementwise chains fused into @cp.fuse() functions in the candidate. */
+  /** Elementwise chains fused into one kernel each (ElementwiseKernel or @cp.fuse()) in the candidate. */
   chains: ElementwiseChain[];
+  /** A recognised slice stencil, rewritten as one RawKernel writing the whole output. */
+  stencil: { name: string; taps: number; ndim: number } | null;
+  /**
+   * Kernel definitions (ElementwiseKernel objects, fused functions, RawKernels) the candidate
+   * needs; in the cell's prologue, unless the plan hoists them (`ResidencyContext.hoisted`).
+   */
+  definitions: { name: string; text: string }[];
   /** Operators (+, *, @, ...) applied to arrays. */
   arrayOperators: number;
+  /**
+   * Compute methods called on device arrays (`a.mean(axis=1)`, `a.std()`, `a.sum()`, `x.dot(y)`,
+   * `a.sort()`...): array work as real as `np.mean(a)`.
+   */
+  arrayMethods: number;
   /** The same rewrite without fusion (what GPU101 proposes when GPU103 is switched off). */
   unfused: { edits: TextEdit[]; candidate: string; work: WorkEstimate };
 }
@@ -66,6 +81,11 @@ const DEVICE_SAFE_BUILTINS = new Set([
   'print', 'len', 'float', 'int', 'bool', 'str', 'repr', 'format', 'type', 'isinstance', 'range', 'id', 'hasattr', 'getattr', 'complex'
 ]);
 const MUTATING_INPLACE = new Set(['sort', 'fill', 'put', 'partition', 'resize']);
+/** ndarray methods that do array work on the device (CuPy's ndarray has them all). */
+const ARRAY_COMPUTE_METHODS: ReadonlySet<string> = new Set([
+  ...REDUCTIONS, 'dot', 'sort', 'argsort', 'partition', 'argpartition', 'clip', 'round', 'cumsum', 'cumprod',
+  'astype', 'copy', 'transpose', 'ravel', 'flatten', 'repeat', 'take', 'nonzero', 'trace', 'diagonal', 'conj', 'fill', 'put'
+]);
 const ARITH_OPS = new Set(['+', '-', '*', '/', '//', '%', '**', '&', '|', '^', '<<', '>>']);
 const COMPARE_OPS = new Set(['<', '>', '<=', '>=', '==', '!=']);
 
@@ -204,6 +224,12 @@ export function cupyAlias(model: NotebookModel): { alias: string; importLine: st
 export interface ResidencyContext {
   /** Names already on the device when the cell starts (no transfer, no rename). */
   resident: ReadonlySet<string>;
+  /**
+   * Names of kernel definitions the plan has already hoisted from earlier cells. With this set,
+   * the analysis leaves its kernel definitions out of the cell (`definitions` holds them) so the
+   * plan can define each once, in the notebook's import cell.
+   */
+  hoisted?: ReadonlySet<string>;
 }
 
 export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: ResidencyContext): ArrayCellAnalysis | null {
@@ -263,12 +289,32 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
   }
 
+  // scipy.sparse products (`M @ v`, `M.dot(v)`, `M * v`): cupyx.scipy.sparse runs them (cuSPARSE)
+  let sparseOps = 0;
+  walk(root, n => {
+    if (n.type === 'binary_operator' && (operatorOf(n) === '@' || operatorOf(n) === '*')) {
+      const l = field(n, 'left');
+      const r = field(n, 'right');
+      if ((l && model.inferValue(l, cell).kind === 'sparse') || (r && model.inferValue(r, cell).kind === 'sparse')) {
+        sparseOps += 1;
+      }
+    } else if (n.type === 'call') {
+      const fn = field(n, 'function');
+      const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+      if (obj && field(fn!, 'attribute')?.text === 'dot' && model.inferValue(obj, cell).kind === 'sparse') {
+        sparseOps += 1;
+      }
+    }
+    return true;
+  });
+  const sparseOnDevice = scipyCompute > 0 || sparseOps > 0;
+
   // 2. What lives on the device: in-cell array bindings and host array inputs used in device work.
   const localArrays = new Set<string>();
   const cellStartValue = (name: string): ValueInfo => model.valueBefore(name, cell, 0);
   for (const a of facts.assignments) {
     const v = model.valueBefore(a.name, cell, a.at);
-    if (v.kind === 'ndarray' || v.kind === 'rng' || (v.kind === 'sparse' && scipyCompute > 0)) {
+    if (v.kind === 'ndarray' || v.kind === 'rng' || (v.kind === 'sparse' && sparseOnDevice)) {
       localArrays.add(a.name);
     }
   }
@@ -278,7 +324,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       return false;
     }
     const v = cellStartValue(name);
-    return (v.kind === 'ndarray' && v.device !== 'gpu') || (v.kind === 'sparse' && scipyCompute > 0);
+    return (v.kind === 'ndarray' && v.device !== 'gpu') || (v.kind === 'sparse' && sparseOnDevice);
   });
 
   // dtype refusals: what the GPU cannot hold
@@ -346,6 +392,20 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     return true;
   });
 
+  // Draws cast to float32/float64 (`np.random.rand(n).astype(np.float32)`): generated in that
+  // dtype on the device (cuRAND fills float32 directly: half the bytes, no cast pass).
+  const castRewrites: TextEdit[] = [];
+  walk(root, n => {
+    const rw = n.type === 'call' ? drawInDtype(n, model, cell, cp, facts.assignments) : null;
+    if (rw) {
+      castRewrites.push(rw);
+      return false;
+    }
+    return true;
+  });
+  const normalRewrites = rangeRewrites.length;
+  rangeRewrites.push(...castRewrites);
+
   // 3. Loops: element-by-element loops and recurrences belong to kernels, not to CuPy calls.
   const loopRefusal = checkLoops(root, new Set([...arrayInputs, ...localArrays]));
   if (loopRefusal) {
@@ -398,7 +458,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
     edits.push(rw);
   }
-  if (rangeRewrites.length > 0) {
+  if (castRewrites.length > 0) {
+    notes.push('Random draws cast with `.astype(...)` are generated in that dtype on the device (`dtype=` argument): same distribution, no float64 intermediate and no cast pass.');
+  }
+  if (normalRewrites > 0) {
     notes.push('`rng.normal(loc, scale, size)` became `loc + scale * rng.standard_normal(size)`: CuPy\'s Generator has no `normal`; the distribution is the same.');
   }
   // draws from a host generator made in another cell: copy the draw to the device once
@@ -479,7 +542,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     notes.push('Random numbers come from cuRAND, not NumPy\'s generator: results match statistically, not bit for bit (the A/B run compares them by statistics).');
   }
   if (hostCopies > 0) {
-    notes.push(`${hostCopies} host consumer(s) (plotting, pandas, Python builtins) get a host copy with \`${cp}.asnumpy\`.`);
+    notes.push(`${hostCopies === 1 ? 'One host consumer' : `${hostCopies} host consumers`} (plotting, pandas, Python builtins) ${hostCopies === 1 ? 'gets' : 'get'} a host copy with \`${cp}.asnumpy\`.`);
   }
   if (hasDeviceControlFlow(root, deviceNames)) {
     notes.push('A Python `if`/`while` tests a device value: each test waits for the GPU and copies one scalar back.');
@@ -495,8 +558,26 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     return q && q.startsWith('numpy.') && q.split('.').length === 2 ? q.slice('numpy.'.length) : null;
   };
   const chains = findElementwiseChains(root, model, cell, resolveUfunc);
-  const used = new Set<string>([...model.bindings.keys(), ...model.aliases.keys()]);
-  const fused = chains.length > 0 ? fuseChains(cell.source, edits, chains, cp, used) : { edits: [...edits], definitions: [] as string[] };
+  const used = new Set<string>([...model.bindings.keys(), ...model.aliases.keys(), ...(plan?.hoisted ?? [])]);
+  // an exactly recognised slice stencil becomes one kernel writing the whole output
+  const stencil = findSliceStencil(root, model, cell);
+  const inStencil = (start: number, end: number): boolean => !!stencil && start >= stencil.start && end <= stencil.end;
+  let stencilName = '';
+  if (stencil) {
+    stencilName = `${stencil.out}_stencil`;
+    for (let k = 2; used.has(stencilName); k++) {
+      stencilName = `${stencil.out}_stencil${k}`;
+    }
+    used.add(stencilName);
+  }
+  const kernelChains = chains.filter(c => !inStencil(c.node.startIndex, c.node.endIndex));
+  const fused = kernelChains.length > 0 ? fuseChains(cell.source, edits, kernelChains, cp, used) : { edits: [...edits], definitions: [] as string[] };
+  if (stencil) {
+    const code = stencilCode(stencil, stencilName, transfers.get(stencil.input) ?? stencil.input, cp);
+    fused.edits = fused.edits.filter(e => !(inStencil(e.start, e.end) && !(e.start === e.end && (e.start === stencil.start || e.start === stencil.end))));
+    fused.edits.push(replace(stencil.start, stencil.end, code.call));
+    fused.definitions.push(code.definition);
+  }
   const unfusedEdits = [...edits];
   edits.length = 0;
   edits.push(...fused.edits);
@@ -523,14 +604,15 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       prologue.push(`${dev} = ${cp}.asarray(${name})`);
     }
   }
-  if (fused.definitions.length > 0) {
+  const hoist = plan?.hoisted !== undefined;
+  if (fused.definitions.length > 0 && !hoist) {
     // a blank line separates the definitions from imports/transfers above them
     prologue.push(...(prologue.length > 0 ? [''] : []), ...fused.definitions);
   }
   if (prologue.length > 0) {
     edits.push(insert(prologueAt, prologue.join('\n') + '\n'));
   }
-  const plainPrologue = prologue.slice(0, prologue.length - fusedLines(fused.definitions, prologue));
+  const plainPrologue = hoist ? prologue : prologue.slice(0, prologue.length - fusedLines(fused.definitions, prologue));
   if (plainPrologue.length > 0) {
     unfusedEdits.push(insert(prologueAt, plainPrologue.join('\n') + '\n'));
   }
@@ -549,12 +631,22 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // 5. Work, for the cost model.
   const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, bringBack);
   const unfusedWork = { ...work };
-  for (const chain of chains) {
+  // NumPy makes every pass of the chain; only the device's count shrinks
+  work.hostPasses = work.passes;
+  for (const chain of kernelChains) {
     // a fused chain reads its inputs once and writes once, in one launch
     const share = largest?.size && chain.value.size ? Math.min(1, chain.value.size / largest.size) : 1;
     const fusedPasses = (share * (chain.params.length + (chain.reduction ? 0 : 1))) / 3;
     work.passes = Math.max(fusedPasses, work.passes - chain.ops * share + fusedPasses);
     work.launches = Math.max(1, work.launches - chain.ops + 1);
+  }
+  if (stencil) {
+    // zeros_like (one pass), the chain (its ops) and the slice copy (one pass) become one kernel
+    // reading the input once and writing the output once
+    const chain = chains.find(c => inStencil(c.node.startIndex, c.node.endIndex));
+    const ops = (chain?.ops ?? stencil.taps) + 2;
+    work.passes = Math.max(2 / 3, work.passes - ops + 2 / 3);
+    work.launches = Math.max(1, work.launches - ops + 1);
   }
   let arrayOperators = 0;
   walk(root, n => {
@@ -563,13 +655,30 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
     return true;
   });
-  const applicable = numpyCompute + scipyCompute + randomCalls > 0 || work.passes > 0 || work.flops > 0;
+  arrayOperators += sparseOps;
+  if (sparseOps > 0 && [...transfers.keys()].some(n => cellStartValue(n).kind === 'sparse')) {
+    notes.push('The SciPy sparse matrix is converted to `cupyx.scipy.sparse.csr_matrix` (its data, indices and index pointers are copied, about 12 bytes per non-zero; the prediction leaves that copy out, the matrix size being unknown here); the notebook-wide plan builds the matrix on the device once instead.');
+  }
+  let arrayMethods = 0;
+  walk(root, n => {
+    if (n.type === 'call') {
+      const fn = field(n, 'function');
+      const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+      const method = fn?.type === 'attribute' ? field(fn, 'attribute')?.text ?? '' : '';
+      if (obj && ARRAY_COMPUTE_METHODS.has(method) && mentions(obj, deviceNames) && model.inferValue(obj, cell).kind === 'ndarray') {
+        arrayMethods += 1;
+      }
+    }
+    return true;
+  });
+  const applicable = numpyCompute + scipyCompute + randomCalls + arrayMethods > 0 || work.passes > 0 || work.flops > 0;
   return {
     applicable,
     refusal: refusals[0],
     refs,
     numpyCompute,
     scipyCompute,
+    sparseOps,
     randomCalls,
     transfers,
     bringBack,
@@ -582,7 +691,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     largest,
     sizeKnown: largest?.size !== undefined,
     chains,
+    stencil: stencil ? { name: stencilName, taps: stencil.taps, ndim: stencil.ndim } : null,
+    definitions: fused.definitions.map(text => ({ name: /^(?:@[^\n]*\n)?(?:def )?(\w+)/.exec(text)?.[1] ?? '', text })),
     arrayOperators,
+    arrayMethods,
     unfused: { edits: unfusedEdits, candidate: unfusedCandidate, work: unfusedWork }
   };
 }
@@ -886,7 +998,13 @@ export function estimateWork(
       const v = n.type === 'binary_operator' ? model.inferValue(n, cell) : model.inferValue(field(n, 'left') ?? n, cell);
       consider(v);
       const op = n.type === 'binary_operator' ? operatorOf(n) : operatorOf(n).replace('=', '');
-      if (v.kind === 'ndarray') {
+      const sparseOperand = n.type === 'binary_operator' && [field(n, 'left'), field(n, 'right')].some(o => o && model.inferValue(o, cell).kind === 'sparse');
+      if (sparseOperand && (op === '@' || op === '*')) {
+        // sparse matrix-vector product: memory-bound; the non-zero count is not tracked, so
+        // assume ~10 per row: ~12 bytes each plus the vectors, ~6 passes of the dense operand
+        work.passes += times * 6;
+        work.launches += times * 2;
+      } else if (v.kind === 'ndarray') {
         if (op === '@') {
           work.flops += matmulFlops(n, model, cell) * times;
           work.launches += times;
@@ -1062,4 +1180,78 @@ function fusedLines(definitions: string[], prologue: string[]): number {
     return 0;
   }
   return definitions.length + (prologue.length > definitions.length ? 1 : 0);
+}
+
+/** Legacy draws with a float dtype argument in CuPy: numpy name -> (cupy name, size from positional dims?). */
+const LEGACY_DTYPE_DRAWS: ReadonlyMap<string, { to: string; dims: boolean }> = new Map([
+  ['rand', { to: 'random', dims: true }],
+  ['random', { to: 'random', dims: false }],
+  ['random_sample', { to: 'random', dims: false }],
+  ['ranf', { to: 'random', dims: false }],
+  ['sample', { to: 'random', dims: false }],
+  ['randn', { to: 'standard_normal', dims: true }],
+  ['standard_normal', { to: 'standard_normal', dims: false }]
+]);
+
+/**
+ * `np.random.rand(n).astype(np.float32)` -> `cp.random.random(n, dtype=np.float32)`;
+ * `rng.standard_normal(size).astype('float32')` -> `rng.standard_normal(size, dtype='float32')`
+ * for a Generator made in the cell. Only for float32/float64 targets and plain arguments.
+ */
+function drawInDtype(call: SyntaxNode, model: NotebookModel, cell: CellModel, cp: string, assignments: readonly { name: string; at: number }[]): TextEdit | null {
+  const fn = field(call, 'function');
+  if (fn?.type !== 'attribute' || field(fn, 'attribute')?.text !== 'astype') {
+    return null;
+  }
+  const castArgs = callArguments(call);
+  const target = castArgs.positional[0] ?? castArgs.keywords.get('dtype');
+  if (!target || castArgs.positional.length + castArgs.keywords.size !== 1 || !/^(float32|float64)$/.test(normaliseDtype(target.text) ?? '')) {
+    return null;
+  }
+  const draw = field(fn, 'object');
+  if (draw?.type !== 'call') {
+    return null;
+  }
+  const drawFn = field(draw, 'function');
+  const { positional, keywords } = callArguments(draw);
+  const plain = [...positional, ...keywords.values()].every(a => !/\b(np|numpy)\./.test(a.text) && a.type !== 'list_splat' && a.type !== 'dictionary_splat');
+  if (!drawFn || !plain) {
+    return null;
+  }
+  const q = model.qualifiedName(drawFn);
+  const dtype = target.text;
+  if (q?.startsWith('numpy.random.')) {
+    const spec = LEGACY_DTYPE_DRAWS.get(q.slice('numpy.random.'.length));
+    if (!spec || [...keywords.keys()].some(k => k !== 'size')) {
+      return null;
+    }
+    let size: string;
+    if (spec.dims) {
+      if (keywords.size > 0) {
+        return null;
+      }
+      size = positional.length === 0 ? '' : positional.length === 1 ? positional[0].text : `(${positional.map(a => a.text).join(', ')})`;
+    } else {
+      if (positional.length > 1) {
+        return null;
+      }
+      size = (positional[0] ?? keywords.get('size'))?.text ?? '';
+    }
+    const args = size ? `${size}, dtype=${dtype}` : `dtype=${dtype}`;
+    return { start: call.startIndex, end: call.endIndex, text: `${cp}.random.${spec.to}(${args})` };
+  }
+  // a Generator made in this cell (the rewrite makes it a cupy Generator)
+  const obj = drawFn.type === 'attribute' ? field(drawFn, 'object') : null;
+  const method = drawFn.type === 'attribute' ? field(drawFn, 'attribute')?.text : undefined;
+  if (!obj || obj.type !== 'identifier' || (method !== 'random' && method !== 'standard_normal')) {
+    return null;
+  }
+  if (model.valueBefore(obj.text, cell, call.startIndex).kind !== 'rng' || !assignments.some(a => a.name === obj.text && a.at <= call.startIndex)) {
+    return null;
+  }
+  if (keywords.has('dtype') || keywords.has('out') || [...keywords.keys()].some(k => k !== 'size') || positional.length > 1) {
+    return null;
+  }
+  const size = (positional[0] ?? keywords.get('size'))?.text;
+  return { start: call.startIndex, end: call.endIndex, text: `${obj.text}.${method}(${size ? `${size}, ` : ''}dtype=${dtype})` };
 }

@@ -1,7 +1,17 @@
 /**
  * Elementwise-chain fusion: finds chains of elementwise operations on large arrays and turns
- * each into one `@cp.fuse()` function, so the GPU reads the inputs once and writes the result
- * once instead of making one pass (and one temporary) per operator.
+ * each into one GPU kernel, so the GPU reads the inputs once and writes the result once instead
+ * of making one pass (and one temporary) per operator.
+ *
+ * Two forms, chosen per chain (references/cupy.md#fusion says why):
+ * - `cp.ElementwiseKernel` with the known dtypes, when every input is a float32/float64 array
+ *   (all the same dtype) or a numeric constant and every operation has a C equivalent with
+ *   NumPy's meaning (+ - * /, unary -, `**`, sqrt/exp/log/trig...). Its compiled kernel is
+ *   memoized by source across kernel objects (`_get_elementwise_kernel` in CuPy's
+ *   `_kernel.pyx`), so re-running the cell costs a dictionary lookup, not a re-trace.
+ * - `@cp.fuse()` otherwise (comparisons, integer division, reductions, unknown dtypes): CuPy
+ *   traces the function once per `Fusion` object, so the notebook plan defines it once, in the
+ *   import cell.
  *
  * A chain is an expression tree of arithmetic operators, comparisons and elementwise ufuncs
  * (optionally ending in one full reduction CuPy can fuse: sum, prod, max, min) with at least
@@ -36,6 +46,18 @@ export interface ElementwiseChain {
   params: { node: SyntaxNode; name: string }[];
   /** The value of the chain (for sizes). */
   value: ValueInfo;
+  /** The chain as a typed `cp.ElementwiseKernel`, when it translates to C with NumPy's meaning. */
+  kernel: ElementwiseKernelSpec | null;
+}
+
+/** A chain written as one typed CuPy ElementwiseKernel. */
+export interface ElementwiseKernelSpec {
+  /** `float32 x, float32 z` (one C name per chain param, same order). */
+  inParams: string;
+  /** `float32 y` */
+  outParams: string;
+  /** `y = sqrt(x * x + z * z) * exp(-x)` */
+  operation: string;
 }
 
 /** Finds fusable chains in the cell (outermost only, assignment right-hand sides and returns). */
@@ -60,7 +82,7 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
     }
     const chain = analyseChain(expr, model, cell, resolveUfunc);
     if (chain && chain.ops >= 3) {
-      chains.push({ ...chain, target });
+      chains.push({ ...chain, target, kernel: elementwiseKernelFor({ ...chain, target }, model, cell, resolveUfunc) });
       return false;
     }
     return true;
@@ -73,7 +95,7 @@ function analyseChain(
   model: NotebookModel,
   cell: CellModel,
   resolveUfunc: (n: SyntaxNode) => string | null
-): Omit<ElementwiseChain, 'target'> | null {
+): Omit<ElementwiseChain, 'target' | 'kernel'> | null {
   const value = model.inferValue(expr, cell);
   if (value.kind !== 'ndarray') {
     return null;
@@ -186,7 +208,7 @@ export function fuseChains(
   const definitions: string[] = [];
   const taken = new Set(usedNames);
   for (const chain of chains) {
-    const base = `${chain.target ?? 'expr'}_fused`.replace(/[^\w]/g, '_');
+    const base = `${chain.target ?? 'expr'}_${chain.kernel ? 'kernel' : 'fused'}`.replace(/[^\w]/g, '_');
     let fname = base;
     for (let k = 2; taken.has(fname); k++) {
       fname = `${base}${k}`;
@@ -212,10 +234,207 @@ export function fuseChains(
       }
       return true;
     });
-    const body = sub(chain.node, occurrences);
     const args = chain.params.map(p => sub(p.node, []));
-    definitions.push(`@${cp}.fuse()\ndef ${fname}(${chain.params.map(p => p.name).join(', ')}):\n    return ${body}\n`);
+    if (chain.kernel) {
+      const k = chain.kernel;
+      definitions.push(
+        `${fname} = ${cp}.ElementwiseKernel(\n    ${pyString(k.inParams)}, ${pyString(k.outParams)},\n    ${pyString(k.operation)},\n    ${pyString(fname)})\n`
+      );
+    } else {
+      const body = sub(chain.node, occurrences);
+      definitions.push(`@${cp}.fuse()\ndef ${fname}(${chain.params.map(p => p.name).join(', ')}):\n    return ${body}\n`);
+    }
     edits.push({ start: chain.node.startIndex, end: chain.node.endIndex, text: `${fname}(${args.join(', ')})` });
   }
   return { edits, definitions };
+}
+
+function pyString(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** NumPy ufunc -> the C function with the same meaning on float/double (CUDA math overloads). */
+const C_FUNCTIONS: ReadonlyMap<string, string> = new Map([
+  ['sqrt', 'sqrt'], ['cbrt', 'cbrt'], ['exp', 'exp'], ['exp2', 'exp2'], ['expm1', 'expm1'],
+  ['log', 'log'], ['log2', 'log2'], ['log10', 'log10'], ['log1p', 'log1p'],
+  ['sin', 'sin'], ['cos', 'cos'], ['tan', 'tan'], ['arcsin', 'asin'], ['arccos', 'acos'], ['arctan', 'atan'],
+  ['arctan2', 'atan2'], ['hypot', 'hypot'], ['sinh', 'sinh'], ['cosh', 'cosh'], ['tanh', 'tanh'],
+  ['arcsinh', 'asinh'], ['arccosh', 'acosh'], ['arctanh', 'atanh'],
+  ['floor', 'floor'], ['ceil', 'ceil'], ['trunc', 'trunc'], ['rint', 'rint'],
+  ['abs', 'fabs'], ['absolute', 'fabs'], ['fabs', 'fabs'], ['copysign', 'copysign'],
+  ['fmax', 'fmax'], ['fmin', 'fmin'], ['power', 'pow']
+]);
+const C_BINARY_UFUNCS: ReadonlyMap<string, string> = new Map([
+  ['add', '+'], ['subtract', '-'], ['multiply', '*'], ['divide', '/'], ['true_divide', '/']
+]);
+const NUMPY_CONSTANTS: ReadonlyMap<string, number> = new Map([
+  ['numpy.pi', Math.PI], ['numpy.e', Math.E]
+]);
+/** Names a kernel parameter must not take (C/C++ keywords, CUDA built-ins, CuPy's own). */
+const C_RESERVED = new Set([
+  'i', 'n', '_ind', 'T', 'auto', 'bool', 'break', 'case', 'char', 'class', 'const', 'continue', 'default', 'delete', 'do',
+  'double', 'else', 'enum', 'extern', 'false', 'float', 'for', 'friend', 'goto', 'if', 'inline', 'int', 'long', 'namespace',
+  'new', 'operator', 'private', 'protected', 'public', 'register', 'return', 'short', 'signed', 'sizeof', 'static',
+  'struct', 'switch', 'template', 'this', 'true', 'typedef', 'typename', 'union', 'unsigned', 'virtual', 'void',
+  'volatile', 'while', 'threadIdx', 'blockIdx', 'blockDim', 'gridDim', 'warpSize', 'size_t', 'ptrdiff_t', 'min', 'max',
+  'abs', 'pow', 'M_PI', ...C_FUNCTIONS.values()
+]);
+
+/** The CuPy/C type name of a float dtype, or null for anything else. */
+function floatCType(dtype: string | undefined): 'float32' | 'float64' | null {
+  return dtype === 'float32' || dtype === 'float64' ? dtype : null;
+}
+
+/** A Python numeric literal as a C literal of the kernel's float type (`4` -> `4.0f`). */
+export function cFloatLiteral(text: string, dtype: 'float32' | 'float64'): string | null {
+  const t = text.replace(/_/g, '');
+  if (!/^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) {
+    return null; // hex, complex (1j), ...
+  }
+  const withPoint = /[.eE]/.test(t) ? t : `${t}.0`;
+  return dtype === 'float32' ? `${withPoint}f` : withPoint;
+}
+
+/** A valid, unreserved C identifier for a chain parameter. */
+function cName(name: string, taken: Set<string>): string {
+  let base = /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !name.startsWith('_raw_') && !C_RESERVED.has(name) ? name : `${name.replace(/\W/g, '')}_`;
+  if (!/^[A-Za-z_]/.test(base) || C_RESERVED.has(base)) {
+    base = `a_${base}`;
+  }
+  let out = base;
+  for (let k = 2; taken.has(out); k++) {
+    out = `${base}${k}`;
+  }
+  taken.add(out);
+  return out;
+}
+
+/**
+ * The chain as a typed ElementwiseKernel, or null when some piece has no C form with NumPy's
+ * meaning (comparisons, `//`, `%`, bit operations, maximum/minimum with NaN propagation, a
+ * reduction), or when the dtypes are unknown, mixed or not float32/float64.
+ */
+export function elementwiseKernelFor(
+  chain: Omit<ElementwiseChain, 'kernel'>,
+  model: NotebookModel,
+  cell: CellModel,
+  resolveUfunc: (n: SyntaxNode) => string | null
+): ElementwiseKernelSpec | null {
+  if (chain.reduction) {
+    return null;
+  }
+  let dtype: 'float32' | 'float64' | null = null;
+  const taken = new Set<string>();
+  const cNames = new Map<string, string>();
+  const decls: { name: string; array: boolean }[] = [];
+  for (const p of chain.params) {
+    const v = model.inferValue(p.node, cell);
+    if (v.kind === 'ndarray') {
+      const d = floatCType(v.dtype);
+      if (!d || (dtype && d !== dtype)) {
+        return null;
+      }
+      dtype = d;
+      decls.push({ name: cName(p.name, taken), array: true });
+    } else if (v.kind === 'scalar' && v.value !== undefined && p.node.type === 'identifier') {
+      // a Python number defined in the notebook: weak, as NumPy (NEP 50) treats it
+      decls.push({ name: cName(p.name, taken), array: false });
+    } else {
+      return null;
+    }
+    cNames.set(p.node.text, decls[decls.length - 1].name);
+  }
+  if (!dtype || chain.value.kind !== 'ndarray' || floatCType(chain.value.dtype) !== dtype) {
+    return null;
+  }
+  const d = dtype;
+  const emit = (node: SyntaxNode): string | null => {
+    const param = cNames.get(unparen(node).text);
+    if (param !== undefined && node.type !== 'integer' && node.type !== 'float' && unparen(node).type === node.type) {
+      return param;
+    }
+    switch (node.type) {
+      case 'integer':
+      case 'float':
+        return cFloatLiteral(node.text, d);
+      case 'parenthesized_expression': {
+        const inner = node.namedChild(0);
+        const t = inner ? emit(inner) : null;
+        return t === null ? null : `(${t})`;
+      }
+      case 'unary_operator': {
+        const op = operatorOf(node);
+        const arg = field(node, 'argument');
+        const t = arg ? emit(arg) : null;
+        return t === null || (op !== '-' && op !== '+') ? null : `${op}${t}`;
+      }
+      case 'binary_operator': {
+        const op = operatorOf(node);
+        const l = field(node, 'left');
+        const r = field(node, 'right');
+        const lt = l ? emit(l) : null;
+        if (!l || !r || lt === null) {
+          return null;
+        }
+        if (op === '**') {
+          if (r.text === '2') {
+            return `(${lt} * ${lt})`;
+          }
+          const rt = emit(r);
+          return rt === null ? null : `pow(${lt}, ${rt})`;
+        }
+        const rt = emit(r);
+        return rt === null || !['+', '-', '*', '/'].includes(op) ? null : `${lt} ${op} ${rt}`;
+      }
+      case 'call': {
+        const fn = field(node, 'function');
+        const ufunc = fn ? resolveUfunc(fn) : null;
+        const { positional, keywords } = callArguments(node);
+        if (!ufunc || keywords.size > 0) {
+          return null;
+        }
+        const args = positional.map(a => emit(a));
+        if (args.some(a => a === null)) {
+          return null;
+        }
+        const [a, b] = args as string[];
+        if (C_FUNCTIONS.has(ufunc)) {
+          return `${C_FUNCTIONS.get(ufunc)}(${args.join(', ')})`;
+        }
+        if (C_BINARY_UFUNCS.has(ufunc) && args.length === 2) {
+          return `(${a} ${C_BINARY_UFUNCS.get(ufunc)} ${b})`;
+        }
+        if (ufunc === 'square' && args.length === 1) {
+          return `(${a} * ${a})`;
+        }
+        if (ufunc === 'negative' && args.length === 1) {
+          return `(-${a})`;
+        }
+        if (ufunc === 'positive' && args.length === 1) {
+          return a;
+        }
+        if (ufunc === 'reciprocal' && args.length === 1) {
+          return `(${cFloatLiteral('1', d)} / ${a})`;
+        }
+        return null;
+      }
+      case 'attribute': {
+        const q = model.qualifiedName(node);
+        const c = q ? NUMPY_CONSTANTS.get(q) : undefined;
+        return c === undefined ? null : cFloatLiteral(String(c), d);
+      }
+      default:
+        return null;
+    }
+  };
+  const body = emit(chain.node);
+  if (body === null) {
+    return null;
+  }
+  const out = cName(chain.target && /^[A-Za-z_]\w*$/.test(chain.target) ? chain.target : 'out', taken);
+  return {
+    inParams: decls.map(p => `${d} ${p.name}`).join(', '),
+    outParams: `${d} ${out}`,
+    operation: `${out} = ${body}`
+  };
 }

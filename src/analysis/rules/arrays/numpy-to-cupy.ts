@@ -46,8 +46,12 @@ export const numpyToCupy: Rule = {
   reference: `${CUPY_REFERENCE}#numpy-to-cupy`,
   check(ctx): RuleOutcome | null {
     const a = arrayAnalysis(ctx);
-    if (!a || !a.applicable || (a.numpyCompute === 0 && a.arrayOperators === 0 && a.work.flops === 0) || a.scipyCompute > 0) {
+    if (!a || !a.applicable || a.scipyCompute > 0 || a.sparseOps > 0) {
       return null;
+    }
+    if (a.numpyCompute === 0 && a.arrayOperators === 0 && a.arrayMethods === 0 && a.work.flops === 0 && a.work.passes === 0) {
+      // nothing to run on the device; but a cell the analysis recognised and must refuse says why
+      return a.refusal ? { kind: 'refuse', reason: a.refusal } : null;
     }
     // GPU103 claims cells with fusable chains first; when it is switched off, this rule
     // proposes the same rewrite without fusion

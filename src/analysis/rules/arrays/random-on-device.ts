@@ -40,7 +40,7 @@ export const randomOnDevice: Rule = {
   reference: `${CUPY_REFERENCE}#random`,
   check(ctx): RuleOutcome | null {
     const a = arrayAnalysis(ctx);
-    if (!a || a.randomCalls === 0 || a.numpyCompute > 0 || a.scipyCompute > 0 || a.chains.length > 0) {
+    if (!a || a.randomCalls === 0 || a.numpyCompute > 0 || (a.scipyCompute > 0 || a.sparseOps > 0) || a.chains.length > 0) {
       return null;
     }
     return arrayOutcome(ctx, a, {

@@ -6,7 +6,8 @@
  * stats, spatial, interpolate}` on arrays the GPU can process faster, and proposes the same
  * call from `cupyx.scipy.<module>` (only functions cupyx really provides: an allow-list checked
  * against the installed CuPy), with the cell's NumPy code moved to CuPy as GPU101 does. Sparse
- * matrices move with `cupyx.scipy.sparse.csr_matrix(A)` and come back with `.get()`.
+ * matrices move with `cupyx.scipy.sparse.csr_matrix(A)` and come back with `.get()`; products
+ * with a scipy.sparse matrix (`M @ v`, `M.dot(v)`) are this rule's too (cuSPARSE on the device).
  *
  * ## Why
  * cupyx.scipy runs on cuFFT, cuSPARSE, cuSOLVER and hand-written CUDA kernels: image filters,
@@ -42,12 +43,15 @@ export const scipyToCupyx: Rule = {
   reference: `${CUPY_REFERENCE}#scipy-to-cupyx`,
   check(ctx): RuleOutcome | null {
     const a = arrayAnalysis(ctx);
-    if (!a || a.scipyCompute === 0) {
+    if (!a || (a.scipyCompute === 0 && a.sparseOps === 0)) {
       return null;
     }
     const modules = [...new Set(a.refs.filter(r => r.qualified.startsWith('scipy.') && r.action === 'cupy').map(r => r.qualified.split('.')[1]))];
     return arrayOutcome(ctx, a, {
-      what: `This cell calls SciPy (${modules.map(m => `scipy.${m}`).join(', ') || 'scipy'}) on arrays the GPU can process much faster.`,
+      what:
+        a.scipyCompute === 0
+          ? 'This cell multiplies a SciPy sparse matrix: `cupyx.scipy.sparse` runs the product on the GPU (cuSPARSE).'
+          : `This cell calls SciPy (${modules.map(m => `scipy.${m}`).join(', ') || 'scipy'}) on arrays the GPU can process much faster.`,
       why: '`cupyx.scipy` provides these functions with SciPy\'s signatures on cuFFT, cuSPARSE, cuSOLVER and CUDA kernels.',
       anchor: 'scipy-to-cupyx',
       confidence: 0.75

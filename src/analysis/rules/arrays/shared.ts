@@ -1,5 +1,5 @@
 /** Turning an array analysis into a rule outcome: the cost model's verdict and the text. */
-import { formatSeconds, predict } from '../../costmodel';
+import { formatSeconds, formatSpeedup, predict } from '../../costmodel';
 import type { Prediction } from '../../types';
 import { describeArray } from '../../values';
 import type { RuleContext, RuleOutcome } from '../types';
@@ -37,7 +37,7 @@ export function arrayOutcome(
   if (a.sizeKnown && prediction.speedup < ctx.options.minSpeedup) {
     return {
       kind: 'refuse',
-      reason: `${prediction.reason}; predicted ${prediction.speedup.toFixed(2)}x (CPU ${formatSeconds(prediction.cpuSeconds)}, GPU ${formatSeconds(prediction.gpuSeconds)})`
+      reason: `${prediction.reason}; predicted ${formatSpeedup(prediction.speedup)} (CPU ${formatSeconds(prediction.cpuSeconds)}, GPU ${formatSeconds(prediction.gpuSeconds)})`
     };
   }
   let confidence = text.confidence ?? 0.8;

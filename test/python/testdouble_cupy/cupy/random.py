@@ -25,3 +25,18 @@ def __getattr__(name):
     if isinstance(f, type) or not callable(f):
         return f
     return lambda *a, **k: _device(f(*a, **k))
+
+
+def _with_dtype(name):
+    """CuPy's legacy draws take `dtype=` (float32/float64); NumPy's do not: draw, then cast."""
+    f = getattr(_np.random, name)
+
+    def draw(size=None, dtype=float):
+        return _device(_np.asarray(f(size)).astype(dtype, copy=False))
+
+    draw.__name__ = name
+    return draw
+
+
+random = random_sample = _with_dtype("random_sample")
+standard_normal = _with_dtype("standard_normal")
