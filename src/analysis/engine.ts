@@ -1,11 +1,16 @@
 /**
  * The engine: runs the rules over a notebook and returns suggestions, refusals and diagnostics.
  *
- * `NotebookAnalyzer` keeps parses between updates (one re-parse per edited cell); rules rerun on
- * every update because a constant or an import in one cell changes what another cell means.
+ * `NotebookAnalyzer` keeps parses between updates (one re-parse per edited cell) and each code
+ * cell's rule outcomes. While the rules look at a cell, the model records what they read of the
+ * rest of the notebook (the bindings, values and runtime reports of the names they look up,
+ * readers and writers, the set of bound names); on the next update a cell's outcomes are reused
+ * when its source and index are the same and none of what it read changed, so editing one cell
+ * re-runs the rules for that cell and for the cells whose inputs the edit changed. The result
+ * is the same as a fresh analysis (test/unit/incremental.test.ts checks it).
  */
 import { DEFAULT_DEVICE_PROFILE } from './costmodel';
-import { CellCache, CellModel, NotebookModel } from './notebook';
+import { CellCache, CellModel, emptyReads, ModelChanges, ModelReads, NotebookModel } from './notebook';
 import { getParser, PythonParser } from './parser';
 import { RULES } from './rules/registry';
 import type { Rule, RuleOptions } from './rules/types';
@@ -23,10 +28,26 @@ export interface AnalyzerOptions {
   rules?: readonly Rule[];
 }
 
+type Diagnostic = AnalysisResult['diagnostics'][number];
+
+/** The rules' outcomes for one cell, and what they read of the notebook to get them. */
+interface CellOutcomes {
+  cell: CellModel;
+  index: number;
+  reads: ModelReads;
+  suggestions: Suggestion[];
+  refusals: Refusal[];
+  diagnostics: Diagnostic[];
+}
+
 export class NotebookAnalyzer {
   private readonly cache: CellCache;
   private options: AnalyzerOptions;
   private lastModel: NotebookModel | null = null;
+  private outcomes = new Map<string, CellOutcomes>();
+  private rerun: string[] = [];
+  /** Cells whose rules ran so far (cached outcomes do not count). */
+  ruleRunCount = 0;
 
   constructor(options: AnalyzerOptions = {}, parser: PythonParser = getParser()) {
     this.cache = new CellCache(parser);
@@ -43,6 +64,12 @@ export class NotebookAnalyzer {
 
   setOptions(options: AnalyzerOptions): void {
     this.options = options;
+    this.outcomes.clear();
+  }
+
+  /** Ids of the cells whose rules ran in the last update (the others reused their outcomes). */
+  get lastRerun(): readonly string[] {
+    return this.rerun;
   }
 
   /** The notebook model of the last update (for the plan and the UI). */
@@ -72,7 +99,11 @@ export class NotebookAnalyzer {
       }
     }
     this.cache.retain(new Set(cells.map(c => c.id)));
-    const model = new NotebookModel(models, runtime);
+    const model = new NotebookModel(models, runtime, this.lastModel ?? undefined);
+    const changes = model.changes;
+    if (!changes) {
+      this.outcomes.clear();
+    }
     this.lastModel = model;
 
     const ruleOptions: RuleOptions = {
@@ -86,53 +117,97 @@ export class NotebookAnalyzer {
 
     const suggestions: Suggestion[] = [];
     const refusals: Refusal[] = [];
+    const kept = new Map<string, CellOutcomes>();
+    this.rerun = [];
     for (const cell of models) {
       if (cell.kind !== 'code' || !cell.tree || cell.syntaxError) {
         continue;
       }
-      const shared = new Map<string, unknown>();
-      const claimed = new Set<RuleFamily>();
-      for (const rule of rules) {
-        if (claimed.has(rule.family)) {
-          continue;
-        }
-        let outcome;
-        try {
-          outcome = rule.check({ cell, model, options: ruleOptions, shared });
-        } catch (e) {
-          diagnostics.push({ cellId: cell.id, cellIndex: cell.index, message: `${rule.id} failed: ${(e as Error).message}` });
-          continue;
-        }
-        if (!outcome) {
-          continue;
-        }
-        claimed.add(rule.family);
-        if (outcome.kind === 'refuse') {
-          refusals.push({ rule: rule.id, cellId: cell.id, cellIndex: cell.index, reason: outcome.reason });
-          continue;
-        }
-        suggestions.push({
-          rule: rule.id,
-          library: rule.library,
-          title: outcome.title ?? rule.title,
-          confidence: round(outcome.confidence, 2),
-          predicted_speedup: round(outcome.prediction.speedup, 1),
-          prediction: outcome.prediction,
-          cellId: cell.id,
-          cellIndex: cell.index,
-          original: cell.source,
-          edits: outcome.edits,
-          candidate: outcome.candidate,
-          imports: outcome.imports,
-          explanation: outcome.explanation,
-          reference: outcome.reference ?? rule.reference,
-          notes: outcome.notes,
-          ...(outcome.needsKernelRestart ? { needsKernelRestart: true } : {})
-        });
+      let out = this.outcomes.get(cell.id);
+      if (!out || !changes || !stillValid(out, cell, changes)) {
+        out = runRules(cell, model, rules, ruleOptions);
+        this.rerun.push(cell.id);
+        this.ruleRunCount += 1;
       }
+      kept.set(cell.id, out);
+      suggestions.push(...out.suggestions);
+      refusals.push(...out.refusals);
+      diagnostics.push(...out.diagnostics);
     }
+    this.outcomes = kept;
     return { suggestions, refusals, diagnostics };
   }
+}
+
+/** Can the cell's cached outcomes stand, given what changed in the notebook since? */
+function stillValid(out: CellOutcomes, cell: CellModel, changes: ModelChanges): boolean {
+  const reads = out.reads;
+  if (out.cell !== cell || out.index !== cell.index || reads.everything || (reads.boundNames && changes.boundNames)) {
+    return false;
+  }
+  for (const name of changes.names) {
+    if (reads.names.has(name)) {
+      return false;
+    }
+  }
+  for (const name of changes.users) {
+    if (reads.users.has(name)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Runs the rules on one cell, recording what they read of the rest of the notebook. */
+function runRules(cell: CellModel, model: NotebookModel, rules: readonly Rule[], ruleOptions: RuleOptions): CellOutcomes {
+  const out: CellOutcomes = { cell, index: cell.index, reads: emptyReads(), suggestions: [], refusals: [], diagnostics: [] };
+  model.track(out.reads, () => {
+    const shared = new Map<string, unknown>();
+    const claimed = new Set<RuleFamily>();
+    for (const rule of rules) {
+      if (claimed.has(rule.family)) {
+        continue;
+      }
+      const ctx = { cell, model, options: ruleOptions, shared };
+      let outcome;
+      try {
+        if (rule.prefilter && !rule.prefilter(ctx)) {
+          continue;
+        }
+        outcome = rule.check(ctx);
+      } catch (e) {
+        out.diagnostics.push({ cellId: cell.id, cellIndex: cell.index, message: `${rule.id} failed: ${(e as Error).message}` });
+        continue;
+      }
+      if (!outcome) {
+        continue;
+      }
+      claimed.add(rule.family);
+      if (outcome.kind === 'refuse') {
+        out.refusals.push({ rule: rule.id, cellId: cell.id, cellIndex: cell.index, reason: outcome.reason });
+        continue;
+      }
+      out.suggestions.push({
+        rule: rule.id,
+        library: rule.library,
+        title: outcome.title ?? rule.title,
+        confidence: round(outcome.confidence, 2),
+        predicted_speedup: round(outcome.prediction.speedup, 1),
+        prediction: outcome.prediction,
+        cellId: cell.id,
+        cellIndex: cell.index,
+        original: cell.source,
+        edits: outcome.edits,
+        candidate: outcome.candidate,
+        imports: outcome.imports,
+        explanation: outcome.explanation,
+        reference: outcome.reference ?? rule.reference,
+        notes: outcome.notes,
+        ...(outcome.needsKernelRestart ? { needsKernelRestart: true } : {})
+      });
+    }
+  });
+  return out;
 }
 
 /** One-shot analysis (the CLI): a fresh analyzer, one update. */

@@ -142,6 +142,124 @@ const INT_RANDOM = new Set(['randint', 'integers', 'poisson', 'binomial']);
 const SCIPY_NON_ARRAY_RESULTS =
   /^(butter|cheby1|cheby2|ellip|bessel|iirfilter|iirdesign|freqz|sosfreqz|welch|periodogram|csd|coherence|spectrogram|stft|istft|find_peaks|peak_widths|peak_prominences|argrel\w*|cg|cgs|gmres|minres|lsqr|lsmr|bicg\w*|qmr|eigs|eigsh|svds|lobpcg|lu|qr|svd|eig\w*|label|find|pearsonr|spearmanr|ttest\w*|describe|linregress|mode|norm|det|factorized|splu|spilu|[A-Z]\w*)$/;
 
+/**
+ * What a rule read of the notebook while it looked at one cell. The engine keys its per-cell
+ * cache on it: the cell's outcome stays valid while none of these changed.
+ */
+export interface ModelReads {
+  /** Names whose bindings (list, values) or runtime report were read. */
+  names: Set<string>;
+  /** Names whose readers or writers were asked for. */
+  users: Set<string>;
+  /** The set (and order) of bound names was enumerated (`bindings.keys()`, `size`). */
+  boundNames: boolean;
+  /** Something wider was read: every cell, every binding's values, the whole runtime report. */
+  everything: boolean;
+}
+
+export function emptyReads(): ModelReads {
+  return { names: new Set(), users: new Set(), boundNames: false, everything: false };
+}
+
+/** What differs between two models of the same notebook (see `NotebookModel.changesSince`). */
+export interface ModelChanges {
+  /** Names whose binding list (cells, offsets, values) or runtime report differ. */
+  names: Set<string>;
+  /** Names whose reading or writing cells differ (a reader's source counts). */
+  users: Set<string>;
+  /** The bound names, in order, differ. */
+  boundNames: boolean;
+}
+
+/** Bindings per name; records the names looked up while a `ModelReads` is attached. */
+class BindingMap extends Map<string, Binding[]> {
+  reads: ModelReads | null = null;
+
+  override get(name: string): Binding[] | undefined {
+    this.reads?.names.add(name);
+    return super.get(name);
+  }
+
+  override has(name: string): boolean {
+    this.reads?.names.add(name);
+    return super.has(name);
+  }
+
+  override keys(): MapIterator<string> {
+    if (this.reads) {
+      this.reads.boundNames = true;
+    }
+    return super.keys();
+  }
+
+  override get size(): number {
+    if (this.reads) {
+      this.reads.boundNames = true;
+    }
+    return super.size;
+  }
+
+  override values(): MapIterator<Binding[]> {
+    this.readAll();
+    return super.values();
+  }
+
+  override entries(): MapIterator<[string, Binding[]]> {
+    this.readAll();
+    return super.entries();
+  }
+
+  override [Symbol.iterator](): MapIterator<[string, Binding[]]> {
+    this.readAll();
+    return super.entries();
+  }
+
+  override forEach(fn: (value: Binding[], key: string, map: Map<string, Binding[]>) => void, thisArg?: unknown): void {
+    this.readAll();
+    super.forEach(fn, thisArg);
+  }
+
+  /** Iterates without recording (the model's own diff). */
+  rawEntries(): MapIterator<[string, Binding[]]> {
+    return super.entries();
+  }
+
+  rawGet(name: string): Binding[] | undefined {
+    return super.get(name);
+  }
+
+  rawSize(): number {
+    return super.size;
+  }
+
+  rawKeys(): string[] {
+    return [...super.keys()];
+  }
+
+  private readAll(): void {
+    if (this.reads) {
+      this.reads.everything = true;
+    }
+  }
+}
+
+/** One cell's bindings, and the names whose bindings or runtime reports computing them read. */
+interface CellBindings {
+  cell: CellModel;
+  index: number;
+  entries: Binding[];
+  /** Null when the computation read more than names (not reusable). */
+  deps: Set<string> | null;
+}
+
+/** Cells that read / write one name, in notebook order, with their indices when the model was built. */
+interface NameUsers {
+  readers: CellModel[];
+  writers: CellModel[];
+  /** `index` of each reader, then of each writer, at construction (cells are renumbered in place later). */
+  indices: number[];
+}
+
 /** The whole notebook, as the rules see it. */
 export class NotebookModel {
   /** Local name -> qualified name (`np` -> `numpy`, `fft2` -> `numpy.fft.fft2`). */
@@ -149,12 +267,27 @@ export class NotebookModel {
   /** Modules star-imported somewhere (`from numpy import *`). */
   readonly starImports = new Set<string>();
   /** Bindings per name, in notebook order. */
-  readonly bindings = new Map<string, Binding[]>();
+  readonly bindings: Map<string, Binding[]> = new BindingMap();
 
-  constructor(
-    readonly cells: CellModel[],
-    readonly runtime: Readonly<Record<string, RuntimeValueInfo>> = {}
-  ) {
+  private readonly cellList: CellModel[];
+  private readonly rt: Readonly<Record<string, RuntimeValueInfo>>;
+  private reads: ModelReads | null = null;
+  private runtimeView: Readonly<Record<string, RuntimeValueInfo>> | null = null;
+  private readonly usersIndex: Map<string, NameUsers>;
+
+  /** What differs from the model this one was built after (null: no earlier model, or not comparable). */
+  readonly changes: ModelChanges | null;
+  /** Each cell's bindings and what computing them read (reused by the next model). */
+  private readonly perCell = new Map<string, CellBindings>();
+
+  /**
+   * `prev`, an earlier model of the same notebook, makes construction incremental: a cell whose
+   * source and position are unchanged keeps its bindings unless a name its values were inferred
+   * from was rebound differently above it. The result is the same as without `prev`.
+   */
+  constructor(cells: CellModel[], runtime: Readonly<Record<string, RuntimeValueInfo>> = {}, prev?: NotebookModel) {
+    this.cellList = cells;
+    this.rt = runtime;
     for (const cell of cells) {
       for (const imp of cell.facts?.imports ?? []) {
         if (imp.local === '*') {
@@ -164,36 +297,223 @@ export class NotebookModel {
         }
       }
     }
-    for (const cell of cells) {
-      if (!cell.facts) {
-        continue;
-      }
-      for (const a of cell.facts.assignments) {
-        const value = a.augmented
-          ? this.valueBefore(a.name, cell, a.statement.startIndex)
-          : a.value
-            ? this.inferValue(a.value, cell)
-            : UNKNOWN;
-        const list = this.bindings.get(a.name) ?? [];
-        list.push({ name: a.name, cellIndex: cell.index, cellId: cell.id, at: a.at, value });
-        this.bindings.set(a.name, list);
+    const comparable =
+      prev !== undefined &&
+      sameOrderedEntries(this.aliases, prev.aliases) &&
+      sameOrderedValues(this.starImports, prev.starImports) &&
+      sameIds(cells, prev.cellList);
+    // names whose binding list (so far, in cell order) or runtime report differ from prev's
+    const dirty = new Set<string>();
+    if (comparable && this.rt !== prev.rt) {
+      for (const key of new Set([...Object.keys(this.rt), ...Object.keys(prev.rt)])) {
+        if (!deepEqual(this.rt[key], prev.rt[key])) {
+          dirty.add(key);
+        }
       }
     }
+    const bindings = this.bindings as BindingMap;
+    for (const cell of cells) {
+      const old = comparable ? prev.perCell.get(cell.id) : undefined;
+      let rec: CellBindings;
+      if (old && old.cell === cell && old.index === cell.index && old.deps && !intersects(old.deps, dirty)) {
+        rec = old;
+        for (const b of old.entries) {
+          const list = bindings.rawGet(b.name);
+          if (list) {
+            list.push(b);
+          } else {
+            bindings.set(b.name, [b]);
+          }
+        }
+      } else {
+        const reads = emptyReads();
+        const entries = cell.facts ? this.track(reads, () => this.bindCell(cell)) : [];
+        rec = { cell, index: cell.index, entries, deps: reads.everything || reads.boundNames ? null : reads.names };
+        if (comparable) {
+          markChanged(old?.entries ?? [], entries, dirty);
+        }
+      }
+      this.perCell.set(cell.id, rec);
+    }
+    this.usersIndex = buildUsers(cells);
+    if (comparable) {
+      const users = new Set<string>();
+      cells.forEach((cell, k) => {
+        const before = prev.cellList[k];
+        if (before !== cell) {
+          for (const facts of [before.facts, cell.facts]) {
+            facts?.reads.forEach(n => users.add(n));
+            facts?.writes.forEach(n => users.add(n));
+          }
+        }
+      });
+      const boundNames = dirty.size > 0 && !sameList(bindings.rawKeys(), (prev.bindings as BindingMap).rawKeys());
+      this.changes = { names: dirty, users, boundNames };
+    } else {
+      this.changes = prev ? this.changesSince(prev) : null;
+    }
+  }
+
+  /** Infers and records the values a cell binds (in statement order: later ones see earlier ones). */
+  private bindCell(cell: CellModel): Binding[] {
+    const entries: Binding[] = [];
+    const bindings = this.bindings as BindingMap;
+    for (const a of cell.facts?.assignments ?? []) {
+      const value = a.augmented
+        ? this.valueBefore(a.name, cell, a.statement.startIndex)
+        : a.value
+          ? this.inferValue(a.value, cell)
+          : UNKNOWN;
+      const b: Binding = { name: a.name, cellIndex: cell.index, cellId: cell.id, at: a.at, value };
+      entries.push(b);
+      const list = bindings.rawGet(a.name);
+      if (list) {
+        list.push(b);
+      } else {
+        bindings.set(a.name, [b]);
+      }
+    }
+    return entries;
+  }
+
+  /** Every cell, in notebook order (reading it makes a tracked rule depend on everything). */
+  get cells(): CellModel[] {
+    if (this.reads) {
+      this.reads.everything = true;
+    }
+    return this.cellList;
+  }
+
+  /** The kernel's reports by name (a tracked rule depends on each name it looks up). */
+  get runtime(): Readonly<Record<string, RuntimeValueInfo>> {
+    if (!this.reads) {
+      return this.rt;
+    }
+    if (!this.runtimeView) {
+      this.runtimeView = new Proxy(this.rt, {
+        get: (target, key) => {
+          if (typeof key === 'string') {
+            this.reads?.names.add(key);
+          } else if (this.reads) {
+            this.reads.everything = true;
+          }
+          return Reflect.get(target, key);
+        },
+        has: (target, key) => {
+          if (typeof key === 'string') {
+            this.reads?.names.add(key);
+          }
+          return Reflect.has(target, key);
+        },
+        ownKeys: target => {
+          if (this.reads) {
+            this.reads.everything = true;
+          }
+          return Reflect.ownKeys(target);
+        },
+        getOwnPropertyDescriptor: (target, key) => {
+          if (typeof key === 'string') {
+            this.reads?.names.add(key);
+          }
+          return Reflect.getOwnPropertyDescriptor(target, key);
+        }
+      });
+    }
+    return this.runtimeView;
+  }
+
+  /**
+   * Runs `fn` recording into `reads` what it reads of the notebook beyond the cell it is given
+   * (bindings, runtime reports, readers and writers). Aliases and star imports are not
+   * recorded: the engine drops every cached outcome when they change.
+   */
+  track<T>(reads: ModelReads, fn: () => T): T {
+    const outer = this.reads;
+    this.setReads(reads);
+    try {
+      return fn();
+    } finally {
+      this.setReads(outer);
+    }
+  }
+
+  private setReads(reads: ModelReads | null): void {
+    this.reads = reads;
+    (this.bindings as BindingMap).reads = reads;
+  }
+
+  /**
+   * What differs from `prev` (an earlier model of the same notebook), or null when the two
+   * are not comparable name by name (aliases or star imports changed: everything may differ).
+   */
+  changesSince(prev: NotebookModel): ModelChanges | null {
+    if (!sameOrderedEntries(this.aliases, prev.aliases) || !sameOrderedValues(this.starImports, prev.starImports)) {
+      return null;
+    }
+    const names = new Set<string>();
+    const now = this.bindings as BindingMap;
+    const before = prev.bindings as BindingMap;
+    let boundNames = now.rawSize() !== before.rawSize();
+    const beforeKeys = before.rawKeys();
+    let k = 0;
+    for (const [name, list] of now.rawEntries()) {
+      if (!boundNames && beforeKeys[k] !== name) {
+        boundNames = true;
+      }
+      k++;
+      if (!sameBindings(list, before.rawGet(name))) {
+        names.add(name);
+      }
+    }
+    for (const name of beforeKeys) {
+      if (now.rawGet(name) === undefined) {
+        names.add(name);
+      }
+    }
+    if (this.rt !== prev.rt) {
+      for (const key of new Set([...Object.keys(this.rt), ...Object.keys(prev.rt)])) {
+        if (!deepEqual(this.rt[key], prev.rt[key])) {
+          names.add(key);
+        }
+      }
+    }
+    const users = new Set<string>();
+    const nowUsers = this.users();
+    const beforeUsers = prev.users();
+    for (const [name, u] of nowUsers) {
+      const b = beforeUsers.get(name);
+      if (!b || !sameUsers(u, b)) {
+        users.add(name);
+      }
+    }
+    for (const name of beforeUsers.keys()) {
+      if (!nowUsers.has(name)) {
+        users.add(name);
+      }
+    }
+    return { names, users, boundNames };
+  }
+
+  private users(): Map<string, NameUsers> {
+    return this.usersIndex;
   }
 
   /** Cells that bind `name`. */
   writers(name: string): CellModel[] {
-    return this.cells.filter(c => c.facts?.writes.has(name));
+    this.reads?.users.add(name);
+    return [...(this.users().get(name)?.writers ?? [])];
   }
 
   /** Cells that read `name`. */
   readers(name: string): CellModel[] {
-    return this.cells.filter(c => c.facts?.reads.has(name));
+    this.reads?.users.add(name);
+    return [...(this.users().get(name)?.readers ?? [])];
   }
 
   /** Cells after `cell` (in notebook order) that read `name`. */
   readersAfter(name: string, cell: CellModel): CellModel[] {
-    return this.readers(name).filter(c => c.index > cell.index);
+    this.reads?.users.add(name);
+    return (this.users().get(name)?.readers ?? []).filter(c => c.index > cell.index);
   }
 
   /**
@@ -208,7 +528,8 @@ export class NotebookModel {
     if (own.length > 0) {
       return own[own.length - 1].value;
     }
-    const rt = this.runtime[name];
+    this.reads?.names.add(name);
+    const rt = this.rt[name];
     if (rt) {
       return fromRuntime(rt);
     }
@@ -504,6 +825,166 @@ export class NotebookModel {
     }
     return UNKNOWN;
   }
+}
+
+/** Readers and writers of every name (one pass over the cells' facts). */
+function buildUsers(cells: readonly CellModel[]): Map<string, NameUsers> {
+  const index = new Map<string, NameUsers>();
+  const entry = (name: string): NameUsers => {
+    let e = index.get(name);
+    if (!e) {
+      e = { readers: [], writers: [], indices: [] };
+      index.set(name, e);
+    }
+    return e;
+  };
+  for (const cell of cells) {
+    for (const name of cell.facts?.reads ?? []) {
+      entry(name).readers.push(cell);
+    }
+  }
+  for (const cell of cells) {
+    for (const name of cell.facts?.writes ?? []) {
+      entry(name).writers.push(cell);
+    }
+  }
+  for (const e of index.values()) {
+    for (const c of e.readers) {
+      e.indices.push(c.index);
+    }
+    for (const c of e.writers) {
+      e.indices.push(c.index);
+    }
+  }
+  return index;
+}
+
+function sameIds(a: readonly CellModel[], b: readonly CellModel[]): boolean {
+  if (a.length !== b.length) {
+    return false;
+  }
+  for (let k = 0; k < a.length; k++) {
+    if (a[k].id !== b[k].id) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function intersects(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (b.size === 0) {
+    return false;
+  }
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const x of small) {
+    if (large.has(x)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Adds to `into` every name whose bindings differ between one cell's old and new entries. */
+function markChanged(before: readonly Binding[], after: readonly Binding[], into: Set<string>): void {
+  const group = (entries: readonly Binding[]): Map<string, Binding[]> => {
+    const m = new Map<string, Binding[]>();
+    for (const b of entries) {
+      const list = m.get(b.name);
+      if (list) {
+        list.push(b);
+      } else {
+        m.set(b.name, [b]);
+      }
+    }
+    return m;
+  };
+  const a = group(before);
+  const b = group(after);
+  for (const [name, list] of a) {
+    if (!sameBindings(list, b.get(name))) {
+      into.add(name);
+    }
+  }
+  for (const name of b.keys()) {
+    if (!a.has(name)) {
+      into.add(name);
+    }
+  }
+}
+
+function sameUsers(a: NameUsers, b: NameUsers): boolean {
+  return sameList(a.readers, b.readers) && sameList(a.writers, b.writers) && sameList(a.indices, b.indices);
+}
+
+function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) {
+    return false;
+  }
+  for (let k = 0; k < a.length; k++) {
+    if (a[k] !== b[k]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function sameOrderedEntries(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  if (a.size !== b.size) {
+    return false;
+  }
+  const bs = [...b];
+  let k = 0;
+  for (const [key, value] of a) {
+    if (bs[k][0] !== key || bs[k][1] !== value) {
+      return false;
+    }
+    k++;
+  }
+  return true;
+}
+
+function sameOrderedValues(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  return sameList([...a], [...b]);
+}
+
+function sameBindings(a: readonly Binding[], b: readonly Binding[] | undefined): boolean {
+  if (!b || a.length !== b.length) {
+    return false;
+  }
+  for (let k = 0; k < a.length; k++) {
+    const x = a[k];
+    const y = b[k];
+    if (x.name !== y.name || x.cellId !== y.cellId || x.cellIndex !== y.cellIndex || x.at !== y.at || !deepEqual(x.value, y.value)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Structural equality of plain data (JSON-like values; numbers compared with Object.is). */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) {
+    return true;
+  }
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
+    return false;
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) {
+    return false;
+  }
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) {
+    return false;
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  for (const key of ka) {
+    if (!Object.prototype.hasOwnProperty.call(rb, key) || !deepEqual(ra[key], rb[key])) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** Converts the kernel's report on a name. */

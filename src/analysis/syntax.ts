@@ -1,14 +1,14 @@
 /** Small helpers over tree-sitter nodes, shared by the model and the rules. */
 import type { SyntaxNode } from './parser';
 
-/** Named children, without the nulls web-tree-sitter's typings allow. */
+/** Named children. The array is the node's own (frozen): copy it before changing it. */
 export function kids(node: SyntaxNode): SyntaxNode[] {
-  return node.namedChildren.filter((c): c is SyntaxNode => c !== null);
+  return node.namedChildren as SyntaxNode[];
 }
 
-/** All children (named and anonymous). */
+/** All children (named and anonymous); the node's own frozen array, like `kids`. */
 export function allKids(node: SyntaxNode): SyntaxNode[] {
-  return node.children.filter((c): c is SyntaxNode => c !== null);
+  return node.children as SyntaxNode[];
 }
 
 export function field(node: SyntaxNode, name: string): SyntaxNode | null {
@@ -20,8 +20,9 @@ export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => boolean | void)
   if (visit(node) === false) {
     return;
   }
-  for (const child of kids(node)) {
-    walk(child, visit);
+  const cs = node.namedChildren;
+  for (let k = 0; k < cs.length; k++) {
+    walk(cs[k], visit);
   }
 }
 
@@ -75,8 +76,8 @@ export function callArguments(call: SyntaxNode): {
 /** Strips redundant parentheses. */
 export function unparen(node: SyntaxNode): SyntaxNode {
   let n = node;
-  while (n.type === 'parenthesized_expression' && kids(n).length === 1) {
-    n = kids(n)[0];
+  while (n.type === 'parenthesized_expression' && n.namedChildren.length === 1) {
+    n = n.namedChildren[0];
   }
   return n;
 }

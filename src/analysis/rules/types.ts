@@ -49,6 +49,12 @@ export interface Rule {
   library: Library;
   /** references/<file>.md#<anchor> */
   reference: string;
+  /**
+   * Optional cheap test the engine runs before `check`: false only when `check` would surely
+   * return null for this cell (e.g. the cell names nothing from the rule's library). It must
+   * never change results, only skip work; it reads the model like `check` (and is tracked alike).
+   */
+  prefilter?(ctx: RuleContext): boolean;
   /** Null when the rule does not apply to the cell at all. */
   check(ctx: RuleContext): RuleOutcome | null;
 }
