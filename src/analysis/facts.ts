@@ -47,6 +47,8 @@ export interface CellFacts {
   lastExpression: SyntaxNode | null;
 }
 
+/** The (empty) locals of module level, for reads. */
+const NO_LOCALS: ReadonlySet<string> = new Set<string>();
 const MUTATING_METHODS = new Set(['sort', 'fill', 'resize', 'append', 'extend', 'update', 'put', 'itemset', 'partition', 'setflags']);
 const SCOPE_NODES = new Set(['function_definition', 'lambda', 'class_definition']);
 const COMPREHENSIONS = new Set(['list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression']);
@@ -180,7 +182,7 @@ export function collectFacts(root: SyntaxNode): CellFacts {
 
   /** `locals` is null at module level, else the enclosing function's (or comprehension's) names. */
   function visit(node: SyntaxNode, locals: Set<string> | null): void {
-    const scope = locals ?? new Set<string>();
+    const scope: ReadonlySet<string> = locals ?? NO_LOCALS;
     switch (node.type) {
       case 'identifier':
         read(node.text, scope);
@@ -244,7 +246,7 @@ export function collectFacts(root: SyntaxNode): CellFacts {
         }
         const left = field(node, 'left');
         if (left) {
-          bindTarget(left, null, node, node.type === 'for_in_clause' ? scope : locals, false);
+          bindTarget(left, null, node, node.type === 'for_in_clause' ? locals ?? new Set<string>() : locals, false);
         }
         for (const c of kids(node)) {
           if (c.id !== left?.id && c.id !== right?.id) {

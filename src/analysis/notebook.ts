@@ -243,6 +243,8 @@ class BindingMap extends Map<string, Binding[]> {
   }
 }
 
+const NO_BINDINGS: readonly Binding[] = [];
+
 /** One cell's bindings, and the names whose bindings or runtime reports computing them read. */
 interface CellBindings {
   cell: CellModel;
@@ -523,23 +525,28 @@ export class NotebookModel {
    * rebinds.
    */
   valueBefore(name: string, cell: CellModel, at: number): ValueInfo {
-    const list = this.bindings.get(name) ?? [];
-    const own = list.filter(b => b.cellId === cell.id && b.at <= at);
-    if (own.length > 0) {
-      return own[own.length - 1].value;
+    const list = this.bindings.get(name) ?? NO_BINDINGS;
+    // the last binding of each kind, scanning from the end (no intermediate arrays)
+    for (let k = list.length - 1; k >= 0; k--) {
+      const b = list[k];
+      if (b.cellId === cell.id && b.at <= at) {
+        return b.value;
+      }
     }
     this.reads?.names.add(name);
     const rt = this.rt[name];
     if (rt) {
       return fromRuntime(rt);
     }
-    const earlier = list.filter(b => b.cellIndex < cell.index);
-    if (earlier.length > 0) {
-      return earlier[earlier.length - 1].value;
+    for (let k = list.length - 1; k >= 0; k--) {
+      if (list[k].cellIndex < cell.index) {
+        return list[k].value;
+      }
     }
-    const any = list.filter(b => b.cellId !== cell.id);
-    if (any.length > 0) {
-      return any[any.length - 1].value;
+    for (let k = list.length - 1; k >= 0; k--) {
+      if (list[k].cellId !== cell.id) {
+        return list[k].value;
+      }
     }
     const qualified = this.aliases.get(name);
     if (qualified) {

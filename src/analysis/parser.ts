@@ -314,19 +314,23 @@ function publicCursor(tree: Tree): CursorOps {
 /** Names of node types and fields by id, read once from the language. */
 interface LanguageNames {
   types: string[];
+  /** Whether each node type is named (a cursor call per node saved). */
+  named: boolean[];
   fields: (string | null)[];
 }
 
 function languageNames(language: Language): LanguageNames {
   const types: string[] = [];
+  const named: boolean[] = [];
   for (let id = 0; id < language.nodeTypeCount; id++) {
     types.push(language.nodeTypeForId(id) ?? 'ERROR');
+    named.push(language.nodeTypeIsNamed(id));
   }
   const fields: (string | null)[] = [null];
   for (let id = 1; id <= language.fieldCount; id++) {
     fields.push(language.fieldNameForId(id));
   }
-  return { types, fields };
+  return { types, named, fields };
 }
 
 /** Copies a web-tree-sitter tree into plain objects (one pre-order cursor walk). */
@@ -335,16 +339,12 @@ function copyTree(source: string, cursor: CursorOps, names: LanguageNames): Synt
   const make = (parent: SyntaxNode | null): SyntaxNode => {
     const typeId = cursor.typeId();
     const fieldId = parent ? cursor.fieldId() : 0;
-    const node = new SyntaxNode(
-      out,
-      typeId,
-      names.types[typeId] ?? 'ERROR',
-      cursor.isNamed(),
-      cursor.isMissing(),
-      cursor.startIndex(),
-      cursor.endIndex(),
-      fieldId ? names.fields[fieldId] ?? null : null
-    );
+    const start = cursor.startIndex();
+    const end = cursor.endIndex();
+    // namedness follows the (alias) symbol's metadata; only zero-width nodes can be MISSING
+    const isNamed = typeId < names.named.length ? names.named[typeId] : cursor.isNamed();
+    const isMissing = start === end && cursor.isMissing();
+    const node = new SyntaxNode(out, typeId, names.types[typeId] ?? 'ERROR', isNamed, isMissing, start, end, fieldId ? names.fields[fieldId] ?? null : null);
     node.parent = parent;
     return node;
   };
