@@ -18,7 +18,7 @@
  * This module has no UI: the model (src/ui/model.ts) turns its states into words.
  */
 import { ISessionContext } from '@jupyterlab/apputils';
-import { Kernel, KernelMessage } from '@jupyterlab/services';
+import { CommsOverSubshells, Kernel, KernelMessage } from '@jupyterlab/services';
 import { JSONObject, UUID } from '@lumino/coreutils';
 import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
@@ -413,6 +413,11 @@ export class KernelBridge implements IDisposable {
       throw new BridgeError('kernel-changed', 'The kernel changed while connecting.');
     }
     const comm = kernel.createComm(COMM_TARGET);
+    // JupyterLab 4.6 sends comm messages to a kernel subshell (a thread) by default. An A/B
+    // run must not: it would run concurrently with the user's cells, and a kernel interrupt
+    // (SIGINT reaches the main thread only) could not cancel it. Use the main shell.
+    (comm as Kernel.IComm & { commsOverSubshells?: CommsOverSubshells }).commsOverSubshells =
+      CommsOverSubshells.Disabled;
     comm.onMsg = msg => this._onCommMessage(comm, msg);
     comm.onClose = () => {
       if (this._connection?.comm === comm) {

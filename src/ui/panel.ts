@@ -245,6 +245,31 @@ export class GpuOptimizerPanel extends Panel {
       this._status.node.hidden = false;
     }
 
+    // Cells the engine could not read (syntax errors, huge cells): say which, not silently skip.
+    const diagnostics = model.notebook ? model.diagnostics : [];
+    if (diagnostics.length > 0) {
+      const details = element('details', 'jp-gpuoptimize-diagnostics');
+      // Redraws happen on every progress event: keep the reader's open/closed choice.
+      details.open = this._diagnosticsOpen;
+      details.addEventListener('toggle', () => {
+        this._diagnosticsOpen = details.open;
+      });
+      details.appendChild(
+        element(
+          'summary',
+          '',
+          `${diagnostics.length} cell${diagnostics.length === 1 ? '' : 's'} not analysed`
+        )
+      );
+      const list = element('ul', '');
+      for (const d of diagnostics) {
+        list.appendChild(element('li', '', `Cell ${d.cellIndex + 1}: ${d.message}`));
+      }
+      details.appendChild(list);
+      this._status.node.appendChild(details);
+      this._status.node.hidden = false;
+    }
+
     // Elapsed times of queued/running benchmarks move even without kernel messages.
     const anyActive = suggestions.some(s => model.run(s)?.abort);
     if (anyActive && this._ticker === null) {
@@ -284,5 +309,6 @@ export class GpuOptimizerPanel extends Panel {
   private readonly _list: Panel;
   private readonly _cards = new Map<string, SuggestionCard>();
   private _renderPending = false;
+  private _diagnosticsOpen = false;
   private _ticker: ReturnType<typeof setInterval> | null = null;
 }

@@ -56,7 +56,9 @@ export function renderTimingChart(bars: ChartBar[]): SVGSVGElement {
   const svg = document.createElementNS(SVG_NS, 'svg');
   svg.setAttribute('class', 'jp-gpuoptimize-chart');
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-  svg.setAttribute('width', '100%');
+  // Natural size (text stays at UI size); CSS lets it shrink in a narrow panel.
+  svg.setAttribute('width', String(width));
+  svg.setAttribute('height', String(height));
   svg.setAttribute('role', 'img');
   const summary = bars.map(b => `${b.label}: ${formatSeconds(b.seconds)}`).join('; ');
   svg.setAttribute('aria-label', `Median run time, shorter is better. ${summary}`);

@@ -77,3 +77,14 @@ export function setCellSource(page: IJupyterLabPageFixture, cellId: string, sour
 export async function runCell(page: IJupyterLabPageFixture, index: number): Promise<void> {
   await page.notebook.runCell(index, true);
 }
+
+/** Changes one of the extension's settings through the setting registry (as the Settings Editor does). */
+export async function setSetting(page: IJupyterLabPageFixture, key: string, value: unknown): Promise<void> {
+  await page.evaluate(
+    async ([k, v]) => {
+      const registry = await (window as any).galata.getPlugin('@jupyterlab/apputils-extension:settings');
+      await registry.set('jupyterlab-gpuoptimize:plugin', k, v);
+    },
+    [key, value] as const
+  );
+}

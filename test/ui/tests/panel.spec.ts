@@ -96,7 +96,11 @@ test.describe('GPU Optimizer panel', () => {
     await openPanel(page);
     const exprCard = card(page, EXPR_CELL_ID);
     await exprCard.getByRole('button', { name: /^Explain/ }).click();
-    await expect(exprCard.locator('.jp-gpuoptimize-explanation')).toContainText('CuPy');
+    const explanation = exprCard.locator('.jp-gpuoptimize-explanation');
+    await expect(explanation).toBeVisible();
+    // The rule's own text (rendered Markdown), then the reference it cites.
+    await expect(explanation.locator('strong, p').first()).not.toBeEmpty();
+    await expect(explanation).toContainText('Reference: references/');
     await expect(exprCard.getByRole('button', { name: /^Explain/ })).toHaveAttribute('aria-expanded', 'true');
   });
 
