@@ -85,8 +85,8 @@ export class NotebookAnalyzer {
       try {
         const cell = this.cache.get(input);
         models.push(cell);
-        if (cell.skipped) {
-          diagnostics.push({ cellId: cell.id, cellIndex: cell.index, message: cell.skipped });
+        if (cell.skipped || cell.abCell) {
+          diagnostics.push({ cellId: cell.id, cellIndex: cell.index, message: (cell.skipped ?? cell.abCell) as string });
         } else if (cell.syntaxError) {
           diagnostics.push({
             cellId: cell.id,
@@ -120,7 +120,7 @@ export class NotebookAnalyzer {
     const kept = new Map<string, CellOutcomes>();
     this.rerun = [];
     for (const cell of models) {
-      if (cell.kind !== 'code' || !cell.tree || cell.syntaxError) {
+      if (cell.kind !== 'code' || !cell.tree || cell.syntaxError || cell.abCell) {
         continue;
       }
       let out = this.outcomes.get(cell.id);

@@ -45,6 +45,12 @@ export interface CellFacts {
   assignments: AssignmentFact[];
   /** The last top-level statement when it is an expression (the cell's displayed value). */
   lastExpression: SyntaxNode | null;
+  /**
+   * Start offsets of identifiers that name a local of a function, lambda or comprehension
+   * (parameters, names assigned in a function body, comprehension variables): what they hold
+   * is not the module-level binding of the same name.
+   */
+  localIds: Set<number>;
 }
 
 /** The (empty) locals of module level, for reads. */
@@ -73,7 +79,8 @@ export function collectFacts(root: SyntaxNode): CellFacts {
     mutates: new Set(),
     defines: new Set(),
     assignments: [],
-    lastExpression: null
+    lastExpression: null,
+    localIds: new Set()
   };
   const written = new Set<string>();
 
@@ -125,6 +132,9 @@ export function collectFacts(root: SyntaxNode): CellFacts {
             augmented,
             nested: isNested(statement)
           });
+        }
+        if (locals) {
+          facts.localIds.add(target.startIndex);
         }
         write(target.text, locals);
         return;
@@ -185,7 +195,11 @@ export function collectFacts(root: SyntaxNode): CellFacts {
     const scope: ReadonlySet<string> = locals ?? NO_LOCALS;
     switch (node.type) {
       case 'identifier':
-        read(node.text, scope);
+        if (scope.has(node.text)) {
+          facts.localIds.add(node.startIndex);
+        } else {
+          read(node.text, scope);
+        }
         return;
       case 'attribute': {
         const obj = field(node, 'object');

@@ -36,6 +36,11 @@ export interface CellModel {
   skipped?: string;
   /** The cell has syntax errors (tree-sitter recovered; rules stay away from ERROR nodes). */
   syntaxError?: boolean;
+  /**
+   * Set (with the reason) for a `%%gpuoptimize` A/B cell that holds its own GPU version: the
+   * model sees its baseline only, and no rule runs on it.
+   */
+  abCell?: string;
 }
 
 interface CacheEntry {
@@ -99,10 +104,25 @@ export function parseCell(parser: PythonParser, input: CellInput): CellModel {
       skipped: `%%${mask.foreignCellMagic} cell: not Python, not analysed`
     };
   }
-  const tree = parser.parse(mask.masked);
+  let masked = mask.masked;
+  let abCell: string | undefined;
+  if (mask.cellMagic === 'gpuoptimize') {
+    // `%%gpuoptimize` with a `# %% gpu` line holds its own GPU version below that line (the
+    // magic's candidate): only the baseline above it is the notebook's code, and the cell is
+    // not offered another rewrite
+    const split = AB_SPLIT_LINE.exec(masked);
+    if (split) {
+      masked = masked.slice(0, split.index) + masked.slice(split.index).replace(/[^\r\n]/g, ' ');
+      abCell = '%%gpuoptimize cell with its own GPU version (below `# %% gpu`): the magic benchmarks it; not analysed for another rewrite';
+    }
+  }
+  const tree = parser.parse(masked);
   const facts = collectFacts(tree.rootNode);
-  return { ...base, mask, tree, facts, syntaxError: tree.rootNode.hasError };
+  return { ...base, mask, tree, facts, syntaxError: tree.rootNode.hasError, ...(abCell ? { abCell } : {}) };
 }
+
+/** The line that splits a `%%gpuoptimize` cell into baseline and candidate (as magic.py's SPLIT_LINE). */
+const AB_SPLIT_LINE = /^[ \t]*#[ \t]*%%[ \t]*gpu[ \t]*$/m;
 
 /** A binding of a name by a cell, with what it holds. */
 export interface Binding {
@@ -617,7 +637,8 @@ export class NotebookModel {
       case 'tuple':
         return { kind: 'sequence', origin: 'literal', size: kids(n).length };
       case 'identifier':
-        return this.valueBefore(n.text, cell, n.startIndex);
+        // a function's, lambda's or comprehension's local is not the module-level name
+        return cell.facts?.localIds.has(n.startIndex) ? UNKNOWN : this.valueBefore(n.text, cell, n.startIndex);
       case 'unary_operator': {
         const arg = field(n, 'argument');
         const v = arg ? this.inferValue(arg, cell) : UNKNOWN;

@@ -92,7 +92,8 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
     if (cell.kind !== 'code' || !cell.tree || !cell.facts || cell.syntaxError || cell.skipped) {
       continue;
     }
-    const analysis = analyseArrayCell(cell, model, { resident, hoisted });
+    // an A/B cell (`%%gpuoptimize` with its own GPU version) stays as written: a host cell here
+    const analysis = cell.abCell ? null : analyseArrayCell(cell, model, { resident, hoisted });
     let worth = false;
     let rule: string | undefined;
     if (analysis && analysis.applicable && !analysis.refusal) {

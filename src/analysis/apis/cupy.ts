@@ -96,12 +96,13 @@ export const NUMPY_HOST_IO_CONSUMERS: ReadonlySet<string> = list(`
  * look-alikes that a blind `np.` -> `cp.` substitution would break or make slower.
  */
 export const NUMPY_REFUSED: ReadonlyMap<string, string> = new Map([
-  ['vectorize', 'np.vectorize runs a Python function per element; on the GPU that needs a kernel (see GPU2xx: cp.ElementwiseKernel or numba @vectorize(target="cuda"))'],
-  ['frompyfunc', 'np.frompyfunc wraps a Python function per element and returns object arrays, which CuPy cannot hold'],
+  ['vectorize', "per-element Python loop/function (np.vectorize runs a Python function once per element): needs a kernel (Numba CUDA @cuda.jit or @vectorize(target='cuda')), not CuPy array calls; kernel rules (GPU2xx) are a later family"],
+  ['frompyfunc', "per-element Python loop/function (np.frompyfunc wraps a Python function per element and returns object arrays, which CuPy cannot hold): needs a kernel (Numba CUDA @cuda.jit or @vectorize(target='cuda')), not CuPy array calls; kernel rules (GPU2xx) are a later family"],
+  ['fromiter', "per-element Python loop/function (np.fromiter consumes a Python iterable element by element): needs a kernel (Numba CUDA @cuda.jit or @vectorize(target='cuda')), not CuPy array calls; kernel rules (GPU2xx) are a later family"],
   ['matrix', 'np.matrix has no CuPy equivalent; use 2-D arrays and @'],
   ['asmatrix', 'np.matrix has no CuPy equivalent; use 2-D arrays and @'],
   ['bmat', 'np.matrix has no CuPy equivalent; use 2-D arrays and @'],
-  ['apply_along_axis', 'np.apply_along_axis calls Python once per slice; on the GPU each call is a launch'],
+  ['apply_along_axis', "per-element Python loop/function (np.apply_along_axis calls a Python function once per slice; on the GPU each call would be separate launches): needs a kernel (Numba CUDA @cuda.jit or @vectorize(target='cuda')), not CuPy array calls; kernel rules (GPU2xx) are a later family"],
   ['apply_over_axes', 'np.apply_over_axes calls Python once per axis'],
   ['nditer', 'np.nditer is element-by-element Python iteration'],
   ['ndenumerate', 'np.ndenumerate is element-by-element Python iteration'],

@@ -17,6 +17,7 @@ import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
 import { ElementwiseChain, findElementwiseChains, fuseChains } from './fusion';
+import { PER_ELEMENT_ADVICE, perElementPython } from './per-element';
 import { findSliceStencil, stencilCode } from './stencil';
 
 /** A reference to a NumPy or SciPy name in the cell. */
@@ -35,6 +36,11 @@ export interface ArrayCellAnalysis {
   applicable: boolean;
   /** Why the rewrite would break or not pay (first reason). */
   refusal?: string;
+  /**
+   * Set when the cell runs Python once per element of an array (comprehension, map, loop):
+   * refused whatever else the cell does (a kernel's job, GPU2xx).
+   */
+  perElement?: string;
   refs: LibraryRef[];
   /** Compute calls (not creation, not dtypes) by library. */
   numpyCompute: number;
@@ -265,6 +271,18 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     return true;
   });
 
+  // what is built only for a host consumer stays on the host
+  const hostOnly = refs.length > 0 ? hostOnlyExpressions(root, model, cell) : [];
+  {
+    if (hostOnly.length > 0) {
+      for (const r of refs) {
+        if (r.action === 'cupy' && hostOnly.some(e => isInside(r.node, e))) {
+          r.action = 'keep';
+        }
+      }
+    }
+  }
+
   let numpyCompute = 0;
   let scipyCompute = 0;
   let randomCalls = 0;
@@ -411,6 +429,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   if (loopRefusal) {
     refusals.push(loopRefusal);
   }
+  // Python run once per element (comprehensions, map, loops over arrays): a kernel's job
+  const perElement = perElementPython(root, model, cell) ?? undefined;
+  if (perElement && !loopRefusal) {
+    refusals.push(perElement);
+  }
 
   // Which inputs are read-only (get a device copy under a new name) or rebound in place.
   const deviceNames = new Set<string>([...localArrays, ...residentInputs]);
@@ -485,6 +508,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const localDevice = new Set([...deviceNames].filter(n => !transfers.has(n) || rebound.has(n)));
   const transferredReadOnly = new Set([...transfers].filter(([a, b]) => a !== b).map(([a]) => a));
   let hostCopies = 0;
+  let hostCopyBytes = 0;
   for (const arg of hostConsumerArgs) {
     const v = model.inferValue(arg, cell);
     // strings (f-strings) format CuPy scalars themselves; only array-valued arguments need a copy
@@ -496,6 +520,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       const scalar = v.kind === 'ndarray' && v.shape !== undefined && v.shape.length === 0;
       edits.push(insert(arg.startIndex, scalar ? 'float(' : `${cp}.asnumpy(`), insert(arg.endIndex, ')'));
       hostCopies += 1;
+      hostCopyBytes += v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
     }
   }
   // iterating over a device array in Python: one small copy per element; iterate on the host
@@ -629,7 +654,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
 
   // 5. Work, for the cost model.
-  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, bringBack);
+  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, bringBack, hostOnly);
+  // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
+  work.deviceToHostBytes += hostCopyBytes;
   const unfusedWork = { ...work };
   // NumPy makes every pass of the chain; only the device's count shrinks
   work.hostPasses = work.passes;
@@ -675,6 +702,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   return {
     applicable,
     refusal: refusals[0],
+    perElement,
     refs,
     numpyCompute,
     scipyCompute,
@@ -812,33 +840,8 @@ function isBareOrHostSafe(arg: SyntaxNode, name: string): boolean {
 export function collectHostConsumerArgs(root: SyntaxNode, model: NotebookModel, cell: CellModel, arrays: ReadonlySet<string>): SyntaxNode[] {
   const args: SyntaxNode[] = [];
   walk(root, n => {
-    if (n.type !== 'call') {
-      return true;
-    }
-    const fn = field(n, 'function');
-    if (!fn) {
-      return true;
-    }
-    const q = model.qualifiedName(fn);
-    let host = false;
-    if (q) {
-      const lib = q.split('.')[0];
-      const path = q.slice(lib.length + 1);
-      host = lib === 'numpy' ? NUMPY_HOST_IO_CONSUMERS.has(path) : lib === 'scipy' ? !cupyxHasScipyPath(path) : lib !== 'cupy' && lib !== 'cupyx' && lib !== 'math';
-    } else if (fn.type === 'identifier') {
-      const defined = model.bindings.get(fn.text)?.some(b => b.value.kind === 'function');
-      host = !DEVICE_SAFE_BUILTINS.has(fn.text) && !defined && !arrays.has(fn.text);
-    } else if (fn.type === 'attribute') {
-      const obj = field(fn, 'object');
-      const objValue = obj ? model.inferValue(obj, cell) : undefined;
-      const onArray = obj ? mentions(obj, arrays) || objValue?.kind === 'ndarray' : false;
-      const onString = obj?.type === 'string';
-      host = !onArray && !onString && objValue?.kind !== 'rng';
-    }
-    if (host) {
-      const { positional, keywords } = callArguments(n);
-      for (const a of [...positional, ...keywords.values()]) {
-        const inner = a.type === 'list_splat' || a.type === 'dictionary_splat' ? kids(a)[0] ?? a : a;
+    if (n.type === 'call' && isHostConsumerCall(n, model, cell, arrays)) {
+      for (const inner of hostArguments(n)) {
         if (mentions(inner, arrays)) {
           args.push(inner);
         }
@@ -847,6 +850,98 @@ export function collectHostConsumerArgs(root: SyntaxNode, model: NotebookModel, 
     return true;
   });
   return args;
+}
+
+/** Does this call need its arguments on the host (plotting, pandas, files, iterating builtins)? */
+function isHostConsumerCall(n: SyntaxNode, model: NotebookModel, cell: CellModel, arrays: ReadonlySet<string>): boolean {
+  const fn = field(n, 'function');
+  if (!fn) {
+    return false;
+  }
+  const q = model.qualifiedName(fn);
+  if (q) {
+    const lib = q.split('.')[0];
+    const path = q.slice(lib.length + 1);
+    return lib === 'numpy' ? NUMPY_HOST_IO_CONSUMERS.has(path) : lib === 'scipy' ? !cupyxHasScipyPath(path) : lib !== 'cupy' && lib !== 'cupyx' && lib !== 'math';
+  }
+  if (fn.type === 'identifier') {
+    const defined = model.bindings.get(fn.text)?.some(b => b.value.kind === 'function');
+    return !DEVICE_SAFE_BUILTINS.has(fn.text) && !defined && !arrays.has(fn.text);
+  }
+  if (fn.type === 'attribute') {
+    const obj = field(fn, 'object');
+    const objValue = obj ? model.inferValue(obj, cell) : undefined;
+    const onArray = obj ? mentions(obj, arrays) || objValue?.kind === 'ndarray' : false;
+    const onString = obj?.type === 'string';
+    return !onArray && !onString && objValue?.kind !== 'rng';
+  }
+  return false;
+}
+
+/**
+ * The values a host call receives: its arguments, and the elements of literal containers among
+ * them (`pd.DataFrame({"a": y})` receives `y`), so each array gets its own host copy.
+ */
+function hostArguments(call: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  const add = (a: SyntaxNode): void => {
+    const inner = a.type === 'list_splat' || a.type === 'dictionary_splat' ? kids(a)[0] ?? a : a;
+    const u = unparen(inner);
+    if (u.type === 'dictionary') {
+      for (const pair of kids(u)) {
+        const value = pair.type === 'pair' ? field(pair, 'value') : pair;
+        if (value) {
+          add(value);
+        }
+      }
+    } else if (u.type === 'list' || u.type === 'tuple' || u.type === 'set') {
+      kids(u).forEach(add);
+    } else {
+      out.push(inner);
+    }
+  };
+  const { positional, keywords } = callArguments(call);
+  for (const a of [...positional, ...keywords.values()]) {
+    add(a);
+  }
+  return out;
+}
+
+/**
+ * NumPy/SciPy expressions built only for a host consumer (`pd.DataFrame({"k": np.random.rand(n)})`,
+ * `plt.plot(np.linspace(0, 1, 100))`): they read no array, so they stay NumPy on the host
+ * (moving them would hand the consumer a device array, or cost a copy back for nothing).
+ */
+function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellModel): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  const none: ReadonlySet<string> = new Set();
+  const readsArray = (e: SyntaxNode): boolean => {
+    let hit = false;
+    walk(e, k => {
+      if (hit) {
+        return false;
+      }
+      if (k.type === 'identifier' && isValueIdentifier(k)) {
+        const kind = model.inferValue(k, cell).kind;
+        if (kind === 'ndarray' || kind === 'sparse' || kind === 'rng') {
+          hit = true;
+        }
+      }
+      return true;
+    });
+    return hit;
+  };
+  walk(root, n => {
+    if (n.type === 'call' && isHostConsumerCall(n, model, cell, none)) {
+      for (const inner of hostArguments(n)) {
+        if (!readsArray(inner)) {
+          out.push(inner);
+        }
+      }
+    }
+    return true;
+  });
+  return out;
 }
 
 /**
@@ -912,7 +1007,7 @@ function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>): string | nul
       if (recurrence) {
         reason = `sequential recurrence: \`${target.text}\` depends on another element of \`${arr.text}\` computed earlier in the loop; elementwise GPU code cannot preserve that order (use a scan such as cp.cumsum if it is one, or a sequential kernel)`;
       } else if (arrays.has(arr.text) || loopVars.size > 0) {
-        reason = `element-by-element Python loop over \`${arr.text}\`: as CuPy calls each element would be a kernel launch; this wants a GPU kernel (GPU2xx) or a vectorised rewrite`;
+        reason = `element-by-element Python loop over \`${arr.text}\`: as CuPy calls each element would be a kernel launch; ${PER_ELEMENT_ADVICE} (or a vectorised rewrite)`;
       }
       return false;
     });
@@ -962,7 +1057,8 @@ export function estimateWork(
   cell: CellModel,
   deviceNames: ReadonlySet<string>,
   transfers: ReadonlyMap<string, string>,
-  bringBack: readonly string[]
+  bringBack: readonly string[],
+  hostOnly: readonly SyntaxNode[] = []
 ): { work: WorkEstimate; largest?: ValueInfo } {
   let largest: ValueInfo | undefined;
   const consider = (v: ValueInfo): void => {
@@ -986,6 +1082,10 @@ export function estimateWork(
   };
 
   const rec = (n: SyntaxNode, times: number): void => {
+    if (hostOnly.length > 0 && hostOnly.includes(n)) {
+      // stays NumPy on the host (built for a host consumer): no device work
+      return;
+    }
     let mult = times;
     if (n.type === 'for_statement') {
       const right = field(n, 'right');

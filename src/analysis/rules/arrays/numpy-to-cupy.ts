@@ -18,7 +18,9 @@
  * ## Refuses
  * Object, string and structured dtypes; `np.vectorize`, `np.frompyfunc`, `np.matrix`; any
  * function missing from CuPy; element-by-element Python loops and sequential recurrences
- * (`x[i] = x[i-1] + ...`); arrays too small to pay for kernel launches (the cost model says by
+ * (`x[i] = x[i-1] + ...`); Python run once per element (`[f(v) for v in arr]`, `map(f, arr)`,
+ * `np.fromiter`, a loop over `range(len(arr))`: rules/arrays/per-element.ts), even when the rest of
+ * the cell is array code; arrays too small to pay for kernel launches (the cost model says by
  * how much).
  *
  * ## Example
@@ -46,6 +48,10 @@ export const numpyToCupy: Rule = {
   reference: `${CUPY_REFERENCE}#numpy-to-cupy`,
   check(ctx): RuleOutcome | null {
     const a = arrayAnalysis(ctx);
+    if (a?.perElement) {
+      // per-element Python is never a CuPy rewrite, whatever else the cell does
+      return { kind: 'refuse', reason: a.refusal ?? a.perElement };
+    }
     if (!a || !a.applicable || a.scipyCompute > 0 || a.sparseOps > 0) {
       return null;
     }
