@@ -161,7 +161,7 @@ function stillValid(out: CellOutcomes, cell: CellModel, changes: ModelChanges): 
 /** Runs the rules on one cell, recording what they read of the rest of the notebook. */
 function runRules(cell: CellModel, model: NotebookModel, rules: readonly Rule[], ruleOptions: RuleOptions): CellOutcomes {
   const out: CellOutcomes = { cell, index: cell.index, reads: emptyReads(), suggestions: [], refusals: [], diagnostics: [] };
-  model.track(out.reads, () => {
+  model.track(out.reads, () => model.memoized(() => {
     const shared = new Map<string, unknown>();
     const claimed = new Set<RuleFamily>();
     for (const rule of rules) {
@@ -206,7 +206,7 @@ function runRules(cell: CellModel, model: NotebookModel, rules: readonly Rule[],
         ...(outcome.needsKernelRestart ? { needsKernelRestart: true } : {})
       });
     }
-  });
+  }));
   return out;
 }
 

@@ -51,6 +51,11 @@ export interface CellFacts {
    * is not the module-level binding of the same name.
    */
   localIds: Set<number>;
+  /**
+   * Every identifier read as a value (module level or local; not attribute or keyword names,
+   * not import names), in visiting order: what a cheap rule prefilter looks at.
+   */
+  valueIds: SyntaxNode[];
 }
 
 /** The (empty) locals of module level, for reads. */
@@ -80,7 +85,8 @@ export function collectFacts(root: SyntaxNode): CellFacts {
     defines: new Set(),
     assignments: [],
     lastExpression: null,
-    localIds: new Set()
+    localIds: new Set(),
+    valueIds: []
   };
   const written = new Set<string>();
 
@@ -195,6 +201,7 @@ export function collectFacts(root: SyntaxNode): CellFacts {
     const scope: ReadonlySet<string> = locals ?? NO_LOCALS;
     switch (node.type) {
       case 'identifier':
+        facts.valueIds.push(node);
         if (scope.has(node.text)) {
           facts.localIds.add(node.startIndex);
         } else {

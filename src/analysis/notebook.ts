@@ -615,8 +615,38 @@ export class NotebookModel {
     return v.kind === 'scalar' ? v.value : undefined;
   }
 
+  /**
+   * Runs `fn` with `inferValue` memoised per node: for the rules of one cell, once the model is
+   * built (bindings no longer change). The first inference of a node records its reads in the
+   * tracked `ModelReads`, so `fn` must run under one `track` for the memo's whole life.
+   */
+  memoized<T>(fn: () => T): T {
+    const outer = this.memo;
+    this.memo = new Map();
+    try {
+      return fn();
+    } finally {
+      this.memo = outer;
+    }
+  }
+
+  private memo: Map<SyntaxNode, ValueInfo> | null = null;
+
   /** What an expression holds, as far as literals, calls and the kernel tell. */
   inferValue(node: SyntaxNode, cell: CellModel): ValueInfo {
+    const memo = this.memo;
+    if (memo === null) {
+      return this.infer(node, cell);
+    }
+    let v = memo.get(node);
+    if (v === undefined) {
+      v = this.infer(node, cell);
+      memo.set(node, v);
+    }
+    return v;
+  }
+
+  private infer(node: SyntaxNode, cell: CellModel): ValueInfo {
     const n = unparen(node);
     switch (n.type) {
       case 'integer': {

@@ -583,17 +583,21 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     return q && q.startsWith('numpy.') && q.split('.').length === 2 ? q.slice('numpy.'.length) : null;
   };
   const chains = findElementwiseChains(root, model, cell, resolveUfunc);
-  const used = new Set<string>([...model.bindings.keys(), ...model.aliases.keys(), ...(plan?.hoisted ?? [])]);
+  // names a new kernel may not take: probed one by one (a cell depends only on the names it
+  // probes, not on the whole set of bound names, and nothing is built for cells without kernels)
+  const takenHere = new Set<string>();
+  const used = (name: string): boolean =>
+    takenHere.has(name) || model.bindings.has(name) || model.aliases.has(name) || (plan?.hoisted?.has(name) ?? false);
   // an exactly recognised slice stencil becomes one kernel writing the whole output
   const stencil = findSliceStencil(root, model, cell);
   const inStencil = (start: number, end: number): boolean => !!stencil && start >= stencil.start && end <= stencil.end;
   let stencilName = '';
   if (stencil) {
     stencilName = `${stencil.out}_stencil`;
-    for (let k = 2; used.has(stencilName); k++) {
+    for (let k = 2; used(stencilName); k++) {
       stencilName = `${stencil.out}_stencil${k}`;
     }
-    used.add(stencilName);
+    takenHere.add(stencilName);
   }
   const kernelChains = chains.filter(c => !inStencil(c.node.startIndex, c.node.endIndex));
   const fused = kernelChains.length > 0 ? fuseChains(cell.source, edits, kernelChains, cp, used) : { edits: [...edits], definitions: [] as string[] };

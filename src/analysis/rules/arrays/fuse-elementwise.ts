@@ -39,7 +39,7 @@
  */
 import type { Rule, RuleOutcome } from '../types';
 import { arrayAnalysis } from './cupy-rewrite';
-import { arrayOutcome, CUPY_REFERENCE } from './shared';
+import { arrayOutcome, CUPY_REFERENCE, mayHaveArrayWork } from './shared';
 
 export const fuseElementwise: Rule = {
   id: 'GPU103',
@@ -47,6 +47,7 @@ export const fuseElementwise: Rule = {
   family: 'arrays',
   library: 'cupy',
   reference: `${CUPY_REFERENCE}#fusion`,
+  prefilter: mayHaveArrayWork,
   check(ctx): RuleOutcome | null {
     const a = arrayAnalysis(ctx);
     if (!a || !a.applicable || (a.chains.length === 0 && !a.stencil) || (a.scipyCompute > 0 || a.sparseOps > 0)) {

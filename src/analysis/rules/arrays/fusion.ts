@@ -201,16 +201,16 @@ export function fuseChains(
   plain: TextEdit[],
   chains: ElementwiseChain[],
   cp: string,
-  usedNames: ReadonlySet<string>
+  isUsed: (name: string) => boolean
 ): { edits: TextEdit[]; definitions: string[] } {
   const inside = (e: TextEdit, n: SyntaxNode): boolean => e.start >= n.startIndex && e.end <= n.endIndex && !(e.start === n.startIndex && e.end === n.startIndex) && !(e.start === n.endIndex && e.end === n.endIndex);
   const edits = plain.filter(e => !chains.some(c => inside(e, c.node)));
   const definitions: string[] = [];
-  const taken = new Set(usedNames);
+  const taken = new Set<string>();
   for (const chain of chains) {
     const base = `${chain.target ?? 'expr'}_${chain.kernel ? 'kernel' : 'fused'}`.replace(/[^\w]/g, '_');
     let fname = base;
-    for (let k = 2; taken.has(fname); k++) {
+    for (let k = 2; taken.has(fname) || isUsed(fname); k++) {
       fname = `${base}${k}`;
     }
     taken.add(fname);

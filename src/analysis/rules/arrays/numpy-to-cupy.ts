@@ -38,7 +38,7 @@
  */
 import type { Rule, RuleOutcome } from '../types';
 import { arrayAnalysis } from './cupy-rewrite';
-import { arrayOutcome, CUPY_REFERENCE } from './shared';
+import { arrayOutcome, CUPY_REFERENCE, mayHaveArrayWork } from './shared';
 
 export const numpyToCupy: Rule = {
   id: 'GPU101',
@@ -46,6 +46,7 @@ export const numpyToCupy: Rule = {
   family: 'arrays',
   library: 'cupy',
   reference: `${CUPY_REFERENCE}#numpy-to-cupy`,
+  prefilter: mayHaveArrayWork,
   check(ctx): RuleOutcome | null {
     const a = arrayAnalysis(ctx);
     if (a?.perElement) {

@@ -30,7 +30,7 @@
  */
 import type { Rule, RuleOutcome } from '../types';
 import { arrayAnalysis } from './cupy-rewrite';
-import { arrayOutcome, CUPY_REFERENCE } from './shared';
+import { arrayOutcome, CUPY_REFERENCE, mayHaveArrayWork } from './shared';
 
 export const randomOnDevice: Rule = {
   id: 'GPU104',
@@ -38,6 +38,7 @@ export const randomOnDevice: Rule = {
   family: 'arrays',
   library: 'cupy',
   reference: `${CUPY_REFERENCE}#random`,
+  prefilter: mayHaveArrayWork,
   check(ctx): RuleOutcome | null {
     const a = arrayAnalysis(ctx);
     if (!a || a.randomCalls === 0 || a.numpyCompute > 0 || (a.scipyCompute > 0 || a.sparseOps > 0) || a.chains.length > 0) {

@@ -33,7 +33,7 @@
  */
 import type { Rule, RuleOutcome } from '../types';
 import { arrayAnalysis } from './cupy-rewrite';
-import { arrayOutcome, CUPY_REFERENCE } from './shared';
+import { arrayOutcome, CUPY_REFERENCE, mayHaveArrayWork } from './shared';
 
 export const scipyToCupyx: Rule = {
   id: 'GPU102',
@@ -41,6 +41,7 @@ export const scipyToCupyx: Rule = {
   family: 'arrays',
   library: 'cupy',
   reference: `${CUPY_REFERENCE}#scipy-to-cupyx`,
+  prefilter: mayHaveArrayWork,
   check(ctx): RuleOutcome | null {
     const a = arrayAnalysis(ctx);
     if (!a || (a.scipyCompute === 0 && a.sparseOps === 0)) {

@@ -3,6 +3,7 @@ import { formatSeconds, formatSpeedup, predict } from '../../costmodel';
 import type { Prediction } from '../../types';
 import { describeArray } from '../../values';
 import type { RuleContext, RuleOutcome } from '../types';
+import type { ValueKind } from '../../values';
 import type { ArrayCellAnalysis } from './cupy-rewrite';
 
 export const CUPY_REFERENCE = 'references/cupy.md';
@@ -73,4 +74,52 @@ export function arrayOutcome(
     notes: [...a.notes, ...(text.extraNotes ?? [])],
     reference: `${CUPY_REFERENCE}#${text.anchor}`
   };
+}
+
+/** Libraries whose names can start array work in a cell (directly or through what they return). */
+const ARRAY_LIBRARIES = new Set(['numpy', 'scipy', 'cupy', 'cupyx', 'pandas', 'sklearn']);
+/** Values that are arrays, or whose methods return one (`df.to_numpy()`, `model.predict(X)`). */
+const ARRAY_VALUE_KINDS: ReadonlySet<ValueKind> = new Set<ValueKind>(['ndarray', 'rng', 'sparse', 'dataframe', 'series', 'estimator']);
+const PREFILTER_KEY = 'arrays/prefilter';
+
+/**
+ * The GPU1xx rules' prefilter: false only when nothing in the cell can be array work, that is
+ * no identifier resolves to NumPy/SciPy/CuPy/pandas/scikit-learn (star imports included) and no
+ * name holds an array, generator, sparse matrix, frame or estimator where it is read, nor after
+ * the cell binds it. Then the array analysis finds no work, no refusal and nothing per element.
+ */
+export function mayHaveArrayWork(ctx: RuleContext): boolean {
+  const cached = ctx.shared.get(PREFILTER_KEY);
+  if (cached !== undefined) {
+    return cached as boolean;
+  }
+  const result = scanForArrays(ctx);
+  ctx.shared.set(PREFILTER_KEY, result);
+  return result;
+}
+
+function scanForArrays(ctx: RuleContext): boolean {
+  const { cell, model } = ctx;
+  const facts = cell.facts;
+  if (!facts || !cell.tree) {
+    return false;
+  }
+  for (const id of facts.valueIds) {
+    const q = model.qualifiedName(id);
+    if (q !== null) {
+      const dot = q.indexOf('.');
+      if (ARRAY_LIBRARIES.has(dot < 0 ? q : q.slice(0, dot))) {
+        return true;
+      }
+    }
+    if (ARRAY_VALUE_KINDS.has(model.inferValue(id, cell).kind)) {
+      return true;
+    }
+  }
+  for (const a of facts.assignments) {
+    if (ARRAY_VALUE_KINDS.has(model.valueBefore(a.name, cell, a.at).kind)) {
+      return true;
+    }
+  }
+  return false;
 }
