@@ -79,10 +79,10 @@ function insertLines(source: string, at: number, newLines: string[]): string {
  * Refuses when the cell is gone or its text is no longer the text the suggestion was computed
  * from (the user typed since): applying then would overwrite their edit.
  *
- * Imports the candidate needs go to the notebook's import cell: the first code cell at or
- * above the suggestion's cell that has top-level imports, after its last import. An import
- * already made above the cell (or in it) is not added again. With no import cell above,
- * they open the suggestion's own cell.
+ * Imports the candidate needs go to the notebook's import cell: the first code cell above the
+ * suggestion's cell that has top-level imports, after its last import (and are taken out of
+ * the candidate if the engine put them there). An import already made above the cell is not
+ * added again. With no import cell above, they open the suggestion's own cell.
  */
 export function planApply(cells: readonly CellText[], suggestion: Suggestion): ApplyPlan {
   const targetIndex = cells.findIndex(c => c.id === suggestion.cellId);
@@ -108,26 +108,32 @@ export function planApply(cells: readonly CellText[], suggestion: Suggestion): A
   const importsInScope = cells
     .slice(0, targetIndex + 1)
     .filter(c => c.kind === 'code' && !c.source.trimStart().startsWith('%%'));
-  const missingImports = suggestion.imports.filter(
-    imp =>
-      !importsInScope.some(c => hasImportLine(c.source, imp)) &&
-      !hasImportLine(suggestion.candidate, imp)
-  );
-  // One copy of each, in the order the engine gave.
-  const addedImports = [...new Set(missingImports.map(normaliseImport))];
-
   let importCellIndex = -1;
-  for (let i = 0; i <= targetIndex; i++) {
+  for (let i = 0; i < targetIndex; i++) {
     if (cells[i].kind === 'code' && lineAfterLastImport(cells[i].source) >= 0) {
       importCellIndex = i;
       break;
     }
   }
 
+  // The engine may put the imports in the candidate too (the CLI applies candidates cell by
+  // cell, so they must stand alone). With an import cell above, they move there instead, so
+  // the notebook imports each library once.
   let candidate = suggestion.candidate;
+  if (importCellIndex >= 0) {
+    candidate = removeImportLines(candidate, suggestion.imports);
+  }
+  const missingImports = suggestion.imports.filter(
+    imp =>
+      !importsInScope.some(c => c.id !== target.id && hasImportLine(c.source, imp)) &&
+      !hasImportLine(candidate, imp)
+  );
+  // One copy of each, in the order the engine gave.
+  const addedImports = [...new Set(missingImports.map(normaliseImport))];
+
   const changes: CellChange[] = [];
   if (addedImports.length > 0) {
-    if (importCellIndex >= 0 && importCellIndex !== targetIndex) {
+    if (importCellIndex >= 0) {
       const importCell = cells[importCellIndex];
       changes.push({
         cellId: importCell.id,
@@ -141,6 +147,16 @@ export function planApply(cells: readonly CellText[], suggestion: Suggestion): A
   }
   changes.push({ cellId: target.id, before: target.source, after: candidate });
   return { ok: true, changes, addedImports };
+}
+
+/** `source` without its top-level lines that are exactly one of `imports` (and the blank line they leave at the top). */
+function removeImportLines(source: string, imports: readonly string[]): string {
+  const wanted = new Set(imports.map(normaliseImport));
+  const kept = source.split('\n').filter(line => /^\s/.test(line) || !wanted.has(normaliseImport(line)));
+  while (kept.length > 1 && kept[0].trim() === '') {
+    kept.shift();
+  }
+  return kept.join('\n');
 }
 
 /** The candidate as a self-contained cell for the A/B run: its imports first. */

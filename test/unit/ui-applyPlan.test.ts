@@ -92,3 +92,17 @@ test('the A/B candidate carries its imports', () => {
     'import cupy as cp\ny = cp.exp(x)'
   );
 });
+
+test('an import the engine put in the candidate moves to the import cell', () => {
+  const plan = planApply(notebook, suggestion({ candidate: 'import cupy as cp\n\ny = cp.exp(cp.asarray(x))' }));
+  expect(plan.ok && plan.changes.map(c => [c.cellId, c.after])).toEqual([
+    ['imports', 'import numpy as np\nfrom scipy import (\n    fft,\n)\nimport cupy as cp\nx = np.ones(3)'],
+    ['expr', 'y = cp.exp(cp.asarray(x))']
+  ]);
+});
+
+test('with no import cell above, an import already in the candidate stays and is not doubled', () => {
+  const cells: CellText[] = [{ id: 'expr', kind: 'code', source: 'y = np.exp(x)' }];
+  const plan = planApply(cells, suggestion({ cellIndex: 0, candidate: 'import cupy as cp\ny = cp.exp(x)' }));
+  expect(plan.ok && plan.changes).toEqual([{ cellId: 'expr', before: 'y = np.exp(x)', after: 'import cupy as cp\ny = cp.exp(x)' }]);
+});

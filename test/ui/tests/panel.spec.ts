@@ -37,6 +37,7 @@ test.describe('GPU Optimizer panel', () => {
     await expect(panel.locator('.jp-gpuoptimize-device-line')).not.toHaveText(/Checking/, { timeout: 30000 });
     await expect(panel.locator('.jp-gpuoptimize-device[data-status="ready"]')).toBeVisible();
     await panel.screenshot({ path: path.join(SCREENSHOTS, 'panel-suggestions.png') });
+    await exprCard.locator('.jp-gpuoptimize-diff').screenshot({ path: path.join(SCREENSHOTS, 'suggestion-diff.png') });
   });
 
   test('Apply replaces the cell and Ctrl+Z in the cell restores it', async ({ page }) => {
