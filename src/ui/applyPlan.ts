@@ -142,7 +142,7 @@ export function planApply(cells: readonly CellText[], suggestion: Suggestion): A
       });
     } else {
       const at = lineAfterLastImport(candidate);
-      candidate = at >= 0 ? insertLines(candidate, at, addedImports) : insertLines(candidate, 0, addedImports);
+      candidate = insertLines(candidate, at >= 0 ? at : cellMagicLines(candidate), addedImports);
     }
   }
   changes.push({ cellId: target.id, before: target.source, after: candidate });
@@ -159,8 +159,24 @@ function removeImportLines(source: string, imports: readonly string[]): string {
   return kept.join('\n');
 }
 
-/** The candidate as a self-contained cell for the A/B run: its imports first. */
+/** 1 if the cell opens with a cell magic line (`%%time`), which must stay first; else 0. */
+function cellMagicLines(source: string): number {
+  return source.startsWith('%%') ? 1 : 0;
+}
+
+const GPUOPTIMIZE_MAGIC_LINE = /^\s*%%gpuoptimize\b[^\n]*\n?/;
+
+/**
+ * The candidate as a self-contained cell for the A/B run and for `register_candidate`: its
+ * imports first, and without a `%%gpuoptimize` line (the shim strips it from the baseline;
+ * left in the candidate, timing the candidate would run the magic again, recursively).
+ */
 export function candidateWithImports(suggestion: Suggestion): string {
-  const missing = suggestion.imports.filter(imp => !hasImportLine(suggestion.candidate, imp));
-  return missing.length > 0 ? `${missing.join('\n')}\n${suggestion.candidate}` : suggestion.candidate;
+  const body = suggestion.candidate.replace(GPUOPTIMIZE_MAGIC_LINE, '');
+  const missing = suggestion.imports.filter(imp => !hasImportLine(body, imp));
+  if (missing.length === 0) {
+    return body;
+  }
+  const at = cellMagicLines(body);
+  return insertLines(body, at, missing);
 }

@@ -106,3 +106,16 @@ test('with no import cell above, an import already in the candidate stays and is
   const plan = planApply(cells, suggestion({ cellIndex: 0, candidate: 'import cupy as cp\ny = cp.exp(x)' }));
   expect(plan.ok && plan.changes).toEqual([{ cellId: 'expr', before: 'y = np.exp(x)', after: 'import cupy as cp\ny = cp.exp(x)' }]);
 });
+
+test('imports never go above a cell magic line', () => {
+  const cells: CellText[] = [{ id: 'expr', kind: 'code', source: '%%time\ny = np.exp(x)' }];
+  const plan = planApply(cells, suggestion({ cellIndex: 0, original: '%%time\ny = np.exp(x)', candidate: '%%time\ny = cp.exp(x)' }));
+  expect(plan.ok && plan.changes[0].after).toBe('%%time\nimport cupy as cp\ny = cp.exp(x)');
+  expect(candidateWithImports(suggestion({ candidate: '%%time\ny = cp.exp(x)' }))).toBe('%%time\nimport cupy as cp\ny = cp.exp(x)');
+});
+
+test('the A/B candidate of a %%gpuoptimize cell drops the magic line (no recursive run)', () => {
+  expect(candidateWithImports(suggestion({ candidate: '%%gpuoptimize --budget 1\ny = cp.exp(x)' }))).toBe(
+    'import cupy as cp\ny = cp.exp(x)'
+  );
+});

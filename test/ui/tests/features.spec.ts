@@ -7,7 +7,9 @@ import {
   openDemo,
   openPanel,
   runCell,
+  cellSource,
   SCREENSHOTS,
+  setCellSource,
   setSetting,
   waitForKernelIdle
 } from './helpers';
@@ -179,4 +181,42 @@ test.describe('Cell output and shortcut', () => {
     await page.keyboard.press('Control+Shift+G');
     await expect(card(page, EXPR_CELL_ID).locator('.jp-gpuoptimize-result')).toBeVisible({ timeout: 90000 });
   });
+
+  test('the cell context menu applies the cell’s suggestion', async ({ page, tmpPath }) => {
+    await openDemo(page, tmpPath);
+    await openPanel(page);
+    await expect(card(page, EXPR_CELL_ID)).toBeVisible();
+    const original = await cellSource(page, EXPR_CELL_ID);
+    await page.notebook.selectCells(EXPR_CELL_INDEX);
+    await page.locator('.jp-Notebook .jp-Cell').nth(EXPR_CELL_INDEX).locator('.jp-InputArea-prompt').click({ button: 'right' });
+    await page.getByRole('menuitem', { name: 'Apply GPU suggestion to cell' }).click();
+    await expect.poll(() => cellSource(page, EXPR_CELL_ID)).not.toBe(original);
+  });
+
+  test('%%gpuoptimize without a split times the cell against the panel’s rewrite', async ({ page, tmpPath }) => {
+    await openDemo(page, tmpPath);
+    await openPanel(page);
+    await expect(page.locator('.jp-gpuoptimize-device[data-status="ready"]')).toBeVisible({ timeout: 60000 });
+    const original = await cellSource(page, EXPR_CELL_ID);
+    await setCellSource(page, EXPR_CELL_ID, `%%gpuoptimize --budget 1\n${original}`);
+    // The re-analysed suggestion is registered with the kernel for this cell.
+    await expect(card(page, EXPR_CELL_ID)).toBeVisible();
+    await page.waitForTimeout(1500);
+    await runCell(page, 1);
+    await runCell(page, 3);
+    await page.evaluate(async index => {
+      const app = (window as any).jupyterapp;
+      app.shell.currentWidget.content.activeCellIndex = index;
+      await app.commands.execute('notebook:run-cell');
+    }, EXPR_CELL_INDEX);
+    const output = page.locator('.jp-Notebook .jp-Cell').nth(EXPR_CELL_INDEX).locator('.jp-gpuoptimize-result');
+    await expect(output).toBeVisible({ timeout: 60000 });
+    // The magic found the registered candidate (without it, it prints how to get one),
+    // made for this very text (not stale), and timed both sides.
+    await expect(output).toHaveCount(1);
+    await expect(output).toHaveAttribute('data-verdict', /no_gpu|gpu_faster|gpu_slower|not_equal/);
+    await expect(output.locator('.jp-gpuoptimize-result-facts')).toContainText('GPU rewrite');
+    await expect(output.locator('.jp-gpuoptimize-result-facts')).toContainText('CPU original');
+  });
 });
+
