@@ -6,6 +6,9 @@
 const path = require('path');
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
+// GALATA_PORT lets a second checkout run its UI tests beside a server already on 8888.
+const port = process.env.GALATA_PORT || '8888';
+
 module.exports = {
   ...baseConfig,
   testDir: './tests',
@@ -17,6 +20,7 @@ module.exports = {
   expect: { timeout: 20000, toHaveScreenshot: { maxDiffPixelRatio: 0.02 } },
   use: {
     ...baseConfig.use,
+    baseURL: `http://localhost:${port}`,
     trace: 'retain-on-failure',
     video: 'off',
     launchOptions: {
@@ -33,7 +37,7 @@ module.exports = {
     }
   },
   webServer: {
-    command: 'jupyter lab --allow-root --config jupyter_server_test_config.py',
+    command: `jupyter lab --allow-root --config jupyter_server_test_config.py --ServerApp.port=${port}`,
     // The kernel imports the shim from the source tree, so `%load_ext gpuoptimize` always
     // runs the code under test (an installed wheel may be older).
     env: {
@@ -42,7 +46,7 @@ module.exports = {
         .filter(Boolean)
         .join(path.delimiter)
     },
-    url: 'http://localhost:8888/lab',
+    url: `http://localhost:${port}/lab`,
     timeout: 180000,
     reuseExistingServer: !process.env.CI
   }
