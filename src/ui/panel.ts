@@ -8,24 +8,12 @@ import { Message } from '@lumino/messaging';
 import { Panel, Widget } from '@lumino/widgets';
 import type { Environment } from '../kernel/protocol';
 import { KernelBridge } from '../kernel/bridge';
+import { element } from './dom';
 import { formatBytes } from './format';
 import { gpuIcon } from './icons';
 import { GpuOptimizerModel, suggestionKey } from './model';
 import { SuggestionCard } from './suggestionCard';
 import { CommandIDs, PANEL_ID } from './tokens';
-
-function element<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  className: string,
-  text?: string
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  node.className = className;
-  if (text !== undefined) {
-    node.textContent = text;
-  }
-  return node;
-}
 
 /** The device line for a connected kernel: GPU, libraries found, problems with fixes. */
 export function describeEnvironment(env: Environment): {

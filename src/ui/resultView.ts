@@ -10,6 +10,7 @@
 import { IRenderMime } from '@jupyterlab/rendermime';
 import { Widget } from '@lumino/widgets';
 import { ABResult, AB_MIME, ProtocolError, SideStats, validateABResult } from '../kernel/protocol';
+import { element } from './dom';
 import {
   describeMatch,
   formatBytes,
@@ -94,19 +95,6 @@ export function renderTimingChart(bars: ChartBar[]): SVGSVGElement {
     svg.appendChild(value);
   });
   return svg;
-}
-
-function element<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  className: string,
-  text?: string
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  node.className = className;
-  if (text !== undefined) {
-    node.textContent = text;
-  }
-  return node;
 }
 
 /** A label/value row of the card's facts list. */

@@ -12,24 +12,12 @@ import { CommandRegistry } from '@lumino/commands';
 import { Widget } from '@lumino/widgets';
 import type { Suggestion } from '../analysis/types';
 import { DiffView } from './diffView';
+import { element } from './dom';
 import { describeRunProgress, formatConfidence, formatSpeedup } from './format';
 import type { BenchmarkRun, CardNotice } from './model';
 import { suggestionKey } from './model';
 import { renderABResult } from './resultView';
 import { CommandIDs } from './tokens';
-
-function element<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  className: string,
-  text?: string
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  node.className = className;
-  if (text !== undefined) {
-    node.textContent = text;
-  }
-  return node;
-}
 
 export class SuggestionCard extends Widget {
   constructor(
