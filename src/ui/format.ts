@@ -5,6 +5,7 @@
 import type { ABResult, Verdict } from '../kernel/protocol';
 import type { RuleFamily } from '../analysis/types';
 import type { BenchmarkRun } from './model';
+import { ALL_RULE_FAMILIES } from './settings';
 
 /** Seconds in the unit a person reads best: "820 ns", "12.4 µs", "3.1 ms", "2.05 s", "3 min 5 s". */
 export function formatSeconds(seconds: number | null | undefined): string {
@@ -124,18 +125,7 @@ export function ruleFamily(rule: string): RuleFamily | null {
   if (!match) {
     return null;
   }
-  const families: RuleFamily[] = [
-    'arrays',
-    'kernels',
-    'simulation',
-    'dataframes',
-    'ml',
-    'graphs',
-    'vectors',
-    'images-io',
-    'scale'
-  ];
-  return families[Number(match[1]) - 1] ?? null;
+  return ALL_RULE_FAMILIES[Number(match[1]) - 1] ?? null;
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import type { RuleFamily } from '../analysis/types';
 
+/** Every rule family, in DESIGN.md's table order: index i holds the GPU(i+1)xx rules. */
 export const ALL_RULE_FAMILIES: readonly RuleFamily[] = [
   'arrays',
   'kernels',
