@@ -248,6 +248,16 @@ class BindingMap extends Map<string, Binding[]> {
     return super.get(name);
   }
 
+  /** Appends `b` to its name's list, without recording a read. */
+  add(b: Binding): void {
+    const list = super.get(b.name);
+    if (list) {
+      list.push(b);
+    } else {
+      this.set(b.name, [b]);
+    }
+  }
+
   rawSize(): number {
     return super.size;
   }
@@ -339,14 +349,7 @@ export class NotebookModel {
       let rec: CellBindings;
       if (old && old.cell === cell && old.index === cell.index && old.deps && !intersects(old.deps, dirty)) {
         rec = old;
-        for (const b of old.entries) {
-          const list = bindings.rawGet(b.name);
-          if (list) {
-            list.push(b);
-          } else {
-            bindings.set(b.name, [b]);
-          }
-        }
+        old.entries.forEach(b => bindings.add(b));
       } else {
         const reads = emptyReads();
         const entries = cell.facts ? this.track(reads, () => this.bindCell(cell)) : [];
@@ -388,12 +391,7 @@ export class NotebookModel {
           : UNKNOWN;
       const b: Binding = { name: a.name, cellIndex: cell.index, cellId: cell.id, at: a.at, value };
       entries.push(b);
-      const list = bindings.rawGet(a.name);
-      if (list) {
-        list.push(b);
-      } else {
-        bindings.set(a.name, [b]);
-      }
+      bindings.add(b);
     }
     return entries;
   }
@@ -944,16 +942,9 @@ function intersects(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
 
 /** Adds to `into` every name whose bindings differ between one cell's old and new entries. */
 function markChanged(before: readonly Binding[], after: readonly Binding[], into: Set<string>): void {
-  const group = (entries: readonly Binding[]): Map<string, Binding[]> => {
-    const m = new Map<string, Binding[]>();
-    for (const b of entries) {
-      const list = m.get(b.name);
-      if (list) {
-        list.push(b);
-      } else {
-        m.set(b.name, [b]);
-      }
-    }
+  const group = (entries: readonly Binding[]): BindingMap => {
+    const m = new BindingMap();
+    entries.forEach(b => m.add(b));
     return m;
   };
   const a = group(before);
