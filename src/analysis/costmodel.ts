@@ -91,7 +91,7 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
 
   let reason: string;
   const size = formatBytes(bytes);
-  if (bytes > device.memoryBytes * 0.8) {
+  if (!fitsOnDevice(bytes, device)) {
     reason = `${size} does not fit in ${formatBytes(device.memoryBytes)} of device memory with room for temporaries`;
   } else if (work.launches * device.launchOverhead > computeSeconds * 0.5 && speedup < 2) {
     reason = `${size}: too small to pay for ${plural(Math.round(work.launches), 'kernel launch', 'kernel launches')}`;

@@ -26,18 +26,6 @@ export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => boolean | void)
   }
 }
 
-/** Every descendant (named) of the given types, in source order. */
-export function descendants(node: SyntaxNode, types: ReadonlySet<string> | string): SyntaxNode[] {
-  const want = typeof types === 'string' ? new Set([types]) : types;
-  const found: SyntaxNode[] = [];
-  walk(node, n => {
-    if (want.has(n.type)) {
-      found.push(n);
-    }
-  });
-  return found;
-}
-
 /** The operator token of a binary/unary/augmented/comparison node. */
 export function operatorOf(node: SyntaxNode): string {
   const op = field(node, 'operator');
@@ -85,16 +73,4 @@ export function unparen(node: SyntaxNode): SyntaxNode {
 /** The top-level statements of a module/block, in order. */
 export function statements(node: SyntaxNode): SyntaxNode[] {
   return kids(node).filter(c => c.type !== 'comment');
-}
-
-/** Is the node (or an ancestor up to `stop`) of one of these types? */
-export function hasAncestor(node: SyntaxNode, types: ReadonlySet<string>, stop?: SyntaxNode): boolean {
-  let p = node.parent;
-  while (p && (!stop || p.id !== stop.id)) {
-    if (types.has(p.type)) {
-      return true;
-    }
-    p = p.parent;
-  }
-  return false;
 }
