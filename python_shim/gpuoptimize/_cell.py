@@ -560,14 +560,20 @@ def analyze(source: str) -> CellFacts:
     )
 
 
-def compile_cell(source: str, filename: str) -> object:
-    """Compile a cell so that its last expression's value is bound to LAST_VALUE."""
+def _parse_binding_last_value(source: str, filename: str) -> ast.Module:
+    """The cell's tree, its last expression (if it ends with one) assigned to LAST_VALUE."""
     tree = ast.parse(source, filename=filename)
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = tree.body[-1]
         tree.body[-1] = ast.copy_location(
             ast.Assign(targets=[ast.Name(LAST_VALUE, ast.Store())], value=last.value), last
         )
+    return tree
+
+
+def compile_cell(source: str, filename: str) -> object:
+    """Compile a cell so that its last expression's value is bound to LAST_VALUE."""
+    tree = _parse_binding_last_value(source, filename)
     ast.fix_missing_locations(tree)
     return compile(tree, filename, "exec")
 
@@ -665,12 +671,6 @@ def has_transfer_calls(source: str) -> bool:
 
 def compile_instrumented(source: str, filename: str) -> object:
     """Like compile_cell, with every possible transfer call routed through TRANSFER_HOOK."""
-    tree = ast.parse(source, filename=filename)
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = tree.body[-1]
-        tree.body[-1] = ast.copy_location(
-            ast.Assign(targets=[ast.Name(LAST_VALUE, ast.Store())], value=last.value), last
-        )
-    tree = _TransferRewriter().visit(tree)
+    tree = _TransferRewriter().visit(_parse_binding_last_value(source, filename))
     ast.fix_missing_locations(tree)
     return compile(tree, filename, "exec")
