@@ -783,42 +783,36 @@ def _module_roots(ns: dict[str, Any], names: list[str]) -> set[str]:
     return roots
 
 
-def _run_side(
-    side: _Side,
-    namespace: dict[str, Any],
-    *,
-    budget_s: float,
-    min_runs: int,
-    max_runs: int,
-    timeout_s: float,
-    progress: Progress | None,
-    rng_state: _RandomState,
-    allow_sharing: bool,
-) -> None:
-    iso = _Isolation(namespace, side.facts, allow_sharing)
-    kw = dict(
-        budget_s=budget_s,
-        min_runs=min_runs,
-        max_runs=max_runs,
-        timeout_s=timeout_s,
-        progress=progress,
-        rng_state=rng_state,
-    )
-    _measure_side(side, namespace, iso, **kw)  # type: ignore[arg-type]
+@dataclass(frozen=True)
+class _RunSettings:
+    """How each side is run; the same for the baseline and the candidate."""
+
+    budget_s: float
+    min_runs: int
+    max_runs: int
+    timeout_s: float
+    progress: Progress | None
+    rng_state: _RandomState
+    allow_sharing: bool
+
+
+def _run_side(side: _Side, namespace: dict[str, Any], run: _RunSettings) -> None:
+    iso = _Isolation(namespace, side.facts, run.allow_sharing)
+    _measure_side(side, namespace, iso, run)
     changed = iso.changed_snapshots() if iso.snapshots else []
     if changed:
         # The cell changes an array in place in a way its source does not show (a call):
         # runs after the first saw the changed array. Measure again, copying every run.
         _reset(side)
-        iso = _Isolation(namespace, side.facts, allow_sharing, per_run_only=True)
+        iso = _Isolation(namespace, side.facts, run.allow_sharing, per_run_only=True)
         side.warnings.append(
             f"{side.label}: the cell changes {', '.join(changed)} in place (not visible in "
             "its source); it was measured again with a fresh copy for every run"
         )
-        _measure_side(side, namespace, iso, **kw)  # type: ignore[arg-type]
+        _measure_side(side, namespace, iso, run)
     uses = side.uses | _module_roots(namespace, side.facts.inputs)
     if side.stats.status == "ok" and uses & _cell.GPU_MODULES:
-        _instrumented_run(side, iso, rng_state, timeout_s)
+        _instrumented_run(side, iso, run.rng_state, run.timeout_s)
     iso.snapshots.clear()
 
 
@@ -923,16 +917,7 @@ def device_time_misses_work(
 
 
 def _measure_side(
-    side: _Side,
-    namespace: dict[str, Any],
-    iso: _Isolation,
-    *,
-    budget_s: float,
-    min_runs: int,
-    max_runs: int,
-    timeout_s: float,
-    progress: Progress | None,
-    rng_state: _RandomState,
+    side: _Side, namespace: dict[str, Any], iso: _Isolation, run: _RunSettings
 ) -> None:
     st = side.stats
     code = _cell.compile_cell(side.source, f"<gpuoptimize {side.label}>")
@@ -947,12 +932,12 @@ def _measure_side(
         nonlocal ns
         if ns is not None:
             ns.clear()  # free the previous run's objects (device memory) first
-        rng_state.restore()
+        run.rng_state.restore()
         ns = iso.fresh()
         return timing.run(code, ns, timer)
 
     try:
-        with _alarm(timeout_s), warnings.catch_warnings(record=True) as caught:
+        with _alarm(run.timeout_s), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             iso.take_snapshots()
             timing.refresh_syncs()
@@ -970,25 +955,25 @@ def _measure_side(
             timer = _EventTimer.for_side(uses)
             st.ran_on_gpu = timer is not None
             st.timer_overhead_s, st.device_timer_overhead_s = timing.overhead(timer)
-            if progress:
-                progress(side.label, 0, time.perf_counter() - started, budget_s)
+            if run.progress:
+                run.progress(side.label, 0, time.perf_counter() - started, run.budget_s)
             t_loop = time.perf_counter()
-            while st.runs < max_runs:
+            while st.runs < run.max_runs:
                 elapsed = time.perf_counter() - t_loop
-                if st.runs >= min_runs and elapsed >= budget_s:
+                if st.runs >= run.min_runs and elapsed >= run.budget_s:
                     break
-                if time.perf_counter() - started > timeout_s:
+                if time.perf_counter() - started > run.timeout_s:
                     raise _Timeout()
                 wall, dev = one_run(timer)
                 st.times_s.append(wall)
                 if dev is not None:
                     st.device_times_s.append(dev)
                 now = time.perf_counter()
-                if progress and now - last_report > 0.2:
+                if run.progress and now - last_report > 0.2:
                     last_report = now
-                    progress(side.label, st.runs, now - started, budget_s)
-            if progress:
-                progress(side.label, st.runs, time.perf_counter() - started, budget_s)
+                    run.progress(side.label, st.runs, now - started, run.budget_s)
+            if run.progress:
+                run.progress(side.label, st.runs, time.perf_counter() - started, run.budget_s)
         st.status = "ok"
         st.stdout = out_buf.getvalue()[:_STDOUT_KEEP]
         if iso.shared:
@@ -998,7 +983,7 @@ def _measure_side(
         _check_device_times(side)
     except _Timeout:
         st.status = "timeout"
-        st.error = f"stopped after {timeout_s:g} s (time limit of a side)"
+        st.error = f"stopped after {run.timeout_s:g} s (time limit of a side)"
     except KeyboardInterrupt:
         st.status = "cancelled"
         st.error = "interrupted"
@@ -1295,7 +1280,7 @@ def _run(
     user_bindings = dict(namespace)
     b = _Side("baseline", baseline_src, bf, result.baseline)
     c = _Side("candidate", candidate_src, cf, result.candidate)
-    kw = dict(
+    run = _RunSettings(
         budget_s=budget_s,
         min_runs=min_runs,
         max_runs=max_runs,
@@ -1305,8 +1290,8 @@ def _run(
         allow_sharing=allow_side_effects,
     )
     try:
-        _run_side(b, namespace, **kw)  # type: ignore[arg-type]
-        _run_side(c, namespace, **kw)  # type: ignore[arg-type]
+        _run_side(b, namespace, run)
+        _run_side(c, namespace, run)
     finally:
         rng_state.restore()
         _restore_bindings(namespace, user_bindings, result)
