@@ -20,3 +20,4 @@ export { RULES, ruleById } from './rules/registry';
 export type { Rule } from './rules/types';
 export { rewriteNotebook } from './plan';
 export type { ResidencyPlan, PlanChange, Transfer, PlanOptions } from './plan';
+export { namesToInspect, MAX_INSPECT_NAMES } from './inspect';

@@ -2,7 +2,8 @@
  * The analysis engine behind the UI's `NotebookAnalysisEngine` interface, through the
  * analysis package's public API only (src/analysis/index.ts): the UI never sees tree-sitter.
  */
-import { initParser, NotebookAnalyzer, rewriteNotebook } from '../analysis';
+import { initParser, namesToInspect, NotebookAnalyzer, rewriteNotebook } from '../analysis';
+import type { RuntimeValueInfo } from '../analysis';
 import type { AnalysisEngineFactory } from './model';
 import type { NotebookRewriter } from './rewrite';
 
@@ -13,6 +14,9 @@ export interface ParserAssets {
   grammarUrl: string;
 }
 
+/** The runtime map of a notebook whose kernel told us nothing (one object: cheap to compare). */
+const NO_RUNTIME: Record<string, RuntimeValueInfo> = {};
+
 /** One analyser per notebook, all sharing one parser (loaded on first use). */
 export function createEngineFactory(assets: ParserAssets): AnalysisEngineFactory {
   return async () => {
@@ -20,7 +24,11 @@ export function createEngineFactory(assets: ParserAssets): AnalysisEngineFactory
     // Everything predicted not to be slower comes back; the panel applies the user's
     // minimum-speedup setting itself, so changing it needs no re-analysis.
     const analyzer = new NotebookAnalyzer({ minSpeedup: 1 });
-    return { analyze: cells => analyzer.update(cells) };
+    // The kernel's reports (runtime) override literals; the engine re-runs only what reads them.
+    return {
+      analyze: (cells, runtime) => analyzer.update(cells, runtime ?? NO_RUNTIME),
+      namesToInspect: () => (analyzer.model ? namesToInspect(analyzer.model) : [])
+    };
   };
 }
 

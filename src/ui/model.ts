@@ -8,18 +8,22 @@
  * the background.
  */
 import type { ICellModel } from '@jupyterlab/cells';
-import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { INotebookTracker, Notebook, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { ISignal, Signal } from '@lumino/signaling';
-import type { AnalysisResult, CellInput, Suggestion } from '../analysis/types';
+import type { AnalysisResult, CellInput, RuntimeValueInfo, Suggestion } from '../analysis/types';
 import { BridgeError, KernelBridge } from '../kernel/bridge';
 import type { ABResult, ProgressEvent } from '../kernel/protocol';
 import { CellText, candidateWithImports, planApply } from './applyPlan';
 import { ruleFamily, sourceHash } from './format';
+import { kernelSizeNote, runtimeFromInspect, sameRuntime } from './runtime';
 import { DEFAULT_SETTINGS, GpuOptimizerSettings } from './settings';
 
 /** The analysis engine as the UI sees it: one instance per notebook (it caches per cell). */
 export interface NotebookAnalysisEngine {
-  analyze(cells: CellInput[]): AnalysisResult;
+  /** `runtime`: what the kernel reported about names (overrides what literals say). */
+  analyze(cells: CellInput[], runtime?: Readonly<Record<string, RuntimeValueInfo>>): AnalysisResult;
+  /** Names of the last analysis worth asking the kernel to size (see analysis/inspect.ts). */
+  namesToInspect?(): string[];
 }
 
 /** Creates an engine; the first call also loads the parser (wasm), so it is async. */
@@ -78,6 +82,14 @@ class NotebookSession {
   readonly notices = new Map<string, CardNotice>();
   /** What the kernel was last told each cell's candidate is: cell id -> original + candidate. */
   readonly registered = new Map<string, string>();
+  /** The kernel's latest reports (inspect) of this notebook's names; passed to the engine. */
+  runtime: Record<string, RuntimeValueInfo> = {};
+  /** An inspect should be sent when the kernel is idle and no benchmark runs. */
+  inspectWanted = false;
+  /** The one inspect request in flight, if any (never more than one). */
+  inspecting = false;
+  /** The names the last inspect asked for (to ask again only when the set changes). */
+  lastAsked = '';
 }
 
 export class GpuOptimizerModel {
@@ -87,6 +99,7 @@ export class GpuOptimizerModel {
   ) {
     _tracker.widgetAdded.connect((_, panel) => this._track(panel));
     _tracker.forEach(panel => this._track(panel));
+    NotebookActions.executed.connect(this._onExecutedSlot, this);
     _tracker.currentChanged.connect(() => {
       this._changed.emit();
       this._maybeConnect();
@@ -212,7 +225,7 @@ export class GpuOptimizerModel {
         session.engine = await this._engineFactory();
       }
       const cells = this._cellInputs(session.panel);
-      session.analysis = session.engine.analyze(cells);
+      session.analysis = session.engine.analyze(cells, session.runtime);
       session.analysisError = null;
       // Notices about suggestions that no longer exist would only confuse.
       const live = new Set(session.analysis.suggestions.map(suggestionKey));
@@ -229,6 +242,20 @@ export class GpuOptimizerModel {
       this._changed.emit();
     }
     this._registerCandidates(session);
+    // New names to size (a cell now reads an array the engine cannot size): ask the kernel.
+    const names = session.engine?.namesToInspect?.() ?? [];
+    if (session.bridge.status === 'ready' && names.join('\u0000') !== session.lastAsked) {
+      this._wantInspect(session);
+    }
+  }
+
+  /**
+   * "size from the kernel: x 114 MiB" when the suggestion's prediction used the kernel's
+   * report of a name its cell reads; null otherwise.
+   */
+  kernelSizes(suggestion: Suggestion): string | null {
+    const session = this._current();
+    return session ? kernelSizeNote(suggestion, session.runtime) : null;
   }
 
   /**
@@ -342,6 +369,7 @@ export class GpuOptimizerModel {
     } finally {
       run.abort = null;
       this._changed.emit();
+      this._pumpInspect(session);
     }
   }
 
@@ -399,6 +427,7 @@ export class GpuOptimizerModel {
   }
 
   dispose(): void {
+    NotebookActions.executed.disconnect(this._onExecutedSlot, this);
     for (const session of this._sessions.values()) {
       this._forget(session.panel);
     }
@@ -406,6 +435,10 @@ export class GpuOptimizerModel {
   }
 
   // -------------------------------------------------------------------------
+
+  private _onExecutedSlot(_: unknown, args: { notebook: Notebook }): void {
+    this._onExecuted(args.notebook);
+  }
 
   private _current(): NotebookSession | null {
     const panel = this.notebook;
@@ -419,12 +452,24 @@ export class GpuOptimizerModel {
     const bridge = new KernelBridge(panel.sessionContext);
     const session = new NotebookSession(panel, bridge);
     this._sessions.set(panel, session);
+    let wasReady = false;
     bridge.changed.connect(() => {
       if (bridge.status === 'ready') {
         this._registerCandidates(session);
+        if (!wasReady) {
+          this._wantInspect(session); // hello succeeded: size what the kernel already holds
+        }
       } else {
         session.registered.clear(); // a new kernel knows nothing
+        session.inspectWanted = false;
+        session.lastAsked = '';
+        if (Object.keys(session.runtime).length > 0) {
+          session.runtime = {}; // nor does it hold the old kernel's values
+          void this.analyze(session.panel);
+        }
       }
+      wasReady = bridge.status === 'ready';
+      this._pumpInspect(session); // the kernel may have gone idle
       if (this._current() === session) {
         this._changed.emit();
         this._maybeConnect();
@@ -444,6 +489,68 @@ export class GpuOptimizerModel {
       });
       void this.analyze(panel);
     });
+  }
+
+  /** After a cell of `notebook` ran: its values may have changed, so ask the kernel again. */
+  private _onExecuted(notebook: Notebook): void {
+    for (const session of this._sessions.values()) {
+      if (session.panel.content === notebook && session.bridge.status === 'ready') {
+        this._wantInspect(session);
+      }
+    }
+  }
+
+  private _wantInspect(session: NotebookSession): void {
+    session.inspectWanted = true;
+    this._pumpInspect(session);
+  }
+
+  /**
+   * Sends the wanted inspect when it may: shim ready, kernel idle (the request would otherwise
+   * wait behind the user's cells), no benchmark of this notebook running or queued, and no
+   * inspect already in flight. The reply replaces the runtime map; a changed map re-analyses
+   * (the engine re-runs only the rules that read the changed names).
+   */
+  private _pumpInspect(session: NotebookSession): void {
+    if (
+      !session.inspectWanted ||
+      session.inspecting ||
+      !this._sessions.has(session.panel) ||
+      session.bridge.status !== 'ready' ||
+      session.bridge.kernelBusy ||
+      [...session.runs.values()].some(run => run.abort !== null)
+    ) {
+      return;
+    }
+    const names = session.engine?.namesToInspect?.() ?? [];
+    session.inspectWanted = false;
+    session.lastAsked = names.join('\u0000');
+    if (names.length === 0) {
+      if (Object.keys(session.runtime).length > 0) {
+        session.runtime = {};
+        void this.analyze(session.panel);
+      }
+      return;
+    }
+    session.inspecting = true;
+    session.bridge
+      .inspect(names)
+      .then(
+        values => {
+          const runtime = runtimeFromInspect(names, values);
+          if (!sameRuntime(runtime, session.runtime) && this._sessions.has(session.panel)) {
+            session.runtime = runtime;
+            void this.analyze(session.panel);
+          }
+        },
+        err => {
+          console.warn('gpuoptimize: could not inspect the kernel:', err);
+        }
+      )
+      .finally(() => {
+        session.inspecting = false;
+        this._pumpInspect(session);
+      });
   }
 
   private _forget(panel: NotebookPanel): void {

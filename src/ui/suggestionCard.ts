@@ -49,13 +49,19 @@ export class SuggestionCard extends Widget {
   }
 
   /** Redraws for new state; rebuilds the diff only if the texts changed. */
-  render(suggestion: Suggestion, run: BenchmarkRun | null, notice: CardNotice | null): void {
+  render(
+    suggestion: Suggestion,
+    run: BenchmarkRun | null,
+    notice: CardNotice | null,
+    kernelSizes: string | null = null
+  ): void {
     const textsChanged =
       suggestion.original !== this._suggestion.original ||
       suggestion.candidate !== this._suggestion.candidate;
     this._suggestion = suggestion;
     this._run = run;
     this._notice = notice;
+    this._kernelSizes = kernelSizes;
     if (textsChanged) {
       this._build();
     } else {
@@ -236,6 +242,12 @@ export class SuggestionCard extends Widget {
       `Predicted ${formatSpeedup(s.predicted_speedup)} faster · confidence ${formatConfidence(s.confidence)} · cell ${s.cellIndex + 1}`
     );
     meta.title = s.prediction.reason;
+    if (this._kernelSizes) {
+      // The prediction priced the kernel's real sizes, not literals: say so.
+      const sizes = element('span', 'jp-gpuoptimize-card-sizes', ` · ${this._kernelSizes}`);
+      sizes.title = 'The size of the data this cell reads, as the running kernel reported it';
+      meta.appendChild(sizes);
+    }
     this._header.append(line1, meta);
   }
 
@@ -287,6 +299,7 @@ export class SuggestionCard extends Widget {
 
   private _suggestion: Suggestion;
   private _run: BenchmarkRun | null = null;
+  private _kernelSizes: string | null = null;
   private _notice: CardNotice | null = null;
   private _diff: DiffView | null = null;
   private _header!: HTMLElement;
