@@ -48,6 +48,9 @@ export interface MaskResult {
   cellMagic?: string;
 }
 
+/** Characters without which a source holds no IPython syntax (`%`, `!`, `?`). */
+const IPYTHON_CHARS = /[%!?]/;
+
 /** A Python no-op expression of exactly `length` characters (`...`, `()`, `0`, padded). */
 function noOp(length: number): string {
   if (length >= 3) {
@@ -143,6 +146,10 @@ function logicalLines(source: string): LogicalLine[] {
 
 /** Masks IPython syntax in one cell's source (see the module comment). */
 export function maskIPython(source: string): MaskResult {
+  if (!IPYTHON_CHARS.test(source)) {
+    // every piece of IPython syntax holds one of these characters: nothing to mask
+    return { masked: source, spans: [], cellMagic: undefined };
+  }
   const spans: MaskedSpan[] = [];
   const out = source.split('');
   const put = (start: number, text: string): void => {
