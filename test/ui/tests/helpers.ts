@@ -3,7 +3,7 @@
  * directory, show the panel, find cards and read cells through JupyterLab's own models.
  */
 import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
-import type { Locator } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import * as path from 'path';
 
 export const DEMO_PATH = path.resolve(__dirname, '../../../examples/demo.ipynb');
@@ -44,7 +44,7 @@ export function card(page: IJupyterLabPageFixture, cellId: string): Locator {
 }
 
 /** A cell's text as the notebook model holds it. */
-export function cellSource(page: IJupyterLabPageFixture, cellId: string): Promise<string> {
+export function cellSource(page: Page, cellId: string): Promise<string> {
   return page.evaluate(id => {
     const model = (window as any).jupyterapp.shell.currentWidget.content.model;
     for (let i = 0; i < model.cells.length; i++) {

@@ -11,6 +11,7 @@ import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { cellSource } from './helpers';
 
 const DEMO_PATH = path.resolve(__dirname, '../../../examples/demo.ipynb');
 const SCREENSHOTS = path.resolve(__dirname, '../screenshots');
@@ -40,18 +41,6 @@ async function waitForServer(timeoutMs: number): Promise<void> {
     await new Promise(resolve => setTimeout(resolve, 500));
   }
   throw new Error(`jupyter notebook did not start on ${BASE}:\n${serverLog}`);
-}
-
-function cellSource(page: Page, cellId: string): Promise<string> {
-  return page.evaluate(id => {
-    const model = (window as any).jupyterapp.shell.currentWidget.content.model;
-    for (let i = 0; i < model.cells.length; i++) {
-      if (model.cells.get(i).id === id) {
-        return model.cells.get(i).sharedModel.getSource() as string;
-      }
-    }
-    throw new Error(`no cell ${id}`);
-  }, cellId);
 }
 
 test.describe('Jupyter Notebook 7', () => {
