@@ -233,7 +233,9 @@ def _run_ab(msg: dict[str, Any], namespace: dict[str, Any], reply: Send) -> None
 
     result = harness.run_ab(
         transform_cell(normalize_source(baseline)),  # type: ignore[arg-type]
-        transform_cell(candidate),  # type: ignore[arg-type]
+        # A candidate made from the cell text may carry the magic line too: running it would
+        # start an A/B run inside the A/B run.
+        transform_cell(normalize_source(candidate)),  # type: ignore[arg-type]
         namespace,
         budget_s=budget,
         rtol=rtol,

@@ -142,7 +142,7 @@ class GpuOptimizeMagics(Magics):
             made_for = reg.baseline_hash
             is_stale = lambda: made_for != now  # noqa: E731 (the candidate is for other text)
         baseline_py = api.transform_cell(baseline)
-        candidate_py = api.transform_cell(candidate)
+        candidate_py = api.transform_cell(api.normalize_source(candidate))
         result = harness.run_ab(
             baseline_py,
             candidate_py,

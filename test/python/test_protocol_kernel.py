@@ -85,6 +85,29 @@ def test_run_ab_with_progress(kernel: Kernel, comm: str) -> None:
     assert kernel.ok("print(json.dumps('pr_y' in dir()))").json() is False
 
 
+def test_run_ab_candidate_with_the_magic_line_does_not_recurse(kernel: Kernel, comm: str) -> None:
+    kernel.ok("mg_x = np.arange(1000.0)")
+    replies = request(
+        kernel,
+        comm,
+        {
+            "v": 1,
+            "id": "r-magic",
+            "type": "run_ab",
+            "baseline": "%%gpuoptimize\nmg_y = np.cumsum(mg_x)",
+            "candidate": "%%gpuoptimize --budget 1\nmg_y = np.add.accumulate(mg_x)",
+            "budget_s": BUDGET,
+        },
+    )
+    result = replies[-1]["result"]
+    # one A/B result, measured on the code itself (a nested magic would print its own
+    # result cards and leave no output to compare)
+    assert [r["type"] for r in replies].count("ab_result") == 1
+    assert result["candidate"]["status"] == "ok"
+    assert result["match"]["status"] == "equal"
+    assert not result["stale"]
+
+
 def test_run_ab_refuses_side_effects_and_accepts_consent(kernel: Kernel, comm: str) -> None:
     msg = {
         "v": 1,
