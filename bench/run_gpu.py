@@ -23,7 +23,8 @@ What it does, in order (the table is printed LAST):
   5. results.json, doctor.txt under --out, and the table.
 
 Env: BENCH_SCALE (sizes x this, default 1), BENCH_BUDGET_S (per side, default 2),
-BENCH_FAKE_CUPY=1 (NumPy stand-in, logic tests only), BENCH_ONLY (comma list of workloads),
+BENCH_FAKE_CUPY=1 (the CuPy test double in test/python/testdouble_cupy, logic tests only),
+BENCH_ONLY (comma list of workloads),
 BENCH_DEADLINE_S (skip remaining workloads after this many seconds, default 420).
 """
 
@@ -90,8 +91,8 @@ SKIP_AT_FULL_SIZE = {
     ),
 }
 
-if FAKE:
-    sys.path.insert(0, str(HERE / "_fakecupy"))
+if FAKE:  # the project's one CuPy TEST DOUBLE (NumPy underneath), shared with pytest
+    sys.path.insert(0, str(ROOT / "test" / "python" / "testdouble_cupy"))
 
 import numpy as np  # noqa: E402
 

@@ -18,6 +18,10 @@ class ndarray(_np.ndarray):  # noqa: N801  (CuPy's name)
     def get(self, stream=None, order="C", out=None):  # noqa: ARG002
         return _np.array(self, order=order)
 
+    def set(self, arr, stream=None):  # noqa: ARG002
+        """`dev.set(host)`: copies the host array in (CuPy's host-to-device copy)."""
+        self[...] = arr
+
 
 def _device(x):
     if isinstance(x, _np.ndarray):

@@ -1,1 +1,0 @@
-"""Stand-in for cupyx (bench logic tests only)."""

@@ -1,1 +1,0 @@
-from scipy.ndimage import *  # noqa: F401,F403

@@ -1,1 +1,0 @@
-from scipy.sparse import *  # noqa: F401,F403
