@@ -2,26 +2,89 @@
  * Predicted CPU and GPU time of a cell's array work.
  *
  * A roofline-style estimate: each elementwise pass streams its bytes through memory; library
- * kernels (matmul, FFT, solvers) are bound by arithmetic; every kernel launch costs a fixed
- * overhead; host<->device copies run at the measured pageable rates. The defaults are the
- * figures measured on the H200 test machine (shared/GPU-MACHINE.md) and a typical host.
+ * kernels (matmul, FFT, sort, filters, sparse products) run at the rate measured for their class;
+ * every kernel launch costs a fixed overhead; host<->device copies run at the measured pageable
+ * rates. Every figure is a measurement on the H200 test machine and its 16-core host
+ * (`MEASURED_H200`, with its source); `test/unit/costmodel-calibration.test.ts` checks the model
+ * against every bench workload and the rule fixtures that lost as single cells.
+ *
+ * Two predictions of the same work:
+ * - `predict`: the cell run on its own, as the rewrite of that one cell (the suggestion's
+ *   figure): the cell's own host->device copies of its inputs and its device->host copies for
+ *   host consumers are charged, and the first run's compile of kernels the cell defines is
+ *   reported beside the steady figure (`firstRunSeconds`);
+ * - `predictResident`: the cell inside the whole-notebook rewrite (`plan.ts`): data already on
+ *   the device, kernels defined once in the import cell; no copies, no compile.
+ * A single-cell prediction under `NOT_A_SPEEDUP` is not a speedup: its reason says so and why.
  * The prediction is a hypothesis for ranking and refusing; the A/B run is the evidence.
  */
 import type { DeviceProfile, Prediction } from './types';
 import { formatBytes } from './values';
 
-/** Figures measured on the H200 test machine, 2026-11-30, and a typical 16-core host. */
+/**
+ * What the H200 test machine measured (bench/results/2026-11-30-h200-run2: `results.json`,
+ * `doctor.txt`, `verify_fixtures.txt`; summarised in bench/RESULTS.md). Per-class host rates are
+ * the CPU baselines of the bench workloads divided by the work the rules count for them.
+ */
+export const MEASURED_H200 = {
+  /** D2D copy of 1 GiB, bytes read + written per second (RESULTS.md ceilings, run 2). */
+  deviceBandwidth: 4.128e12,
+  /** Pageable host->device, 256 MiB (run 2 ceilings). */
+  hostToDevice: 7.0e9,
+  /** Device->host into a new pageable NumPy array, 256 MiB (run 2 ceilings). */
+  deviceToHost: 3.0e9,
+  /** One tiny CuPy kernel launched from Python (doctor.txt, run 2). */
+  launchOverhead: 13e-6,
+  /** NumPy's streaming bandwidth on the host (doctor.txt, run 2: 13.2 GB/s). */
+  hostBandwidth: 13.2e9,
+  /** float32 matmul 8192^3: 2 n^3 / 0.984 s CPU (matmul workload); float64 runs at half. */
+  hostMatmulFlops: 1.1e12,
+  /** np.fft.fft2 of 8192^2 complex64: 5 n log2 n / 4.99 s (fft2 workload; pocketfft, one core). */
+  hostFftFlops: 1.75e9,
+  /** np.sort of 50M float32: 4 n log2 n / 0.504 s (sorting workload). */
+  hostSortOpsPerSecond: 1.0e10,
+  /**
+   * scipy.ndimage gaussian_filter + median_filter of 4096^2 float32: 2 calls x 20 flops per
+   * element (what the rules count for a SciPy filter) / 4.02 s (ndimage_filter workload).
+   */
+  hostFilterFlops: 1.67e8,
+  /**
+   * SciPy CSR matrix-vector product, host seconds per non-zero: 5.0 ns with random columns
+   * (sparse_matvec_csr, 100 ms for 20M), 2.2 ns banded (GPU102/flag-sparse-matvec, 13.3 ms for
+   * 6M); the model takes their geometric mean.
+   */
+  hostSparseSecondsPerNonZero: 3.3e-9,
+  /**
+   * cuRAND through cupy.random.Generator, seconds per value: uniform float64 ~17.5 ps (monte_carlo
+   * at 0.1 scale: 1.26 ms for 2 x 20M draws and the chain over them, ~0.5 ms of it the chain);
+   * normal ~45 ps (GPU101/flag-random-created-on-device: 3.2 ms for 64M normals and two
+   * reductions).
+   */
+  deviceSecondsPerUniformDraw: 17.5e-12,
+  deviceSecondsPerNormalDraw: 45e-12,
+  /** cupyx CSR SpMV, device-resident: 27.8 ms for 20M non-zeros (sparse_matvec_csr "res. dev"). */
+  deviceSparseSecondsPerNonZero: 1.39e-9,
+  /**
+   * First run of a kernel the cell defines (ElementwiseKernel, RawKernel, fused function):
+   * stencil_slices' one-pass RawKernel, first run 203 ms - median 30.6 ms (run 2). CuPy caches
+   * the compiled kernel on disk, so later sessions pay much less.
+   */
+  kernelCompileSeconds: 0.17
+} as const;
+
+/** Figures measured on the H200 test machine, 2026-11-30 (run 2), and its 16-core host. */
 export const DEFAULT_DEVICE_PROFILE: DeviceProfile = {
   name: 'NVIDIA H200 (measured 2026-11-30)',
-  deviceBandwidth: 4.1e12,
-  hostToDevice: 8.6e9,
-  deviceToHost: 8.0e9,
-  hostBandwidth: 15e9,
-  // the bench's doctor, 2026-11-30: 17.4 µs per tiny CuPy kernel launched from Python
-  launchOverhead: 17e-6,
+  deviceBandwidth: MEASURED_H200.deviceBandwidth,
+  hostToDevice: MEASURED_H200.hostToDevice,
+  deviceToHost: MEASURED_H200.deviceToHost,
+  hostBandwidth: MEASURED_H200.hostBandwidth,
+  launchOverhead: MEASURED_H200.launchOverhead,
   memoryBytes: 139 * 2 ** 30,
+  // resident fft2 (8.7 GFLOP counted) in 1.55 ms and matmul (1.1 TFLOP) in 21.7 ms: library
+  // kernels run at ~5-50 TFLOP/s; 40 TFLOP/s is their upper end
   deviceFlops: 4.0e13,
-  hostFlops: 5.0e11,
+  hostFlops: MEASURED_H200.hostMatmulFlops,
   hostTranscendentalSeconds: 3e-9
 };
 
@@ -55,6 +118,24 @@ export interface WorkEstimate {
    * temporaries; 1 by default.
    */
   hostPassFactor?: number;
+  /**
+   * Parts of `flops` that the host runs at a slower, measured rate than BLAS: FFTs (pocketfft,
+   * one core), sorts (comparisons counted as 4 n log2 n) and SciPy filters. The device runs
+   * them, like all of `flops`, at `deviceFlops`.
+   */
+  fftFlops?: number;
+  sortOps?: number;
+  filterFlops?: number;
+  /** Non-zeros that sparse matrix products stream (per product, times how often it runs). */
+  sparseNonZeros?: number;
+  /** Kernels the cell itself defines (compiled at its first run, not in the resident form). */
+  kernelsDefined?: number;
+  /**
+   * Random values the cell draws, uniform and otherwise (normal, gamma...): cuRAND generates
+   * them well below the copy bandwidth, so the device charges them per value.
+   */
+  uniformDraws?: number;
+  normalDraws?: number;
 }
 
 /**
@@ -66,10 +147,68 @@ export const KERNEL_BANDWIDTH_EFFICIENCY = 0.6;
 /** Bytes streamed per elementwise pass, in units of the array size (2 reads + 1 write). */
 export const STREAMS_PER_PASS = 3;
 
+/** A predicted single-cell speedup below this is no speedup: it is not presented as one. */
+export const NOT_A_SPEEDUP = 1.2;
+
+/** The cell rewritten on its own: its copies charged (see the module comment). */
 export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVICE_PROFILE): Prediction {
+  const resident = estimate({ ...work, hostToDeviceBytes: 0, deviceToHostBytes: 0 }, device);
+  const cell = estimate(work, device);
+  const speedup = cell.gpuSeconds > 0 ? cell.cpuSeconds / cell.gpuSeconds : 1;
+  const residentSpeedup = resident.gpuSeconds > 0 ? resident.cpuSeconds / resident.gpuSeconds : 1;
+  const compile = (work.kernelsDefined ?? 0) * MEASURED_H200.kernelCompileSeconds;
+  const firstRunSeconds = cell.gpuSeconds + compile;
+  const firstRunSpeedup = firstRunSeconds > 0 ? cell.cpuSeconds / firstRunSeconds : 1;
+
+  let reason = cell.reason;
+  if (speedup < NOT_A_SPEEDUP && fitsOnDevice(cell.bytes, device) && residentSpeedup >= NOT_A_SPEEDUP && cell.transferSeconds > 0) {
+    reason =
+      `${formatBytes(cell.bytes)}: not a speedup as a single cell (${formatSpeedup(speedup)}): copying its inputs to the device` +
+      `${work.deviceToHostBytes > 0 ? ' and its results back' : ''} takes ${formatSeconds(cell.transferSeconds)} against ` +
+      `${formatSeconds(cell.cpuSeconds)} on the CPU; it pays only with the data kept on the device across cells ` +
+      `(whole-notebook rewrite: ${formatSpeedup(residentSpeedup)})`;
+  } else if (compile > 0 && firstRunSpeedup < NOT_A_SPEEDUP && speedup >= NOT_A_SPEEDUP) {
+    reason = `${reason}; its first run also compiles ${plural(work.kernelsDefined ?? 0, 'kernel', 'kernels')} (~${formatSeconds(compile)}): ${formatSpeedup(firstRunSpeedup)} that time`;
+  }
+  return {
+    speedup,
+    cpuSeconds: cell.cpuSeconds,
+    gpuSeconds: cell.gpuSeconds,
+    transferSeconds: cell.transferSeconds,
+    reason,
+    firstRunSeconds,
+    residentSpeedup
+  };
+}
+
+/** The cell inside the whole-notebook rewrite: data on the device, kernels defined once. */
+export function predictResident(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVICE_PROFILE): Prediction {
+  const resident = estimate({ ...work, hostToDeviceBytes: 0, deviceToHostBytes: 0 }, device);
+  const speedup = resident.gpuSeconds > 0 ? resident.cpuSeconds / resident.gpuSeconds : 1;
+  return {
+    speedup,
+    cpuSeconds: resident.cpuSeconds,
+    gpuSeconds: resident.gpuSeconds,
+    transferSeconds: 0,
+    reason: resident.reason,
+    firstRunSeconds: resident.gpuSeconds,
+    residentSpeedup: speedup
+  };
+}
+
+interface Estimate {
+  bytes: number;
+  cpuSeconds: number;
+  gpuSeconds: number;
+  transferSeconds: number;
+  reason: string;
+}
+
+function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const bytes = work.elements * work.itemBytes;
   const streamed = bytes * STREAMS_PER_PASS * work.passes;
-  const hostFlops = device.hostFlops ?? DEFAULT_DEVICE_PROFILE.hostFlops ?? 5e11;
+  // BLAS's figure is for float32; float64 runs at half the rate
+  const hostFlops = (device.hostFlops ?? MEASURED_H200.hostMatmulFlops) / (work.itemBytes >= 8 ? 2 : 1);
   const deviceFlops = device.deviceFlops ?? DEFAULT_DEVICE_PROFILE.deviceFlops ?? 4e13;
   const transcendental = device.hostTranscendentalSeconds ?? 3e-9;
   const d2h = device.deviceToHost ?? device.hostToDevice;
@@ -77,15 +216,29 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
   // NumPy's SIMD transcendentals cost about half as much per float32 element as per float64
   const perElement = transcendental * Math.max(0.5, Math.min(2, work.itemBytes / 8));
   const hostStreamed = bytes * STREAMS_PER_PASS * (work.hostPasses ?? work.passes);
+  const fft = work.fftFlops ?? 0;
+  const sort = work.sortOps ?? 0;
+  const filter = work.filterFlops ?? 0;
+  const blas = Math.max(0, work.flops - fft - sort - filter);
+  const nonZeros = work.sparseNonZeros ?? 0;
   const cpuSeconds =
     (hostStreamed / device.hostBandwidth) * (work.hostPassFactor ?? 1) +
     work.transcendentalOps * work.elements * perElement +
-    work.flops / hostFlops;
+    blas / hostFlops +
+    fft / MEASURED_H200.hostFftFlops +
+    sort / MEASURED_H200.hostSortOpsPerSecond +
+    filter / MEASURED_H200.hostFilterFlops +
+    nonZeros * MEASURED_H200.hostSparseSecondsPerNonZero;
   // each copy also pays a fixed latency (allocation, synchronisation) of about a launch
   const copies = (work.hostToDeviceBytes > 0 ? 1 : 0) + (work.deviceToHostBytes > 0 ? 1 : 0);
   const transferSeconds = work.hostToDeviceBytes / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead;
   const computeSeconds =
-    work.launches * device.launchOverhead + streamed / (device.deviceBandwidth * KERNEL_BANDWIDTH_EFFICIENCY) + work.flops / deviceFlops;
+    work.launches * device.launchOverhead +
+    streamed / (device.deviceBandwidth * KERNEL_BANDWIDTH_EFFICIENCY) +
+    work.flops / deviceFlops +
+    nonZeros * MEASURED_H200.deviceSparseSecondsPerNonZero +
+    (work.uniformDraws ?? 0) * MEASURED_H200.deviceSecondsPerUniformDraw +
+    (work.normalDraws ?? 0) * MEASURED_H200.deviceSecondsPerNormalDraw;
   const gpuSeconds = computeSeconds + transferSeconds;
   const speedup = gpuSeconds > 0 ? cpuSeconds / gpuSeconds : 1;
 
@@ -97,12 +250,14 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
     reason = `${size}: too small to pay for ${plural(Math.round(work.launches), 'kernel launch', 'kernel launches')}`;
   } else if (transferSeconds > computeSeconds && transferSeconds > 0) {
     reason = `${size}: host<->device copies (${formatSeconds(transferSeconds)}) dominate device compute (${formatSeconds(computeSeconds)}); keep the data on the device across cells`;
+  } else if (nonZeros > 0 && nonZeros * MEASURED_H200.deviceSparseSecondsPerNonZero > computeSeconds / 2) {
+    reason = `${size}: sparse product over ~${formatCount(nonZeros / 1e6)}M non-zeros`;
   } else if (work.flops > 0 && work.flops / hostFlops > streamed / device.hostBandwidth) {
     reason = `${size}: arithmetic-bound library kernels, ${formatFlops(work.flops)}`;
   } else {
     reason = `${size}: memory-bound, ${plural(work.passes, 'pass', 'passes')} over the data`;
   }
-  return { speedup, cpuSeconds, gpuSeconds, transferSeconds, reason };
+  return { bytes, cpuSeconds, gpuSeconds, transferSeconds, reason };
 }
 
 /** Does the working set fit on the device (with room for temporaries)? */
@@ -110,14 +265,38 @@ export function fitsOnDevice(bytes: number, device: DeviceProfile = DEFAULT_DEVI
   return bytes <= device.memoryBytes * 0.8;
 }
 
-export function formatSeconds(s: number): string {
-  if (s >= 1) {
-    return `${s.toFixed(2)} s`;
+/**
+ * Seconds in the unit a person reads best: "820 ns", "12.4 µs", "3.1 ms", "2.05 s", "3 min 5 s"
+ * (three significant digits); "—" when unknown. The one formatter of durations: the reasons the
+ * rules write, the CLI's text and the panel (src/ui/format.ts re-exports it) all use it.
+ */
+export function formatSeconds(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) {
+    return '—';
   }
-  if (s >= 1e-3) {
-    return `${(s * 1e3).toFixed(1)} ms`;
+  const abs = Math.abs(seconds);
+  if (abs < 1e-6) {
+    return `${threeDigits(seconds * 1e9)} ns`;
   }
-  return `${(s * 1e6).toFixed(0)} µs`;
+  if (abs < 1e-3) {
+    return `${threeDigits(seconds * 1e6)} µs`;
+  }
+  if (abs < 1) {
+    return `${threeDigits(seconds * 1e3)} ms`;
+  }
+  if (abs < 120) {
+    return `${threeDigits(seconds)} s`;
+  }
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes} min ${Math.round(seconds - minutes * 60)} s`;
+}
+
+/** Three significant digits, no trailing zeros: 12.34 -> "12.3", 0.001234 -> "0.00123". */
+export function threeDigits(x: number): string {
+  if (x === 0) {
+    return '0';
+  }
+  return String(Number(x.toPrecision(3)));
 }
 
 function formatFlops(f: number): string {

@@ -21,7 +21,7 @@
  * same cell, right after the imports: a fused function re-created by every execution of its cell
  * would be re-traced every time (references/cupy.md#fusion).
  */
-import { DEFAULT_DEVICE_PROFILE, predict } from './costmodel';
+import { DEFAULT_DEVICE_PROFILE, predictResident } from './costmodel';
 import { applyEdits, insert } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
 import { getParser, PythonParser, SyntaxNode } from './parser';
@@ -97,7 +97,8 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
     let worth = false;
     let rule: string | undefined;
     if (analysis && analysis.applicable && !analysis.refusal) {
-      const prediction = predict(analysis.work, device);
+      // the data stays on the device across the plan's cells: copies are not the cell's to pay
+      const prediction = predictResident(analysis.work, device);
       worth = !analysis.sizeKnown || prediction.speedup >= minSpeedup;
       rule = analysis.scipyCompute > 0 || analysis.sparseOps > 0 ? 'GPU102' : analysis.chains.length > 0 || analysis.stencil ? 'GPU103' : analysis.numpyCompute === 0 && analysis.randomCalls > 0 ? 'GPU104' : 'GPU101';
     }

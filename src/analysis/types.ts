@@ -91,6 +91,10 @@ export interface Prediction {
   transferSeconds: number;
   /** Why the prediction is what it is, in one line (e.g. "1.2 MB: too small to pay for launches"). */
   reason: string;
+  /** GPU seconds of the cell's first run: `gpuSeconds` plus compiling the kernels it defines. */
+  firstRunSeconds?: number;
+  /** The same work inside the whole-notebook rewrite: data already on the device, no copies. */
+  residentSpeedup?: number;
 }
 
 /** A proposed rewrite of one cell. */

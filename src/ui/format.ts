@@ -6,36 +6,10 @@ import type { ABResult, Verdict } from '../kernel/protocol';
 import type { RuleFamily } from '../analysis/types';
 import type { BenchmarkRun } from './model';
 import { ALL_RULE_FAMILIES } from './settings';
+import { formatSeconds, NOT_A_SPEEDUP, threeDigits as round } from '../analysis/costmodel';
 
-/** Seconds in the unit a person reads best: "820 ns", "12.4 µs", "3.1 ms", "2.05 s", "3 min 5 s". */
-export function formatSeconds(seconds: number | null | undefined): string {
-  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) {
-    return '—';
-  }
-  const abs = Math.abs(seconds);
-  if (abs < 1e-6) {
-    return `${round(seconds * 1e9)} ns`;
-  }
-  if (abs < 1e-3) {
-    return `${round(seconds * 1e6)} µs`;
-  }
-  if (abs < 1) {
-    return `${round(seconds * 1e3)} ms`;
-  }
-  if (abs < 120) {
-    return `${round(seconds)} s`;
-  }
-  const minutes = Math.floor(seconds / 60);
-  return `${minutes} min ${Math.round(seconds - minutes * 60)} s`;
-}
-
-/** Three significant digits, no trailing zeros: 12.34 -> "12.3", 0.001234 -> "0.00123". */
-function round(x: number): string {
-  if (x === 0) {
-    return '0';
-  }
-  return String(Number(x.toPrecision(3)));
-}
+// One duration formatter for the analysis' reasons, the CLI and the panel.
+export { formatSeconds } from '../analysis/costmodel';
 
 /** A speedup factor: "12.3×", "0.42×"; "—" when unknown. */
 export function formatSpeedup(speedup: number | null | undefined): string {
@@ -43,6 +17,16 @@ export function formatSpeedup(speedup: number | null | undefined): string {
     return '—';
   }
   return `${round(speedup)}×`;
+}
+
+/**
+ * The card's headline figure. A single-cell prediction under NOT_A_SPEEDUP is never shown as
+ * "faster" (the suggestion's reason, in the card's tooltip and Explain, says why it is offered).
+ */
+export function describePredictedSpeedup(speedup: number): string {
+  return speedup < NOT_A_SPEEDUP
+    ? `Predicted ${formatSpeedup(speedup)} as a single cell: no speedup`
+    : `Predicted ${formatSpeedup(speedup)} faster`;
 }
 
 /** 0..1 confidence as a word and a percentage: "high (85%)". */

@@ -13,7 +13,7 @@ import { Widget } from '@lumino/widgets';
 import type { Suggestion } from '../analysis/types';
 import { DiffView } from './diffView';
 import { element } from './dom';
-import { describeRunProgress, formatConfidence, formatSpeedup } from './format';
+import { describePredictedSpeedup, describeRunProgress, formatConfidence } from './format';
 import type { BenchmarkRun, CardNotice } from './model';
 import { suggestionKey } from './model';
 import { renderABResult } from './resultView';
@@ -239,7 +239,7 @@ export class SuggestionCard extends Widget {
     const meta = element(
       'div',
       'jp-gpuoptimize-card-meta',
-      `Predicted ${formatSpeedup(s.predicted_speedup)} faster · confidence ${formatConfidence(s.confidence)} · cell ${s.cellIndex + 1}`
+      `${describePredictedSpeedup(s.prediction.speedup)} · confidence ${formatConfidence(s.confidence)} · cell ${s.cellIndex + 1}`
     );
     meta.title = s.prediction.reason;
     if (this._kernelSizes) {

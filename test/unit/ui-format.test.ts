@@ -1,8 +1,10 @@
 /** Words and numbers the panel and the result card show (src/ui/format.ts). */
 import type { ABResult } from '../../src/kernel/protocol';
 import type { BenchmarkRun } from '../../src/ui/model';
+import { formatSeconds as analysisFormatSeconds } from '../../src/analysis/costmodel';
 import {
   describeMatch,
+  describePredictedSpeedup,
   describeRunProgress,
   formatBytes,
   formatConfidence,
@@ -23,6 +25,17 @@ test('formatSeconds picks the unit a person reads best', () => {
   expect(formatSeconds(185)).toBe('3 min 5 s');
   expect(formatSeconds(null)).toBe('—');
   expect(formatSeconds(Number.NaN)).toBe('—');
+});
+
+test('one formatSeconds: the panel shows durations as the analysis and the CLI write them', () => {
+  expect(formatSeconds).toBe(analysisFormatSeconds);
+  expect(analysisFormatSeconds(0.17)).toBe('170 ms');
+  expect(analysisFormatSeconds(0.0286)).toBe('28.6 ms');
+});
+
+test('a single-cell prediction under 1.2x is not shown as faster', () => {
+  expect(describePredictedSpeedup(3.5)).toBe('Predicted 3.5× faster');
+  expect(describePredictedSpeedup(1.01)).toBe('Predicted 1.01× as a single cell: no speedup');
 });
 
 test('formatSpeedup, formatConfidence and formatBytes', () => {

@@ -661,6 +661,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, bringBack, hostOnly);
   // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
   work.deviceToHostBytes += hostCopyBytes;
+  // kernels defined in the cell compile at its first run (the plan defines them once instead)
+  work.kernelsDefined = hoist ? 0 : fused.definitions.length;
   const unfusedWork = { ...work };
   // NumPy makes every pass of the chain; only the device's count shrinks
   work.hostPasses = work.passes;
@@ -688,7 +690,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   });
   arrayOperators += sparseOps;
   if (sparseOps > 0 && [...transfers.keys()].some(n => cellStartValue(n).kind === 'sparse')) {
-    notes.push('The SciPy sparse matrix is converted to `cupyx.scipy.sparse.csr_matrix` (its data, indices and index pointers are copied, about 12 bytes per non-zero; the prediction leaves that copy out, the matrix size being unknown here); the notebook-wide plan builds the matrix on the device once instead.');
+    notes.push('The SciPy sparse matrix is converted to `cupyx.scipy.sparse.csr_matrix` (its data, indices and index pointers are copied, about 12 bytes per non-zero; the non-zero count being unknown here, the prediction assumes 10 per row); the notebook-wide plan builds the matrix on the device once instead.');
   }
   let arrayMethods = 0;
   walk(root, n => {
@@ -702,7 +704,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
     return true;
   });
-  const applicable = numpyCompute + scipyCompute + randomCalls + arrayMethods > 0 || work.passes > 0 || work.flops > 0;
+  const applicable = numpyCompute + scipyCompute + randomCalls + arrayMethods > 0 || work.passes > 0 || work.flops > 0 || (work.sparseNonZeros ?? 0) > 0;
   return {
     applicable,
     refusal: refusals[0],
@@ -1085,6 +1087,14 @@ export function estimateWork(
     deviceToHostBytes: 0
   };
 
+  let sparseRows = 0;
+  const countDraws = (count: number, nonUniform: boolean): void => {
+    if (nonUniform) {
+      work.normalDraws = (work.normalDraws ?? 0) + count;
+    } else {
+      work.uniformDraws = (work.uniformDraws ?? 0) + count;
+    }
+  };
   const rec = (n: SyntaxNode, times: number): void => {
     if (hostOnly.length > 0 && hostOnly.includes(n)) {
       // stays NumPy on the host (built for a host consumer): no device work
@@ -1104,9 +1114,12 @@ export function estimateWork(
       const op = n.type === 'binary_operator' ? operatorOf(n) : operatorOf(n).replace('=', '');
       const sparseOperand = n.type === 'binary_operator' && [field(n, 'left'), field(n, 'right')].some(o => o && model.inferValue(o, cell).kind === 'sparse');
       if (sparseOperand && (op === '@' || op === '*')) {
-        // sparse matrix-vector product: memory-bound; the non-zero count is not tracked, so
-        // assume ~10 per row: ~12 bytes each plus the vectors, ~6 passes of the dense operand
-        work.passes += times * 6;
+        // sparse matrix-vector product: the non-zero count is not tracked, so assume
+        // SPARSE_NONZEROS_PER_ROW per row of the dense operand; the cost model prices them
+        const dense = [field(n, 'left'), field(n, 'right')].map(o => (o ? model.inferValue(o, cell) : undefined)).find(o => o?.kind === 'ndarray');
+        const rows = dense?.size ?? largest?.size ?? 0;
+        sparseRows = Math.max(sparseRows, rows);
+        work.sparseNonZeros = (work.sparseNonZeros ?? 0) + times * rows * SPARSE_NONZEROS_PER_ROW;
         work.launches += times * 2;
       } else if (v.kind === 'ndarray') {
         if (op === '@') {
@@ -1142,6 +1155,7 @@ export function estimateWork(
           work.passes += (times * fraction(result, largest)) / 3;
           work.transcendentalOps += times * fraction(result, largest) * (/normal|randn|gamma|poisson|exponential/.test(name) ? 4 : 1);
           work.launches += times;
+          countDraws(times * (result.size ?? 0), /normal|randn|gamma|poisson|exponential/.test(name));
         } else if (path.length === 1 && ELEMENTWISE_UFUNCS.has(name)) {
           work.passes += times * fraction(result.kind === 'ndarray' ? result : a0, largest);
           work.launches += times;
@@ -1149,24 +1163,29 @@ export function estimateWork(
             work.transcendentalOps += times * fraction(a0, largest);
           }
         } else if (path.length === 1 && REDUCTIONS.has(name)) {
-          work.passes += (times * fraction(a0, largest)) / 3;
+          work.passes += (times * fraction(a0, largest)) * (1 / 3 + extraReductionPasses(name));
           work.launches += times;
         } else if ((path.length === 1 && (name === 'dot' || name === 'matmul' || name === 'tensordot' || name === 'einsum')) || path[0] === 'linalg') {
           const n3 = elems > 0 ? Math.pow(Math.sqrt(elems), 3) : 0;
           work.flops += times * (name === 'norm' ? 2 * elems : 2 * n3);
           work.launches += times * 2;
         } else if (path[0] === 'fft' || (q.startsWith('scipy.fft') || q.startsWith('scipy.signal.fftconvolve'))) {
-          work.flops += times * 5 * elems * Math.log2(Math.max(2, elems));
+          const f = times * 5 * elems * Math.log2(Math.max(2, elems));
+          work.flops += f;
+          work.fftFlops = (work.fftFlops ?? 0) + f;
           work.passes += (times * 2 * fraction(a0, largest)) / 3;
           work.launches += times * 2;
         } else if (name === 'sort' || name === 'argsort' || name === 'unique' || name === 'median' || name === 'percentile') {
-          work.flops += times * 4 * elems * Math.log2(Math.max(2, elems));
+          const f = times * 4 * elems * Math.log2(Math.max(2, elems));
+          work.flops += f;
+          work.sortOps = (work.sortOps ?? 0) + f;
           work.passes += times * fraction(a0, largest);
           work.launches += times * 3;
         } else if (q.startsWith('scipy.')) {
           // filters, special functions: several passes with real arithmetic per element
           work.passes += times * 2 * fraction(a0, largest);
           work.flops += times * 20 * elems;
+          work.filterFlops = (work.filterFlops ?? 0) + times * 20 * elems;
           work.launches += times * 2;
         } else if (a0.kind === 'ndarray') {
           work.passes += times * fraction(a0, largest);
@@ -1179,7 +1198,7 @@ export function estimateWork(
         if (v?.kind === 'ndarray' && obj && mentions(obj, deviceNames)) {
           consider(v);
           if (REDUCTIONS.has(method)) {
-            work.passes += (times * fraction(v, largest)) / 3;
+            work.passes += (times * fraction(v, largest)) * (1 / 3 + extraReductionPasses(method));
             work.launches += times;
           } else if (method === 'dot') {
             work.flops += times * 2 * Math.pow(Math.sqrt(v.size ?? 0), 3);
@@ -1194,6 +1213,7 @@ export function estimateWork(
           work.passes += (times * fraction(result, largest)) / 3;
           work.transcendentalOps += times * fraction(result, largest) * (/normal/.test(method) ? 4 : 1);
           work.launches += times;
+          countDraws(times * (result.size ?? 0), /normal|gamma|poisson|exponential/.test(method));
         }
       }
     }
@@ -1209,7 +1229,9 @@ export function estimateWork(
   }
   for (const [name] of transfers) {
     const v = model.valueBefore(name, cell, 0);
-    work.hostToDeviceBytes += v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
+    // a CSR matrix copies its data (8 bytes), column indices (4) and row pointers (4 a row)
+    const sparseBytes = v.kind === 'sparse' ? sparseRows * (SPARSE_NONZEROS_PER_ROW * 12 + 4) : 0;
+    work.hostToDeviceBytes += v.size !== undefined ? v.size * itemSize(v.dtype) : sparseBytes;
   }
   for (const name of bringBack) {
     const v = model.valueAfter(name, cell);
@@ -1224,6 +1246,17 @@ export function estimateWork(
     }
     return Math.min(1, v.size / big.size);
   }
+}
+
+/**
+ * Non-zeros a row of a SciPy sparse matrix is assumed to hold (the count is not tracked):
+ * bench/workloads/sparse_matvec_csr.py's 10.
+ */
+const SPARSE_NONZEROS_PER_ROW = 10;
+
+/** Passes beyond the one read: std/var subtract the mean and square into temporaries. */
+function extraReductionPasses(name: string): number {
+  return name === 'std' || name === 'var' || name === 'nanstd' || name === 'nanvar' ? 2 : 0;
 }
 
 function matmulFlops(n: SyntaxNode, model: NotebookModel, cell: CellModel): number {

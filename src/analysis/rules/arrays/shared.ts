@@ -1,5 +1,5 @@
 /** Turning an array analysis into a rule outcome: the cost model's verdict and the text. */
-import { formatSeconds, formatSpeedup, predict } from '../../costmodel';
+import { formatSeconds, formatSpeedup, NOT_A_SPEEDUP, predict } from '../../costmodel';
 import type { Prediction } from '../../types';
 import { describeArray } from '../../values';
 import type { RuleContext, RuleOutcome } from '../types';
@@ -35,7 +35,10 @@ export function arrayOutcome(
     return { kind: 'refuse', reason: a.refusal };
   }
   const prediction = arrayPrediction(ctx, a);
-  if (a.sizeKnown && prediction.speedup < ctx.options.minSpeedup) {
+  const resident = prediction.residentSpeedup ?? prediction.speedup;
+  // a rewrite that pays only with the data kept on the device is still suggested (the
+  // whole-notebook rewrite keeps it there), with less confidence and the reason
+  if (a.sizeKnown && prediction.speedup < ctx.options.minSpeedup && resident < ctx.options.minSpeedup) {
     return {
       kind: 'refuse',
       reason: `${prediction.reason}; predicted ${formatSpeedup(prediction.speedup)} (CPU ${formatSeconds(prediction.cpuSeconds)}, GPU ${formatSeconds(prediction.gpuSeconds)})`
@@ -47,6 +50,10 @@ export function arrayOutcome(
   }
   if (a.notes.length > 2) {
     confidence -= 0.05;
+  }
+  const single = a.sizeKnown ? singleCellCaveat(prediction, ctx.options.minSpeedup) : null;
+  if (single) {
+    confidence -= single.penalty;
   }
   const moved = [...a.transfers].map(([host, dev]) => (host === dev ? `\`${host}\`` : `\`${host}\` → \`${dev}\``));
   const lines = [
@@ -60,6 +67,7 @@ export function arrayOutcome(
       ? `- Copied back to the host at the end (later cells read them): ${a.bringBack.map(n => `\`${n}\``).join(', ')}.`
       : '- Nothing is copied back: no later cell needs the results on the host.',
     `- Prediction: ${prediction.reason}${a.sizeKnown ? ` (CPU ${formatSeconds(prediction.cpuSeconds)}, GPU ${formatSeconds(prediction.gpuSeconds)} of which copies ${formatSeconds(prediction.transferSeconds)})` : ''}.`,
+    ...(single ? [`- ${single.text}`] : []),
     '',
     `See [${text.anchor}](${CUPY_REFERENCE}#${text.anchor}) and [keeping data on the device](${CUPY_REFERENCE}#residency).`
   ];
@@ -74,6 +82,35 @@ export function arrayOutcome(
     notes: [...a.notes, ...(text.extraNotes ?? [])],
     reference: `${CUPY_REFERENCE}#${text.anchor}`
   };
+}
+
+/**
+ * When the single-cell figure is no speedup, or below the user's minimum while the
+ * device-resident one pays, or the first run (kernel compile) loses: a line for the
+ * explanation and how much confidence it costs.
+ */
+function singleCellCaveat(p: Prediction, minSpeedup: number): { text: string; penalty: number } | null {
+  const resident = p.residentSpeedup ?? p.speedup;
+  if (p.speedup < NOT_A_SPEEDUP) {
+    return {
+      text: `As a single cell this is not a speedup (predicted ${formatSpeedup(p.speedup)}, copies included); it is suggested because with the data kept on the device across cells it is predicted ${formatSpeedup(resident)}: prefer the whole-notebook rewrite.`,
+      penalty: 0.3
+    };
+  }
+  if (p.speedup < minSpeedup) {
+    return {
+      text: `As a single cell predicted ${formatSpeedup(p.speedup)}, below the ${formatSpeedup(minSpeedup)} minimum; with the data kept on the device across cells ${formatSpeedup(resident)}.`,
+      penalty: 0.15
+    };
+  }
+  const first = p.firstRunSeconds !== undefined && p.firstRunSeconds > 0 ? p.cpuSeconds / p.firstRunSeconds : p.speedup;
+  if (first < NOT_A_SPEEDUP) {
+    return {
+      text: `Its first run compiles the kernel it defines and is predicted ${formatSpeedup(first)} (no speedup); later runs ${formatSpeedup(p.speedup)}.`,
+      penalty: 0.1
+    };
+  }
+  return null;
 }
 
 /** Libraries whose names can start array work in a cell (directly or through what they return). */
