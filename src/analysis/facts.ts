@@ -269,9 +269,10 @@ export function collectFacts(root: SyntaxNode): CellFacts {
         if (left) {
           bindTarget(left, null, node, node.type === 'for_in_clause' ? locals ?? new Set<string>() : locals, false);
         }
-        for (const c of kids(node)) {
-          if (c.id !== left?.id && c.id !== right?.id) {
-            visit(c, locals);
+        const cs = kids(node);
+        for (let k = 0; k < cs.length; k++) {
+          if (cs[k] !== left && cs[k] !== right) {
+            visit(cs[k], locals);
           }
         }
         return;
@@ -359,13 +360,15 @@ export function collectFacts(root: SyntaxNode): CellFacts {
           return;
         }
     }
-    for (const child of kids(node)) {
-      visit(child, locals);
+    const cs = kids(node);
+    for (let k = 0; k < cs.length; k++) {
+      visit(cs[k], locals);
     }
   }
 
-  for (const stmt of kids(root)) {
-    visit(stmt, null);
+  const stmts = kids(root);
+  for (let k = 0; k < stmts.length; k++) {
+    visit(stmts[k], null);
   }
   const top = kids(root).filter(c => c.type !== 'comment');
   const last = top[top.length - 1];
@@ -401,7 +404,10 @@ function collectLocalBindings(body: SyntaxNode, into: Set<string>): void {
         visitTarget(left);
       }
     }
-    kids(n).forEach(rec);
+    const cs = kids(n);
+    for (let k = 0; k < cs.length; k++) {
+      rec(cs[k]);
+    }
   };
   rec(body);
 }

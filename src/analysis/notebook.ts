@@ -568,7 +568,7 @@ export class NotebookModel {
     }
     const qualified = this.aliases.get(name);
     if (qualified) {
-      return { kind: 'module', origin: 'literal', library: qualified.split('.')[0] };
+      return { kind: 'module', origin: 'literal', library: firstPart(qualified) };
     }
     return UNKNOWN;
   }
@@ -584,6 +584,17 @@ export class NotebookModel {
    * `numpy.sin`. Null for anything that is not a module member.
    */
   qualifiedName(node: SyntaxNode): string | null {
+    // aliases and star imports are fixed once the model is built: one answer per node and model
+    if (node.nameKey === this.aliases) {
+      return node.nameValue;
+    }
+    const q = this.resolveName(node);
+    node.nameKey = this.aliases;
+    node.nameValue = q;
+    return q;
+  }
+
+  private resolveName(node: SyntaxNode): string | null {
     const n = unparen(node);
     if (n.type === 'identifier') {
       const alias = this.aliases.get(n.text);
@@ -620,7 +631,8 @@ export class NotebookModel {
    */
   memoized<T>(fn: () => T): T {
     const outer = this.memo;
-    this.memo = new Map();
+    // a fresh key per run: values a node holds from another run (or another model) are stale
+    this.memo = {};
     try {
       return fn();
     } finally {
@@ -628,7 +640,8 @@ export class NotebookModel {
     }
   }
 
-  private memo: Map<SyntaxNode, ValueInfo> | null = null;
+  /** The key of the running `memoized` (stored on each node it infers: `SyntaxNode.memoKey`). */
+  private memo: object | null = null;
 
   /** What an expression holds, as far as literals, calls and the kernel tell. */
   inferValue(node: SyntaxNode, cell: CellModel): ValueInfo {
@@ -636,11 +649,12 @@ export class NotebookModel {
     if (memo === null) {
       return this.infer(node, cell);
     }
-    let v = memo.get(node);
-    if (v === undefined) {
-      v = this.infer(node, cell);
-      memo.set(node, v);
+    if (node.memoKey === memo) {
+      return node.memoValue as ValueInfo;
     }
+    const v = this.infer(node, cell);
+    node.memoKey = memo;
+    node.memoValue = v;
     return v;
   }
 
@@ -755,7 +769,7 @@ export class NotebookModel {
   private inferAttribute(n: SyntaxNode, cell: CellModel): ValueInfo {
     const q = this.qualifiedName(n);
     if (q) {
-      return { kind: 'module', origin: 'literal', library: q.split('.')[0] };
+      return { kind: 'module', origin: 'literal', library: firstPart(q) };
     }
     const obj = field(n, 'object');
     const attr = field(n, 'attribute')?.text;
@@ -838,12 +852,12 @@ export class NotebookModel {
     keywords: Map<string, SyntaxNode>,
     cell: CellModel
   ): ValueInfo {
-    const [lib] = q.split('.');
+    const lib = firstPart(q);
     if (lib === 'numpy' || lib === 'cupy') {
       return numpyCallValue(q.slice(lib.length + 1), positional, keywords, this, cell, lib);
     }
     if (lib === 'pandas') {
-      const name = q.split('.').pop() ?? '';
+      const name = lastPart(q);
       if (name === 'Series') {
         return { kind: 'series', origin: 'inferred', library: 'pandas' };
       }
@@ -853,14 +867,14 @@ export class NotebookModel {
       return UNKNOWN;
     }
     if (lib === 'networkx') {
-      const name = q.split('.').pop() ?? '';
+      const name = lastPart(q);
       if (/^[A-Z]/.test(name) || /graph|_graph$|^read_|^from_/.test(name)) {
         return { kind: 'graph', origin: 'inferred', library: 'networkx' };
       }
       return UNKNOWN;
     }
     if (lib === 'sklearn') {
-      const name = q.split('.').pop() ?? '';
+      const name = lastPart(q);
       return /^[A-Z]/.test(name) ? { kind: 'estimator', origin: 'inferred', library: 'sklearn' } : UNKNOWN;
     }
     if (lib === 'scipy' && q.startsWith('scipy.sparse.') && /_matrix$|_array$|^scipy\.sparse\.(random|rand|eye|diags|identity)$/.test(q)) {
@@ -869,7 +883,7 @@ export class NotebookModel {
     if (lib === 'scipy') {
       // most scipy array functions return an array shaped like their first argument
       const first = positional[0] ? this.inferValue(positional[0], cell) : UNKNOWN;
-      const name = q.split('.').pop() ?? '';
+      const name = lastPart(q);
       if (SCIPY_NON_ARRAY_RESULTS.test(name) || /^scipy\.(optimize|integrate|stats)\./.test(q)) {
         return UNKNOWN;
       }
@@ -881,6 +895,17 @@ export class NotebookModel {
     }
     return UNKNOWN;
   }
+}
+
+/** `numpy` of `numpy.fft.fft2` (the whole name when it has no dot). */
+function firstPart(dotted: string): string {
+  const dot = dotted.indexOf('.');
+  return dot < 0 ? dotted : dotted.slice(0, dot);
+}
+
+/** `fft2` of `numpy.fft.fft2`. */
+function lastPart(dotted: string): string {
+  return dotted.slice(dotted.lastIndexOf('.') + 1);
 }
 
 /** Readers and writers of every name (one pass over the cells' facts). */
@@ -1187,27 +1212,31 @@ function numpyCallValue(
   cell: CellModel,
   library: string
 ): ValueInfo {
-  const parts = path.split('.');
-  const name = parts[parts.length - 1];
-  if (parts[0] === 'random' && parts.length === 2) {
+  // the path's first and last names, and how many it has, without splitting it
+  const dot = path.indexOf('.');
+  const single = dot < 0;
+  const head = single ? path : path.slice(0, dot);
+  const name = lastPart(path);
+  const twoNames = !single && path.indexOf('.', dot + 1) < 0;
+  if (head === 'random' && twoNames) {
     if (name === 'default_rng' || name === 'RandomState' || name === 'Generator') {
       return { kind: 'rng', origin: 'literal', library };
     }
     return randomValue(name, positional, keywords, model, cell, library);
   }
-  if (parts.length === 1 && ARRAY_CREATORS_SHAPE_ARG.has(name) && positional[0]) {
+  if (single && ARRAY_CREATORS_SHAPE_ARG.has(name) && positional[0]) {
     const shape = shapeOf(positional[0], model, cell);
     const dtype = dtypeArg(keywords, positional[name === 'full' ? 2 : 1]) ?? 'float64';
     return arrayValue(shape, dtype, library);
   }
-  if (parts.length === 1 && (name === 'zeros_like' || name === 'ones_like' || name === 'empty_like' || name === 'full_like' || name === 'copy' || name === 'ascontiguousarray')) {
+  if (single && (name === 'zeros_like' || name === 'ones_like' || name === 'empty_like' || name === 'full_like' || name === 'copy' || name === 'ascontiguousarray')) {
     const base = positional[0] ? model.inferValue(positional[0], cell) : UNKNOWN;
     if (base.kind === 'ndarray') {
       return { ...base, dtype: dtypeArg(keywords, undefined) ?? base.dtype, origin: 'inferred', library, device: library === 'cupy' ? 'gpu' : 'host' };
     }
     return arrayValue(undefined, 'float64', library, 'inferred');
   }
-  if (parts.length === 1 && (name === 'array' || name === 'asarray')) {
+  if (single && (name === 'array' || name === 'asarray')) {
     const lit = positional[0] ? literalArray(positional[0]) : undefined;
     const dtype = dtypeArg(keywords, positional[1]);
     if (lit) {
@@ -1219,7 +1248,7 @@ function numpyCallValue(
     }
     return arrayValue(undefined, dtype ?? 'float64', library, 'inferred');
   }
-  if (parts.length === 1 && name === 'arange') {
+  if (single && name === 'arange') {
     const nums = positional.map(p => model.constantValue(p, cell));
     let count: number | null = null;
     if (nums.length === 1 && nums[0] !== undefined) {
@@ -1231,24 +1260,24 @@ function numpyCallValue(
     const isFloat = positional.some(p => model.inferValue(p, cell).dtype === 'float64');
     return arrayValue([count], dtypeArg(keywords, undefined) ?? (isFloat ? 'float64' : 'int64'), library);
   }
-  if (parts.length === 1 && (name === 'linspace' || name === 'logspace')) {
+  if (single && (name === 'linspace' || name === 'logspace')) {
     const numNode = keywords.get('num') ?? positional[2];
     const num = numNode ? model.constantValue(numNode, cell) ?? null : 50;
     return arrayValue([num], dtypeArg(keywords, undefined) ?? 'float64', library);
   }
-  if (parts.length === 1 && (name === 'eye' || name === 'identity')) {
+  if (single && (name === 'eye' || name === 'identity')) {
     const nn = positional[0] ? model.constantValue(positional[0], cell) ?? null : null;
     const m = positional[1] && name === 'eye' ? model.constantValue(positional[1], cell) ?? null : nn;
     return arrayValue([nn, m], dtypeArg(keywords, undefined) ?? 'float64', library);
   }
-  if (parts.length === 1 && (name === 'load' || name === 'loadtxt' || name === 'fromfile' || name === 'genfromtxt')) {
+  if (single && (name === 'load' || name === 'loadtxt' || name === 'fromfile' || name === 'genfromtxt')) {
     return arrayValue(undefined, dtypeArg(keywords, undefined) ?? 'float64', 'numpy', 'inferred');
   }
   const args = positional.map(p => model.inferValue(p, cell));
-  if (parts.length === 1 && (name === 'dot' || name === 'matmul') && args.length >= 2) {
+  if (single && (name === 'dot' || name === 'matmul') && args.length >= 2) {
     return matmulValue(args[0], args[1]);
   }
-  if (parts.length === 1 && ELEMENTWISE_UFUNCS.has(name)) {
+  if (single && ELEMENTWISE_UFUNCS.has(name)) {
     const isCompare = /^(greater|less|equal|not_equal|isnan|isinf|isfinite|logical_|signbit)/.test(name);
     const out = broadcastValues(args, isCompare ? 'bool' : undefined);
     if (out.kind === 'ndarray' && !isCompare && name !== 'where' && name !== 'clip' && !/^(add|subtract|multiply|maximum|minimum|negative|positive|absolute|abs|fabs|sign|square)$/.test(name)) {
@@ -1256,7 +1285,7 @@ function numpyCallValue(
     }
     return out.kind === 'ndarray' ? { ...out, library } : out;
   }
-  if (parts.length === 1 && REDUCTIONS.has(name)) {
+  if (single && REDUCTIONS.has(name)) {
     const base = args[0];
     if (base?.kind === 'ndarray') {
       const hasAxis = keywords.has('axis') || positional.length > 1;
@@ -1268,11 +1297,11 @@ function numpyCallValue(
         : { kind: 'ndarray', shape: [], size: 1, dtype: base.dtype, origin: 'inferred', library };
     }
   }
-  if (parts[0] === 'fft' && args[0]?.kind === 'ndarray') {
+  if (head === 'fft' && args[0]?.kind === 'ndarray') {
     const complex = /^(fft|ifft|fft2|ifft2|fftn|ifftn|rfft|rfft2|rfftn)$/.test(name) ? (args[0].dtype === 'float32' || args[0].dtype === 'complex64' ? 'complex64' : 'complex128') : args[0].dtype;
     return { ...args[0], dtype: complex, library, origin: 'inferred' };
   }
-  if (parts[0] === 'linalg' && args[0]?.kind === 'ndarray') {
+  if (head === 'linalg' && args[0]?.kind === 'ndarray') {
     if (name === 'norm' || name === 'det' || name === 'matrix_rank' || name === 'slogdet') {
       const hasAxis = keywords.has('axis') || positional.length > 2;
       return hasAxis

@@ -22,46 +22,78 @@ import { Language, Parser, Tree, TreeCursor } from 'web-tree-sitter';
  * The arrays (`children`, `namedChildren`) are shared and frozen: copy before changing them.
  */
 export class SyntaxNode {
-  /** Unique among all nodes this process has built (so ids never collide across cells). */
-  readonly id: number;
   readonly type: string;
-  readonly typeId: number;
-  readonly isNamed: boolean;
-  readonly isMissing: boolean;
   readonly startIndex: number;
   readonly endIndex: number;
   /** The field this node fills in its parent (`function`, `left`...), or null. */
   readonly fieldName: string | null;
+  /** Position of this node in its tree's pre-order list (`SyntaxTree.nodes`). */
+  readonly order: number;
+  /** Where this node's subtree ends in that list (exclusive): its descendants are `order + 1 .. subtreeEnd - 1`. */
+  subtreeEnd: number;
   parent: SyntaxNode | null = null;
-  /** True when this node is an ERROR, MISSING, or contains one. */
-  hasError = false;
   children: readonly SyntaxNode[] = EMPTY;
   namedChildren: readonly SyntaxNode[] = EMPTY;
+  /**
+   * Scratch slots for the analysis (one field each instead of a Map keyed by node): what a
+   * derived value was computed for (`memoKey`, e.g. one rules run of one model) and the value.
+   * Only the owner of a key reads or writes the slot with that key (see notebook.ts).
+   */
+  memoKey: object | null = null;
+  memoValue: unknown = undefined;
+  /** The same, for a second memo that lives as long as one notebook model (qualified names). */
+  nameKey: object | null = null;
+  nameValue: string | null = null;
+  /** What `callArguments` read from this call (it depends on the tree only). */
+  argsCache: { positional: SyntaxNode[]; keywords: Map<string, SyntaxNode> } | null = null;
+  /** NAMED | MISSING | HAS_ERROR bits (one field instead of three). */
+  private flags: number;
   private textCache: string | undefined;
 
   constructor(
     readonly tree: SyntaxTree,
-    typeId: number,
     type: string,
     isNamed: boolean,
     isMissing: boolean,
     startIndex: number,
     endIndex: number,
-    fieldName: string | null
+    fieldName: string | null,
+    order: number
   ) {
-    this.id = nextNodeId++;
-    this.typeId = typeId;
     this.type = type;
-    this.isNamed = isNamed;
-    this.isMissing = isMissing;
     this.startIndex = startIndex;
     this.endIndex = endIndex;
     this.fieldName = fieldName;
-    this.hasError = isMissing || typeId === ERROR_SYMBOL;
+    this.order = order;
+    this.subtreeEnd = order + 1;
+    this.flags = (isNamed ? NAMED : 0) | (isMissing || type === 'ERROR' ? errorBits(isMissing) : 0);
+  }
+
+  /** Unique among all nodes this process has built (each tree reserves a range of ids). */
+  get id(): number {
+    return this.tree.firstId + this.order;
+  }
+
+  get isNamed(): boolean {
+    return (this.flags & NAMED) !== 0;
+  }
+
+  get isMissing(): boolean {
+    return (this.flags & MISSING) !== 0;
+  }
+
+  /** True when this node is an ERROR, MISSING, or contains one. */
+  get hasError(): boolean {
+    return (this.flags & HAS_ERROR) !== 0;
+  }
+
+  /** Set by the copy once the children are known (a child with an error makes its parent have one). */
+  markError(): void {
+    this.flags |= HAS_ERROR;
   }
 
   get isError(): boolean {
-    return this.typeId === ERROR_SYMBOL;
+    return this.type === 'ERROR';
   }
 
   /** The node's source text (the masked source the tree was parsed from). */
@@ -176,6 +208,10 @@ export class SyntaxNode {
 /** A parsed cell: the root node and the source it was parsed from. Holds no wasm memory. */
 export class SyntaxTree {
   rootNode!: SyntaxNode;
+  /** The id of `rootNode`; its nodes have ids `firstId .. firstId + nodes.length - 1`. */
+  firstId = 0;
+  /** Every node (named and anonymous) in pre-order: `rootNode` first. */
+  nodes: readonly SyntaxNode[] = EMPTY;
   private lineStarts: number[] | null = null;
 
   constructor(readonly source: string) {}
@@ -208,8 +244,14 @@ export class SyntaxTree {
 }
 
 const EMPTY: readonly SyntaxNode[] = Object.freeze([]);
-/** tree-sitter's symbol for ERROR nodes (`(TSSymbol)-1`). */
-const ERROR_SYMBOL = 0xffff;
+const NAMED = 1;
+const MISSING = 2;
+const HAS_ERROR = 4;
+/** A MISSING node has an error; so has an ERROR node (tree-sitter's symbol 0xffff, type 'ERROR'). */
+function errorBits(isMissing: boolean): number {
+  return isMissing ? MISSING | HAS_ERROR : HAS_ERROR;
+}
+/** The first id of the next tree's range (`SyntaxNode.id`). */
 let nextNodeId = 1;
 
 /**
@@ -333,43 +375,56 @@ function languageNames(language: Language): LanguageNames {
   return { types, named, fields };
 }
 
-/** Copies a web-tree-sitter tree into plain objects (one pre-order cursor walk). */
+/**
+ * Copies a web-tree-sitter tree into plain objects (one pre-order cursor walk). Nodes are made in
+ * pre-order into `tree.nodes`; each remembers its position there (`order`) and the end of its
+ * subtree (`subtreeEnd`), so walks can run over that array without recursion.
+ */
 function copyTree(source: string, cursor: CursorOps, names: LanguageNames): SyntaxTree {
   const out = new SyntaxTree(source);
+  const nodes: SyntaxNode[] = [];
+  const { types, named: namedTypes, fields } = names;
   const make = (parent: SyntaxNode | null): SyntaxNode => {
     const typeId = cursor.typeId();
     const fieldId = parent ? cursor.fieldId() : 0;
     const start = cursor.startIndex();
     const end = cursor.endIndex();
     // namedness follows the (alias) symbol's metadata; only zero-width nodes can be MISSING
-    const isNamed = typeId < names.named.length ? names.named[typeId] : cursor.isNamed();
+    const isNamed = typeId < namedTypes.length ? namedTypes[typeId] : cursor.isNamed();
     const isMissing = start === end && cursor.isMissing();
-    const node = new SyntaxNode(out, typeId, names.types[typeId] ?? 'ERROR', isNamed, isMissing, start, end, fieldId ? names.fields[fieldId] ?? null : null);
+    const node = new SyntaxNode(out, types[typeId] ?? 'ERROR', isNamed, isMissing, start, end, fieldId ? fields[fieldId] ?? null : null, nodes.length);
     node.parent = parent;
+    nodes.push(node);
     return node;
   };
   const root = make(null);
-  // explicit stack: (node, its children so far)
-  const stack: { node: SyntaxNode; children: SyntaxNode[] }[] = [];
+  // the open ancestors of the cursor's node; the children made so far, all open ancestors'
+  // together (each ancestor's are the top of the list from where `firsts` says)
+  const parents: SyntaxNode[] = [];
+  const firsts: number[] = [];
+  const pending: SyntaxNode[] = [];
   let current = root;
   for (;;) {
     if (cursor.gotoFirstChild()) {
-      stack.push({ node: current, children: [] });
+      parents.push(current);
+      firsts.push(pending.length);
       current = make(current);
-      stack[stack.length - 1].children.push(current);
+      pending.push(current);
       continue;
     }
     // current is a leaf: climb until a sibling exists
     let moved = false;
-    while (stack.length > 0) {
+    while (parents.length > 0) {
       if (cursor.gotoNextSibling()) {
-        const top = stack[stack.length - 1];
-        current = make(top.node);
-        top.children.push(current);
+        current = make(parents[parents.length - 1]);
+        pending.push(current);
         moved = true;
         break;
       }
-      finish(stack.pop()!);
+      const first = firsts.pop()!;
+      // one exact-size array per parent
+      finish(parents.pop()!, pending.slice(first), nodes.length);
+      pending.length = first;
       cursor.gotoParent();
     }
     if (!moved) {
@@ -377,24 +432,44 @@ function copyTree(source: string, cursor: CursorOps, names: LanguageNames): Synt
     }
   }
   out.rootNode = root;
+  out.nodes = nodes;
+  out.firstId = nextNodeId;
+  nextNodeId += nodes.length;
   return out;
+}
 
-  function finish(entry: { node: SyntaxNode; children: SyntaxNode[] }): void {
-    const n = entry.node;
-    const named: SyntaxNode[] = [];
-    let err = n.isError || n.isMissing;
-    for (const c of entry.children) {
-      if (c.isNamed) {
-        named.push(c);
-      }
-      if (c.hasError || c.isError || c.isMissing) {
-        err = true;
-      }
+/** The `count` named nodes among `children`, in an array of exactly that size. */
+function namedOf(children: readonly SyntaxNode[], count: number): SyntaxNode[] {
+  const out = new Array<SyntaxNode>(count);
+  let j = 0;
+  for (let k = 0; k < children.length; k++) {
+    if (children[k].isNamed) {
+      out[j++] = children[k];
     }
-    n.children = Object.freeze(entry.children);
-    n.namedChildren = Object.freeze(named);
-    n.hasError = err;
   }
+  return out;
+}
+
+/** Sets a node's children once they are all made (`end`: where its subtree ends in pre-order). */
+function finish(n: SyntaxNode, children: SyntaxNode[], end: number): void {
+  let named = 0;
+  let err = false;
+  for (let k = 0; k < children.length; k++) {
+    const c = children[k];
+    if (c.isNamed) {
+      named++;
+    }
+    if (c.hasError) {
+      err = true;
+    }
+  }
+  n.children = Object.freeze(children);
+  // most nodes have only named children or none: share the array then
+  n.namedChildren = named === children.length ? n.children : named === 0 ? EMPTY : Object.freeze(namedOf(children, named));
+  if (err) {
+    n.markError();
+  }
+  n.subtreeEnd = end;
 }
 
 export interface ParserInitOptions {

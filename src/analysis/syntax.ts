@@ -15,14 +15,22 @@ export function field(node: SyntaxNode, name: string): SyntaxNode | null {
   return node.childForFieldName(name);
 }
 
-/** Depth-first walk; return false from `visit` to skip a node's children. */
+/**
+ * Depth-first walk over `node` and its named descendants (through named children, as
+ * `namedChildren` recursion would go); return false from `visit` to skip a node's children.
+ * It runs over the tree's pre-order node list, without recursion.
+ */
 export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => boolean | void): void {
   if (visit(node) === false) {
     return;
   }
-  const cs = node.namedChildren;
-  for (let k = 0; k < cs.length; k++) {
-    walk(cs[k], visit);
+  const all = node.tree.nodes;
+  const end = node.subtreeEnd;
+  let k = node.order + 1;
+  while (k < end) {
+    const n = all[k];
+    // an anonymous node's subtree is skipped, and so is a visited node's when visit says so
+    k = !n.isNamed || visit(n) === false ? n.subtreeEnd : k + 1;
   }
 }
 
@@ -36,11 +44,21 @@ export function operatorOf(node: SyntaxNode): string {
   return anon ? anon.type : '';
 }
 
-/** Positional arguments and keyword arguments of a call. */
+/**
+ * Positional arguments and keyword arguments of a call. Read once per call node and kept on it
+ * (they depend on the tree only): callers must not change the array or the map.
+ */
 export function callArguments(call: SyntaxNode): {
   positional: SyntaxNode[];
   keywords: Map<string, SyntaxNode>;
 } {
+  if (call.argsCache === null) {
+    call.argsCache = readCallArguments(call);
+  }
+  return call.argsCache;
+}
+
+function readCallArguments(call: SyntaxNode): { positional: SyntaxNode[]; keywords: Map<string, SyntaxNode> } {
   const positional: SyntaxNode[] = [];
   const keywords = new Map<string, SyntaxNode>();
   const args = field(call, 'arguments');
