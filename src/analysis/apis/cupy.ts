@@ -138,8 +138,8 @@ export const TRANSCENDENTAL_UFUNCS: ReadonlySet<string> = list(`
   exp expm1 exp2 log log10 log2 log1p logaddexp logaddexp2 sinc power float_power sqrt cbrt
 `);
 
-/** Reductions CuPy's `cp.fuse` can end a fused kernel with. */
-export const FUSABLE_REDUCTIONS: ReadonlySet<string> = list(`sum prod amax amin max min`);
+/** Full reductions fusion recognises over a chain (typed kernels: rules/arrays/reduction-kernel.ts). */
+export const FUSABLE_REDUCTIONS: ReadonlySet<string> = list(`sum prod amax amin max min mean count_nonzero any all`);
 
 /** Full reductions / statistics (one pass, output much smaller than input). */
 export const REDUCTIONS: ReadonlySet<string> = list(`

@@ -594,10 +594,12 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   let stencilName = '';
   if (stencil) {
     stencilName = `${stencil.out}_stencil`;
-    for (let k = 2; used(stencilName); k++) {
+    // the launcher function and its kernel object (`<name>_kernel`) both need free names
+    for (let k = 2; used(stencilName) || used(`${stencilName}_kernel`); k++) {
       stencilName = `${stencil.out}_stencil${k}`;
     }
     takenHere.add(stencilName);
+    takenHere.add(`${stencilName}_kernel`);
   }
   const kernelChains = chains.filter(c => !inStencil(c.node.startIndex, c.node.endIndex));
   const fused = kernelChains.length > 0 ? fuseChains(cell.source, edits, kernelChains, cp, used) : { edits: [...edits], definitions: [] as string[] };
@@ -726,7 +728,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     sizeKnown: largest?.size !== undefined,
     chains,
     stencil: stencil ? { name: stencilName, taps: stencil.taps, ndim: stencil.ndim } : null,
-    definitions: fused.definitions.map(text => ({ name: /^(?:@[^\n]*\n)?(?:def )?(\w+)/.exec(text)?.[1] ?? '', text })),
+    // named after the function the cell calls (a launcher `def` after its kernel object, if any)
+    definitions: fused.definitions.map(text => ({ name: (/^def (\w+)/m.exec(text) ?? /^(\w+)/.exec(text))?.[1] ?? '', text })),
     arrayOperators,
     arrayMethods,
     unfused: { edits: unfusedEdits, candidate: unfusedCandidate, work: unfusedWork }

@@ -25,6 +25,7 @@ import type { SyntaxNode } from '../../parser';
 import { callArguments, field, kids, operatorOf, unparen, walk } from '../../syntax';
 import type { TextEdit } from '../../types';
 import { ValueInfo } from '../../values';
+import { reductionDefinition, ReductionKernelSpec, TYPED_REDUCTIONS } from './reduction-kernel';
 
 /** Ufuncs known to work inside `cupy.fuse` (checked on cupy 14.2). */
 const FUSABLE_UFUNCS: ReadonlySet<string> = new Set(
@@ -40,14 +41,18 @@ export interface ElementwiseChain {
   /** Operations inside (each was one pass and one launch). */
   ops: number;
   transcendental: number;
-  /** Ends in a reduction (the result is a scalar-size array). */
+  /** Ends in a full reduction (`sum`, `count_nonzero`, `max`...: the result is one value). */
   reduction: string | null;
+  /** The reduced expression (`x * x + y * y <= 1.0` of `np.count_nonzero(...)`) and the form. */
+  reduced: { node: SyntaxNode; method: boolean } | null;
   /** Sub-expressions evaluated outside and passed in, in order. */
   params: { node: SyntaxNode; name: string }[];
-  /** The value of the chain (for sizes). */
+  /** The value of the chain (for sizes; for a reduction, of the reduced expression). */
   value: ValueInfo;
   /** The chain as a typed `cp.ElementwiseKernel`, when it translates to C with NumPy's meaning. */
   kernel: ElementwiseKernelSpec | null;
+  /** A full reduction over the chain as one typed kernel (reduction-kernel.ts), when it translates. */
+  reduce: ReductionKernelSpec | null;
 }
 
 /** A chain written as one typed CuPy ElementwiseKernel. */
@@ -69,7 +74,11 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
     }
     let expr: SyntaxNode | null = null;
     let target: string | null = null;
-    if (n.type === 'assignment') {
+    if (n.type === 'call' && fullReduction(n, model, cell, resolveUfunc)) {
+      // a reduction inside a larger expression: `4.0 * np.count_nonzero(x * x + y * y <= 1.0) / n`
+      expr = n;
+      target = assignedName(n);
+    } else if (n.type === 'assignment') {
       expr = field(n, 'right');
       const left = field(n, 'left');
       target = left?.type === 'identifier' ? left.text : left?.type === 'subscript' ? field(left, 'value')?.text ?? null : null;
@@ -82,7 +91,12 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
     }
     const chain = analyseChain(expr, model, cell, resolveUfunc);
     if (chain && chain.ops >= 3) {
-      chains.push({ ...chain, target, kernel: elementwiseKernelFor({ ...chain, target }, model, cell, resolveUfunc) });
+      chains.push({
+        ...chain,
+        target,
+        kernel: elementwiseKernelFor({ ...chain, target }, model, cell, resolveUfunc),
+        reduce: reductionKernelFor(chain, model, cell, resolveUfunc)
+      });
       return false;
     }
     return true;
@@ -90,19 +104,60 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
   return chains;
 }
 
+/** A full reduction of one expression: `np.sum(e)` (no other argument) or `(e).sum()`. */
+function fullReduction(n: SyntaxNode, model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): { name: string; arg: SyntaxNode; method: boolean } | null {
+  const fn = field(n, 'function');
+  if (n.type !== 'call' || !fn) {
+    return null;
+  }
+  const { positional, keywords } = callArguments(n);
+  if (keywords.size > 0) {
+    return null;
+  }
+  const ufunc = resolveUfunc(fn);
+  if (ufunc) {
+    return FUSABLE_REDUCTIONS.has(ufunc) && positional.length === 1 ? { name: ufunc, arg: positional[0], method: false } : null;
+  }
+  const obj = fn.type === 'attribute' ? field(fn, 'object') : null;
+  const method = fn.type === 'attribute' ? field(fn, 'attribute')?.text ?? '' : '';
+  if (obj && positional.length === 0 && METHOD_REDUCTIONS.has(method) && unparen(obj).type !== 'identifier' && model.inferValue(obj, cell).kind === 'ndarray') {
+    return { name: method, arg: obj, method: true };
+  }
+  return null;
+}
+
+/** ndarray methods that reduce the whole array when called without arguments. */
+const METHOD_REDUCTIONS: ReadonlySet<string> = new Set(['sum', 'prod', 'mean', 'max', 'min', 'any', 'all']);
+
+/** The name an enclosing assignment binds (for naming a kernel), if any. */
+function assignedName(n: SyntaxNode): string | null {
+  for (let p = n.parent; p; p = p.parent) {
+    if (p.type === 'assignment' || p.type === 'augmented_assignment') {
+      const left = field(p, 'left');
+      return left?.type === 'identifier' ? left.text : null;
+    }
+    if (p.type === 'expression_statement' || p.type === 'block' || p.type === 'module') {
+      return null;
+    }
+  }
+  return null;
+}
+
 function analyseChain(
   expr: SyntaxNode,
   model: NotebookModel,
   cell: CellModel,
   resolveUfunc: (n: SyntaxNode) => string | null
-): Omit<ElementwiseChain, 'target' | 'kernel'> | null {
-  const value = model.inferValue(expr, cell);
+): Omit<ElementwiseChain, 'target' | 'kernel' | 'reduce'> | null {
+  const top = fullReduction(unparen(expr), model, cell, resolveUfunc);
+  const value = model.inferValue(top ? top.arg : expr, cell);
   if (value.kind !== 'ndarray') {
     return null;
   }
   let ops = 0;
   let transcendental = 0;
   let reduction: string | null = null;
+  let reduced: ElementwiseChain['reduced'] = null;
   const params: { node: SyntaxNode; name: string }[] = [];
   const paramFor = (node: SyntaxNode): void => {
     const n = unparen(node);
@@ -158,10 +213,12 @@ function analyseChain(
           }
           return positional.every(a => visit(a, false));
         }
-        if (ufunc && top && FUSABLE_REDUCTIONS.has(ufunc) && positional.length === 1 && keywords.size === 0) {
-          reduction = ufunc;
+        const red = top ? fullReduction(n, model, cell, resolveUfunc) : null;
+        if (red) {
+          reduction = red.name;
+          reduced = { node: unparen(red.arg), method: red.method };
           ops += 1;
-          return visit(positional[0], false);
+          return visit(red.arg, false);
         }
         paramFor(n);
         return true;
@@ -187,7 +244,7 @@ function analyseChain(
   if (arrayParams.length === 0) {
     return null;
   }
-  return { node: expr, ops, transcendental, reduction, params, value };
+  return { node: expr, ops, transcendental, reduction, reduced, params, value };
 }
 
 /**
@@ -208,12 +265,15 @@ export function fuseChains(
   const definitions: string[] = [];
   const taken = new Set<string>();
   for (const chain of chains) {
-    const base = `${chain.target ?? 'expr'}_${chain.kernel ? 'kernel' : 'fused'}`.replace(/[^\w]/g, '_');
+    const base = `${chain.target ?? 'expr'}_${chain.reduce ? 'reduce' : chain.kernel ? 'kernel' : 'fused'}`.replace(/[^\w]/g, '_');
+    // a launcher function and its RawKernel object (`<name>_kernel`) both need free names
+    const free = (name: string): boolean => !taken.has(name) && !isUsed(name) && (!chain.reduce || chain.reduce.library || (!taken.has(`${name}_kernel`) && !isUsed(`${name}_kernel`)));
     let fname = base;
-    for (let k = 2; taken.has(fname) || isUsed(fname); k++) {
+    for (let k = 2; !free(fname); k++) {
       fname = `${base}${k}`;
     }
     taken.add(fname);
+    taken.add(`${fname}_kernel`);
     const sub = (node: SyntaxNode, replacements: { node: SyntaxNode; text: string }[]): string => {
       const local = plain
         .filter(e => e.start >= node.startIndex && e.end <= node.endIndex && !(e.start === e.end && (e.start === node.startIndex || e.start === node.endIndex)))
@@ -235,7 +295,16 @@ export function fuseChains(
       return true;
     });
     const args = chain.params.map(p => sub(p.node, []));
-    if (chain.kernel) {
+    let call = `${fname}(${args.join(', ')})`;
+    if (chain.reduce) {
+      definitions.push(reductionDefinition(chain.reduce, fname, cp));
+    } else if (chain.reduction && chain.reduced) {
+      // types unknown: fuse the elementwise part and let CuPy reduce its result. A cp.fuse ending
+      // in the reduction would run as ONE block when it has several inputs (reduction-kernel.ts)
+      const body = sub(chain.reduced.node, occurrences);
+      definitions.push(`@${cp}.fuse()\ndef ${fname}(${chain.params.map(p => p.name).join(', ')}):\n    return ${body}\n`);
+      call = chain.reduced.method ? `${call}.${chain.reduction}()` : `${cp}.${chain.reduction}(${call})`;
+    } else if (chain.kernel) {
       const k = chain.kernel;
       definitions.push(
         `${fname} = ${cp}.ElementwiseKernel(\n    ${pyString(k.inParams)}, ${pyString(k.outParams)},\n    ${pyString(k.operation)},\n    ${pyString(fname)})\n`
@@ -244,7 +313,7 @@ export function fuseChains(
       const body = sub(chain.node, occurrences);
       definitions.push(`@${cp}.fuse()\ndef ${fname}(${chain.params.map(p => p.name).join(', ')}):\n    return ${body}\n`);
     }
-    edits.push({ start: chain.node.startIndex, end: chain.node.endIndex, text: `${fname}(${args.join(', ')})` });
+    edits.push({ start: chain.node.startIndex, end: chain.node.endIndex, text: call });
   }
   return { edits, definitions };
 }
@@ -309,20 +378,16 @@ function cName(name: string, taken: Set<string>): string {
   return out;
 }
 
-/**
- * The chain as a typed ElementwiseKernel, or null when some piece has no C form with NumPy's
- * meaning (comparisons, `//`, `%`, bit operations, maximum/minimum with NaN propagation, a
- * reduction), or when the dtypes are unknown, mixed or not float32/float64.
- */
-export function elementwiseKernelFor(
-  chain: Omit<ElementwiseChain, 'kernel'>,
-  model: NotebookModel,
-  cell: CellModel,
-  resolveUfunc: (n: SyntaxNode) => string | null
-): ElementwiseKernelSpec | null {
-  if (chain.reduction) {
-    return null;
-  }
+/** The chain's parameters as typed kernel parameters: one float dtype for every array. */
+interface TypedParams {
+  dtype: 'float32' | 'float64';
+  decls: { name: string; array: boolean }[];
+  /** A parameter's source text -> its C name. */
+  cNames: Map<string, string>;
+  taken: Set<string>;
+}
+
+function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookModel, cell: CellModel): TypedParams | null {
   let dtype: 'float32' | 'float64' | null = null;
   const taken = new Set<string>();
   const cNames = new Map<string, string>();
@@ -344,12 +409,25 @@ export function elementwiseKernelFor(
     }
     cNames.set(p.node.text, decls[decls.length - 1].name);
   }
-  if (!dtype || chain.value.kind !== 'ndarray' || floatCType(chain.value.dtype) !== dtype) {
-    return null;
-  }
-  const d = dtype;
+  return dtype ? { dtype, decls, cNames, taken } : null;
+}
+
+const C_COMPARISONS = new Set(['<', '<=', '>', '>=', '==', '!=']);
+
+/**
+ * The C text of an elementwise expression with NumPy's meaning on float/double, or null.
+ * Comparisons (C gives NaN the same answers as NumPy) only where `comparisons` is set.
+ */
+function cExpression(
+  node: SyntaxNode,
+  t: TypedParams,
+  model: NotebookModel,
+  resolveUfunc: (n: SyntaxNode) => string | null,
+  comparisons: boolean
+): string | null {
+  const d = t.dtype;
   const emit = (node: SyntaxNode): string | null => {
-    const param = cNames.get(unparen(node).text);
+    const param = t.cNames.get(unparen(node).text);
     if (param !== undefined && node.type !== 'integer' && node.type !== 'float' && unparen(node).type === node.type) {
       return param;
     }
@@ -367,6 +445,15 @@ export function elementwiseKernelFor(
         const arg = field(node, 'argument');
         const t = arg ? emit(arg) : null;
         return t === null || (op !== '-' && op !== '+') ? null : `${op}${t}`;
+      }
+      case 'comparison_operator': {
+        const parts = kids(node);
+        const op = operatorOf(node);
+        if (!comparisons || parts.length !== 2 || !C_COMPARISONS.has(op)) {
+          return null;
+        }
+        const [lt, rt] = parts.map(emit);
+        return lt === null || rt === null ? null : `${lt} ${op} ${rt}`;
       }
       case 'binary_operator': {
         const op = operatorOf(node);
@@ -427,14 +514,71 @@ export function elementwiseKernelFor(
         return null;
     }
   };
-  const body = emit(chain.node);
+  return emit(node);
+}
+
+/**
+ * The chain as a typed ElementwiseKernel, or null when some piece has no C form with NumPy's
+ * meaning (comparisons, `//`, `%`, bit operations, maximum/minimum with NaN propagation, a
+ * reduction), or when the dtypes are unknown, mixed or not float32/float64.
+ */
+export function elementwiseKernelFor(
+  chain: Omit<ElementwiseChain, 'kernel' | 'reduce'>,
+  model: NotebookModel,
+  cell: CellModel,
+  resolveUfunc: (n: SyntaxNode) => string | null
+): ElementwiseKernelSpec | null {
+  if (chain.reduction) {
+    return null;
+  }
+  const t = typedParams(chain, model, cell);
+  if (!t || chain.value.kind !== 'ndarray' || floatCType(chain.value.dtype) !== t.dtype) {
+    return null;
+  }
+  const body = cExpression(chain.node, t, model, resolveUfunc, false);
   if (body === null) {
     return null;
   }
-  const out = cName(chain.target && /^[A-Za-z_]\w*$/.test(chain.target) ? chain.target : 'out', taken);
+  const out = cName(chain.target && /^[A-Za-z_]\w*$/.test(chain.target) ? chain.target : 'out', t.taken);
   return {
-    inParams: decls.map(p => `${d} ${p.name}`).join(', '),
-    outParams: `${d} ${out}`,
+    inParams: t.decls.map(p => `${t.dtype} ${p.name}`).join(', '),
+    outParams: `${t.dtype} ${out}`,
     operation: `${out} = ${body}`
   };
+}
+
+/**
+ * A full reduction over the chain as one typed kernel (rules/arrays/reduction-kernel.ts), or null
+ * (types unknown or mixed, a piece with no C form, a reduction without a typed kernel).
+ */
+export function reductionKernelFor(
+  chain: Omit<ElementwiseChain, 'kernel' | 'reduce' | 'target'>,
+  model: NotebookModel,
+  cell: CellModel,
+  resolveUfunc: (n: SyntaxNode) => string | null
+): ReductionKernelSpec | null {
+  const reduction = chain.reduction ? TYPED_REDUCTIONS.get(chain.reduction) : undefined;
+  if (!reduction || !chain.reduced) {
+    return null;
+  }
+  const t = typedParams(chain, model, cell);
+  if (!t) {
+    return null;
+  }
+  const elementIsBool = unparen(chain.reduced.node).type === 'comparison_operator';
+  const dt = chain.value.kind === 'ndarray' ? chain.value.dtype : undefined;
+  if (elementIsBool ? dt !== undefined && dt !== 'bool' : floatCType(dt) !== t.dtype) {
+    return null;
+  }
+  const element = cExpression(chain.reduced.node, t, model, resolveUfunc, true);
+  if (element === null) {
+    return null;
+  }
+  // A cp.ReductionKernel only for the float sum of one whole array: CuPy runs it through CUB
+  // only with ONE input (with more it launches a single block), and compiles that CUB path
+  // without the kernel's options, so --fmad=false does not reach it: terms may be contracted
+  // into FMAs (1 ulp each), which a sum's tolerance absorbs and a count or a max would not.
+  const only = chain.params.length === 1 ? chain.params[0] : null;
+  const library = !!only && only.node.type === 'identifier' && reduction === 'sum' && !elementIsBool && !['a', 'b', 'r'].includes(t.decls[0].name);
+  return { reduction, dtype: t.dtype, params: t.decls, element, elementIsBool, library };
 }

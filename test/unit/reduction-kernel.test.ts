@@ -1,0 +1,80 @@
+/**
+ * GPU103 on full reductions over an elementwise chain: which kernel form, NumPy's result dtype,
+ * and never a cp.fuse that ends in the reduction (CuPy runs those as one block).
+ */
+import { analyzeNotebook } from '../../src/analysis/engine';
+import { rewriteNotebook } from '../../src/analysis/plan';
+import { cellsOf, parser } from './helpers';
+
+let p: Awaited<ReturnType<typeof parser>>;
+beforeAll(async () => {
+  p = await parser();
+});
+
+const SETUP = (dtype: string): string =>
+  `import numpy as np\nx = np.random.rand(40_000_000).astype(np.${dtype})\ny = np.random.rand(40_000_000).astype(np.${dtype})`;
+
+function gpu103(setup: string, cell: string): string {
+  const result = analyzeNotebook(cellsOf(setup, cell));
+  const s = result.suggestions.find(x => x.rule === 'GPU103' && x.cellIndex === 1);
+  expect(s).toBeDefined();
+  return s!.candidate;
+}
+
+describe('GPU103 reductions over a chain', () => {
+  it.each([
+    ['n_in = np.count_nonzero(x * x + y * y <= 1.0)', 'float64', 'cp.empty(_blocks, dtype=cp.int64)', 'return _partial.sum()'],
+    ['s = np.sum(x * y + 2.0 * x)', 'float32', 'cp.empty(_blocks, dtype=cp.float64)', 'return (_partial.sum()).astype(cp.float32)'],
+    ['m = np.mean(x * y + 2.0 * x)', 'float32', 'cp.empty(_blocks, dtype=cp.float64)', 'return (_partial.sum() / _n).astype(cp.float32)'],
+    ['m = np.mean(x * x + y * y < 1.0)', 'float64', 'cp.empty(_blocks, dtype=cp.float64)', 'return _partial.sum() / _n'],
+    ['hi = np.max(np.abs(x - y) * 2.0 + 1.0)', 'float32', 'cp.empty(_blocks, dtype=cp.float32)', 'return _partial.max()'],
+    ['lo = (x * y - x + 3.0).min()', 'float64', 'cp.empty(_blocks, dtype=cp.float64)', 'return _partial.min()'],
+    ['ok = np.all(x * x + y * y >= 0.0)', 'float64', 'cp.empty(_blocks, dtype=cp.bool_)', 'return _partial.all()']
+  ])('%s (%s): one RawKernel pass with NumPy\'s result dtype', (cell, dtype, partial, ret) => {
+    const c = gpu103(SETUP(dtype), cell);
+    expect(c).toContain('cp.RawKernel(');
+    expect(c).toContain("options=('--fmad=false',)");
+    expect(c).toContain(partial);
+    expect(c).toContain(ret);
+    expect(c).not.toContain('cp.fuse');
+  });
+
+  it('keeps NaN propagation for max (NumPy returns NaN when any element is NaN)', () => {
+    const c = gpu103(SETUP('float64'), 'hi = np.max(x * y + x - 1.0)');
+    expect(c).toContain('_acc = (_acc > _e || _acc != _acc) ? _acc : _e;');
+  });
+
+  it('uses a cp.ReductionKernel (CUB) for the float sum of one whole array, accumulating float32 in double', () => {
+    const c = gpu103(SETUP('float32'), 'e = (0.5 * x * x + 2.0 * x + 1.0).sum()');
+    expect(c).toContain("e_reduce = cp.ReductionKernel(\n    'float32 x', 'float32 r',\n    '(double)(0.5f * x * x + 2.0f * x + 1.0f)'");
+    expect(c).toContain("reduce_type='double'");
+    expect(c).toContain('e = e_reduce(x_gpu)');
+  });
+
+  it('finds the reduction inside a larger expression and names the kernel after the assignment', () => {
+    const c = gpu103(SETUP('float64'), 'pi_estimate = 4.0 * np.count_nonzero(x * x + y * y <= 1.0) / 40_000_000');
+    expect(c).toContain('pi_estimate = 4.0 * pi_estimate_reduce(x_gpu, y_gpu) / 40_000_000');
+  });
+
+  it('with unknown dtypes fuses the elementwise part and lets CuPy reduce (never cp.fuse ending in the reduction)', () => {
+    const c = gpu103('import numpy as np\nk = np.arange(40_000_000)', 'c = np.sum(k * k % 7 + 3 * k)');
+    expect(c).toContain('@cp.fuse()\ndef c_fused(k):\n    return k * k % 7 + 3 * k\n');
+    expect(c).toContain('c = cp.sum(c_fused(k_gpu))');
+    const m = gpu103('import numpy as np\nk = np.arange(40_000_000)', 'c = (k * k % 7 + 3 * k).max()');
+    expect(m).toContain('c = c_fused(k_gpu).max()');
+  });
+
+  it('leaves reductions with an axis and plain reductions to GPU101', () => {
+    for (const cell of ['c = np.sum(x * x + y * y, axis=0)', 't = x.sum()']) {
+      const result = analyzeNotebook(cellsOf(SETUP('float64'), cell));
+      expect(result.suggestions.filter(s => s.rule === 'GPU103')).toEqual([]);
+    }
+  });
+
+  it('puts the kernel and its launcher in the import cell under the notebook plan', () => {
+    const plan = rewriteNotebook(cellsOf(SETUP('float64'), 'n_in = np.count_nonzero(x * x + y * y <= 1.0)'), { parser: p });
+    expect(plan.cells[0].source).toContain('n_in_reduce_kernel = cp.RawKernel(');
+    expect(plan.cells[0].source).toContain('def n_in_reduce(x, y):');
+    expect(plan.cells[1].source).toBe('n_in = n_in_reduce(x, y)');
+  });
+});
