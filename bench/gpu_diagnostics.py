@@ -15,7 +15,8 @@
    vs a canonical matrix, cupyx.cusparse.spmv directly, a hand-written CSR kernel.
 
 Usage: PYTHONPATH=python_shim python3 bench/gpu_diagnostics.py --out DIR [--explore]
-       [--only stencil,reduction,spmv]. Prints a short table last; DIR/diagnostics.json.
+       [--only stencil,reduction,spmv]. Prints a short table last; DIR/diagnostics.json (its "table"
+key holds the same lines). About 40 s on an H200 without --explore.
 """
 
 from __future__ import annotations
@@ -413,7 +414,7 @@ extern "C" __global__ void inside_count(const double* __restrict__ px, const dou
 """
 
 
-def diag_reduction(ceiling: float) -> dict[str, Any]:
+def diag_reduction(ceiling: float, explore: bool) -> dict[str, Any]:
     res: dict[str, Any] = {}
     rk2 = cp.ReductionKernel(
         "float64 px, float64 py",
@@ -486,6 +487,8 @@ def diag_reduction(ceiling: float) -> dict[str, Any]:
         want = int(cp.count_nonzero(px * px + py * py <= 1.0))
         want1 = int(cp.count_nonzero(px * px + 0.25 <= 1.0))
         for name, fn in forms:
+            if n > 1e8 and not explore and name in ("cp.fuse cp.sum(chain)", "ReductionKernel 2 inputs"):
+                continue  # one block: ~173 ms a call at this size (20M shows the same)
             try:
                 got = int(fn())
                 ok = got == (want1 if "1 input" in name else want)
@@ -714,16 +717,16 @@ def main() -> int:
             if part == "stencil":
                 results["stencil"] = diag_stencil(args.explore, ceiling)
             elif part == "reduction":
-                results["reduction"] = diag_reduction(ceiling)
+                results["reduction"] = diag_reduction(ceiling, args.explore)
             elif part == "spmv":
                 results["spmv"] = diag_spmv(ceiling)
         except Exception:
             results[part] = {"error": traceback.format_exc()[-2000:]}
             log(results[part]["error"])
         free()
+        results["table"] = SUMMARY
         (out / "diagnostics.json").write_text(json.dumps(results, indent=1, default=str))
     log("summary:\n" + "\n".join(SUMMARY))
-    (out / "diagnostics_table.txt").write_text("\n".join(SUMMARY) + "\n")
     return 0
 
 
