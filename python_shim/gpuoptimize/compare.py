@@ -11,6 +11,7 @@ Plain Python: numpy and pandas are imported only when a value needs them.
 from __future__ import annotations
 
 import math
+import statistics
 import sys
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -45,6 +46,16 @@ RANDOM_SCALAR_DETAIL = (
     "a single value computed from random streams: one value cannot be compared by "
     "statistics and the harness cannot tell how many samples it summarizes"
 )
+
+
+#: Fewest runs per side for comparing a scalar from random streams by the spread of its repeats.
+MIN_SCALAR_REPEATS = 5
+
+#: A scalar from random streams matches when |mean_a - mean_b| <= SCALAR_SE_LIMIT *
+#: sqrt(se_a^2 + se_b^2), se = standard error of a side's mean over its repeats. 5, as the
+#: bench's own Monte Carlo check: with 5 repeats a side (Student's t, ~4-8 degrees of freedom)
+#: a true match fails less than 1% of the time.
+SCALAR_SE_LIMIT = 5.0
 
 
 @dataclass
@@ -565,6 +576,83 @@ def _compare_numbers(
         rel,
         None if ok else f"{_num(a)} vs {_num(b)}",
     )
+
+
+def compare_random_scalar(
+    name: str, baseline_runs: list[Any] | None, candidate_runs: list[Any] | None
+) -> OutputComparison:
+    """A single value computed from random streams, judged by the spread of each side's
+    repeats: it matches "by statistics" when the two means differ by at most
+    `SCALAR_SE_LIMIT` standard errors (needs `MIN_SCALAR_REPEATS` runs a side). When every
+    run of a side gives the same value (the cell seeds its generator) there is one draw per
+    side and no spread: unverified, and the detail says so."""
+    a = _real_runs(baseline_runs)
+    b = _real_runs(candidate_runs)
+    method = f"statistical(repeats, {SCALAR_SE_LIMIT:g} standard errors)"
+    if a is None or b is None:
+        detail = f"not a real number on every run; {RANDOM_SCALAR_DETAIL}"
+        return OutputComparison(name, UNVERIFIED, method, detail=detail)
+    fixed = [
+        f"{label} gave {_num(runs[0])} on all {len(runs)} runs"
+        for label, runs in (("baseline", a), ("candidate", b))
+        if len(runs) > 1 and min(runs) == max(runs)
+    ]
+    if fixed:
+        where = "per side" if len(fixed) == 2 else f"on the {fixed[0].split()[0]} side"
+        return OutputComparison(
+            name,
+            UNVERIFIED,
+            method,
+            abs(a[-1] - b[-1]),
+            detail=f"seeded: one draw {where} ({'; '.join(fixed)}), so the repeats have no "
+            f"spread to compare; {RANDOM_SCALAR_DETAIL}",
+        )
+    if min(len(a), len(b)) < MIN_SCALAR_REPEATS:
+        return OutputComparison(
+            name,
+            UNVERIFIED,
+            method,
+            abs(a[-1] - b[-1]),
+            detail=f"only {len(a)} baseline and {len(b)} candidate runs (a comparison by "
+            f"statistics needs {MIN_SCALAR_REPEATS} a side); {RANDOM_SCALAR_DETAIL}",
+        )
+    mean_a, mean_b = statistics.fmean(a), statistics.fmean(b)
+    se_a = statistics.stdev(a) / math.sqrt(len(a))
+    se_b = statistics.stdev(b) / math.sqrt(len(b))
+    diff = abs(mean_a - mean_b)
+    se = math.hypot(se_a, se_b)
+    z = diff / se
+    ok = z <= SCALAR_SE_LIMIT
+    return OutputComparison(
+        name,
+        STATISTICAL if ok else NOT_EQUAL,
+        method,
+        diff,
+        diff / abs(mean_a) if mean_a != 0 else None,
+        f"by statistics over the repeats: baseline mean {mean_a:.6g} (standard error "
+        f"{se_a:.2g}, {len(a)} runs), candidate {mean_b:.6g} ({se_b:.2g}, {len(b)} runs); "
+        f"difference {diff:.3g} = {z:.2f} standard errors "
+        f"({'within' if ok else 'beyond'} the limit of {SCALAR_SE_LIMIT:g})",
+    )
+
+
+def _real_runs(runs: list[Any] | None) -> list[float] | None:
+    """The runs' values as finite floats, or None when one is not a real number."""
+    if not runs:
+        return None
+    out = []
+    for v in runs:
+        dtype = getattr(v, "dtype", None)
+        if isinstance(v, complex) or not _is_number(v) or (dtype is not None and dtype.kind == "c"):
+            return None
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            return None
+        if not math.isfinite(f):
+            return None
+        out.append(f)
+    return out
 
 
 def _num(z: complex) -> str:

@@ -29,6 +29,12 @@ What one side's run looks like (the same for baseline and candidate):
    `cp.asarray(a)`, `t.cuda()`, `cupyx.scipy.sparse.csr_matrix(M)`, `cudf.DataFrame(df)`,
    ...) is timed with synchronizes around it (`transfer_s`),
    and CuPy's pool allocations are tracked for the peak (`peak_device_bytes`).
+5. Outputs are compared on the host (`compare.py`). In a cell that draws from random
+   streams, each run's scalar outputs are kept (outside the timing): a single value such as
+   a Monte Carlo estimate is judged by the spread of its repeats on each side
+   (`compare_random_scalar`: means within 5 standard errors, at least 5 runs a side), or
+   reported unverified when every run of a side gives the same value (seeded: one draw per
+   side).
 
 The result is data first (`ABResult`, raw times kept), text second (`repr`, `format()`).
 """
@@ -65,8 +71,10 @@ from .compare import (
     OutputComparison,
     combine_status,
     compare,
+    compare_random_scalar,
     is_device_value,
     is_random_state,
+    to_host,
 )
 
 __all__ = ["ABResult", "SideStats", "run_ab", "run_for_real", "source_hash"]
@@ -763,6 +771,8 @@ class _Side:
     last_ns: dict[str, Any] | None = None
     exception: BaseException | None = None
     warnings: list[str] = field(default_factory=list)
+    #: Each run's value of the scalar outputs (random-stream cells only), on the host.
+    scalar_runs: dict[str, list[Any]] = field(default_factory=dict)
 
     @property
     def uses(self) -> set[str]:
@@ -794,6 +804,8 @@ class _RunSettings:
     progress: Progress | None
     rng_state: _RandomState
     allow_sharing: bool
+    #: Keep every run's scalar outputs (a cell drawing from random streams).
+    sample_scalars: bool = False
 
 
 def _run_side(side: _Side, namespace: dict[str, Any], run: _RunSettings) -> None:
@@ -823,6 +835,7 @@ def _reset(side: _Side) -> None:
     side.values = {}
     side.last_ns = None
     side.exception = None
+    side.scalar_runs = {}
 
 
 _EMPTY_CELL = compile("pass", "<gpuoptimize empty cell>", "exec")
@@ -934,7 +947,10 @@ def _measure_side(
             ns.clear()  # free the previous run's objects (device memory) first
         run.rng_state.restore()
         ns = iso.fresh()
-        return timing.run(code, ns, timer)
+        timed = timing.run(code, ns, timer)
+        if run.sample_scalars:
+            _keep_scalars(side, ns)  # after the clock stopped
+        return timed
 
     try:
         with _alarm(run.timeout_s), warnings.catch_warnings(record=True) as caught:
@@ -1004,6 +1020,27 @@ def _measure_side(
         if _cell.LAST_VALUE in ns:
             side.values[_cell.LAST_VALUE] = ns[_cell.LAST_VALUE]
         side.last_ns = ns
+
+
+#: Runs of a scalar output kept for its comparison by statistics.
+_MAX_SCALAR_RUNS = 10_000
+
+
+def _keep_scalars(side: _Side, ns: dict[str, Any]) -> None:
+    """Appends this run's scalar outputs (numbers, 0-d arrays, on the host) to the side's
+    runs: a value from random streams is compared by the spread of its repeats."""
+    for name in [*side.facts.outputs, _cell.LAST_VALUE]:
+        v = ns.get(name)
+        if (
+            v is None
+            or isinstance(v, bool)
+            or not (isinstance(v, int | float) or getattr(v, "ndim", None) == 0)
+        ):
+            continue
+        runs = side.scalar_runs.setdefault(name, [])
+        if len(runs) < _MAX_SCALAR_RUNS:
+            with contextlib.suppress(Exception):
+                runs.append(to_host(v))
 
 
 def _check_device_times(side: _Side) -> None:
@@ -1288,6 +1325,7 @@ def _run(
         progress=progress,
         rng_state=rng_state,
         allow_sharing=allow_side_effects,
+        sample_scalars=bf.uses_random or cf.uses_random,
     )
     try:
         _run_side(b, namespace, run)
@@ -1421,6 +1459,11 @@ def _compare_outputs(
             )
     if states:
         notes.append(f"random generator state not compared: {', '.join(states)}")
+    # a single value from random streams: judged by the spread of each side's repeats
+    for i, o in enumerate(out):
+        key = _cell.LAST_VALUE if o.name == "(last expression)" else o.name
+        if _is_random_scalar(o) and key in b.scalar_runs and key in c.scalar_runs:
+            out[i] = compare_random_scalar(o.name, b.scalar_runs[key], c.scalar_runs[key])
     return out, notes
 
 

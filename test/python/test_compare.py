@@ -8,7 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gpuoptimize.compare import compare, default_tolerance
+from gpuoptimize.compare import (
+    MIN_SCALAR_REPEATS,
+    SCALAR_SE_LIMIT,
+    compare,
+    compare_random_scalar,
+    default_tolerance,
+)
 
 
 def test_equal_float64_within_default_tolerance() -> None:
@@ -309,3 +315,61 @@ def test_a_single_random_value_is_unverified_never_not_equal() -> None:
     assert compare("k", 7, 8, random=True).status == "unverified"
     assert compare("pi", 3.1412, 3.1412, random=True).status == "equal"
     assert compare("pi", 3.1412, 3.1419).status == "not_equal"  # not random: a difference
+
+
+# ---------------------------------------------------------------------------------------
+# A scalar from random streams, judged by the spread of each side's repeats
+
+
+def _pi_runs(seed: int, runs: int, n: int = 20_000) -> list[float]:
+    rng = np.random.default_rng(seed)
+    return [
+        4.0 * np.count_nonzero(rng.random(n) ** 2 + rng.random(n) ** 2 <= 1.0) / n
+        for _ in range(runs)
+    ]
+
+
+def test_unseeded_random_scalar_matches_by_statistics_with_the_figures() -> None:
+    r = compare_random_scalar("pi", _pi_runs(1, 12), _pi_runs(2, 9))
+    assert r.status == "statistical"
+    assert "5 standard errors" in r.method
+    assert "baseline mean 3.14" in r.detail and "12 runs" in r.detail and "9 runs" in r.detail
+    assert "within the limit of 5" in r.detail
+    assert r.max_abs_err is not None and r.max_abs_err < 0.02
+
+
+def test_random_scalar_with_a_shifted_mean_is_not_equal() -> None:
+    shifted = [v + 0.05 for v in _pi_runs(2, 10)]  # ~5e-3 spread of a mean: 0.05 is far out
+    r = compare_random_scalar("pi", _pi_runs(1, 10), shifted)
+    assert r.status == "not_equal"
+    assert "beyond the limit of 5" in r.detail
+
+
+def test_the_limit_is_k_standard_errors_of_the_difference() -> None:
+    a = [0.0, 1.0] * 5  # mean 0.5, stdev 0.527, se 0.167
+    se = math.hypot(np.std(a, ddof=1) / math.sqrt(10), np.std(a, ddof=1) / math.sqrt(10))
+    inside = [v + SCALAR_SE_LIMIT * se * 0.99 for v in a]
+    outside = [v + SCALAR_SE_LIMIT * se * 1.01 for v in a]
+    assert compare_random_scalar("s", a, inside).status == "statistical"
+    assert compare_random_scalar("s", a, outside).status == "not_equal"
+
+
+def test_seeded_random_scalar_is_one_draw_per_side_unverified() -> None:
+    r = compare_random_scalar("pi", [3.1412] * 8, [3.1437] * 6)
+    assert r.status == "unverified"
+    assert r.detail.startswith("seeded: one draw per side")
+    assert "3.1412 on all 8 runs" in r.detail and "3.1437 on all 6 runs" in r.detail
+    one = compare_random_scalar("pi", [3.1412] * 8, _pi_runs(3, 8))
+    assert one.status == "unverified" and "seeded: one draw on the baseline side" in one.detail
+
+
+def test_random_scalar_needs_enough_repeats_a_side() -> None:
+    r = compare_random_scalar("pi", _pi_runs(1, MIN_SCALAR_REPEATS - 1), _pi_runs(2, 10))
+    assert r.status == "unverified"
+    assert f"needs {MIN_SCALAR_REPEATS} a side" in r.detail
+
+
+def test_random_scalar_that_is_not_a_real_number_stays_unverified() -> None:
+    assert compare_random_scalar("z", [1 + 1j] * 6, [1 + 2j] * 6).status == "unverified"
+    assert compare_random_scalar("z", None, [1.0] * 6).status == "unverified"
+    assert compare_random_scalar("z", [float("nan")] * 6, [1.0] * 6).status == "unverified"

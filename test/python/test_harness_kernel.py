@@ -271,10 +271,31 @@ def test_random_generator_is_state_and_a_random_scalar_is_named_unverified(
     assert "rng" not in out and "np" not in out
     assert out["mc_x"]["status"] == out["mc_y"]["status"] == "statistical"
     assert out["mc_pi"]["status"] == "unverified" and "single value" in out["mc_pi"]["detail"]
+    # seeded in the cell: every repeat of a side gives the same value
+    assert out["mc_pi"]["detail"].startswith("seeded: one draw per side")
     assert r["match"]["status"] == "unverified"
     assert "random generator state not compared: rng" in r["warnings"]
     (summary,) = [w for w in r["warnings"] if w.startswith("some outputs could not be verified")]
     assert "mc_pi" in summary and "matched by statistics: mc_x, mc_y" in summary
+
+
+def test_unseeded_random_scalar_is_compared_by_the_spread_of_its_repeats(kernel: Kernel) -> None:
+    """Not seeded: each repeat draws afresh on both sides, so the estimate's repeats give
+    each side a mean and a standard error; the two means agree within 5 standard errors."""
+    cell = (
+        "ur_rng = np.random.default_rng()\n"
+        "ur_x = ur_rng.random(5000)\nur_y = ur_rng.random(5000)\n"
+        "ur_pi = 4.0 * np.count_nonzero(ur_x * ur_x + ur_y * ur_y <= 1.0) / 5000"
+    )
+    r = ab(kernel, cell, cell.replace("5000)", "5000, dtype=np.float32)"), min_runs=8)
+    out = {o["name"]: o for o in r["match"]["outputs"]}
+    pi = out["ur_pi"]
+    assert pi["status"] == "statistical", pi
+    assert "standard errors" in pi["method"]
+    assert "by statistics over the repeats: baseline mean 3.1" in pi["detail"]
+    assert "within the limit of 5" in pi["detail"]
+    assert r["match"]["status"] == "statistical"
+    assert not any(w.startswith("some outputs could not be verified") for w in r["warnings"])
 
 
 def test_module_is_not_an_output(kernel: Kernel) -> None:
