@@ -597,25 +597,18 @@ def compare_random_scalar(
         for label, runs in (("baseline", a), ("candidate", b))
         if len(runs) > 1 and min(runs) == max(runs)
     ]
+    why = None
     if fixed:
         where = "per side" if len(fixed) == 2 else f"on the {fixed[0].split()[0]} side"
-        return OutputComparison(
-            name,
-            UNVERIFIED,
-            method,
-            abs(a[-1] - b[-1]),
-            detail=f"seeded: one draw {where} ({'; '.join(fixed)}), so the repeats have no "
-            f"spread to compare; {RANDOM_SCALAR_DETAIL}",
+        why = f"seeded: one draw {where} ({'; '.join(fixed)}), so the repeats have no spread"
+    elif min(len(a), len(b)) < MIN_SCALAR_REPEATS:
+        why = (
+            f"only {len(a)} baseline and {len(b)} candidate runs (a comparison by statistics "
+            f"needs {MIN_SCALAR_REPEATS} a side)"
         )
-    if min(len(a), len(b)) < MIN_SCALAR_REPEATS:
-        return OutputComparison(
-            name,
-            UNVERIFIED,
-            method,
-            abs(a[-1] - b[-1]),
-            detail=f"only {len(a)} baseline and {len(b)} candidate runs (a comparison by "
-            f"statistics needs {MIN_SCALAR_REPEATS} a side); {RANDOM_SCALAR_DETAIL}",
-        )
+    if why:
+        detail = f"{why}; {RANDOM_SCALAR_DETAIL}"
+        return OutputComparison(name, UNVERIFIED, method, abs(a[-1] - b[-1]), detail=detail)
     mean_a, mean_b = statistics.fmean(a), statistics.fmean(b)
     se_a = statistics.stdev(a) / math.sqrt(len(a))
     se_b = statistics.stdev(b) / math.sqrt(len(b))

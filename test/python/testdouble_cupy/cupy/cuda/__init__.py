@@ -12,32 +12,27 @@ import time as _time
 from . import memory_hook, runtime  # noqa: F401
 
 
-class Device:
+class _NothingToWaitFor:
+    """A context (device, stream) whose work is always done."""
+
+    def synchronize(self):
+        return None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class Device(_NothingToWaitFor):
     def __init__(self, index=0):
         self.id = index
 
-    def synchronize(self):
-        return None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-class Stream:
+class Stream(_NothingToWaitFor):
     def __init__(self, null=False, non_blocking=False, ptds=False):  # noqa: ARG002
         self.non_blocking = non_blocking
-
-    def synchronize(self):
-        return None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def get_current_stream():
