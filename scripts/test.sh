@@ -12,9 +12,10 @@ fi
 python_env test.txt
 build_and_install
 export CI="${CI:-1}"
-log "lint and types (ruff, tsc)"
+log "lint and types (ruff, tsc over src, unit and UI tests)"
 ruff check python_shim test/python
 npx tsc --noEmit -p tsconfig.test.json
+npx tsc --noEmit -p test/ui/tsconfig.json   # the Galata specs, strict
 log "jest"
 npx jest --ci
 log "pytest (real ipykernel via jupyter_client)"

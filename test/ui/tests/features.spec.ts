@@ -1,4 +1,5 @@
 import { expect, test } from '@jupyterlab/galata';
+import type { JupyterLabPage } from '@jupyterlab/galata';
 import * as path from 'path';
 import {
   card,
@@ -31,7 +32,9 @@ test.describe('Dismiss', () => {
       .toBe(false);
 
     // Galata's own readiness check waits for the Launcher, which a restored layout lacks.
-    await page.reload({ waitForIsReady: false });
+    // The fixture is a proxy that runs JupyterLabPage.reload (galata.js addHelpersToPage); its
+    // type shows Playwright's reload instead, which lacks `waitForIsReady`.
+    await (page as unknown as Pick<JupyterLabPage, 'reload'>).reload({ waitForIsReady: false });
     await page.locator('#jupyterlab-splash').waitFor({ state: 'detached' });
     await page.evaluate(() => (window as any).jupyterapp.restored);
     // The restored layout may already hold the notebook; opening it again just activates it.
