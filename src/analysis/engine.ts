@@ -21,7 +21,10 @@ export interface AnalyzerOptions {
   families?: RuleFamily[];
   /** Rule ids to skip (like ruff's `ignore`). */
   disabledRules?: string[];
-  /** Suggestions predicted below this speedup are refused as not worth it (default 1.5). */
+  /**
+   * Rewrites predicted below this speedup are refused as not worth it (default 1.5): when
+   * neither the single-cell figure (copies included) nor the device-resident one reaches it.
+   */
   minSpeedup?: number;
   device?: DeviceProfile;
   /** The rules to run (default: the registry). */
