@@ -7,10 +7,8 @@ import type { TextEdit } from './types';
  * Throws on overlapping edits or offsets outside the source (a bug, never silently wrong text).
  */
 export function applyEdits(source: string, edits: readonly TextEdit[]): string {
-  const ordered = edits
-    .map((e, k) => ({ e, k }))
-    .sort((a, b) => a.e.start - b.e.start || (a.e.end - a.e.start) - (b.e.end - b.e.start) || a.k - b.k)
-    .map(x => x.e);
+  // Array.prototype.sort is stable: equal keys keep the order the edits were given in
+  const ordered = edits.slice().sort((a, b) => a.start - b.start || a.end - a.start - (b.end - b.start));
   let out = '';
   let pos = 0;
   for (const e of ordered) {

@@ -96,6 +96,7 @@ const ARITH_OPS = new Set(['+', '-', '*', '/', '//', '%', '**', '&', '|', '^', '
 const COMPARE_OPS = new Set(['<', '>', '<=', '>=', '==', '!=']);
 
 const SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
+const COMPREHENSION_TYPES = new Set(['list_comprehension', 'generator_expression', 'set_comprehension', 'dictionary_comprehension']);
 
 /** Identifier nodes in the cell that read or write the module-level `name`. */
 export function globalReferences(root: SyntaxNode, name: string): SyntaxNode[] {
@@ -118,7 +119,7 @@ export function globalReferences(root: SyntaxNode, name: string): SyntaxNode[] {
         inner = true;
       }
     }
-    if (['list_comprehension', 'generator_expression', 'set_comprehension', 'dictionary_comprehension'].includes(n.type)) {
+    if (COMPREHENSION_TYPES.has(n.type)) {
       for (const c of kids(n).filter(c => c.type === 'for_in_clause')) {
         const left = field(c, 'left');
         if (left && new RegExp(`\\b${name}\\b`).test(left.text)) {
@@ -126,11 +127,13 @@ export function globalReferences(root: SyntaxNode, name: string): SyntaxNode[] {
         }
       }
     }
-    for (const c of kids(n)) {
-      if (n.type === 'function_definition' && c.type === 'identifier' && field(n, 'name')?.id === c.id) {
+    const cs = kids(n);
+    const defName = n.type === 'function_definition' ? field(n, 'name') : null;
+    for (let k = 0; k < cs.length; k++) {
+      if (cs[k] === defName && defName.type === 'identifier') {
         continue;
       }
-      rec(c, inner);
+      rec(cs[k], inner);
     }
   };
   rec(root, false);
@@ -297,7 +300,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     if (!isCall || r.action === 'keep') {
       continue;
     }
-    const path = r.qualified.split('.').slice(1).join('.');
+    // numpy.X / scipy.X: what follows the library's name
+    const path = r.qualified.slice(r.qualified.indexOf('.') + 1);
     if (r.qualified.startsWith('scipy.')) {
       scipyCompute += 1;
     } else if (path.startsWith('random.')) {
@@ -581,7 +585,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // fusion: elementwise chains become one @cp.fuse() kernel each
   const resolveUfunc = (fn: SyntaxNode): string | null => {
     const q = model.qualifiedName(fn);
-    return q && q.startsWith('numpy.') && q.split('.').length === 2 ? q.slice('numpy.'.length) : null;
+    return q && q.startsWith('numpy.') && q.indexOf('.', 'numpy.'.length) < 0 ? q.slice('numpy.'.length) : null;
   };
   const chains = findElementwiseChains(root, model, cell, resolveUfunc);
   // names a new kernel may not take: probed one by one (a cell depends only on the names it
@@ -893,7 +897,8 @@ function isHostConsumerCall(n: SyntaxNode, model: NotebookModel, cell: CellModel
   }
   const q = model.qualifiedName(fn);
   if (q) {
-    const lib = q.split('.')[0];
+    const dot = q.indexOf('.');
+    const lib = dot < 0 ? q : q.slice(0, dot);
     const path = q.slice(lib.length + 1);
     return lib === 'numpy' ? NUMPY_HOST_IO_CONSUMERS.has(path) : lib === 'scipy' ? !cupyxHasScipyPath(path) : lib !== 'cupy' && lib !== 'cupyx' && lib !== 'math';
   }
@@ -1139,7 +1144,8 @@ export function estimateWork(
       const v = n.type === 'binary_operator' ? model.inferValue(n, cell) : model.inferValue(field(n, 'left') ?? n, cell);
       consider(v);
       const op = n.type === 'binary_operator' ? operatorOf(n) : operatorOf(n).replace('=', '');
-      const sparseOperand = n.type === 'binary_operator' && [field(n, 'left'), field(n, 'right')].some(o => o && model.inferValue(o, cell).kind === 'sparse');
+      const isSparse = (o: SyntaxNode | null): boolean => o !== null && model.inferValue(o, cell).kind === 'sparse';
+      const sparseOperand = n.type === 'binary_operator' && (isSparse(field(n, 'left')) || isSparse(field(n, 'right')));
       if (sparseOperand && (op === '@' || op === '*')) {
         // sparse matrix-vector product: the non-zero count is not tracked, so assume
         // SPARSE_NONZEROS_PER_ROW per row of the dense operand; the cost model prices them
@@ -1171,32 +1177,35 @@ export function estimateWork(
         return a ? model.inferValue(a, cell) : { kind: 'unknown', origin: 'inferred' };
       };
       if (q && (q.startsWith('numpy.') || q.startsWith('scipy.'))) {
-        const path = q.split('.').slice(1);
-        const name = path[path.length - 1];
+        // the names after numpy./scipy., without splitting: the first (`head`), the last, how many
+        const rest = q.slice(q.indexOf('.') + 1);
+        const single = rest.indexOf('.') < 0;
+        const head = single ? rest : rest.slice(0, rest.indexOf('.'));
+        const name = rest.slice(rest.lastIndexOf('.') + 1);
         const a0 = argValue(0);
         consider(a0);
         const result = model.inferValue(n, cell);
         consider(result);
         const elems = a0.size ?? result.size ?? 0;
-        if (q.startsWith('numpy.random.') || (path[0] === 'random')) {
+        if (q.startsWith('numpy.random.') || head === 'random') {
           work.passes += (times * fraction(result, largest)) / 3;
           work.transcendentalOps += times * fraction(result, largest) * (/normal|randn|gamma|poisson|exponential/.test(name) ? 4 : 1);
           work.launches += times;
           countDraws(times * (result.size ?? 0), /normal|randn|gamma|poisson|exponential/.test(name));
-        } else if (path.length === 1 && ELEMENTWISE_UFUNCS.has(name)) {
+        } else if (single && ELEMENTWISE_UFUNCS.has(name)) {
           work.passes += times * fraction(result.kind === 'ndarray' ? result : a0, largest);
           work.launches += times;
           if (TRANSCENDENTAL_UFUNCS.has(name)) {
             work.transcendentalOps += times * fraction(a0, largest);
           }
-        } else if (path.length === 1 && REDUCTIONS.has(name)) {
+        } else if (single && REDUCTIONS.has(name)) {
           work.passes += (times * fraction(a0, largest)) * (1 / 3 + extraReductionPasses(name));
           work.launches += times;
-        } else if ((path.length === 1 && (name === 'dot' || name === 'matmul' || name === 'tensordot' || name === 'einsum')) || path[0] === 'linalg') {
+        } else if ((single && (name === 'dot' || name === 'matmul' || name === 'tensordot' || name === 'einsum')) || head === 'linalg') {
           const n3 = elems > 0 ? Math.pow(Math.sqrt(elems), 3) : 0;
           work.flops += times * (name === 'norm' ? 2 * elems : 2 * n3);
           work.launches += times * 2;
-        } else if (path[0] === 'fft' || (q.startsWith('scipy.fft') || q.startsWith('scipy.signal.fftconvolve'))) {
+        } else if (head === 'fft' || (q.startsWith('scipy.fft') || q.startsWith('scipy.signal.fftconvolve'))) {
           const f = times * 5 * elems * Math.log2(Math.max(2, elems));
           work.flops += f;
           work.fftFlops = (work.fftFlops ?? 0) + f;
@@ -1244,8 +1253,10 @@ export function estimateWork(
         }
       }
     }
-    for (const c of kids(n)) {
-      rec(c, n.type === 'for_statement' || n.type === 'while_statement' ? (field(n, 'body')?.id === c.id ? mult : times) : times);
+    const cs = kids(n);
+    const body = n.type === 'for_statement' || n.type === 'while_statement' ? field(n, 'body') : null;
+    for (let k = 0; k < cs.length; k++) {
+      rec(cs[k], cs[k] === body ? mult : times);
     }
   };
   rec(root, 1);
