@@ -7,25 +7,25 @@ namespace after the workload's setup (like an earlier notebook cell that defines
 so that compilation is not repeated on every timed run.
 """
 
-STENCIL_RAW_PRELUDE = r'''
-import cupy as cp
-# The best hand-written variant of bench/gpu_diagnostics.py --explore (H200, 2026-11-30): one
-# thread per column and 8 rows, the vertical neighbours rotating through registers, 256 threads
-# per block along the contiguous axis (8192^2: 153 us of kernel time, 85% of the copy ceiling).
-_lap5_kernel = cp.RawKernel(r"""
-extern "C" __global__ void __launch_bounds__(256) lap5(const float* __restrict__ u, float* __restrict__ out, int n, int m) {
-    const int j = blockIdx.x * 256 + threadIdx.x;     // fastest index -> contiguous axis
+# The hand-written one-pass stencil: each thread takes one column j and R consecutive rows; the
+# row above and the row itself rotate through registers, so each output loads 3 values (below,
+# left, right) instead of 5. bench/gpu_diagnostics.py --explore times it for several R, BX, BY.
+LAP5_STRIP_KERNEL = r"""
+extern "C" __global__ void __launch_bounds__(BX * BY) lap_strip(const float* __restrict__ u, float* __restrict__ out, int n, int m) {
+    const int j = blockIdx.x * BX + threadIdx.x;
     if (j >= m) return;
     const bool edge = (j == 0) | (j == m - 1);
-    for (int s = blockIdx.y; (long long)s * 8 < n; s += gridDim.y) {
-        const int i0 = s * 8, i1 = min(i0 + 8, n);
+    for (int s = blockIdx.y * BY + threadIdx.y; (long long)s * R < n; s += gridDim.y * BY) {
+        const int i0 = s * R;
+        const int i1 = min(i0 + R, n);
         const ptrdiff_t k0 = (ptrdiff_t)i0 * m + j;
         if (!edge && i0 >= 1 && i1 <= n - 1) {
+            // interior strip: fixed trip count, fully unrolled, all loads in flight together
             const float* p = u + k0;
             float* q = out + k0;
             float up = p[-(ptrdiff_t)m], mid = p[0];
 #pragma unroll
-            for (int r = 0; r < 8; r++) {
+            for (int r = 0; r < R; r++) {
                 const ptrdiff_t o = (ptrdiff_t)r * m;
                 const float down = p[o + m];
                 q[o] = up + down + p[o - 1] + p[o + 1] - 4.0f * mid;
@@ -35,12 +35,25 @@ extern "C" __global__ void __launch_bounds__(256) lap5(const float* __restrict__
         } else {
             for (int i = i0; i < i1; i++) {
                 const ptrdiff_t k = (ptrdiff_t)i * m + j;
-                out[k] = (!edge && i > 0 && i < n - 1) ? u[k - m] + u[k + m] + u[k - 1] + u[k + 1] - 4.0f * u[k] : 0.0f;
+                float v = 0.0f;
+                if (!edge && i > 0 && i < n - 1) {
+                    v = u[k - m] + u[k + m] + u[k - 1] + u[k + 1] - 4.0f * u[k];
+                }
+                out[k] = v;
             }
         }
     }
 }
-""", "lap5", options=("--fmad=false",))
+"""
+
+STENCIL_RAW_PRELUDE = '''
+import cupy as cp
+from expert_reference import LAP5_STRIP_KERNEL
+# The best variant of bench/gpu_diagnostics.py --explore (H200, 2026-11-30): 8 rows per thread,
+# 256 threads per block along the contiguous axis (8192^2: 153 us of kernel, 85% of the copy
+# ceiling).
+_lap5_kernel = cp.RawKernel("#define R 8\\n#define BX 256\\n#define BY 1\\n" + LAP5_STRIP_KERNEL, "lap_strip",
+                            options=("--fmad=false",))
 
 
 def _lap5(u):
@@ -48,7 +61,7 @@ def _lap5(u):
         u = cp.ascontiguousarray(cp.asarray(u), dtype=cp.float32)
     n, m = u.shape
     out = cp.empty((n, m), dtype=cp.float32)
-    _lap5_kernel(((m + 255) // 256, min((n + 7) // 8, 65535)), (256,), (u, out, cp.int32(n), cp.int32(m)))
+    _lap5_kernel(((m + 255) // 256, min((n + 7) // 8, 65535)), (256, 1), (u, out, cp.int32(n), cp.int32(m)))
     return out
 '''
 

@@ -34,6 +34,9 @@ from typing import Any
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from expert_reference import LAP5_STRIP_KERNEL  # noqa: E402  (the hand-written stencil, one source)
+
 HERE = Path(__file__).resolve().parent
 T0 = time.perf_counter()
 SUMMARY: list[str] = []
@@ -52,6 +55,12 @@ except Exception as e:  # pragma: no cover - CPU machine
 
 def log(*a: Any) -> None:
     print(f"[{time.perf_counter() - T0:6.1f}s]", *a, flush=True)
+
+
+def report(detail: str, line: str) -> None:
+    """A detail line for the log now, a line for the summary table printed last."""
+    log(detail)
+    SUMMARY.append(line)
 
 
 def us(x: float) -> str:
@@ -145,44 +154,6 @@ extern "C" __global__ void lap_base(const float* RESTRICT u, float* RESTRICT out
 }
 """
 
-# Each thread: one column j, R consecutive rows; the row above and the row itself rotate
-# through registers, so each output loads 3 values (below, left, right) instead of 5.
-STRIP_KERNEL = r"""
-extern "C" __global__ void __launch_bounds__(BX * BY) lap_strip(const float* __restrict__ u, float* __restrict__ out, int n, int m) {
-    const int j = blockIdx.x * BX + threadIdx.x;
-    if (j >= m) return;
-    const bool edge = (j == 0) | (j == m - 1);
-    for (int s = blockIdx.y * BY + threadIdx.y; (long long)s * R < n; s += gridDim.y * BY) {
-        const int i0 = s * R;
-        const int i1 = min(i0 + R, n);
-        const ptrdiff_t k0 = (ptrdiff_t)i0 * m + j;
-        if (!edge && i0 >= 1 && i1 <= n - 1) {
-            // interior strip: fixed trip count, fully unrolled, all loads in flight together
-            const float* p = u + k0;
-            float* q = out + k0;
-            float up = p[-(ptrdiff_t)m], mid = p[0];
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                const ptrdiff_t o = (ptrdiff_t)r * m;
-                const float down = p[o + m];
-                q[o] = up + down + p[o - 1] + p[o + 1] - 4.0f * mid;
-                up = mid;
-                mid = down;
-            }
-        } else {
-            for (int i = i0; i < i1; i++) {
-                const ptrdiff_t k = (ptrdiff_t)i * m + j;
-                float v = 0.0f;
-                if (!edge && i > 0 && i < n - 1) {
-                    v = u[k - m] + u[k + m] + u[k - 1] + u[k + 1] - 4.0f * u[k];
-                }
-                out[k] = v;
-            }
-        }
-    }
-}
-"""
-
 
 def stencil_reference(u: Any) -> Any:
     """The workload's NumPy cell, on the host, back on the device for comparison."""
@@ -193,7 +164,7 @@ def stencil_reference(u: Any) -> Any:
 
 
 def strip_kernel(r: int, bx: int, by: int) -> Any:
-    src = f"#define R {r}\n#define BX {bx}\n#define BY {by}\n" + STRIP_KERNEL
+    src = f"#define R {r}\n#define BX {bx}\n#define BY {by}\n" + LAP5_STRIP_KERNEL
     return cp.RawKernel(src, "lap_strip", options=("--fmad=false",))
 
 
@@ -261,11 +232,9 @@ def diag_stencil(explore: bool, ceiling: float) -> dict[str, Any]:
                 "back_to_back_s": t_b2b,
                 "host_per_call_s": t_host,
             }
-            log(
-                f"stencil {n}^2 ENGINE cell: equal={ok}; one exec (harness events) {us(t_ev)} [{frac(t_ev)}]; cupyx gpu {us(t_cupyx)} cpu {us(t_cpu)}; back-to-back {us(t_b2b)} [{frac(t_b2b)}]; host per call {us(t_host)}"
-            )
-            SUMMARY.append(
-                f"stencil {n:>5}^2 engine cell    : exec {us(t_ev):>10} ({100 * ideal / t_ev / ceiling:3.0f}%)  kernel(b2b) {us(t_b2b):>10} ({100 * ideal / t_b2b / ceiling:3.0f}%)  host/call {us(t_host)}  equal={ok}"
+            report(
+                f"stencil {n}^2 ENGINE cell: equal={ok}; one exec (harness events) {us(t_ev)} [{frac(t_ev)}]; cupyx gpu {us(t_cupyx)} cpu {us(t_cpu)}; back-to-back {us(t_b2b)} [{frac(t_b2b)}]; host per call {us(t_host)}",
+                f"stencil {n:>5}^2 engine cell    : exec {us(t_ev):>10} ({100 * ideal / t_ev / ceiling:3.0f}%)  kernel(b2b) {us(t_b2b):>10} ({100 * ideal / t_b2b / ceiling:3.0f}%)  host/call {us(t_host)}  equal={ok}",
             )
             del ns
         variants: list[tuple[str, Callable[[Any, Any], None]]] = [
@@ -332,11 +301,9 @@ def diag_stencil(explore: bool, ceiling: float) -> dict[str, Any]:
                 "back_to_back_s": t_b2b,
                 "host_per_call_s": t_host,
             }
-            log(
-                f"stencil {n}^2 launcher(strip R=8 128x1): equal={ok} one call {us(t_ev)} [{frac(t_ev)}]; b2b {us(t_b2b)}; host per call {us(t_host)}"
-            )
-            SUMMARY.append(
-                f"stencil {n:>5}^2 launcher fn R=8    : exec {us(t_ev):>10} ({100 * ideal / t_ev / ceiling:3.0f}%)  kernel(b2b) {us(t_b2b):>10}  host/call {us(t_host)}  equal={ok}"
+            report(
+                f"stencil {n}^2 launcher(strip R=8 128x1): equal={ok} one call {us(t_ev)} [{frac(t_ev)}]; b2b {us(t_b2b)}; host per call {us(t_host)}",
+                f"stencil {n:>5}^2 launcher fn R=8    : exec {us(t_ev):>10} ({100 * ideal / t_ev / ceiling:3.0f}%)  kernel(b2b) {us(t_b2b):>10}  host/call {us(t_host)}  equal={ok}",
             )
         rec["variants"] = {}
         for name, fn in variants:
@@ -352,11 +319,9 @@ def diag_stencil(explore: bool, ceiling: float) -> dict[str, Any]:
                     "back_to_back_s": t_b2b,
                     "events_one_call_s": t_ev,
                 }
-                log(
-                    f"stencil {n}^2 {name:<22}: equal={ok} kernel {us(t_b2b)} [{frac(t_b2b)}]; one call with launch {us(t_ev)}"
-                )
-                SUMMARY.append(
-                    f"stencil {n:>5}^2 {name:<18}: kernel {us(t_b2b):>10} ({100 * ideal / t_b2b / ceiling:3.0f}%)  one call {us(t_ev):>10}  equal={ok}"
+                report(
+                    f"stencil {n}^2 {name:<22}: equal={ok} kernel {us(t_b2b)} [{frac(t_b2b)}]; one call with launch {us(t_ev)}",
+                    f"stencil {n:>5}^2 {name:<18}: kernel {us(t_b2b):>10} ({100 * ideal / t_b2b / ceiling:3.0f}%)  one call {us(t_ev):>10}  equal={ok}",
                 )
             except Exception as e:
                 rec["variants"][name] = {"error": f"{type(e).__name__}: {e}"[:400]}
@@ -487,7 +452,11 @@ def diag_reduction(ceiling: float, explore: bool) -> dict[str, Any]:
         want = int(cp.count_nonzero(px * px + py * py <= 1.0))
         want1 = int(cp.count_nonzero(px * px + 0.25 <= 1.0))
         for name, fn in forms:
-            if n > 1e8 and not explore and name in ("cp.fuse cp.sum(chain)", "ReductionKernel 2 inputs"):
+            if (
+                n > 1e8
+                and not explore
+                and name in ("cp.fuse cp.sum(chain)", "ReductionKernel 2 inputs")
+            ):
                 continue  # one block: ~173 ms a call at this size (20M shows the same)
             try:
                 got = int(fn())
@@ -496,11 +465,9 @@ def diag_reduction(ceiling: float, explore: bool) -> dict[str, Any]:
                 t_b2b = back_to_back(fn, k=5 if n > 1e8 else 10, reps=3)
                 rec[name] = {"equal": ok, "events_s": t_ev, "back_to_back_s": t_b2b}
                 b = px.nbytes if "1 input" in name else ideal
-                log(
-                    f"reduction n={n:,} {name:<42}: equal={ok} one call {us(t_ev)}  b2b {us(t_b2b)}  [{100 * b / t_b2b / ceiling:.0f}% of copy]"
-                )
-                SUMMARY.append(
-                    f"reduce n={n:>11,} {name:<40}: {us(t_ev):>10} ({100 * b / t_ev / ceiling:3.0f}%) equal={ok}"
+                report(
+                    f"reduction n={n:,} {name:<42}: equal={ok} one call {us(t_ev)}  b2b {us(t_b2b)}  [{100 * b / t_b2b / ceiling:.0f}% of copy]",
+                    f"reduce n={n:>11,} {name:<40}: {us(t_ev):>10} ({100 * b / t_ev / ceiling:3.0f}%) equal={ok}",
                 )
             except Exception as e:
                 rec[name] = {"error": f"{type(e).__name__}: {e}"[:400]}
@@ -677,11 +644,9 @@ def diag_spmv(ceiling: float) -> dict[str, Any]:
             err = float(np.max(np.abs(got - ref)))
             t_ev = events_once(fn, n=20)
             res["forms"][name] = {"max_abs_err": err, "events_s": t_ev}
-            log(
-                f"spmv {name:<44}: {us(t_ev)} ({100 * ideal / t_ev / ceiling:.1f}% of copy) max abs err {err:.1e}"
-            )
-            SUMMARY.append(
-                f"spmv {name:<44}: {us(t_ev):>10} ({100 * ideal / t_ev / ceiling:4.1f}%) err {err:.0e}"
+            report(
+                f"spmv {name:<44}: {us(t_ev)} ({100 * ideal / t_ev / ceiling:.1f}% of copy) max abs err {err:.1e}",
+                f"spmv {name:<44}: {us(t_ev):>10} ({100 * ideal / t_ev / ceiling:4.1f}%) err {err:.0e}",
             )
         except Exception as e:
             res["forms"][name] = {"error": f"{type(e).__name__}: {e}"[:400]}

@@ -364,6 +364,23 @@ export function cFloatLiteral(text: string, dtype: 'float32' | 'float64'): strin
   return dtype === 'float32' ? `${withPoint}f` : withPoint;
 }
 
+/**
+ * A `cp.RawKernel` named `<fnName>_kernel` (compiled with --fmad=false: NumPy's rounding) and the
+ * Python function `fnName` that launches it, as one definition; `body` is the function's lines.
+ */
+export function rawKernelWithLauncher(cp: string, fnName: string, kernelLines: string[], params: string[], body: string[]): string {
+  return [
+    `${fnName}_kernel = ${cp}.RawKernel(r'''`,
+    ...kernelLines,
+    `''', '${fnName}', options=('--fmad=false',))`,
+    '',
+    '',
+    `def ${fnName}(${params.join(', ')}):`,
+    ...body,
+    ''
+  ].join('\n');
+}
+
 /** A valid, unreserved C identifier for a chain parameter. */
 function cName(name: string, taken: Set<string>): string {
   let base = /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !name.startsWith('_raw_') && !C_RESERVED.has(name) ? name : `${name.replace(/\W/g, '')}_`;

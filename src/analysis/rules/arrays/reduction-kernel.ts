@@ -19,7 +19,7 @@
  * booleans float64; `max`/`min` the input's type, NaN-propagating like NumPy; `any`/`all` bool.
  * The block count is fixed by the size, so a float result is the same on every run.
  */
-import { cFloatLiteral } from './fusion';
+import { cFloatLiteral, rawKernelWithLauncher } from './fusion';
 
 export type FusedReduction = 'sum' | 'count_nonzero' | 'mean' | 'max' | 'min' | 'any' | 'all';
 
@@ -118,11 +118,17 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
     ].join('\n');
   }
   const t = s.dtype === 'float32' ? 'float' : 'double';
-  const kname = `${fname}_kernel`;
   const args = s.params.map(p => (p.array ? `const ${t}* __restrict__ ${p.name}_in` : `const ${t} ${p.name}`));
   const loads = s.params.filter(p => p.array).map(p => `${p.name} = ${p.name}_in[_k]`);
   // warp shuffles move 32- or 64-bit words: a bool travels as an int
   const shuffled = f.acc === 'bool' ? '(int)_acc' : '_acc';
+  // folds the warp's 32 accumulators into lane 0's
+  const warpFold = (indent: string): string[] => [
+    `${indent}for (int _o = 16; _o > 0; _o >>= 1) {`,
+    `${indent}    const ${f.acc} _b = __shfl_down_sync(0xffffffffu, ${shuffled}, _o);`,
+    `${indent}    _acc = ${f.combine('_acc', '_b')};`,
+    `${indent}}`
+  ];
   // the kernel's own names start with an underscore: the element expression uses the notebook's
   const kernel = [
     `extern "C" __global__ void __launch_bounds__(${BLOCK}) ${fname}(${args.join(', ')}, long long _n, ${f.acc}* __restrict__ _partial) {`,
@@ -135,18 +141,12 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
     `        _acc = ${f.combine('_acc', '_e')};`,
     '    }',
     `    __shared__ ${f.acc} _warp[${BLOCK / 32}];`,
-    '    for (int _o = 16; _o > 0; _o >>= 1) {',
-    `        const ${f.acc} _b = __shfl_down_sync(0xffffffffu, ${shuffled}, _o);`,
-    `        _acc = ${f.combine('_acc', '_b')};`,
-    '    }',
+    ...warpFold('    '),
     '    if ((threadIdx.x & 31) == 0) _warp[threadIdx.x >> 5] = _acc;',
     '    __syncthreads();',
     '    if (threadIdx.x < 32) {',
     `        _acc = threadIdx.x < ${BLOCK / 32} ? _warp[threadIdx.x] : ${f.identity};`,
-    '        for (int _o = 16; _o > 0; _o >>= 1) {',
-    `            const ${f.acc} _b = __shfl_down_sync(0xffffffffu, ${shuffled}, _o);`,
-    `            _acc = ${f.combine('_acc', '_b')};`,
-    '        }',
+    ...warpFold('        '),
     '        if (threadIdx.x == 0) _partial[blockIdx.x] = _acc;',
     '    }',
     '}'
@@ -159,12 +159,6 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
   const finish = s.reduction === 'mean' ? `_partial.sum() / _n` : `_partial.${f.finish}()`;
   const result = outDtype === accDtype ? finish : `(${finish}).astype(${cp}.${outDtype})`;
   const lines = [
-    `${kname} = ${cp}.RawKernel(r'''`,
-    ...kernel,
-    `''', '${fname}', options=('--fmad=false',))`,
-    '',
-    '',
-    `def ${fname}(${s.params.map(p => p.name).join(', ')}):`,
     '    # one pass over the inputs; converts only what the kernel cannot read as it is',
     `    ${arrays.join(', ')}${arrays.length === 1 ? ',' : ''} = (_a if isinstance(_a, ${cp}.ndarray) and _a.dtype == ${dt} and _a.flags.c_contiguous else ${cp}.ascontiguousarray(${cp}.asarray(_a), dtype=${dt}) for _a in (${arrays.join(', ')}${arrays.length === 1 ? ',' : ''}))`
   ];
@@ -178,9 +172,8 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
     `    _n = ${arrays[0]}.size`,
     `    _blocks = max(1, min((_n + ${BLOCK - 1}) // ${BLOCK}, ${MAX_BLOCKS_TEXT}))`,
     `    _partial = ${cp}.empty(_blocks, dtype=${cp}.${accDtype})`,
-    `    ${kname}((_blocks,), (${BLOCK},), (${s.params.map(scalarArg).join(', ')}, ${cp}.int64(_n), _partial))`,
-    `    return ${result}`,
-    ''
+    `    ${fname}_kernel((_blocks,), (${BLOCK},), (${s.params.map(scalarArg).join(', ')}, ${cp}.int64(_n), _partial))`,
+    `    return ${result}`
   );
-  return lines.join('\n');
+  return rawKernelWithLauncher(cp, fname, kernel, s.params.map(p => p.name), lines);
 }

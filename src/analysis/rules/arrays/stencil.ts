@@ -34,7 +34,7 @@
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, kids, operatorOf } from '../../syntax';
-import { cFloatLiteral } from './fusion';
+import { cFloatLiteral, rawKernelWithLauncher } from './fusion';
 
 export interface SliceStencil {
   /** From the start of the zeros_like statement to the end of the slice assignment. */
@@ -222,19 +222,12 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
           `    ${kernelName}(((m + ${B - 1}) // ${B}, min((n + ${R - 1}) // ${R}, 65535)), (${B},), (u, out, ${cp}.int32(n), ${cp}.int32(m)))`
         ]
       : [`    out = ${cp}.empty(u.shape, dtype=${dt})`, `    ${kernelName}(((u.size + 255) // 256,), (256,), (u, out, ${cp}.int64(u.size)))`];
-  const definition = [
-    `${kernelName} = ${cp}.RawKernel(r'''`,
-    ...kernel,
-    `''', '${fnName}', options=('--fmad=false',))`,
-    '',
-    '',
-    `def ${fnName}(u):`,
+  const definition = rawKernelWithLauncher(cp, fnName, kernel, ['u'], [
     '    # converts only what the kernel cannot read as it is (a host array, another dtype, a view)',
     `    if not (isinstance(u, ${cp}.ndarray) and u.dtype == ${dt} and u.flags.c_contiguous):`,
     `        u = ${cp}.ascontiguousarray(${cp}.asarray(u), dtype=${dt})`,
     ...launch,
-    '    return out',
-    ''
-  ].join('\n');
+    '    return out'
+  ]);
   return { definition, call: `${s.out} = ${fnName}(${inputText})` };
 }
