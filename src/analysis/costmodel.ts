@@ -62,8 +62,18 @@ export const MEASURED_H200 = {
    */
   deviceSecondsPerUniformDraw: 17.5e-12,
   deviceSecondsPerNormalDraw: 45e-12,
-  /** cupyx CSR SpMV, device-resident: 27.8 ms for 20M non-zeros (sparse_matvec_csr "res. dev"). */
-  deviceSparseSecondsPerNonZero: 1.39e-9,
+  /**
+   * cupyx CSR SpMV on a canonical matrix: 0.254 ms for 20M non-zeros (bench/RESULTS.md, run 3,
+   * `bench/gpu_diagnostics.py`).
+   */
+  deviceSparseSecondsPerNonZero: 12.7e-12,
+  /**
+   * A matrix converted from SciPy in the cell is not flagged canonical, and cupyx's product
+   * sorts and merges it first (`sum_duplicates`): 28.3 ms for 20M non-zeros (run 3; run 2's
+   * resident row, 27.8 ms, paid the same). GPU102/flag-sparse-matvec's 19.6 ms leave ~1.0 ns
+   * per non-zero after its copies.
+   */
+  deviceSparseCanonicaliseSecondsPerNonZero: 1.39e-9,
   /**
    * First run of a kernel the cell defines (ElementwiseKernel, RawKernel, fused function):
    * stencil_slices' one-pass RawKernel, first run 203 ms - median 30.6 ms (run 2). CuPy caches
@@ -128,6 +138,8 @@ export interface WorkEstimate {
   filterFlops?: number;
   /** Non-zeros that sparse matrix products stream (per product, times how often it runs). */
   sparseNonZeros?: number;
+  /** Non-zeros of SciPy matrices the cell converts to the device (sorted again on the device). */
+  sparseNonZerosFromHost?: number;
   /** Kernels the cell itself defines (compiled at its first run, not in the resident form). */
   kernelsDefined?: number;
   /**
@@ -152,7 +164,7 @@ export const NOT_A_SPEEDUP = 1.2;
 
 /** The cell rewritten on its own: its copies charged (see the module comment). */
 export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVICE_PROFILE): Prediction {
-  const resident = estimate({ ...work, hostToDeviceBytes: 0, deviceToHostBytes: 0 }, device);
+  const resident = estimate(residentWork(work), device);
   const cell = estimate(work, device);
   const speedup = cell.gpuSeconds > 0 ? cell.cpuSeconds / cell.gpuSeconds : 1;
   const residentSpeedup = resident.gpuSeconds > 0 ? resident.cpuSeconds / resident.gpuSeconds : 1;
@@ -164,8 +176,10 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
   if (speedup < NOT_A_SPEEDUP && fitsOnDevice(cell.bytes, device) && residentSpeedup >= NOT_A_SPEEDUP && cell.transferSeconds > 0) {
     reason =
       `${formatBytes(cell.bytes)}: not a speedup as a single cell (${formatSpeedup(speedup)}): copying its inputs to the device` +
-      `${work.deviceToHostBytes > 0 ? ' and its results back' : ''} takes ${formatSeconds(cell.transferSeconds)} against ` +
-      `${formatSeconds(cell.cpuSeconds)} on the CPU; it pays only with the data kept on the device across cells ` +
+      `${work.deviceToHostBytes > 0 ? ' and its results back' : ''} takes ${formatSeconds(cell.transferSeconds)}` +
+      `${(work.sparseNonZerosFromHost ?? 0) > 0 ? ' (and the converted matrix is sorted again on the device)' : ''}, ` +
+      `the whole cell ${formatSeconds(cell.gpuSeconds)} against ${formatSeconds(cell.cpuSeconds)} on the CPU; ` +
+      `it pays only with the data kept on the device across cells ` +
       `(whole-notebook rewrite: ${formatSpeedup(residentSpeedup)})`;
   } else if (compile > 0 && firstRunSpeedup < NOT_A_SPEEDUP && speedup >= NOT_A_SPEEDUP) {
     reason = `${reason}; its first run also compiles ${plural(work.kernelsDefined ?? 0, 'kernel', 'kernels')} (~${formatSeconds(compile)}): ${formatSpeedup(firstRunSpeedup)} that time`;
@@ -183,7 +197,7 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
 
 /** The cell inside the whole-notebook rewrite: data on the device, kernels defined once. */
 export function predictResident(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVICE_PROFILE): Prediction {
-  const resident = estimate({ ...work, hostToDeviceBytes: 0, deviceToHostBytes: 0 }, device);
+  const resident = estimate(residentWork(work), device);
   const speedup = resident.gpuSeconds > 0 ? resident.cpuSeconds / resident.gpuSeconds : 1;
   return {
     speedup,
@@ -194,6 +208,11 @@ export function predictResident(work: WorkEstimate, device: DeviceProfile = DEFA
     firstRunSeconds: resident.gpuSeconds,
     residentSpeedup: speedup
   };
+}
+
+/** The work with its data already on the device: no copies, matrices built there (canonical). */
+function residentWork(work: WorkEstimate): WorkEstimate {
+  return { ...work, hostToDeviceBytes: 0, deviceToHostBytes: 0, sparseNonZerosFromHost: 0 };
 }
 
 interface Estimate {
@@ -237,6 +256,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     streamed / (device.deviceBandwidth * KERNEL_BANDWIDTH_EFFICIENCY) +
     work.flops / deviceFlops +
     nonZeros * MEASURED_H200.deviceSparseSecondsPerNonZero +
+    (work.sparseNonZerosFromHost ?? 0) * MEASURED_H200.deviceSparseCanonicaliseSecondsPerNonZero +
     (work.uniformDraws ?? 0) * MEASURED_H200.deviceSecondsPerUniformDraw +
     (work.normalDraws ?? 0) * MEASURED_H200.deviceSecondsPerNormalDraw;
   const gpuSeconds = computeSeconds + transferSeconds;

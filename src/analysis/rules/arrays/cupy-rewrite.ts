@@ -1270,6 +1270,10 @@ export function estimateWork(
     // a CSR matrix copies its data (8 bytes), column indices (4) and row pointers (4 a row)
     const sparseBytes = v.kind === 'sparse' ? sparseRows * (SPARSE_NONZEROS_PER_ROW * 12 + 4) : 0;
     work.hostToDeviceBytes += v.size !== undefined ? v.size * itemSize(v.dtype) : sparseBytes;
+    if (v.kind === 'sparse') {
+      // converted in the cell, so not known to be canonical: its product sorts it first
+      work.sparseNonZerosFromHost = (work.sparseNonZerosFromHost ?? 0) + sparseRows * SPARSE_NONZEROS_PER_ROW;
+    }
   }
   for (const name of bringBack) {
     const v = model.valueAfter(name, cell);
