@@ -1,0 +1,242 @@
+"""The CUDA kernels GPU103 generates, run on the CPU against NumPy (CI has no GPU).
+
+Each `cp.RawKernel` source in a GPU103 flag fixture's expected candidate is compiled with g++
+under a small SIMT emulation: one std::thread per CUDA thread of a block, `__syncthreads` a
+block barrier, `__shfl_down_sync` an exchange through per-warp slots. Small grids force the
+grid-stride loops and partial tiles. The stencil kernels must match NumPy bit for bit (the
+emulation is built with -ffp-contract=off, as the kernels are with --fmad=false); the
+reductions must give NumPy's count/extremum exactly and its float32 mean within 1e-6.
+Skipped where g++ with C++20 <barrier> is missing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import pathlib
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "rules" / "GPU103"
+
+STUB = r"""
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <algorithm>
+#include <barrier>
+#include <memory>
+#include <thread>
+#include <vector>
+using std::min; using std::max;
+struct dim3_ { unsigned x = 0, y = 0, z = 0; };
+static thread_local dim3_ threadIdx, blockIdx;
+static dim3_ blockDim, gridDim;
+#define __global__
+#define __launch_bounds__(x)
+#define __restrict__ __restrict
+struct Block {
+  std::unique_ptr<std::barrier<>> all;
+  std::vector<std::unique_ptr<std::barrier<>>> warp;
+  std::vector<std::vector<unsigned long long>> slot;
+};
+static Block* g_block;
+static inline void __syncthreads() { g_block->all->arrive_and_wait(); }
+template <class T> static inline T __shfl_down_sync(unsigned, T v, int o, int width = 32) {
+  unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  unsigned long long bits = 0;
+  std::memcpy(&bits, &v, sizeof(T));
+  g_block->slot[w][lane] = bits;
+  g_block->warp[w]->arrive_and_wait();
+  T out = v;
+  if ((int)((lane % width) + o) < width) {
+    unsigned long long b = g_block->slot[w][lane + o];
+    std::memcpy(&out, &b, sizeof(T));
+  }
+  g_block->warp[w]->arrive_and_wait();
+  return out;
+}
+static inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
+static inline double __longlong_as_double(long long i) {
+  double f; std::memcpy(&f, &i, 8); return f;
+}
+"""
+
+
+def _kernel_source(case: str) -> tuple[str, str]:
+    src = (FIXTURES / case / "expected.py").read_text()
+    code = re.search(r"cp\.RawKernel\(r'''\n(.*?)\n'''", src, re.S).group(1)  # type: ignore[union-attr]
+    name = re.search(r"void (?:__launch_bounds__\(\d+\) )?(\w+)\(", code).group(1)  # type: ignore[union-attr]
+    # the emulation runs one block at a time: a static array serves as the block's shared memory
+    return code.replace("__shared__", "static"), name
+
+
+def _build(tmp: pathlib.Path, case: str, driver: str) -> ctypes.CDLL:
+    code, _ = _kernel_source(case)
+    cpp = tmp / f"{case}.cpp"
+    cpp.write_text(STUB + code + driver)
+    lib = tmp / f"{case}.so"
+    r = subprocess.run(
+        [
+            "g++",
+            "-std=c++20",
+            "-O1",
+            "-ffp-contract=off",
+            "-shared",
+            "-fPIC",
+            "-pthread",
+            "-o",
+            str(lib),
+            str(cpp),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    return ctypes.CDLL(str(lib))
+
+
+def _cxx20() -> bool:
+    if not shutil.which("g++"):
+        return False
+    r = subprocess.run(
+        ["g++", "-std=c++20", "-x", "c++", "-fsyntax-only", "-"],
+        input="#include <barrier>\n",
+        capture_output=True,
+        text=True,
+    )
+    return r.returncode == 0
+
+
+pytestmark = pytest.mark.skipif(not _cxx20(), reason="needs g++ with C++20 <barrier>")
+
+
+def _ptr(a: np.ndarray) -> ctypes.c_void_p:
+    return a.ctypes.data_as(ctypes.c_void_p)
+
+
+def test_2d_stencil_bitwise_equal_to_numpy_on_any_shape(tmp_path: pathlib.Path) -> None:
+    _, name = _kernel_source("flag-slice-stencil-one-pass")
+    driver = f"""
+extern "C" void run(const float* u, float* out, int n, int m, int gy) {{
+    gridDim.x = (m + 127) / 128; gridDim.y = gy; blockDim.x = 128; blockDim.y = 1;
+    for (unsigned by = 0; by < gridDim.y; by++) for (unsigned bx = 0; bx < gridDim.x; bx++)
+        for (unsigned tx = 0; tx < 128; tx++) {{
+            blockIdx.x = bx; blockIdx.y = by; threadIdx.x = tx; {name}(u, out, n, m);
+        }}
+}}
+"""
+    lib = _build(tmp_path, "flag-slice-stencil-one-pass", driver)
+    for shape in [
+        (1, 1),
+        (1, 5),
+        (5, 1),
+        (2, 3),
+        (3, 3),
+        (9, 9),
+        (17, 33),
+        (129, 1000),
+        (4099, 77),
+    ]:
+        for gy in (
+            min((shape[0] + 7) // 8, 65535),
+            3,
+        ):  # the launcher's grid, and a grid-stride one
+            u = np.random.default_rng(1).random(shape, dtype=np.float32)
+            out = np.full(shape, 7, np.float32)
+            lib.run(_ptr(u), _ptr(out), shape[0], shape[1], gy)
+            want = np.zeros_like(u)
+            want[1:-1, 1:-1] = (
+                u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
+            )
+            assert np.array_equal(out, want), (shape, gy)
+
+
+def test_1d_stencil_equal_to_numpy(tmp_path: pathlib.Path) -> None:
+    _, name = _kernel_source("flag-stencil-1d")
+    driver = f"""
+extern "C" void run(const double* u, double* out, long long n) {{
+    blockDim.x = 256; gridDim.x = (n + 255) / 256;
+    for (unsigned bx = 0; bx < gridDim.x; bx++) for (unsigned tx = 0; tx < 256; tx++) {{
+        blockIdx.x = bx; threadIdx.x = tx; {name}(u, out, n);
+    }}
+}}
+"""
+    lib = _build(tmp_path, "flag-stencil-1d", driver)
+    for n in (1, 2, 3, 1000, 4097):
+        f = np.linspace(0.0, 1.0, n) ** 2
+        out = np.full(n, 7.0)
+        lib.run(_ptr(f), _ptr(out), ctypes.c_longlong(n))
+        want = np.zeros_like(f)
+        want[1:-1] = (f[:-2] - 2 * f[1:-1] + f[2:]) / 0.01
+        assert np.array_equal(out, want), n
+
+
+REDUCTIONS = {
+    # case: (element type, accumulator type, NumPy, how the launcher folds the partials)
+    "flag-reduction": ("double", "long long", lambda a, b: np.sum((a * a + b * b) <= 1.0), np.sum),
+    "flag-count-nonzero-in-expression": (
+        "double",
+        "long long",
+        lambda a, b: np.count_nonzero(a * a + b * b <= 1.0),
+        np.sum,
+    ),
+    "flag-max-relative-error": (
+        "float",
+        "float",
+        lambda a, b: np.max(np.abs(a - b) / (np.abs(b) + np.float32(1e-6))),
+        np.max,
+    ),
+    "flag-any-comparison": ("double", "bool", lambda a, b: np.any(a * a + b * b > 1.9999), np.any),
+    "flag-mean-float32": (
+        "float",
+        "double",
+        lambda a, b: np.mean(a * b - np.float32(0.25) * a + np.float32(1.0)),
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REDUCTIONS))
+def test_reduction_kernel_matches_numpy(tmp_path: pathlib.Path, case: str) -> None:
+    ct, acc, numpy_fn, fold = REDUCTIONS[case]
+    _, name = _kernel_source(case)
+    driver = f"""
+extern "C" void run(const {ct}* a, const {ct}* b, long long n, {acc}* partial, int blocks) {{
+    gridDim.x = blocks; blockDim.x = 256;
+    for (int bx = 0; bx < blocks; bx++) {{
+        Block blk;
+        blk.all = std::make_unique<std::barrier<>>(256);
+        for (int w = 0; w < 8; w++) {{
+            blk.warp.push_back(std::make_unique<std::barrier<>>(32));
+            blk.slot.emplace_back(32);
+        }}
+        g_block = &blk;
+        std::vector<std::thread> ts;
+        for (int t = 0; t < 256; t++)
+            ts.emplace_back([=] {{ threadIdx.x = t; blockIdx.x = bx; {name}(a, b, n, partial); }});
+        for (auto& t : ts) t.join();
+    }}
+}}
+"""
+    lib = _build(tmp_path, case, driver)
+    dt = np.float64 if ct == "double" else np.float32
+    pdt = {"long long": np.int64, "double": np.float64, "float": np.float32, "bool": np.bool_}[acc]
+    rng = np.random.default_rng(3)
+    for n in (1, 5, 1000, 70_001):
+        a = rng.random(n).astype(dt) * dt(1.414)
+        b = rng.random(n).astype(dt)
+        if case == "flag-max-relative-error" and n > 5:
+            a[n // 2] = np.nan  # NumPy's max propagates NaN; so must the kernel
+        blocks = max(1, min((n + 255) // 256, 7))  # few blocks: the grid-stride loop runs
+        partial = np.zeros(blocks, pdt)
+        lib.run(_ptr(a), _ptr(b), ctypes.c_longlong(n), _ptr(partial), blocks)
+        want = numpy_fn(a, b)
+        if fold is None:  # mean: the launcher divides the double sum and rounds to float32
+            assert np.isclose(np.float32(partial.sum() / n), want, rtol=1e-6), n
+        else:
+            got = fold(partial)
+            assert (np.isnan(got) and np.isnan(want)) or got == want, (n, got, want)
