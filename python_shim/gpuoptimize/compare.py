@@ -600,7 +600,11 @@ def compare_random_scalar(
     why = None
     if fixed:
         where = "per side" if len(fixed) == 2 else f"on the {fixed[0].split()[0]} side"
-        why = f"seeded: one draw {where} ({'; '.join(fixed)}), so the repeats have no spread"
+        why = (
+            f"seeded: one draw {where} ({'; '.join(fixed)}): every run started from the same "
+            "random state (a seed in the cell, or NumPy's global stream, which the harness "
+            "restores before each run), so the repeats have no spread"
+        )
     elif min(len(a), len(b)) < MIN_SCALAR_REPEATS:
         why = (
             f"only {len(a)} baseline and {len(b)} candidate runs (a comparison by statistics "
