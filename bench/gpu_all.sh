@@ -18,7 +18,7 @@ timeout 100 python3 bench/gpu_diagnostics.py --out "$OUT/diag" 2>&1
 echo "== GPU-only harness tests"
 timeout 90 python3 -m pytest -q -s -p no:cacheprovider test/python/test_harness_gpu.py 2>&1 | tee "$OUT/pytest_gpu.txt"
 echo "== rule fixtures on the GPU"
-timeout 90 python3 test/fixtures/rules/verify_on_gpu.py 2>&1 | tee "$OUT/verify_fixtures.txt"
+timeout 150 python3 test/fixtures/rules/verify_on_gpu.py 2>&1 | tee "$OUT/verify_fixtures.txt"
 echo "== table"
 cat "$OUT/bench/table.txt" 2>/dev/null
 echo "== diagnostics table"
