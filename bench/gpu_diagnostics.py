@@ -274,37 +274,6 @@ def diag_stencil(explore: bool, ceiling: float) -> dict[str, Any]:
                 variants.append(
                     (f"strip R={r} {bx}x{by}", strip_launch(strip_kernel(r, bx, by), r, bx, by))
                 )
-        if explore:
-            # the launcher a cell would call: convert only when needed, allocate, launch
-            k8 = strip_kernel(8, 128, 1)
-
-            def lap_launcher(a: Any) -> Any:
-                if a.dtype != cp.float32 or not a.flags.c_contiguous:
-                    a = cp.ascontiguousarray(a, dtype=cp.float32)
-                n_, m_ = a.shape
-                o = cp.empty((n_, m_), dtype=cp.float32)
-                k8(
-                    ((m_ + 127) // 128, min((n_ + 7) // 8, 65535)),
-                    (128, 1),
-                    (a, o, np.int32(n_), np.int32(m_)),
-                )
-                return o
-
-            cellfn = lambda: lap_launcher(u)  # noqa: E731
-            ok = bool(cp.array_equal(cellfn(), ref))
-            t_ev = events_once(cellfn)
-            t_b2b = back_to_back(cellfn)
-            t_host = host_launch(cellfn)
-            rec["launcher_R8_128"] = {
-                "bitwise_equal": ok,
-                "events_one_exec_s": t_ev,
-                "back_to_back_s": t_b2b,
-                "host_per_call_s": t_host,
-            }
-            report(
-                f"stencil {n}^2 launcher(strip R=8 128x1): equal={ok} one call {us(t_ev)} [{frac(t_ev)}]; b2b {us(t_b2b)}; host per call {us(t_host)}",
-                f"stencil {n:>5}^2 launcher fn R=8    : exec {us(t_ev):>10} ({100 * ideal / t_ev / ceiling:3.0f}%)  kernel(b2b) {us(t_b2b):>10}  host/call {us(t_host)}  equal={ok}",
-            )
         rec["variants"] = {}
         for name, fn in variants:
             try:
