@@ -365,14 +365,25 @@ function languageNames(language: Language): LanguageNames {
   const types: string[] = [];
   const named: boolean[] = [];
   for (let id = 0; id < language.nodeTypeCount; id++) {
-    types.push(language.nodeTypeForId(id) ?? 'ERROR');
+    types.push(internalized(language.nodeTypeForId(id) ?? 'ERROR'));
     named.push(language.nodeTypeIsNamed(id));
   }
   const fields: (string | null)[] = [null];
   for (let id = 1; id <= language.fieldCount; id++) {
-    fields.push(language.fieldNameForId(id));
+    const name = language.fieldNameForId(id);
+    fields.push(name === null ? null : internalized(name));
   }
   return { types, named, fields };
+}
+
+/**
+ * The engine's own (internalized) copy of a string read from wasm memory. The names web-tree-sitter
+ * decodes are plain heap strings: every `node.type === 'call'` compared their characters; an
+ * internalized string equals a literal by identity. A property key is internalized, so the key
+ * read back is.
+ */
+function internalized(s: string): string {
+  return Object.keys({ [s]: 0 })[0];
 }
 
 /**
