@@ -81,28 +81,20 @@ export class CellCache {
 }
 
 export function parseCell(parser: PythonParser, input: CellInput): CellModel {
-  const base = { id: input.id, index: input.index, kind: input.kind, source: input.source };
+  // literals, not spreads: every cell model starts with the same shape (the rules read them a lot)
+  const cell: CellModel = { id: input.id, index: input.index, kind: input.kind, source: input.source, mask: null, tree: null, facts: null };
   if (input.kind !== 'code') {
-    return { ...base, mask: null, tree: null, facts: null };
+    return cell;
   }
   if (input.source.length > MAX_CELL_CHARS) {
-    return {
-      ...base,
-      mask: null,
-      tree: null,
-      facts: null,
-      skipped: `cell is ${input.source.length} characters; cells over ${MAX_CELL_CHARS} are not analysed`
-    };
+    cell.skipped = `cell is ${input.source.length} characters; cells over ${MAX_CELL_CHARS} are not analysed`;
+    return cell;
   }
   const mask = maskIPython(input.source);
+  cell.mask = mask;
   if (mask.foreignCellMagic) {
-    return {
-      ...base,
-      mask,
-      tree: null,
-      facts: null,
-      skipped: `%%${mask.foreignCellMagic} cell: not Python, not analysed`
-    };
+    cell.skipped = `%%${mask.foreignCellMagic} cell: not Python, not analysed`;
+    return cell;
   }
   let masked = mask.masked;
   let abCell: string | undefined;
@@ -117,8 +109,13 @@ export function parseCell(parser: PythonParser, input: CellInput): CellModel {
     }
   }
   const tree = parser.parse(masked);
-  const facts = collectFacts(tree.rootNode);
-  return { ...base, mask, tree, facts, syntaxError: tree.rootNode.hasError, ...(abCell ? { abCell } : {}) };
+  cell.tree = tree;
+  cell.facts = collectFacts(tree.rootNode);
+  cell.syntaxError = tree.rootNode.hasError;
+  if (abCell) {
+    cell.abCell = abCell;
+  }
+  return cell;
 }
 
 /** The line that splits a `%%gpuoptimize` cell into baseline and candidate (as magic.py's SPLIT_LINE). */
