@@ -11,6 +11,7 @@ import { maskIPython } from '../../src/analysis/ipython';
 import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser, SyntaxNode } from '../../src/analysis/parser';
 import type { Rule } from '../../src/analysis/rules/types';
+import { walk } from '../../src/analysis/syntax';
 import { RULES } from '../../src/analysis/rules/registry';
 import type { CellInput, RuntimeValueInfo } from '../../src/analysis/types';
 import { cellsOf, parser, percentCells } from './helpers';
@@ -216,6 +217,43 @@ describe('tree copy', () => {
         compare(p.parse(masked).rootNode, raw.rootNode);
       } finally {
         raw.delete();
+      }
+    }
+  });
+
+  it('lists nodes in pre-order, and walk() visits what recursion over named children would', () => {
+    // what walk() did before it ran over tree.nodes: recursion through namedChildren
+    const recursive = (n: SyntaxNode, visit: (k: SyntaxNode) => boolean, out: SyntaxNode[]): void => {
+      out.push(n);
+      if (visit(n)) {
+        n.namedChildren.forEach(c => recursive(c, visit, out));
+      }
+    };
+    for (const source of cellPool()) {
+      const tree = p.parse(maskIPython(source).masked);
+      const preorder: SyntaxNode[] = [];
+      const all = (n: SyntaxNode): void => {
+        preorder.push(n);
+        n.children.forEach(all);
+      };
+      all(tree.rootNode);
+      const same = (a: readonly SyntaxNode[], b: readonly SyntaxNode[]): boolean => a.length === b.length && a.every((n, k) => n === b[k]);
+      expect(same(tree.nodes, preorder)).toBe(true);
+      tree.nodes.forEach((n, k) => {
+        expect(n.order).toBe(k);
+        expect(n.subtreeEnd).toBe(k + 1 + n.children.reduce((acc, c) => acc + (c.subtreeEnd - c.order), 0));
+      });
+      // prune under calls and at every third node: the pruned subtrees must be skipped alike
+      const prune = (k: SyntaxNode): boolean => k.type !== 'call' && k.order % 3 !== 1;
+      for (const start of [tree.rootNode, ...tree.nodes.filter(n => n.type === 'expression_statement' || n.type === 'block')]) {
+        const expected: SyntaxNode[] = [];
+        recursive(start, prune, expected);
+        const seen: SyntaxNode[] = [];
+        walk(start, k => {
+          seen.push(k);
+          return prune(k);
+        });
+        expect(same(seen, expected)).toBe(true);
       }
     }
   });
