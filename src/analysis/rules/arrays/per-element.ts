@@ -92,7 +92,7 @@ export function perElementPython(root: SyntaxNode, model: NotebookModel, cell: C
       if (n.type === 'identifier') {
         vars.add(n.text);
       }
-      kids(n).forEach(rec);
+      recChildren(n, rec);
     };
     if (left) {
       rec(left);
@@ -113,7 +113,7 @@ export function perElementPython(root: SyntaxNode, model: NotebookModel, cell: C
           return;
         }
       }
-      kids(n).forEach(rec);
+      recChildren(n, rec);
     };
     rec(body);
     return hit;
@@ -165,10 +165,18 @@ export function perElementPython(root: SyntaxNode, model: NotebookModel, cell: C
         }
       }
     }
-    kids(n).forEach(rec);
+    recChildren(n, rec);
   };
   rec(root);
   return reason;
+}
+
+/** `visit` on each named child (an index loop: no iterator or callback per child). */
+function recChildren(n: SyntaxNode, visit: (c: SyntaxNode) => void): void {
+  const cs = kids(n);
+  for (let k = 0; k < cs.length; k++) {
+    visit(cs[k]);
+  }
 }
 
 function mentionsAny(n: SyntaxNode, names: ReadonlySet<string>): boolean {
