@@ -7,7 +7,7 @@
  * cell (`N = 4000`) sizes arrays in another. Runtime information from the kernel, when given,
  * overrides what literals suggest.
  */
-import { CellFacts, collectFacts } from './facts';
+import { AssignmentFact, CellFacts, collectFacts, ImportFact } from './facts';
 import { maskIPython, MaskResult } from './ipython';
 import type { PythonParser, SyntaxNode, SyntaxTree } from './parser';
 import { callArguments, field, kids, operatorOf, unparen } from './syntax';
@@ -271,6 +271,8 @@ class BindingMap extends Map<string, Binding[]> {
 }
 
 const NO_BINDINGS: readonly Binding[] = [];
+const NO_IMPORTS: readonly ImportFact[] = [];
+const NO_ASSIGNMENTS: readonly AssignmentFact[] = [];
 
 /** One cell's bindings, and the names whose bindings or runtime reports computing them read. */
 interface CellBindings {
@@ -318,7 +320,9 @@ export class NotebookModel {
     this.cellList = cells;
     this.rt = runtime;
     for (const cell of cells) {
-      for (const imp of cell.facts?.imports ?? []) {
+      const imports = cell.facts?.imports ?? NO_IMPORTS;
+      for (let k = 0; k < imports.length; k++) {
+        const imp = imports[k];
         if (imp.local === '*') {
           this.starImports.add(imp.qualified);
         } else {
@@ -380,7 +384,9 @@ export class NotebookModel {
   private bindCell(cell: CellModel): Binding[] {
     const entries: Binding[] = [];
     const bindings = this.bindings as BindingMap;
-    for (const a of cell.facts?.assignments ?? []) {
+    const assignments = cell.facts?.assignments ?? NO_ASSIGNMENTS;
+    for (let k = 0; k < assignments.length; k++) {
+      const a = assignments[k];
       const value = a.augmented
         ? this.valueBefore(a.name, cell, a.statement.startIndex)
         : a.value
@@ -916,24 +922,23 @@ function buildUsers(cells: readonly CellModel[]): Map<string, NameUsers> {
     }
     return e;
   };
-  for (const cell of cells) {
-    for (const name of cell.facts?.reads ?? []) {
-      entry(name).readers.push(cell);
-    }
+  // Set.forEach and index loops: no iterator object per name (this runs for every update)
+  for (let k = 0; k < cells.length; k++) {
+    const cell = cells[k];
+    cell.facts?.reads.forEach(name => entry(name).readers.push(cell));
   }
-  for (const cell of cells) {
-    for (const name of cell.facts?.writes ?? []) {
-      entry(name).writers.push(cell);
-    }
+  for (let k = 0; k < cells.length; k++) {
+    const cell = cells[k];
+    cell.facts?.writes.forEach(name => entry(name).writers.push(cell));
   }
-  for (const e of index.values()) {
-    for (const c of e.readers) {
-      e.indices.push(c.index);
+  index.forEach(e => {
+    for (let k = 0; k < e.readers.length; k++) {
+      e.indices.push(e.readers[k].index);
     }
-    for (const c of e.writers) {
-      e.indices.push(c.index);
+    for (let k = 0; k < e.writers.length; k++) {
+      e.indices.push(e.writers[k].index);
     }
-  }
+  });
   return index;
 }
 
