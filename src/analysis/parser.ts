@@ -32,7 +32,6 @@ export class SyntaxNode {
   /** Where this node's subtree ends in that list (exclusive): its descendants are `order + 1 .. subtreeEnd - 1`. */
   subtreeEnd: number;
   parent: SyntaxNode | null = null;
-  children: readonly SyntaxNode[] = EMPTY;
   namedChildren: readonly SyntaxNode[] = EMPTY;
   /**
    * Scratch slots for the analysis (one field each instead of a Map keyed by node): what a
@@ -46,8 +45,13 @@ export class SyntaxNode {
   nameValue: string | null = null;
   /** What `callArguments` read from this call (it depends on the tree only). */
   argsCache: { positional: SyntaxNode[]; keywords: Map<string, SyntaxNode> } | null = null;
-  /** NAMED | MISSING | HAS_ERROR bits (one field instead of three). */
+  /** NAMED | MISSING | HAS_ERROR | COMPACT bits (one field instead of four). */
   private flags: number;
+  /**
+   * The children; while COMPACT, anonymous leaves (punctuation, keywords, operators) are still
+   * numbers there (rows of `tree.leaves`), made into nodes when `children` is first read.
+   */
+  private childList: readonly (SyntaxNode | number)[] = EMPTY;
   private textCache: string | undefined;
 
   constructor(
@@ -87,9 +91,29 @@ export class SyntaxNode {
     return (this.flags & HAS_ERROR) !== 0;
   }
 
-  /** Set by the copy once the children are known (a child with an error makes its parent have one). */
-  markError(): void {
-    this.flags |= HAS_ERROR;
+  /** All children, named and anonymous (the anonymous leaves are made into nodes on first use). */
+  get children(): readonly SyntaxNode[] {
+    if ((this.flags & COMPACT) !== 0) {
+      const list = this.childList;
+      const out = new Array<SyntaxNode>(list.length);
+      for (let k = 0; k < list.length; k++) {
+        const c = list[k];
+        out[k] = typeof c === 'number' ? this.tree.leafNode(c, this) : c;
+      }
+      this.childList = Object.freeze(out);
+      this.flags &= ~COMPACT;
+    }
+    return this.childList as readonly SyntaxNode[];
+  }
+
+  /**
+   * Set by the copy once the children are known: `list` holds nodes and (compact) leaf rows,
+   * `named` the named nodes among them, `err` whether one of them has an error.
+   */
+  setChildren(list: readonly (SyntaxNode | number)[], named: readonly SyntaxNode[], compact: boolean, err: boolean): void {
+    this.childList = list;
+    this.namedChildren = named;
+    this.flags |= (compact ? COMPACT : 0) | (err ? HAS_ERROR : 0);
   }
 
   get isError(): boolean {
@@ -163,10 +187,11 @@ export class SyntaxNode {
 
   /** The first child filling `name` (like web-tree-sitter's `childForFieldName`). */
   childForFieldName(name: string): SyntaxNode | null {
-    const cs = this.children;
+    const cs = this.childList;
     for (let k = 0; k < cs.length; k++) {
-      if (cs[k].fieldName === name) {
-        return cs[k];
+      const c = cs[k];
+      if (typeof c === 'number' ? this.tree.leafField(c) === name : c.fieldName === name) {
+        return typeof c === 'number' ? this.children[k] : c;
       }
     }
     return null;
@@ -208,13 +233,49 @@ export class SyntaxNode {
 /** A parsed cell: the root node and the source it was parsed from. Holds no wasm memory. */
 export class SyntaxTree {
   rootNode!: SyntaxNode;
-  /** The id of `rootNode`; its nodes have ids `firstId .. firstId + nodes.length - 1`. */
+  /**
+   * The id of `rootNode`; its nodes have ids `firstId .. firstId + nodes.length - 1`, the
+   * anonymous leaves the ids after those.
+   */
   firstId = 0;
-  /** Every node (named and anonymous) in pre-order: `rootNode` first. */
+  /**
+   * Every node but the anonymous leaves, in pre-order: `rootNode` first. (Anonymous leaves are
+   * kept as rows of `leaves` until their parent's `children` is read; walks skip them anyway.)
+   */
   nodes: readonly SyntaxNode[] = EMPTY;
+  /** LEAF_FIELDS numbers a row: type id, start, end, field id, missing (1 or 0). */
+  leaves: readonly number[] = [];
   private lineStarts: number[] | null = null;
 
-  constructor(readonly source: string) {}
+  constructor(
+    readonly source: string,
+    private readonly names: LanguageNames
+  ) {}
+
+  /** The anonymous leaf of row `row` as a node (its parent makes it once, when asked). */
+  leafNode(row: number, parent: SyntaxNode): SyntaxNode {
+    const at = row * LEAF_FIELDS;
+    const l = this.leaves;
+    const fieldId = l[at + 3];
+    const node = new SyntaxNode(
+      this,
+      this.names.types[l[at]] ?? 'ERROR',
+      false,
+      l[at + 4] === 1,
+      l[at + 1],
+      l[at + 2],
+      fieldId ? this.names.fields[fieldId] ?? null : null,
+      this.nodes.length + row
+    );
+    node.parent = parent;
+    return node;
+  }
+
+  /** The field an anonymous leaf fills, without making the node. */
+  leafField(row: number): string | null {
+    const fieldId = this.leaves[row * LEAF_FIELDS + 3];
+    return fieldId ? this.names.fields[fieldId] ?? null : null;
+  }
 
   /** Kept for callers written against web-tree-sitter's Tree: nothing to free. */
   delete(): void {
@@ -247,6 +308,10 @@ const EMPTY: readonly SyntaxNode[] = Object.freeze([]);
 const NAMED = 1;
 const MISSING = 2;
 const HAS_ERROR = 4;
+/** `childList` still holds leaf rows (numbers). */
+const COMPACT = 8;
+/** Numbers per row of `SyntaxTree.leaves`. */
+const LEAF_FIELDS = 5;
 /** A MISSING node has an error; so has an ERROR node (tree-sitter's symbol 0xffff, type 'ERROR'). */
 function errorBits(isMissing: boolean): number {
   return isMissing ? MISSING | HAS_ERROR : HAS_ERROR;
@@ -392,49 +457,69 @@ function internalized(s: string): string {
  * subtree (`subtreeEnd`), so walks can run over that array without recursion.
  */
 function copyTree(source: string, cursor: CursorOps, names: LanguageNames): SyntaxTree {
-  const out = new SyntaxTree(source);
+  const out = new SyntaxTree(source, names);
   const nodes: SyntaxNode[] = [];
+  const leaves: number[] = [];
   const { types, named: namedTypes, fields } = names;
-  const make = (parent: SyntaxNode | null): SyntaxNode => {
-    const typeId = cursor.typeId();
-    const fieldId = parent ? cursor.fieldId() : 0;
-    const start = cursor.startIndex();
-    const end = cursor.endIndex();
-    // namedness follows the (alias) symbol's metadata; only zero-width nodes can be MISSING
-    const isNamed = typeId < namedTypes.length ? namedTypes[typeId] : cursor.isNamed();
-    const isMissing = start === end && cursor.isMissing();
+  const make = (typeId: number, isNamed: boolean, isMissing: boolean, start: number, end: number, fieldId: number, parent: SyntaxNode | null): SyntaxNode => {
     const node = new SyntaxNode(out, types[typeId] ?? 'ERROR', isNamed, isMissing, start, end, fieldId ? fields[fieldId] ?? null : null, nodes.length);
     node.parent = parent;
     nodes.push(node);
     return node;
   };
-  const root = make(null);
   // the open ancestors of the cursor's node; the children made so far, all open ancestors'
   // together (each ancestor's are the top of the list from where `firsts` says)
   const parents: SyntaxNode[] = [];
   const firsts: number[] = [];
-  const pending: SyntaxNode[] = [];
-  let current = root;
+  const pending: (SyntaxNode | number)[] = [];
+  /**
+   * Reads the node under the cursor (a child of `parent`) into `pending`: a node, or for an
+   * anonymous leaf a row of `leaves` (returns null: nothing to descend into).
+   */
+  const arrive = (parent: SyntaxNode): SyntaxNode | null => {
+    const typeId = cursor.typeId();
+    const fieldId = cursor.fieldId();
+    const start = cursor.startIndex();
+    const end = cursor.endIndex();
+    // namedness follows the (alias) symbol's metadata; only zero-width nodes can be MISSING
+    const isNamed = typeId < namedTypes.length ? namedTypes[typeId] : cursor.isNamed();
+    const isMissing = start === end && cursor.isMissing();
+    if (!isNamed) {
+      if (!cursor.gotoFirstChild()) {
+        pending.push(leaves.length / LEAF_FIELDS);
+        leaves.push(typeId, start, end, fieldId, isMissing ? 1 : 0);
+        return null;
+      }
+      // an anonymous node with children (rare): a node like the others
+      cursor.gotoParent();
+    }
+    const node = make(typeId, isNamed, isMissing, start, end, fieldId, parent);
+    pending.push(node);
+    return node;
+  };
+  const rootTypeId = cursor.typeId();
+  const rootStart = cursor.startIndex();
+  const rootEnd = cursor.endIndex();
+  const root = make(rootTypeId, rootTypeId < namedTypes.length ? namedTypes[rootTypeId] : cursor.isNamed(), rootStart === rootEnd && cursor.isMissing(), rootStart, rootEnd, 0, null);
+  let current: SyntaxNode | null = root;
   for (;;) {
-    if (cursor.gotoFirstChild()) {
+    if (current !== null && cursor.gotoFirstChild()) {
       parents.push(current);
       firsts.push(pending.length);
-      current = make(current);
-      pending.push(current);
+      current = arrive(current);
       continue;
     }
     // current is a leaf: climb until a sibling exists
     let moved = false;
     while (parents.length > 0) {
       if (cursor.gotoNextSibling()) {
-        current = make(parents[parents.length - 1]);
-        pending.push(current);
+        current = arrive(parents[parents.length - 1]);
         moved = true;
         break;
       }
       const first = firsts.pop()!;
       // one exact-size array per parent
-      finish(parents.pop()!, pending.slice(first), nodes.length);
+      finish(parents.pop()!, pending.slice(first), nodes.length, leaves);
       pending.length = first;
       cursor.gotoParent();
     }
@@ -444,29 +529,43 @@ function copyTree(source: string, cursor: CursorOps, names: LanguageNames): Synt
   }
   out.rootNode = root;
   out.nodes = nodes;
+  out.leaves = leaves;
   out.firstId = nextNodeId;
-  nextNodeId += nodes.length;
+  nextNodeId += nodes.length + leaves.length / LEAF_FIELDS;
   return out;
 }
 
 /** The `count` named nodes among `children`, in an array of exactly that size. */
-function namedOf(children: readonly SyntaxNode[], count: number): SyntaxNode[] {
+function namedOf(children: readonly (SyntaxNode | number)[], count: number): SyntaxNode[] {
   const out = new Array<SyntaxNode>(count);
   let j = 0;
   for (let k = 0; k < children.length; k++) {
-    if (children[k].isNamed) {
-      out[j++] = children[k];
+    const c = children[k];
+    if (typeof c !== 'number' && c.isNamed) {
+      out[j++] = c;
     }
   }
   return out;
 }
 
-/** Sets a node's children once they are all made (`end`: where its subtree ends in pre-order). */
-function finish(n: SyntaxNode, children: SyntaxNode[], end: number): void {
+/**
+ * Sets a node's children once they are all made (`end`: where its subtree ends in pre-order;
+ * `leaves`: the rows the numbers among `children` point to).
+ */
+function finish(n: SyntaxNode, children: (SyntaxNode | number)[], end: number, leaves: readonly number[]): void {
   let named = 0;
+  let rows = 0;
   let err = false;
   for (let k = 0; k < children.length; k++) {
     const c = children[k];
+    if (typeof c === 'number') {
+      rows++;
+      // a MISSING leaf is an error of its parent
+      if (leaves[c * LEAF_FIELDS + 4] === 1) {
+        err = true;
+      }
+      continue;
+    }
     if (c.isNamed) {
       named++;
     }
@@ -474,12 +573,10 @@ function finish(n: SyntaxNode, children: SyntaxNode[], end: number): void {
       err = true;
     }
   }
-  n.children = Object.freeze(children);
+  const list = Object.freeze(children);
   // most nodes have only named children or none: share the array then
-  n.namedChildren = named === children.length ? n.children : named === 0 ? EMPTY : Object.freeze(namedOf(children, named));
-  if (err) {
-    n.markError();
-  }
+  const namedList = named === children.length ? (list as readonly SyntaxNode[]) : named === 0 ? EMPTY : Object.freeze(namedOf(children, named));
+  n.setChildren(list, namedList, rows > 0, err);
   n.subtreeEnd = end;
 }
 
