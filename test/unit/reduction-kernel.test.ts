@@ -21,6 +21,29 @@ function gpu103(setup: string, cell: string): string {
   return s!.candidate;
 }
 
+describe('GPU103 reduction launchers', () => {
+  it('never lets a notebook name shadow a launcher or kernel internal (_blocks, _n, _partial...)', () => {
+    const setup = 'import numpy as np\n_blocks = np.random.rand(40_000_000)\n_n = np.random.rand(40_000_000)\n_acc = 2.0';
+    const c = gpu103(setup, 'hits = np.count_nonzero(_blocks * _n <= _acc)');
+    const def = /^def (\w+)\((.*)\):$/m.exec(c)!;
+    expect(def[2].split(', ').every(p => !p.startsWith('_'))).toBe(true);
+    expect(c).toContain(`hits = ${def[1]}(_blocks_gpu, _n_gpu, _acc)`);
+  });
+  it('raises as NumPy does for max/min of an empty array, warns for mean', () => {
+    const c = gpu103(SETUP('float32'), 'hi = np.max(np.abs(x - y) * 2.0 + 1.0)');
+    expect(c).toContain("    if _n == 0:\n        raise ValueError('zero-size array to reduction operation maximum which has no identity')");
+    const m = gpu103(SETUP('float32'), 'm = np.mean(x * y + 2.0 * x)');
+    expect(m).toContain("warnings.warn('Mean of empty slice.', RuntimeWarning, stacklevel=2)");
+  });
+  it('never casts: another dtype than the inferred one raises TypeError (both kernel forms)', () => {
+    for (const cell of ['s = np.sum(x * y + 2.0 * x)', 'e = (0.5 * x * x + 2.0 * x + 1.0).sum()']) {
+      const c = gpu103(SETUP('float32'), cell);
+      expect(c).not.toContain('asarray(_a), dtype');
+      expect(c).toMatch(/raise TypeError\(f'\w+ was generated for float32 arrays/);
+    }
+  });
+});
+
 describe('GPU103 reductions over a chain', () => {
   it.each([
     ['n_in = np.count_nonzero(x * x + y * y <= 1.0)', 'float64', 'cp.empty(_blocks, dtype=cp.int64)', 'return _partial.sum()'],
@@ -46,7 +69,7 @@ describe('GPU103 reductions over a chain', () => {
 
   it('uses a cp.ReductionKernel (CUB) for the float sum of one whole array, accumulating float32 in double', () => {
     const c = gpu103(SETUP('float32'), 'e = (0.5 * x * x + 2.0 * x + 1.0).sum()');
-    expect(c).toContain("e_reduce = cp.ReductionKernel(\n    'float32 x', 'float32 r',\n    '(double)(0.5f * x * x + 2.0f * x + 1.0f)'");
+    expect(c).toContain("e_reduce_kernel = cp.ReductionKernel(\n    'float32 x', 'float32 r',\n    '(double)(0.5f * x * x + 2.0f * x + 1.0f)'");
     expect(c).toContain("reduce_type='double'");
     expect(c).toContain('e = e_reduce(x_gpu)');
   });

@@ -381,10 +381,17 @@ export function rawKernelWithLauncher(cp: string, fnName: string, kernelLines: s
   ].join('\n');
 }
 
-/** A valid, unreserved C identifier for a chain parameter. */
+/**
+ * A valid, unreserved C identifier for a chain parameter. It never starts with an underscore:
+ * every name the generated kernels and launchers declare themselves does (`_n`, `_blocks`,
+ * `_partial`, `_acc`, `_in_<param>`..., and CuPy's `_ind`, `_raw_`, `_in_ind`...), so a
+ * notebook's `_blocks` becomes `blocks` (or `blocks2` when `blocks` is taken) and cannot
+ * overwrite them.
+ */
 function cName(name: string, taken: Set<string>): string {
-  let base = /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !name.startsWith('_raw_') && !C_RESERVED.has(name) ? name : `${name.replace(/\W/g, '')}_`;
-  if (!/^[A-Za-z_]/.test(base) || C_RESERVED.has(base)) {
+  let base = /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !C_RESERVED.has(name) ? name : `${name.replace(/\W/g, '')}_`;
+  base = base.replace(/^_+/, '');
+  if (!/^[A-Za-z]/.test(base) || C_RESERVED.has(base)) {
     base = `a_${base}`;
   }
   let out = base;
@@ -461,7 +468,8 @@ function cExpression(
         const op = operatorOf(node);
         const arg = field(node, 'argument');
         const t = arg ? emit(arg) : null;
-        return t === null || (op !== '-' && op !== '+') ? null : `${op}${t}`;
+        // `- -x` must not become `--x` (a C decrement)
+        return t === null || (op !== '-' && op !== '+') ? null : /^[-+]/.test(t) ? `${op}(${t})` : `${op}${t}`;
       }
       case 'comparison_operator': {
         const parts = kids(node);

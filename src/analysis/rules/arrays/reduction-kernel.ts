@@ -4,7 +4,8 @@
  * element and folded in the same pass, so nothing of array size is written.
  *
  * Two forms (references/cupy.md#fused-reductions has the measurements):
- * - one whole input array (a plain name: contiguous): `cp.ReductionKernel`. CuPy runs a
+ * - one input array named by a plain name (the launcher copies a view such as `big[:, 0]` to a
+ *   contiguous array first): `cp.ReductionKernel`. CuPy runs a
  *   single-input ReductionKernel through CUB's device reduction, map expression included
  *   (H200: 200M float64 in 451 us, 85% of the copy ceiling, against 3.2 ms op by op).
  * - several inputs, a view, or `mean`: a `cp.RawKernel` (grid-stride loop, warp shuffles, one
@@ -17,7 +18,12 @@
  * float32 (accumulated in double, rounded once: at least as accurate as NumPy's pairwise float32
  * sum, so the two agree to about one float32 ulp of the total); `mean` of float32 float32, of
  * booleans float64; `max`/`min` the input's type, NaN-propagating like NumPy; `any`/`all` bool.
- * The block count is fixed by the size, so a float result is the same on every run.
+ * The block count is fixed by the size, so a float result is the same on every run. Counts and
+ * extrema equal NumPy's exactly when the element uses only `+ - * /`, `sqrt` and comparisons
+ * (correctly rounded in CUDA and NumPy alike, with --fmad=false); `exp`, `log`, `pow`, trig...
+ * differ from NumPy's (SIMD) versions by an ulp or so, which can move a value across a
+ * comparison or change a max in its last bit. Empty input: max/min raise ValueError as NumPy
+ * does, mean warns and returns nan, sum/count 0, any False, all True.
  */
 import { cFloatLiteral, rawKernelWithLauncher } from './fusion';
 
@@ -100,7 +106,35 @@ const BLOCK = 256;
  */
 const MAX_BLOCKS_TEXT = '4 * 256';
 
-/** The definition text (kernel object, and the launcher for the RawKernel form). */
+/**
+ * The launcher's first lines: a host array or a view is copied to a C-contiguous device array
+ * (its dtype kept); an array of another dtype than the one the kernel was generated for raises
+ * TypeError (converting it would silently round float64 data to float32).
+ */
+function inputChecks(s: ReductionKernelSpec, fname: string, cp: string, arrays: string[]): string[] {
+  const dt = `${cp}.${s.dtype}`;
+  const message = (v: string): string => `            raise TypeError(f'${fname} was generated for ${s.dtype} arrays (the dtype the analysis inferred), got {${v}.dtype}: rerun the analysis')`;
+  if (arrays.length === 1) {
+    const [x] = arrays;
+    return [
+      '    # copies only what the kernel cannot read as it is (a host array, a view); never casts',
+      `    if not (isinstance(${x}, ${cp}.ndarray) and ${x}.flags.c_contiguous):`,
+      `        ${x} = ${cp}.ascontiguousarray(${cp}.asarray(${x}))`,
+      `    if ${x}.dtype != ${dt}:`,
+      message(x).slice(4)
+    ];
+  }
+  const tuple = arrays.join(', ');
+  return [
+    '    # copies only what the kernel cannot read as it is (a host array, a view); never casts',
+    `    ${tuple} = (_a if isinstance(_a, ${cp}.ndarray) and _a.flags.c_contiguous else ${cp}.ascontiguousarray(${cp}.asarray(_a)) for _a in (${tuple}))`,
+    `    for _a in (${tuple}):`,
+    `        if _a.dtype != ${dt}:`,
+    message('_a')
+  ];
+}
+
+/** The definition text (kernel object and the launcher function that checks its inputs). */
 export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: string): string {
   const f = foldOf(s);
   const q = (text: string): string => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -108,18 +142,24 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
     const p = s.params.map(x => `${s.dtype} ${x.name}`).join(', ');
     const reduceType = f.acc === 'double' && s.dtype === 'float32' ? ",\n    reduce_type='double'" : '';
     const post = f.out === s.dtype && f.acc === 'double' && s.dtype === 'float32' ? 'r = (float)a' : 'r = a';
+    const x = s.params[0].name;
     return [
-      `${fname} = ${cp}.ReductionKernel(`,
+      `${fname}_kernel = ${cp}.ReductionKernel(`,
       `    ${q(p)}, ${q(`${f.out} r`)},`,
       `    ${q(f.map)},  # each element, as an accumulator value`,
       `    ${q(f.combine('a', 'b'))}, ${q(post)}, ${q(f.identity)},`,
-      `    ${q(fname)}${reduceType}, options=('--fmad=false',))`,
+      `    ${q(`${fname}_kernel`)}${reduceType}, options=('--fmad=false',))`,
+      '',
+      '',
+      `def ${fname}(${x}):`,
+      ...inputChecks(s, fname, cp, [x]),
+      `    return ${fname}_kernel(${x})`,
       ''
     ].join('\n');
   }
   const t = s.dtype === 'float32' ? 'float' : 'double';
-  const args = s.params.map(p => (p.array ? `const ${t}* __restrict__ ${p.name}_in` : `const ${t} ${p.name}`));
-  const loads = s.params.filter(p => p.array).map(p => `${p.name} = ${p.name}_in[_k]`);
+  const args = s.params.map(p => (p.array ? `const ${t}* __restrict__ _in_${p.name}` : `const ${t} ${p.name}`));
+  const loads = s.params.filter(p => p.array).map(p => `${p.name} = _in_${p.name}[_k]`);
   // warp shuffles move 32- or 64-bit words: a bool travels as an int
   const shuffled = f.acc === 'bool' ? '(int)_acc' : '_acc';
   // folds the warp's 32 accumulators into lane 0's
@@ -158,18 +198,27 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
   const scalarArg = (p: { name: string; array: boolean }): string => (p.array ? p.name : `${dt}(${p.name})`);
   const finish = s.reduction === 'mean' ? `_partial.sum() / _n` : `_partial.${f.finish}()`;
   const result = outDtype === accDtype ? finish : `(${finish}).astype(${cp}.${outDtype})`;
-  const lines = [
-    '    # one pass over the inputs; converts only what the kernel cannot read as it is',
-    `    ${arrays.join(', ')}${arrays.length === 1 ? ',' : ''} = (_a if isinstance(_a, ${cp}.ndarray) and _a.dtype == ${dt} and _a.flags.c_contiguous else ${cp}.ascontiguousarray(${cp}.asarray(_a), dtype=${dt}) for _a in (${arrays.join(', ')}${arrays.length === 1 ? ',' : ''}))`
-  ];
+  const lines = inputChecks(s, fname, cp, arrays);
   if (arrays.length > 1) {
     lines.push(
       `    if ${arrays.slice(1).map(a => `${a}.shape != ${arrays[0]}.shape`).join(' or ')}:`,
       `        ${arrays.join(', ')} = (${cp}.ascontiguousarray(_a) for _a in ${cp}.broadcast_arrays(${arrays.join(', ')}))`
     );
   }
+  lines.push(`    _n = ${arrays[0]}.size`);
+  if (s.reduction === 'max' || s.reduction === 'min') {
+    // NumPy raises here; the kernel would return its identity (-inf / +inf, or a bool)
+    const op = s.reduction === 'max' ? 'maximum' : 'minimum';
+    lines.push('    if _n == 0:', `        raise ValueError('zero-size array to reduction operation ${op} which has no identity')`);
+  } else if (s.reduction === 'mean') {
+    // NumPy warns and returns nan (0 / 0 below)
+    lines.push(
+      '    if _n == 0:',
+      '        import warnings',
+      "        warnings.warn('Mean of empty slice.', RuntimeWarning, stacklevel=2)"
+    );
+  }
   lines.push(
-    `    _n = ${arrays[0]}.size`,
     `    _blocks = max(1, min((_n + ${BLOCK - 1}) // ${BLOCK}, ${MAX_BLOCKS_TEXT}))`,
     `    _partial = ${cp}.empty(_blocks, dtype=${cp}.${accDtype})`,
     `    ${fname}_kernel((_blocks,), (${BLOCK},), (${s.params.map(scalarArg).join(', ')}, ${cp}.int64(_n), _partial))`,

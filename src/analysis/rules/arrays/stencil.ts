@@ -23,8 +23,9 @@
  * thread per element 248 us of kernel time (52% of the copy ceiling); 8 rows per thread 155 us
  * (84%); 4 to 16 rows and 128 to 256 threads per block all within 2%; 1 row per thread 321 us.
  * The cell calls a launcher function defined with the kernel (in the import cell under the
- * notebook plan) that converts its input only when it is not already a C-contiguous device
- * array of the kernel's dtype, allocates the output and launches: about 10 us of host time.
+ * notebook plan) that copies its input only when it is not already a C-contiguous device array
+ * (never casting: another dtype than the inferred one raises TypeError), returns an empty input's
+ * empty output without launching, allocates the output and launches: about 10 us of host time.
  *
  * Recognised: a 1-D or 2-D float32/float64 array `u` of known shape; `out = np.zeros_like(u)`
  * immediately followed by `out[1:-1(, 1:-1)] = <expr>` where `<expr>` combines views
@@ -115,7 +116,8 @@ export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: C
         case 'unary_operator': {
           const arg = field(n, 'argument');
           const t = arg ? emit(arg, tap) : null;
-          return t === null || operatorOf(n) !== '-' ? null : `-${t}`;
+          // `- -u[...]` must not become `--u[...]` (a C decrement)
+          return t === null || operatorOf(n) !== '-' ? null : /^[-+]/.test(t) ? `-(${t})` : `-${t}`;
         }
         case 'binary_operator': {
           const op = operatorOf(n);
@@ -219,13 +221,17 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
       ? [
           '    n, m = u.shape',
           `    out = ${cp}.empty((n, m), dtype=${dt})`,
+          '    if out.size == 0:',
+          '        return out  # no grid to launch',
           `    ${kernelName}(((m + ${B - 1}) // ${B}, min((n + ${R - 1}) // ${R}, 65535)), (${B},), (u, out, ${cp}.int32(n), ${cp}.int32(m)))`
         ]
-      : [`    out = ${cp}.empty(u.shape, dtype=${dt})`, `    ${kernelName}(((u.size + 255) // 256,), (256,), (u, out, ${cp}.int64(u.size)))`];
+      : [`    out = ${cp}.empty(u.shape, dtype=${dt})`, '    if out.size == 0:', '        return out  # no grid to launch', `    ${kernelName}(((u.size + 255) // 256,), (256,), (u, out, ${cp}.int64(u.size)))`];
   const definition = rawKernelWithLauncher(cp, fnName, kernel, ['u'], [
-    '    # converts only what the kernel cannot read as it is (a host array, another dtype, a view)',
-    `    if not (isinstance(u, ${cp}.ndarray) and u.dtype == ${dt} and u.flags.c_contiguous):`,
-    `        u = ${cp}.ascontiguousarray(${cp}.asarray(u), dtype=${dt})`,
+    '    # copies only what the kernel cannot read as it is (a host array, a view); never casts',
+    `    if not (isinstance(u, ${cp}.ndarray) and u.flags.c_contiguous):`,
+    `        u = ${cp}.ascontiguousarray(${cp}.asarray(u))`,
+    `    if u.dtype != ${dt}:`,
+    `        raise TypeError(f'${fnName} was generated for ${s.dtype} input (the dtype the analysis inferred), got {u.dtype}: rerun the analysis')`,
     ...launch,
     '    return out'
   ]);
