@@ -89,8 +89,15 @@ export function arrayOutcome(
  * device-resident one pays, or the first run (kernel compile) loses: a line for the
  * explanation and how much confidence it costs.
  */
-function singleCellCaveat(p: Prediction, minSpeedup: number): { text: string; penalty: number } | null {
+export function singleCellCaveat(p: Prediction, minSpeedup: number): { text: string; penalty: number } | null {
   const resident = p.residentSpeedup ?? p.speedup;
+  if (p.speedup < NOT_A_SPEEDUP && resident < NOT_A_SPEEDUP) {
+    // kept only because the user's minimum is itself under 1.2x: no figure here is a speedup
+    return {
+      text: `This is not a speedup: predicted ${formatSpeedup(p.speedup)} as a single cell (copies included) and ${formatSpeedup(resident)} with the data kept on the device across cells; it is shown only because the minimum speedup is set to ${formatSpeedup(minSpeedup)}.`,
+      penalty: 0.3
+    };
+  }
   if (p.speedup < NOT_A_SPEEDUP) {
     return {
       text: `As a single cell this is not a speedup (predicted ${formatSpeedup(p.speedup)}, copies included); it is suggested because with the data kept on the device across cells it is predicted ${formatSpeedup(resident)}: prefer the whole-notebook rewrite.`,
