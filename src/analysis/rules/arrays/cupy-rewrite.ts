@@ -66,6 +66,8 @@ export interface ArrayCellAnalysis {
   chains: ElementwiseChain[];
   /** A recognised slice stencil, rewritten as one RawKernel writing the whole output. */
   stencil: { name: string; taps: number; ndim: number } | null;
+  /** Sparse matrices made canonical (`M.sum_duplicates()`) where they are built on the device. */
+  canonicalized?: string[];
   /**
    * Kernel definitions (ElementwiseKernel objects, fused functions, RawKernels) the candidate
    * needs; in the cell's prologue, unless the plan hoists them (`ResidencyContext.hoisted`).
@@ -477,7 +479,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       }
     }
   }
-  edits.push(...canonicalAtConstruction(root, refs));
+  const canonical = canonicalAtConstruction(root, refs, model, cell);
+  edits.push(...canonical.edits);
   for (const rw of rangeRewrites) {
     for (let k = edits.length - 1; k >= 0; k--) {
       if (edits[k].start >= rw.start && edits[k].end <= rw.end && !(edits[k].start === edits[k].end && (edits[k].start === rw.start || edits[k].start === rw.end))) {
@@ -733,6 +736,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     sizeKnown: largest?.size !== undefined,
     chains,
     stencil: stencil ? { name: stencilName, taps: stencil.taps, ndim: stencil.ndim } : null,
+    canonicalized: canonical.names,
     // named after the function the cell calls (a launcher `def` after its kernel object, if any)
     definitions: fused.definitions.map(text => ({ name: (/^def (\w+)/m.exec(text) ?? /^(\w+)/.exec(text))?.[1] ?? '', text })),
     arrayOperators,
@@ -745,10 +749,13 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
  * `M = cupyx.scipy.sparse.csr_matrix(...)` (a top-level assignment) is followed by
  * `M.sum_duplicates()`: a matrix with duplicate entries (SciPy allows them) is otherwise sorted
  * and merged inside its first product, and again in every fresh copy of it (measured on the H200:
- * 28 ms for 20M non-zeros, where the product itself takes 0.22 ms). Once, where it is built.
+ * 28 ms for 20M non-zeros, where the product itself takes 0.22 ms). Once, where it is built,
+ * and only when nothing after it (later in the cell, or a later cell) reads the attributes that
+ * merging duplicates changes (`nnz`, `data`, `indices`, `indptr`, `has_canonical_format`).
  */
-function canonicalAtConstruction(root: SyntaxNode, refs: LibraryRef[]): TextEdit[] {
+function canonicalAtConstruction(root: SyntaxNode, refs: LibraryRef[], model: NotebookModel, cell: CellModel): { edits: TextEdit[]; names: string[] } {
   const out: TextEdit[] = [];
+  const names: string[] = [];
   for (const r of refs) {
     if (r.action !== 'cupy' || !/^scipy\.sparse\.(csr|csc)_(matrix|array)$/.test(r.qualified)) {
       continue;
@@ -758,10 +765,33 @@ function canonicalAtConstruction(root: SyntaxNode, refs: LibraryRef[]): TextEdit
     const left = assign?.type === 'assignment' && field(assign, 'right')?.id === call?.id ? field(assign, 'left') : null;
     const stmt = assign?.parent;
     if (left?.type === 'identifier' && stmt?.type === 'expression_statement' && stmt.parent?.id === root.id) {
+      const later = model.readersAfter(left.text, cell).map(c => c.tree?.rootNode);
+      if (readsStructure(root, left.text, stmt.endIndex) || later.some(r => !r || readsStructure(r, left.text, 0))) {
+        continue;
+      }
       out.push(insert(stmt.endIndex, `\n${left.text}.sum_duplicates()  # canonical once, here (products would sort it at first use)`));
+      names.push(left.text);
     }
   }
-  return out;
+  return { edits: out, names };
+}
+
+/** Sparse-matrix attributes that `sum_duplicates()` changes when the matrix had duplicates. */
+const SPARSE_STRUCTURE = new Set(['nnz', 'data', 'indices', 'indptr', 'has_canonical_format']);
+
+/** Whether `root` reads `name.<structural attribute>` at or after offset `from`. */
+function readsStructure(root: SyntaxNode, name: string, from: number): boolean {
+  let found = false;
+  walk(root, n => {
+    if (found || n.endIndex < from) {
+      return !found && n.endIndex >= from;
+    }
+    if (n.type === 'attribute' && n.startIndex >= from && field(n, 'object')?.type === 'identifier' && field(n, 'object')?.text === name && SPARSE_STRUCTURE.has(field(n, 'attribute')?.text ?? '')) {
+      found = true;
+    }
+    return !found;
+  });
+  return found;
 }
 
 function isValueIdentifierOrAttr(n: SyntaxNode): boolean {
