@@ -7,6 +7,11 @@ grid-stride loops and partial tiles. The stencil kernels must match NumPy bit fo
 emulation is built with -ffp-contract=off, as the kernels are with --fmad=false); the
 reductions must give NumPy's count/extremum exactly and its float32 mean within 1e-6.
 Skipped where g++ with C++20 <barrier> is missing.
+
+`test_generated_launcher_matches_numpy` (below) executes each fixture's generated launcher text
+as written (CuPy test double, RawKernel bound to the compiled emulation) against the fixture's
+own NumPy cell, for n in {0, 1, 31, 33, ...} and an all-False any(); the earlier tests keep
+hand-written references because they force small grids (grid-stride loops, partial tiles).
 """
 
 from __future__ import annotations
@@ -240,3 +245,192 @@ extern "C" void run(const {ct}* a, const {ct}* b, long long n, {acc}* partial, i
         else:
             got = fold(partial)
             assert (np.isnan(got) and np.isnan(want)) or got == want, (n, got, want)
+
+
+# --- The generated launchers, executed as written -------------------------------------------
+# Each case's expected.py target cell (launcher definitions and the call) runs under the CuPy
+# TEST DOUBLE (testdouble_cupy: NumPy underneath) with `cp.RawKernel` bound to the kernel
+# compiled here under the SIMT emulation, against the fixture's notebook.py target cell run with
+# NumPy on the same inputs: the setup cell with every integer literal >= 1000 replaced by the
+# size under test. What stays untested here: the one-input cp.ReductionKernel form (the double
+# has no ReductionKernel), and anything about real GPU behaviour (verify_on_gpu.py does that).
+
+DOUBLE = pathlib.Path(__file__).resolve().parent / "testdouble_cupy"
+_CTYPES = {
+    "double": ctypes.c_double,
+    "float": ctypes.c_float,
+    "long long": ctypes.c_longlong,
+    "int": ctypes.c_int,
+}
+
+
+def _cells(path: pathlib.Path) -> tuple[str, str]:
+    parts = re.split(r"^# %%.*$", path.read_text(), flags=re.M)
+    return parts[1], parts[2]
+
+
+def _emulated_raw_kernel(tmp: pathlib.Path):  # noqa: ANN202
+    class RawKernel:
+        """`cp.RawKernel` for the double: the CUDA C compiled with g++ under the emulation."""
+
+        def __init__(self, code: str, name: str, **_kw: object) -> None:
+            m = re.search(r"void (?:__launch_bounds__\(\d+\) )?(\w+)\((.*?)\) \{", code)
+            assert m and m.group(1) == name
+            params = [p.strip() for p in m.group(2).split(",")]
+            self.kinds = []
+            for p in params:
+                ptr = "*" in p
+                ctype = p.replace("const ", "").replace("__restrict__", "").split("*")[0].strip()
+                if not ptr:
+                    ctype = " ".join(ctype.split()[:-1])
+                self.kinds.append((ptr, ctype))
+            names = [f"p{k}" for k in range(len(params))]
+            decl = ", ".join(
+                f"{'void*' if ptr else ct} {nm}"
+                for (ptr, ct), nm in zip(self.kinds, names, strict=True)
+            )
+            call = ", ".join(
+                f"({ct}*){nm}" if ptr else nm
+                for (ptr, ct), nm in zip(self.kinds, names, strict=True)
+            )
+            driver = f"""
+extern "C" void run({decl}, int gx, int gy, int bx) {{
+    gridDim.x = gx; gridDim.y = gy; blockDim.x = bx; blockDim.y = 1;
+    for (int by = 0; by < gy; by++) for (int b = 0; b < gx; b++) {{
+        Block blk;
+        blk.all = std::make_unique<std::barrier<>>(bx);
+        for (int w = 0; w < (bx + 31) / 32; w++) {{
+            blk.warp.push_back(std::make_unique<std::barrier<>>(32));
+            blk.slot.emplace_back(32);
+        }}
+        g_block = &blk;
+        std::vector<std::thread> ts;
+        for (int t = 0; t < bx; t++)
+            ts.emplace_back([=] {{
+                threadIdx.x = t; blockIdx.x = b; blockIdx.y = by; {name}({call});
+            }});
+        for (auto& t : ts) t.join();
+    }}
+}}
+"""
+            cpp = tmp / f"{name}.cpp"
+            cpp.write_text(STUB + code.replace("__shared__", "static") + driver)
+            lib = tmp / f"{name}.so"
+            r = subprocess.run(
+                [
+                    "g++",
+                    "-std=c++20",
+                    "-O1",
+                    "-ffp-contract=off",
+                    "-shared",
+                    "-fPIC",
+                    "-pthread",
+                    "-o",
+                    str(lib),
+                    str(cpp),
+                ],
+                capture_output=True,
+                text=True,
+            )
+            assert r.returncode == 0, r.stderr[-3000:]
+            self.run = ctypes.CDLL(str(lib)).run
+
+        def __call__(self, grid: tuple, block: tuple, args: tuple) -> None:
+            assert len(args) == len(self.kinds)
+            grid = tuple(grid) + (1,) * (2 - len(grid))
+            assert all(g > 0 for g in grid), grid  # CUDA refuses a zero grid
+            cargs = []
+            for (ptr, ct), a in zip(self.kinds, args, strict=True):
+                if ptr:
+                    assert isinstance(a, np.ndarray) and a.flags.c_contiguous
+                    cargs.append(_ptr(a))
+                else:
+                    cargs.append(_CTYPES[ct](a.item() if hasattr(a, "item") else a))
+            self.run(*cargs, int(grid[0]), int(grid[1]), int(block[0]))
+
+    return RawKernel
+
+
+@pytest.fixture
+def double_cupy(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
+    import importlib
+    import sys
+
+    monkeypatch.syspath_prepend(str(DOUBLE))
+    for mod in [m for m in sys.modules if m == "cupy" or m.startswith("cupy.")]:
+        monkeypatch.delitem(sys.modules, mod)
+    cp = importlib.import_module("cupy")
+    assert cp.IS_TEST_DOUBLE
+    monkeypatch.setattr(cp, "RawKernel", _emulated_raw_kernel(tmp_path))
+    yield cp
+    for mod in [m for m in sys.modules if m == "cupy" or m.startswith("cupy.")]:
+        del sys.modules[mod]
+
+
+def _outcome(code: str, env: dict) -> tuple[str, dict]:
+    import contextlib
+    import io
+    import warnings
+
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            exec(compile(code, "<cell>", "exec"), env)  # noqa: S102
+        except Exception as e:  # noqa: BLE001  (the same exception is the expected outcome)
+            return type(e).__name__, env
+    return "ok", env
+
+
+LAUNCHED = {
+    # case: (sizes, result names, an all-False/zero variant)
+    "flag-reduction": ((0, 1, 31, 33, 1000), ["inside"], False),
+    "flag-count-nonzero-in-expression": ((0, 31, 33, 1000), ["pi_estimate"], False),
+    "flag-max-relative-error": ((0, 1, 31, 33, 1000), ["worst"], False),
+    "flag-any-comparison": ((0, 31, 33, 1000), ["outside"], True),
+    "flag-mean-float32": ((0, 31, 33, 1000), ["m"], False),
+    "flag-reduction-underscore-names": ((0, 31, 33, 1000), ["hits"], False),
+    "flag-stencil-1d": ((0, 1, 2, 31, 33, 1000), ["d2"], False),
+    "flag-stencil-double-negation": ((0, 1, 31, 33), ["g"], False),
+    "flag-slice-stencil-one-pass": ((0, 1, 2, 31, 33, 130), ["lap"], False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LAUNCHED))
+def test_generated_launcher_matches_numpy(double_cupy, case: str) -> None:  # noqa: ANN001
+    sizes, results, zeros_variant = LAUNCHED[case]
+    setup, target = _cells(FIXTURES / case / "notebook.py")
+    expected = (FIXTURES / case / "expected.py").read_text()
+    gpu_code = re.sub(r"^import cupy as cp\n", "", expected)
+    for size in sizes:
+        for zeroed in (False, True) if zeros_variant else (False,):
+            small = re.sub(
+                r"\b\d[\d_]{3,}\b",
+                lambda m, size=size: (
+                    str(size) if int(m.group().replace("_", "")) >= 1000 else m.group()
+                ),
+                setup,
+            )
+            base: dict = {}
+            exec(small, base)  # noqa: S102
+            if zeroed:  # e.g. any() over an all-False mask
+                for k, v in list(base.items()):
+                    if isinstance(v, np.ndarray):
+                        base[k] = np.zeros_like(v)
+            want_status, want = _outcome(target, {**base})
+            got_status, got = _outcome(gpu_code, {**base, "cp": double_cupy})
+            assert got_status == want_status, (case, size, zeroed, got_status, want_status)
+            if want_status != "ok":
+                continue
+            for name in results:
+                g, w = np.asarray(got[name]), np.asarray(want[name])
+                assert g.dtype == w.dtype and g.shape == w.shape, (
+                    case,
+                    size,
+                    name,
+                    g.dtype,
+                    w.dtype,
+                )
+                if w.dtype.kind == "f" and case == "flag-mean-float32":
+                    assert np.allclose(g, w, rtol=1e-6, equal_nan=True), (case, size, g, w)
+                else:
+                    assert np.array_equal(g, w, equal_nan=w.dtype.kind == "f"), (case, size, g, w)
