@@ -434,3 +434,28 @@ def test_generated_launcher_matches_numpy(double_cupy, case: str) -> None:  # no
                     assert np.allclose(g, w, rtol=1e-6, equal_nan=True), (case, size, g, w)
                 else:
                     assert np.array_equal(g, w, equal_nan=w.dtype.kind == "f"), (case, size, g, w)
+
+
+@pytest.mark.parametrize("case", ["flag-max-relative-error", "flag-stencil-1d"])
+def test_generated_launcher_never_casts(double_cupy, case: str) -> None:  # noqa: ANN001
+    """Another dtype than the inferred one raises TypeError; a host view is copied, not cast."""
+    expected = (FIXTURES / case / "expected.py").read_text()
+    env: dict = {"cp": double_cupy}
+    lines = expected.splitlines()
+    start = next(k for k, t in enumerate(lines) if "= cp.RawKernel(" in t)
+    end = next(k for k, t in enumerate(lines) if t.startswith("def ")) + 1
+    while end < len(lines) and (not lines[end] or lines[end].startswith(" ")):
+        end += 1
+    defs = "\n".join(lines[start:end]) + "\n"
+    exec(defs, env)  # noqa: S102
+    launcher = env[re.search(r"^def (\w+)\(", defs, re.M).group(1)]  # type: ignore[union-attr]
+    kdt = np.float32 if "!= cp.float32" in defs else np.float64
+    other = np.float64 if kdt == np.float32 else np.float32
+    args = 2 if case == "flag-max-relative-error" else 1
+    wrong = [np.random.default_rng(1).random(40).astype(other) for _ in range(args)]
+    with pytest.raises(TypeError, match="was generated for .* got"):
+        launcher(*wrong)
+    view = [np.random.default_rng(2).random((40, 2)).astype(kdt)[:, 0] for _ in range(args)]
+    assert not view[0].flags.c_contiguous
+    got = launcher(*view)
+    assert np.asarray(got).dtype == kdt
