@@ -101,3 +101,12 @@ describe('GPU103 reductions over a chain', () => {
     expect(plan.cells[1].source).toBe('n_in = n_in_reduce(x, y)');
   });
 });
+
+describe('GPU103 launcher parameters', () => {
+  it('never names a launcher parameter after what the launcher itself reads (cp, isinstance)', () => {
+    const setup = 'import numpy as np\nx = np.random.rand(40_000_000)\nwarnings = np.random.rand(40_000_000)\nlimit = 2.0';
+    const c = analyzeNotebook(cellsOf(setup, 'hits = np.count_nonzero(x * warnings <= limit)')).suggestions.find(s => s.rule === 'GPU103')!.candidate;
+    const def = /^def (\w+)\((.*)\):$/m.exec(c)!;
+    expect(def[2].split(', ')).not.toContain('warnings');
+  });
+});

@@ -1,5 +1,5 @@
 /** GPU102: `M.sum_duplicates()` after a device CSR/CSC construction, only when nothing reads M's structure later. */
-import { analyzeNotebook } from '../../src/analysis/engine';
+import { analyzeNotebook, NotebookAnalyzer } from '../../src/analysis/engine';
 import { cellsOf, parser } from './helpers';
 
 beforeAll(async () => {
@@ -36,5 +36,15 @@ describe('sum_duplicates at construction', () => {
   });
   it('is left out when the same cell reads the structure after the construction', () => {
     expect(gpu102(`${BUILD}\nprint(M.indptr[:3])`).candidate).not.toContain('sum_duplicates');
+  });
+});
+
+describe('sum_duplicates under incremental re-analysis', () => {
+  it('drops the line when an edit makes a later cell (already reading M) read M.nnz', () => {
+    const analyzer = new NotebookAnalyzer({});
+    const first = analyzer.update(cellsOf(SETUP, BUILD, 'y = M @ v'));
+    expect(first.suggestions.find(s => s.cellIndex === 1)?.candidate).toContain('sum_duplicates');
+    const second = analyzer.update(cellsOf(SETUP, BUILD, 'y = M @ v\nprint(M.nnz)'));
+    expect(second.suggestions.find(s => s.cellIndex === 1)?.candidate).not.toContain('sum_duplicates');
   });
 });

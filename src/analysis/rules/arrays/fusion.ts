@@ -339,9 +339,12 @@ const C_BINARY_UFUNCS: ReadonlyMap<string, string> = new Map([
 const NUMPY_CONSTANTS: ReadonlyMap<string, number> = new Map([
   ['numpy.pi', Math.PI], ['numpy.e', Math.E]
 ]);
-/** Names a kernel parameter must not take (C/C++ keywords, CUDA built-ins, CuPy's own). */
+/**
+ * Names a kernel parameter must not take (C/C++ keywords, CUDA built-ins, CuPy's own, and what
+ * the Python launchers read: the CuPy module and builtins).
+ */
 const C_RESERVED = new Set([
-  'i', 'n', '_ind', 'T', 'auto', 'bool', 'break', 'case', 'char', 'class', 'const', 'continue', 'default', 'delete', 'do',
+  'i', 'n', '_ind', 'T', 'cp', 'cupy', 'isinstance', 'TypeError', 'ValueError', 'warnings', 'auto', 'bool', 'break', 'case', 'char', 'class', 'const', 'continue', 'default', 'delete', 'do',
   'double', 'else', 'enum', 'extern', 'false', 'float', 'for', 'friend', 'goto', 'if', 'inline', 'int', 'long', 'namespace',
   'new', 'operator', 'private', 'protected', 'public', 'register', 'return', 'short', 'signed', 'sizeof', 'static',
   'struct', 'switch', 'template', 'this', 'true', 'typedef', 'typename', 'union', 'unsigned', 'virtual', 'void',
