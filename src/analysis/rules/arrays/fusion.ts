@@ -602,8 +602,9 @@ export function reductionKernelFor(
   if (element === null) {
     return null;
   }
-  // A cp.ReductionKernel only for the float sum of one whole array: CuPy runs it through CUB
-  // only with ONE input (with more it launches a single block), and compiles that CUB path
+  // A cp.ReductionKernel only for the float sum of one array named by a plain name (its launcher
+  // copies a view to a contiguous array first): CuPy runs it through CUB only with ONE input
+  // (with more it launches a single block), and compiles that CUB path
   // without the kernel's options, so --fmad=false does not reach it: terms may be contracted
   // into FMAs (1 ulp each), which a sum's tolerance absorbs and a count or a max would not.
   const only = chain.params.length === 1 ? chain.params[0] : null;
