@@ -294,21 +294,28 @@ export function formatSeconds(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) {
     return '—';
   }
-  const abs = Math.abs(seconds);
+  // Pick the unit from the value as it will be shown (rounded to three digits), so
+  // 9.996e-4 s reads "1 ms", not "1000 µs"; the sign is put back in front.
+  const sign = seconds < 0 ? '-' : '';
+  const abs = Number(Math.abs(seconds).toPrecision(3));
+  if (abs === 0) {
+    return '0 s';
+  }
   if (abs < 1e-6) {
-    return `${threeDigits(seconds * 1e9)} ns`;
+    return `${sign}${threeDigits(abs * 1e9)} ns`;
   }
   if (abs < 1e-3) {
-    return `${threeDigits(seconds * 1e6)} µs`;
+    return `${sign}${threeDigits(abs * 1e6)} µs`;
   }
   if (abs < 1) {
-    return `${threeDigits(seconds * 1e3)} ms`;
+    return `${sign}${threeDigits(abs * 1e3)} ms`;
   }
   if (abs < 120) {
-    return `${threeDigits(seconds)} s`;
+    return `${sign}${threeDigits(abs)} s`;
   }
-  const minutes = Math.floor(seconds / 60);
-  return `${minutes} min ${Math.round(seconds - minutes * 60)} s`;
+  const total = Math.round(Math.abs(seconds));
+  const minutes = Math.floor(total / 60);
+  return `${sign}${minutes} min ${total - minutes * 60} s`;
 }
 
 /** Three significant digits, no trailing zeros: 12.34 -> "12.3", 0.001234 -> "0.00123". */

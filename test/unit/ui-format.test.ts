@@ -27,6 +27,18 @@ test('formatSeconds picks the unit a person reads best', () => {
   expect(formatSeconds(Number.NaN)).toBe('—');
 });
 
+test('formatSeconds re-checks the unit after rounding; negatives and minutes keep their sign', () => {
+  expect(formatSeconds(9.996e-4)).toBe('1 ms');
+  expect(formatSeconds(0.9996)).toBe('1 s');
+  expect(formatSeconds(9.996e-7)).toBe('1 µs');
+  expect(formatSeconds(-0.0031)).toBe('-3.1 ms');
+  expect(formatSeconds(-9.996e-4)).toBe('-1 ms');
+  expect(formatSeconds(-185)).toBe('-3 min 5 s');
+  expect(formatSeconds(179.6)).toBe('3 min 0 s');
+  expect(formatSeconds(119.96)).toBe('2 min 0 s');
+  expect(formatSeconds(0)).toBe('0 s');
+});
+
 test('one formatSeconds: the panel shows durations as the analysis and the CLI write them', () => {
   expect(formatSeconds).toBe(analysisFormatSeconds);
   expect(analysisFormatSeconds(0.17)).toBe('170 ms');
