@@ -79,29 +79,24 @@ def _kernel_source(case: str) -> tuple[str, str]:
     return code.replace("__shared__", "static"), name
 
 
-def _build(tmp: pathlib.Path, case: str, driver: str) -> ctypes.CDLL:
-    code, _ = _kernel_source(case)
-    cpp = tmp / f"{case}.cpp"
-    cpp.write_text(STUB + code + driver)
-    lib = tmp / f"{case}.so"
+def _compile(tmp: pathlib.Path, stem: str, source: str) -> ctypes.CDLL:
+    """The emulated kernel as a shared library (no FMA contraction: NumPy rounds each step)."""
+    cpp = tmp / f"{stem}.cpp"
+    cpp.write_text(source)
+    lib = tmp / f"{stem}.so"
     r = subprocess.run(
-        [
-            "g++",
-            "-std=c++20",
-            "-O1",
-            "-ffp-contract=off",
-            "-shared",
-            "-fPIC",
-            "-pthread",
-            "-o",
-            str(lib),
-            str(cpp),
-        ],
+        ["g++", "-std=c++20", "-O1", "-ffp-contract=off", "-shared", "-fPIC", "-pthread"]
+        + ["-o", str(lib), str(cpp)],
         capture_output=True,
         text=True,
     )
     assert r.returncode == 0, r.stderr[-3000:]
     return ctypes.CDLL(str(lib))
+
+
+def _build(tmp: pathlib.Path, case: str, driver: str) -> ctypes.CDLL:
+    code, _ = _kernel_source(case)
+    return _compile(tmp, case, STUB + code + driver)
 
 
 def _cxx20() -> bool:
@@ -313,27 +308,7 @@ extern "C" void run({decl}, int gx, int gy, int bx) {{
     }}
 }}
 """
-            cpp = tmp / f"{name}.cpp"
-            cpp.write_text(STUB + code.replace("__shared__", "static") + driver)
-            lib = tmp / f"{name}.so"
-            r = subprocess.run(
-                [
-                    "g++",
-                    "-std=c++20",
-                    "-O1",
-                    "-ffp-contract=off",
-                    "-shared",
-                    "-fPIC",
-                    "-pthread",
-                    "-o",
-                    str(lib),
-                    str(cpp),
-                ],
-                capture_output=True,
-                text=True,
-            )
-            assert r.returncode == 0, r.stderr[-3000:]
-            self.run = ctypes.CDLL(str(lib)).run
+            self.run = _compile(tmp, name, STUB + code.replace("__shared__", "static") + driver).run
 
         def __call__(self, grid: tuple, block: tuple, args: tuple) -> None:
             assert len(args) == len(self.kinds)
