@@ -584,8 +584,11 @@ def compare_random_scalar(
     """A single value computed from random streams, judged by the spread of each side's
     repeats: it matches "by statistics" when the two means differ by at most
     `SCALAR_SE_LIMIT` standard errors (needs `MIN_SCALAR_REPEATS` runs a side). When every
-    run of a side gives the same value (the cell seeds its generator) there is one draw per
-    side and no spread: unverified, and the detail says so."""
+    run of one side gives the same value (a seed in the cell, or NumPy's global stream, which
+    the harness restores before each run) that side is one draw: it matches when it lies within
+    `SCALAR_SE_LIMIT` x the other side's spread of a single draw (a prediction interval,
+    s * sqrt(1 + 1/n)). Both sides fixed: one draw per side, no spread: unverified, and the
+    detail says so. Every verdict states the smallest bias the test could detect."""
     a = _real_runs(baseline_runs)
     b = _real_runs(candidate_runs)
     method = f"statistical(repeats, {SCALAR_SE_LIMIT:g} standard errors)"
@@ -598,6 +601,9 @@ def compare_random_scalar(
         if len(runs) > 1 and min(runs) == max(runs)
     ]
     why = None
+    varying = b if fixed and fixed[0].startswith("baseline") else a
+    if len(fixed) == 1 and len(varying) >= MIN_SCALAR_REPEATS:
+        return _one_draw_against_spread(name, method, a, b, fixed[0])
     if fixed:
         where = "per side" if len(fixed) == 2 else f"on the {fixed[0].split()[0]} side"
         why = (
@@ -629,7 +635,38 @@ def compare_random_scalar(
         f"by statistics over the repeats: baseline mean {mean_a:.6g} (standard error "
         f"{se_a:.2g}, {len(a)} runs), candidate {mean_b:.6g} ({se_b:.2g}, {len(b)} runs); "
         f"difference {diff:.3g} = {z:.2f} standard errors "
-        f"({'within' if ok else 'beyond'} the limit of {SCALAR_SE_LIMIT:g})",
+        f"({'within' if ok else 'beyond'} the limit of {SCALAR_SE_LIMIT:g}; "
+        f"the smallest bias this test detects is ~{SCALAR_SE_LIMIT * se:.2g})",
+    )
+
+
+def _one_draw_against_spread(
+    name: str, method: str, a: list[float], b: list[float], fixed: str
+) -> OutputComparison:
+    """One side repeats one value; the other's repeats give the spread of a single draw."""
+    one, runs = (a[0], b) if fixed.startswith("baseline") else (b[0], a)
+    mean = statistics.fmean(runs)
+    spread = statistics.stdev(runs) * math.sqrt(1 + 1 / len(runs))
+    diff = abs(one - mean)
+    if spread == 0:
+        ok, z_text = diff == 0, "the other side has no spread either"
+    else:
+        ok = diff <= SCALAR_SE_LIMIT * spread
+        z_text = (
+            f"{diff / spread:.2f} single-draw standard deviations "
+            f"({'within' if ok else 'beyond'} the limit of {SCALAR_SE_LIMIT:g}; the smallest "
+            f"bias this test detects is ~{SCALAR_SE_LIMIT * spread:.2g})"
+        )
+    other = "candidate" if fixed.startswith("baseline") else "baseline"
+    return OutputComparison(
+        name,
+        STATISTICAL if ok else NOT_EQUAL,
+        f"statistical(one draw vs repeats, {SCALAR_SE_LIMIT:g} standard deviations)",
+        diff,
+        diff / abs(mean) if mean != 0 else None,
+        f"by statistics: {fixed} (one draw: its runs start from the same random state), "
+        f"against the {other}'s {len(runs)} runs, mean {mean:.6g}, single-draw standard "
+        f"deviation {spread:.2g}; difference {diff:.3g} = {z_text}",
     )
 
 

@@ -359,8 +359,33 @@ def test_seeded_random_scalar_is_one_draw_per_side_unverified() -> None:
     assert r.status == "unverified"
     assert r.detail.startswith("seeded: one draw per side")
     assert "3.1412 on all 8 runs" in r.detail and "3.1437 on all 6 runs" in r.detail
-    one = compare_random_scalar("pi", [3.1412] * 8, _pi_runs(3, 8))
-    assert one.status == "unverified" and "seeded: one draw on the baseline side" in one.detail
+    # one side fixed but the other too short to give a spread: still one draw against too few
+    short = compare_random_scalar("pi", [3.1412] * 8, _pi_runs(3, MIN_SCALAR_REPEATS - 1))
+    assert short.status == "unverified" and "seeded: one draw on the baseline side" in short.detail
+
+
+def test_one_fixed_draw_is_judged_against_the_other_sides_spread() -> None:
+    # the common Monte Carlo case: NumPy's global stream is restored before every baseline run
+    # (one value), CuPy's is not (the candidate's repeats spread)
+    fixed = _pi_runs(7, 1)[0]
+    r = compare_random_scalar("pi", [fixed] * 8, _pi_runs(3, 12))
+    assert r.status == "statistical"
+    assert "one draw vs repeats" in r.method
+    assert "baseline gave" in r.detail and "candidate's 12 runs" in r.detail
+    assert "the smallest bias this test detects" in r.detail
+    # a single-draw standard deviation of pi from 20,000 points is ~0.0116: 0.2 off is caught,
+    # on either side
+    assert compare_random_scalar("pi", [fixed + 0.2] * 8, _pi_runs(3, 12)).status == "not_equal"
+    assert compare_random_scalar("pi", _pi_runs(3, 12), [fixed - 0.2] * 8).status == "not_equal"
+
+
+def test_one_fixed_draw_limit_is_k_single_draw_deviations() -> None:
+    runs = [0.0, 1.0] * 5  # mean 0.5, stdev 0.527
+    spread = np.std(runs, ddof=1) * math.sqrt(1 + 1 / 10)
+    inside = 0.5 + SCALAR_SE_LIMIT * spread * 0.99
+    outside = 0.5 + SCALAR_SE_LIMIT * spread * 1.01
+    assert compare_random_scalar("s", [inside] * 6, runs).status == "statistical"
+    assert compare_random_scalar("s", [outside] * 6, runs).status == "not_equal"
 
 
 def test_random_scalar_needs_enough_repeats_a_side() -> None:

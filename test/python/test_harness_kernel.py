@@ -298,6 +298,27 @@ def test_unseeded_random_scalar_is_compared_by_the_spread_of_its_repeats(kernel:
     assert not any(w.startswith("some outputs could not be verified") for w in r["warnings"])
 
 
+def test_global_stream_baseline_is_one_draw_against_the_candidates_spread(kernel: Kernel) -> None:
+    """The common Monte Carlo case: the baseline draws from NumPy's global stream, which the
+    harness restores before every run (one value on every run); the candidate draws afresh
+    (its repeats spread). The one draw is judged against the spread of a single draw."""
+    base = (
+        "gs_x = np.random.random(5000)\ngs_y = np.random.random(5000)\n"
+        "gs_pi = 4.0 * np.count_nonzero(gs_x * gs_x + gs_y * gs_y <= 1.0) / 5000"
+    )
+    cand = (
+        "gs_rng = np.random.default_rng()\n"
+        "gs_x = gs_rng.random(5000)\ngs_y = gs_rng.random(5000)\n"
+        "gs_pi = 4.0 * np.count_nonzero(gs_x * gs_x + gs_y * gs_y <= 1.0) / 5000"
+    )
+    r = ab(kernel, base, cand, min_runs=8)
+    pi = {o["name"]: o for o in r["match"]["outputs"]}["gs_pi"]
+    assert pi["status"] == "statistical", pi
+    assert "one draw vs repeats" in pi["method"]
+    assert pi["detail"].startswith("by statistics: baseline gave")
+    assert "the smallest bias this test detects" in pi["detail"]
+
+
 def test_module_is_not_an_output(kernel: Kernel) -> None:
     kernel.ok("mo_keys = np.random.default_rng(0).random(1000)")
     r = ab(kernel, "mo_sorted = np.sort(mo_keys)", "mo_sorted = np.sort(mo_keys, kind='stable')")
