@@ -37,6 +37,15 @@ STUB = r"""
 #include <thread>
 #include <vector>
 using std::min; using std::max;
+// CUDA declares float overloads of the math functions in the global namespace (fabs(float) is
+// float): without these, C++'s ::fabs(double) would compute in double and round once more
+using std::sqrt; using std::cbrt; using std::exp; using std::exp2; using std::expm1;
+using std::log; using std::log2; using std::log10; using std::log1p; using std::sin;
+using std::cos; using std::tan; using std::asin; using std::acos; using std::atan;
+using std::atan2; using std::hypot; using std::sinh; using std::cosh; using std::tanh;
+using std::asinh; using std::acosh; using std::atanh; using std::floor; using std::ceil;
+using std::trunc; using std::rint; using std::fabs; using std::copysign; using std::fmax;
+using std::fmin; using std::pow;
 struct dim3_ { unsigned x = 0, y = 0, z = 0; };
 static thread_local dim3_ threadIdx, blockIdx;
 static dim3_ blockDim, gridDim;
