@@ -368,6 +368,34 @@ export function cFloatLiteral(text: string, dtype: 'float32' | 'float64'): strin
 }
 
 /**
+ * The launcher's first lines: a host array or a view is copied to a C-contiguous device array
+ * (its dtype kept); an array of another dtype than the one the kernel was generated for raises
+ * TypeError (converting it would silently round float64 data to float32).
+ */
+export function launcherInputChecks(dtype: string, fname: string, cp: string, arrays: string[]): string[] {
+  const dt = `${cp}.${dtype}`;
+  const message = (v: string): string => `            raise TypeError(f'${fname} was generated for ${dtype} arrays (the dtype the analysis inferred), got {${v}.dtype}: rerun the analysis')`;
+  if (arrays.length === 1) {
+    const [x] = arrays;
+    return [
+      '    # copies only what the kernel cannot read as it is (a host array, a view); never casts',
+      `    if not (isinstance(${x}, ${cp}.ndarray) and ${x}.flags.c_contiguous):`,
+      `        ${x} = ${cp}.ascontiguousarray(${cp}.asarray(${x}))`,
+      `    if ${x}.dtype != ${dt}:`,
+      message(x).slice(4)
+    ];
+  }
+  const tuple = arrays.join(', ');
+  return [
+    '    # copies only what the kernel cannot read as it is (a host array, a view); never casts',
+    `    ${tuple} = (_a if isinstance(_a, ${cp}.ndarray) and _a.flags.c_contiguous else ${cp}.ascontiguousarray(${cp}.asarray(_a)) for _a in (${tuple}))`,
+    `    for _a in (${tuple}):`,
+    `        if _a.dtype != ${dt}:`,
+    message('_a')
+  ];
+}
+
+/**
  * A `cp.RawKernel` named `<fnName>_kernel` (compiled with --fmad=false: NumPy's rounding) and the
  * Python function `fnName` that launches it, as one definition; `body` is the function's lines.
  */

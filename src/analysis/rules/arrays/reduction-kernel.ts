@@ -25,7 +25,7 @@
  * comparison or change a max in its last bit. Empty input: max/min raise ValueError as NumPy
  * does, mean warns and returns nan, sum/count 0, any False, all True.
  */
-import { cFloatLiteral, rawKernelWithLauncher } from './fusion';
+import { cFloatLiteral, launcherInputChecks, rawKernelWithLauncher } from './fusion';
 
 export type FusedReduction = 'sum' | 'count_nonzero' | 'mean' | 'max' | 'min' | 'any' | 'all';
 
@@ -106,34 +106,6 @@ const BLOCK = 256;
  */
 const MAX_BLOCKS_TEXT = '4 * 256';
 
-/**
- * The launcher's first lines: a host array or a view is copied to a C-contiguous device array
- * (its dtype kept); an array of another dtype than the one the kernel was generated for raises
- * TypeError (converting it would silently round float64 data to float32).
- */
-function inputChecks(s: ReductionKernelSpec, fname: string, cp: string, arrays: string[]): string[] {
-  const dt = `${cp}.${s.dtype}`;
-  const message = (v: string): string => `            raise TypeError(f'${fname} was generated for ${s.dtype} arrays (the dtype the analysis inferred), got {${v}.dtype}: rerun the analysis')`;
-  if (arrays.length === 1) {
-    const [x] = arrays;
-    return [
-      '    # copies only what the kernel cannot read as it is (a host array, a view); never casts',
-      `    if not (isinstance(${x}, ${cp}.ndarray) and ${x}.flags.c_contiguous):`,
-      `        ${x} = ${cp}.ascontiguousarray(${cp}.asarray(${x}))`,
-      `    if ${x}.dtype != ${dt}:`,
-      message(x).slice(4)
-    ];
-  }
-  const tuple = arrays.join(', ');
-  return [
-    '    # copies only what the kernel cannot read as it is (a host array, a view); never casts',
-    `    ${tuple} = (_a if isinstance(_a, ${cp}.ndarray) and _a.flags.c_contiguous else ${cp}.ascontiguousarray(${cp}.asarray(_a)) for _a in (${tuple}))`,
-    `    for _a in (${tuple}):`,
-    `        if _a.dtype != ${dt}:`,
-    message('_a')
-  ];
-}
-
 /** The definition text (kernel object and the launcher function that checks its inputs). */
 export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: string): string {
   const f = foldOf(s);
@@ -152,7 +124,7 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
       '',
       '',
       `def ${fname}(${x}):`,
-      ...inputChecks(s, fname, cp, [x]),
+      ...launcherInputChecks(s.dtype, fname, cp, [x]),
       `    return ${fname}_kernel(${x})`,
       ''
     ].join('\n');
@@ -198,7 +170,7 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
   const scalarArg = (p: { name: string; array: boolean }): string => (p.array ? p.name : `${dt}(${p.name})`);
   const finish = s.reduction === 'mean' ? `_partial.sum() / _n` : `_partial.${f.finish}()`;
   const result = outDtype === accDtype ? finish : `(${finish}).astype(${cp}.${outDtype})`;
-  const lines = inputChecks(s, fname, cp, arrays);
+  const lines = launcherInputChecks(s.dtype, fname, cp, arrays);
   if (arrays.length > 1) {
     lines.push(
       `    if ${arrays.slice(1).map(a => `${a}.shape != ${arrays[0]}.shape`).join(' or ')}:`,

@@ -35,7 +35,7 @@
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, kids, operatorOf } from '../../syntax';
-import { cFloatLiteral, rawKernelWithLauncher } from './fusion';
+import { cFloatLiteral, launcherInputChecks, rawKernelWithLauncher } from './fusion';
 
 export interface SliceStencil {
   /** From the start of the zeros_like statement to the end of the slice assignment. */
@@ -227,11 +227,7 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
         ]
       : [`    out = ${cp}.empty(u.shape, dtype=${dt})`, '    if out.size == 0:', '        return out  # no grid to launch', `    ${kernelName}(((u.size + 255) // 256,), (256,), (u, out, ${cp}.int64(u.size)))`];
   const definition = rawKernelWithLauncher(cp, fnName, kernel, ['u'], [
-    '    # copies only what the kernel cannot read as it is (a host array, a view); never casts',
-    `    if not (isinstance(u, ${cp}.ndarray) and u.flags.c_contiguous):`,
-    `        u = ${cp}.ascontiguousarray(${cp}.asarray(u))`,
-    `    if u.dtype != ${dt}:`,
-    `        raise TypeError(f'${fnName} was generated for ${s.dtype} input (the dtype the analysis inferred), got {u.dtype}: rerun the analysis')`,
+    ...launcherInputChecks(s.dtype, fnName, cp, ['u']),
     ...launch,
     '    return out'
   ]);
