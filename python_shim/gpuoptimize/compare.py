@@ -601,9 +601,9 @@ def compare_random_scalar(
         if len(runs) > 1 and min(runs) == max(runs)
     ]
     why = None
-    varying = b if fixed and fixed[0].startswith("baseline") else a
-    if len(fixed) == 1 and len(varying) >= MIN_SCALAR_REPEATS:
-        return _one_draw_against_spread(name, method, a, b, fixed[0])
+    baseline_fixed = bool(fixed) and fixed[0].startswith("baseline")
+    if len(fixed) == 1 and len(b if baseline_fixed else a) >= MIN_SCALAR_REPEATS:
+        return _one_draw_against_spread(name, a, b, fixed[0], baseline_fixed)
     if fixed:
         where = "per side" if len(fixed) == 2 else f"on the {fixed[0].split()[0]} side"
         why = (
@@ -641,23 +641,21 @@ def compare_random_scalar(
 
 
 def _one_draw_against_spread(
-    name: str, method: str, a: list[float], b: list[float], fixed: str
+    name: str, a: list[float], b: list[float], fixed: str, baseline_fixed: bool
 ) -> OutputComparison:
-    """One side repeats one value; the other's repeats give the spread of a single draw."""
-    one, runs = (a[0], b) if fixed.startswith("baseline") else (b[0], a)
+    """One side repeats one value; the other's repeats (not all equal, so their spread is
+    positive) give the spread of a single draw."""
+    one, runs = (a[0], b) if baseline_fixed else (b[0], a)
     mean = statistics.fmean(runs)
     spread = statistics.stdev(runs) * math.sqrt(1 + 1 / len(runs))
     diff = abs(one - mean)
-    if spread == 0:
-        ok, z_text = diff == 0, "the other side has no spread either"
-    else:
-        ok = diff <= SCALAR_SE_LIMIT * spread
-        z_text = (
-            f"{diff / spread:.2f} single-draw standard deviations "
-            f"({'within' if ok else 'beyond'} the limit of {SCALAR_SE_LIMIT:g}; the smallest "
-            f"bias this test detects is ~{SCALAR_SE_LIMIT * spread:.2g})"
-        )
-    other = "candidate" if fixed.startswith("baseline") else "baseline"
+    ok = diff <= SCALAR_SE_LIMIT * spread
+    z_text = (
+        f"{diff / spread:.2f} single-draw standard deviations "
+        f"({'within' if ok else 'beyond'} the limit of {SCALAR_SE_LIMIT:g}; the smallest "
+        f"bias this test detects is ~{SCALAR_SE_LIMIT * spread:.2g})"
+    )
+    other = "candidate" if baseline_fixed else "baseline"
     return OutputComparison(
         name,
         STATISTICAL if ok else NOT_EQUAL,
