@@ -271,7 +271,7 @@ export function collectFacts(root: SyntaxNode): CellFacts {
         }
         const cs = kids(node);
         for (let k = 0; k < cs.length; k++) {
-          if (cs[k] !== left && cs[k] !== right) {
+          if (cs[k].id !== left?.id && cs[k].id !== right?.id) {
             visit(cs[k], locals);
           }
         }

@@ -9,6 +9,7 @@
  */
 import { AssignmentFact, CellFacts, collectFacts, ImportFact } from './facts';
 import { maskIPython, MaskResult } from './ipython';
+import { MEMO_NAMES, MEMO_VALUES } from './parser';
 import type { PythonParser, SyntaxNode, SyntaxTree } from './parser';
 import { callArguments, field, kids, operatorOf, unparen } from './syntax';
 import type { CellInput, RuntimeValueInfo } from './types';
@@ -588,12 +589,12 @@ export class NotebookModel {
    */
   qualifiedName(node: SyntaxNode): string | null {
     // aliases and star imports are fixed once the model is built: one answer per node and model
-    if (node.nameKey === this.aliases) {
-      return node.nameValue;
+    const known = (node.tree.memo(MEMO_NAMES, this.aliases) as (string | null | undefined)[])[node.order];
+    if (known !== undefined) {
+      return known;
     }
     const q = this.resolveName(node);
-    node.nameKey = this.aliases;
-    node.nameValue = q;
+    (node.tree.memo(MEMO_NAMES, this.aliases) as (string | null | undefined)[])[node.order] = q;
     return q;
   }
 
@@ -643,7 +644,7 @@ export class NotebookModel {
     }
   }
 
-  /** The key of the running `memoized` (stored on each node it infers: `SyntaxNode.memoKey`). */
+  /** The key of the running `memoized` (each tree keeps the values it infers for it: `SyntaxTree.memo`). */
   private memo: object | null = null;
 
   /** What an expression holds, as far as literals, calls and the kernel tell. */
@@ -652,12 +653,14 @@ export class NotebookModel {
     if (memo === null) {
       return this.infer(node, cell);
     }
-    if (node.memoKey === memo) {
-      return node.memoValue as ValueInfo;
+    const values = node.tree.memo(MEMO_VALUES, memo) as (ValueInfo | undefined)[];
+    const known = values[node.order];
+    if (known !== undefined) {
+      return known;
     }
     const v = this.infer(node, cell);
-    node.memoKey = memo;
-    node.memoValue = v;
+    // the inference may have started the tree's memo afresh (another run): store in the current one
+    (node.tree.memo(MEMO_VALUES, memo) as (ValueInfo | undefined)[])[node.order] = v;
     return v;
   }
 

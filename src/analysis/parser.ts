@@ -11,121 +11,106 @@
 import { Language, Parser, Tree, TreeCursor } from 'web-tree-sitter';
 
 /**
- * A syntax node: a plain JavaScript copy of one tree-sitter node.
+ * A syntax node: a view of one row of its tree's node table (see `SyntaxTree`).
  *
  * web-tree-sitter answers every property of its `Node` (type, children, fields...) with a call
  * into wasm and a new wrapper object, which made the rules' repeated walks over a cell cost ~20x
- * the parse. `PythonParser.parse` therefore copies each tree once into these objects (one cursor
- * walk) and frees the wasm tree; the model and the rules walk plain objects. The members mirror
- * web-tree-sitter's `Node` (the subset the analysis uses), so code reads the same.
+ * the parse. `PythonParser.parse` therefore copies each tree once into a table of numbers (one
+ * cursor walk) and frees the wasm tree. A `SyntaxNode` is two fields (the tree, the row); it is
+ * made when asked for and not kept: a notebook's trees hold no node objects, so the garbage
+ * collector never copies them (keeping one object per node cost more than the copy itself).
+ * The members mirror web-tree-sitter's `Node` (the subset the analysis uses), so code reads the
+ * same.
  *
- * The arrays (`children`, `namedChildren`) are shared and frozen: copy before changing them.
+ * Two views of one node are different objects: compare nodes by `id` (or `order` within a tree),
+ * never with `===`. Arrays returned (`children`, `namedChildren`) are new on each call.
  */
 export class SyntaxNode {
-  readonly type: string;
-  readonly startIndex: number;
-  readonly endIndex: number;
-  /** The field this node fills in its parent (`function`, `left`...), or null. */
-  readonly fieldName: string | null;
-  /** Position of this node in its tree's pre-order list (`SyntaxTree.nodes`). */
-  readonly order: number;
-  /** Where this node's subtree ends in that list (exclusive): its descendants are `order + 1 .. subtreeEnd - 1`. */
-  subtreeEnd: number;
-  parent: SyntaxNode | null = null;
-  namedChildren: readonly SyntaxNode[] = EMPTY;
-  /**
-   * Scratch slots for the analysis (one field each instead of a Map keyed by node): what a
-   * derived value was computed for (`memoKey`, e.g. one rules run of one model) and the value.
-   * Only the owner of a key reads or writes the slot with that key (see notebook.ts).
-   */
-  memoKey: object | null = null;
-  memoValue: unknown = undefined;
-  /** The same, for a second memo that lives as long as one notebook model (qualified names). */
-  nameKey: object | null = null;
-  nameValue: string | null = null;
-  /** What `callArguments` read from this call (it depends on the tree only). */
-  argsCache: { positional: SyntaxNode[]; keywords: Map<string, SyntaxNode> } | null = null;
-  /** NAMED | MISSING | HAS_ERROR | COMPACT bits (one field instead of four). */
-  private flags: number;
-  /**
-   * The children; while COMPACT, anonymous leaves (punctuation, keywords, operators) are still
-   * numbers there (rows of `tree.leaves`), made into nodes when `children` is first read.
-   */
-  private childList: readonly (SyntaxNode | number)[] = EMPTY;
-  private textCache: string | undefined;
-
   constructor(
     readonly tree: SyntaxTree,
-    type: string,
-    isNamed: boolean,
-    isMissing: boolean,
-    startIndex: number,
-    endIndex: number,
-    fieldName: string | null,
-    order: number
-  ) {
-    this.type = type;
-    this.startIndex = startIndex;
-    this.endIndex = endIndex;
-    this.fieldName = fieldName;
-    this.order = order;
-    this.subtreeEnd = order + 1;
-    this.flags = (isNamed ? NAMED : 0) | (isMissing || type === 'ERROR' ? errorBits(isMissing) : 0);
+    /** The node's row: its position in its tree's pre-order (the root is 0). */
+    readonly order: number
+  ) {}
+
+  get type(): string {
+    return this.tree.typeAt(this.order);
   }
 
-  /** Unique among all nodes this process has built (each tree reserves a range of ids). */
+  get startIndex(): number {
+    return this.tree.data[this.order * ROW + START];
+  }
+
+  get endIndex(): number {
+    return this.tree.data[this.order * ROW + END];
+  }
+
+  /** Where this node's subtree ends in pre-order (exclusive): its descendants are `order + 1 .. subtreeEnd - 1`. */
+  get subtreeEnd(): number {
+    return this.tree.data[this.order * ROW + SUBTREE_END];
+  }
+
+  /** The field this node fills in its parent (`function`, `left`...), or null. */
+  get fieldName(): string | null {
+    return this.tree.fieldAt(this.order);
+  }
+
+  /** Unique among all nodes this process has parsed (each tree reserves a range of ids). */
   get id(): number {
     return this.tree.firstId + this.order;
   }
 
   get isNamed(): boolean {
-    return (this.flags & NAMED) !== 0;
+    return (this.tree.data[this.order * ROW + KIND] & NAMED_BIT) !== 0;
   }
 
   get isMissing(): boolean {
-    return (this.flags & MISSING) !== 0;
+    return (this.tree.data[this.order * ROW + KIND] & MISSING_BIT) !== 0;
   }
 
   /** True when this node is an ERROR, MISSING, or contains one. */
   get hasError(): boolean {
-    return (this.flags & HAS_ERROR) !== 0;
-  }
-
-  /** All children, named and anonymous (the anonymous leaves are made into nodes on first use). */
-  get children(): readonly SyntaxNode[] {
-    if ((this.flags & COMPACT) !== 0) {
-      const list = this.childList;
-      const out = new Array<SyntaxNode>(list.length);
-      for (let k = 0; k < list.length; k++) {
-        const c = list[k];
-        out[k] = typeof c === 'number' ? this.tree.leafNode(c, this) : c;
-      }
-      this.childList = Object.freeze(out);
-      this.flags &= ~COMPACT;
-    }
-    return this.childList as readonly SyntaxNode[];
-  }
-
-  /**
-   * Set by the copy once the children are known: `list` holds nodes and (compact) leaf rows,
-   * `named` the named nodes among them, `err` whether one of them has an error.
-   */
-  setChildren(list: readonly (SyntaxNode | number)[], named: readonly SyntaxNode[], compact: boolean, err: boolean): void {
-    this.childList = list;
-    this.namedChildren = named;
-    this.flags |= (compact ? COMPACT : 0) | (err ? HAS_ERROR : 0);
+    return (this.tree.data[this.order * ROW + KIND] & ERROR_BIT) !== 0;
   }
 
   get isError(): boolean {
     return this.type === 'ERROR';
   }
 
+  get parent(): SyntaxNode | null {
+    const p = this.tree.data[this.order * ROW + PARENT];
+    return p < 0 ? null : new SyntaxNode(this.tree, p);
+  }
+
+  /** All children, named and anonymous. */
+  get children(): SyntaxNode[] {
+    const t = this.tree;
+    const d = t.data;
+    const out: SyntaxNode[] = [];
+    const end = d[this.order * ROW + SUBTREE_END];
+    for (let c = this.order + 1; c < end; c = d[c * ROW + SUBTREE_END]) {
+      out.push(new SyntaxNode(t, c));
+    }
+    return out;
+  }
+
+  /** The named children. */
+  get namedChildren(): SyntaxNode[] {
+    const t = this.tree;
+    const d = t.data;
+    const out: SyntaxNode[] = [];
+    const end = d[this.order * ROW + SUBTREE_END];
+    for (let c = this.order + 1; c < end; c = d[c * ROW + SUBTREE_END]) {
+      if ((d[c * ROW + KIND] & NAMED_BIT) !== 0) {
+        out.push(new SyntaxNode(t, c));
+      }
+    }
+    return out;
+  }
+
   /** The node's source text (the masked source the tree was parsed from). */
   get text(): string {
-    if (this.textCache === undefined) {
-      this.textCache = this.tree.source.slice(this.startIndex, this.endIndex);
-    }
-    return this.textCache;
+    const d = this.tree.data;
+    return this.tree.source.slice(d[this.order * ROW + START], d[this.order * ROW + END]);
   }
 
   /** Row (0-based, counted in `\n`) and column (JavaScript string units) of the start. */
@@ -138,60 +123,65 @@ export class SyntaxNode {
   }
 
   get childCount(): number {
-    return this.children.length;
+    return this.countChildren(false);
   }
 
   get namedChildCount(): number {
-    return this.namedChildren.length;
+    return this.countChildren(true);
   }
 
   child(index: number): SyntaxNode | null {
-    return this.children[index] ?? null;
+    return this.nthChild(index, false);
   }
 
   namedChild(index: number): SyntaxNode | null {
-    return this.namedChildren[index] ?? null;
+    return this.nthChild(index, true);
   }
 
   get firstChild(): SyntaxNode | null {
-    return this.children[0] ?? null;
+    return this.nthChild(0, false);
   }
 
   get lastChild(): SyntaxNode | null {
-    return this.children[this.children.length - 1] ?? null;
+    return this.lastOf(false);
   }
 
   get firstNamedChild(): SyntaxNode | null {
-    return this.namedChildren[0] ?? null;
+    return this.nthChild(0, true);
   }
 
   get lastNamedChild(): SyntaxNode | null {
-    return this.namedChildren[this.namedChildren.length - 1] ?? null;
+    return this.lastOf(true);
   }
 
   get nextSibling(): SyntaxNode | null {
-    return this.sibling(this.parent?.children, 1);
+    return this.siblingAfter(false);
   }
 
   get previousSibling(): SyntaxNode | null {
-    return this.sibling(this.parent?.children, -1);
+    return this.siblingBefore(false);
   }
 
   get nextNamedSibling(): SyntaxNode | null {
-    return this.sibling(this.parent?.namedChildren, 1);
+    return this.siblingAfter(true);
   }
 
   get previousNamedSibling(): SyntaxNode | null {
-    return this.sibling(this.parent?.namedChildren, -1);
+    return this.siblingBefore(true);
   }
 
   /** The first child filling `name` (like web-tree-sitter's `childForFieldName`). */
   childForFieldName(name: string): SyntaxNode | null {
-    const cs = this.childList;
-    for (let k = 0; k < cs.length; k++) {
-      const c = cs[k];
-      if (typeof c === 'number' ? this.tree.leafField(c) === name : c.fieldName === name) {
-        return typeof c === 'number' ? this.children[k] : c;
+    const t = this.tree;
+    const fieldId = t.fieldId(name);
+    if (fieldId === 0) {
+      return null;
+    }
+    const d = t.data;
+    const end = d[this.order * ROW + SUBTREE_END];
+    for (let c = this.order + 1; c < end; c = d[c * ROW + SUBTREE_END]) {
+      if (d[c * ROW + KIND] >>> FIELD_SHIFT === fieldId) {
+        return new SyntaxNode(t, c);
       }
     }
     return null;
@@ -204,77 +194,162 @@ export class SyntaxNode {
   /** Descendants (this node included) of the given type(s), in source order. */
   descendantsOfType(types: string | readonly string[]): SyntaxNode[] {
     const want = typeof types === 'string' ? [types] : types;
+    const t = this.tree;
     const found: SyntaxNode[] = [];
-    const rec = (n: SyntaxNode): void => {
-      if (want.includes(n.type)) {
-        found.push(n);
+    const end = this.subtreeEnd;
+    for (let k = this.order; k < end; k++) {
+      if (want.includes(t.typeAt(k))) {
+        found.push(new SyntaxNode(t, k));
       }
-      for (const c of n.children) {
-        rec(c);
-      }
-    };
-    rec(this);
+    }
     return found;
   }
 
   toString(): string {
-    return this.namedChildren.length === 0 ? `(${this.type})` : `(${this.type} ${this.namedChildren.map(c => c.toString()).join(' ')})`;
+    const named = this.namedChildren;
+    return named.length === 0 ? `(${this.type})` : `(${this.type} ${named.map(c => c.toString()).join(' ')})`;
   }
 
-  private sibling(list: readonly SyntaxNode[] | undefined, step: number): SyntaxNode | null {
-    if (!list) {
+  private countChildren(namedOnly: boolean): number {
+    const d = this.tree.data;
+    const end = d[this.order * ROW + SUBTREE_END];
+    let count = 0;
+    for (let c = this.order + 1; c < end; c = d[c * ROW + SUBTREE_END]) {
+      if (!namedOnly || (d[c * ROW + KIND] & NAMED_BIT) !== 0) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  private nthChild(index: number, namedOnly: boolean): SyntaxNode | null {
+    const d = this.tree.data;
+    const end = d[this.order * ROW + SUBTREE_END];
+    let k = 0;
+    for (let c = this.order + 1; c < end; c = d[c * ROW + SUBTREE_END]) {
+      if (!namedOnly || (d[c * ROW + KIND] & NAMED_BIT) !== 0) {
+        if (k++ === index) {
+          return new SyntaxNode(this.tree, c);
+        }
+      }
+    }
+    return null;
+  }
+
+  private lastOf(namedOnly: boolean): SyntaxNode | null {
+    const d = this.tree.data;
+    const end = d[this.order * ROW + SUBTREE_END];
+    let last = -1;
+    for (let c = this.order + 1; c < end; c = d[c * ROW + SUBTREE_END]) {
+      if (!namedOnly || (d[c * ROW + KIND] & NAMED_BIT) !== 0) {
+        last = c;
+      }
+    }
+    return last < 0 ? null : new SyntaxNode(this.tree, last);
+  }
+
+  private siblingAfter(namedOnly: boolean): SyntaxNode | null {
+    const d = this.tree.data;
+    const p = d[this.order * ROW + PARENT];
+    if (p < 0) {
       return null;
     }
-    const k = list.indexOf(this);
-    return k < 0 ? null : list[k + step] ?? null;
+    const end = d[p * ROW + SUBTREE_END];
+    for (let c = d[this.order * ROW + SUBTREE_END]; c < end; c = d[c * ROW + SUBTREE_END]) {
+      if (!namedOnly || (d[c * ROW + KIND] & NAMED_BIT) !== 0) {
+        return new SyntaxNode(this.tree, c);
+      }
+    }
+    return null;
+  }
+
+  private siblingBefore(namedOnly: boolean): SyntaxNode | null {
+    const d = this.tree.data;
+    const p = d[this.order * ROW + PARENT];
+    if (p < 0) {
+      return null;
+    }
+    let last = -1;
+    for (let c = p + 1; c < this.order; c = d[c * ROW + SUBTREE_END]) {
+      if (!namedOnly || (d[c * ROW + KIND] & NAMED_BIT) !== 0) {
+        last = c;
+      }
+    }
+    return last < 0 ? null : new SyntaxNode(this.tree, last);
   }
 }
 
-/** A parsed cell: the root node and the source it was parsed from. Holds no wasm memory. */
+/**
+ * A parsed cell: the source and its node table. Holds no wasm memory and no node objects.
+ *
+ * The table (`data`) has one row of `ROW` numbers per node, every node (anonymous leaves too) in
+ * pre-order, the root in row 0: kind bits (type id, field id, named/missing/error flags), start,
+ * end, parent row, and the row where the node's subtree ends. A node's first child is the next
+ * row, its next sibling the row where its subtree ends; so walks are loops over rows.
+ *
+ * Values the analysis derives per node and asks for again and again are kept per tree, by row,
+ * with the object they were computed for (`memo`): see notebook.ts and syntax.ts.
+ */
 export class SyntaxTree {
-  rootNode!: SyntaxNode;
-  /**
-   * The id of `rootNode`; its nodes have ids `firstId .. firstId + nodes.length - 1`, the
-   * anonymous leaves the ids after those.
-   */
-  firstId = 0;
-  /**
-   * Every node but the anonymous leaves, in pre-order: `rootNode` first. (Anonymous leaves are
-   * kept as rows of `leaves` until their parent's `children` is read; walks skip them anyway.)
-   */
-  nodes: readonly SyntaxNode[] = EMPTY;
-  /** LEAF_FIELDS numbers a row: type id, start, end, field id, missing (1 or 0). */
-  leaves: readonly number[] = [];
+  readonly rootNode: SyntaxNode;
+  /** The id of row 0; row k has id `firstId + k` (`SyntaxNode.id`). */
+  readonly firstId: number;
   private lineStarts: number[] | null = null;
+  private memos: Memo[] | null = null;
 
   constructor(
     readonly source: string,
-    private readonly names: LanguageNames
-  ) {}
-
-  /** The anonymous leaf of row `row` as a node (its parent makes it once, when asked). */
-  leafNode(row: number, parent: SyntaxNode): SyntaxNode {
-    const at = row * LEAF_FIELDS;
-    const l = this.leaves;
-    const fieldId = l[at + 3];
-    const node = new SyntaxNode(
-      this,
-      this.names.types[l[at]] ?? 'ERROR',
-      false,
-      l[at + 4] === 1,
-      l[at + 1],
-      l[at + 2],
-      fieldId ? this.names.fields[fieldId] ?? null : null,
-      this.nodes.length + row
-    );
-    node.parent = parent;
-    return node;
+    private readonly names: LanguageNames,
+    /** The node table (see the class comment). */
+    readonly data: Int32Array,
+    /** Number of nodes (rows). */
+    readonly count: number
+  ) {
+    this.rootNode = new SyntaxNode(this, 0);
+    this.firstId = nextNodeId;
+    nextNodeId += count;
   }
 
-  /** The field an anonymous leaf fills, without making the node. */
-  leafField(row: number): string | null {
-    const fieldId = this.leaves[row * LEAF_FIELDS + 3];
-    return fieldId ? this.names.fields[fieldId] ?? null : null;
+  /** The node at row `k` (a new view). */
+  node(k: number): SyntaxNode {
+    return new SyntaxNode(this, k);
+  }
+
+  typeAt(k: number): string {
+    return this.names.types[this.data[k * ROW + KIND] & TYPE_MASK] ?? 'ERROR';
+  }
+
+  fieldAt(k: number): string | null {
+    const f = this.data[k * ROW + KIND] >>> FIELD_SHIFT;
+    return f === 0 ? null : this.names.fields[f] ?? null;
+  }
+
+  isNamedAt(k: number): boolean {
+    return (this.data[k * ROW + KIND] & NAMED_BIT) !== 0;
+  }
+
+  subtreeEndAt(k: number): number {
+    return this.data[k * ROW + SUBTREE_END];
+  }
+
+  /** The language's id of a field name (0 when the grammar has no such field). */
+  fieldId(name: string): number {
+    return this.names.fieldIds.get(name) ?? 0;
+  }
+
+  /**
+   * The per-row slots of one memo (`slot` tells which: inferred values, qualified names, call
+   * arguments) for `owner`, the object the values were computed for (one rules run, one model):
+   * a tree keeps one owner per slot; asking with another owner starts the slots afresh.
+   */
+  memo(slot: number, owner: object): unknown[] {
+    const memos = (this.memos ??= []);
+    let m = memos[slot];
+    if (m === undefined || m.owner !== owner) {
+      m = { owner, values: [] };
+      memos[slot] = m;
+    }
+    return m.values;
   }
 
   /** Kept for callers written against web-tree-sitter's Tree: nothing to free. */
@@ -304,18 +379,33 @@ export class SyntaxTree {
   }
 }
 
-const EMPTY: readonly SyntaxNode[] = Object.freeze([]);
-const NAMED = 1;
-const MISSING = 2;
-const HAS_ERROR = 4;
-/** `childList` still holds leaf rows (numbers). */
-const COMPACT = 8;
-/** Numbers per row of `SyntaxTree.leaves`. */
-const LEAF_FIELDS = 5;
-/** A MISSING node has an error; so has an ERROR node (tree-sitter's symbol 0xffff, type 'ERROR'). */
-function errorBits(isMissing: boolean): number {
-  return isMissing ? MISSING | HAS_ERROR : HAS_ERROR;
+/** One memo of a tree: the values by row, and what they were computed for. */
+interface Memo {
+  owner: object;
+  values: unknown[];
 }
+
+/** Memo slots (`SyntaxTree.memo`). */
+export const MEMO_VALUES = 0;
+export const MEMO_NAMES = 1;
+export const MEMO_ARGS = 2;
+
+/** Numbers per row of `SyntaxTree.data`, and what each holds. */
+const ROW = 5;
+/** type id (bits 0-15), flags (16-18), field id (from FIELD_SHIFT) */
+const KIND = 0;
+const START = 1;
+const END = 2;
+const PARENT = 3;
+const SUBTREE_END = 4;
+const TYPE_MASK = 0xffff;
+const NAMED_BIT = 1 << 16;
+const MISSING_BIT = 1 << 17;
+/** The node is an ERROR or MISSING node, or contains one. */
+const ERROR_BIT = 1 << 18;
+const FIELD_SHIFT = 19;
+/** tree-sitter's ERROR symbol. */
+const ERROR_SYMBOL = 0xffff;
 /** The first id of the next tree's range (`SyntaxNode.id`). */
 let nextNodeId = 1;
 
@@ -424,6 +514,8 @@ interface LanguageNames {
   /** Whether each node type is named (a cursor call per node saved). */
   named: boolean[];
   fields: (string | null)[];
+  /** Field ids by name (`childForFieldName`). */
+  fieldIds: Map<string, number>;
 }
 
 function languageNames(language: Language): LanguageNames {
@@ -438,7 +530,13 @@ function languageNames(language: Language): LanguageNames {
     const name = language.fieldNameForId(id);
     fields.push(name === null ? null : internalized(name));
   }
-  return { types, named, fields };
+  const fieldIds = new Map<string, number>();
+  fields.forEach((name, id) => {
+    if (name !== null && !fieldIds.has(name)) {
+      fieldIds.set(name, id);
+    }
+  });
+  return { types, named, fields, fieldIds };
 }
 
 /**
@@ -451,133 +549,78 @@ function internalized(s: string): string {
   return Object.keys({ [s]: 0 })[0];
 }
 
+/** The copy's working table, grown as needed and reused by every copy (trees get an exact-size slice). */
+let scratch = new Int32Array(4096 * ROW);
+/** The open ancestors' rows during a copy (reused likewise). */
+let ancestors = new Int32Array(256);
+
 /**
- * Copies a web-tree-sitter tree into plain objects (one pre-order cursor walk). Nodes are made in
- * pre-order into `tree.nodes`; each remembers its position there (`order`) and the end of its
- * subtree (`subtreeEnd`), so walks can run over that array without recursion.
+ * Copies a web-tree-sitter tree into a node table (one pre-order cursor walk; see `SyntaxTree`).
  */
 function copyTree(source: string, cursor: CursorOps, names: LanguageNames): SyntaxTree {
-  const out = new SyntaxTree(source, names);
-  const nodes: SyntaxNode[] = [];
-  const leaves: number[] = [];
-  const { types, named: namedTypes, fields } = names;
-  const make = (typeId: number, isNamed: boolean, isMissing: boolean, start: number, end: number, fieldId: number, parent: SyntaxNode | null): SyntaxNode => {
-    const node = new SyntaxNode(out, types[typeId] ?? 'ERROR', isNamed, isMissing, start, end, fieldId ? fields[fieldId] ?? null : null, nodes.length);
-    node.parent = parent;
-    nodes.push(node);
-    return node;
-  };
-  // the open ancestors of the cursor's node; the children made so far, all open ancestors'
-  // together (each ancestor's are the top of the list from where `firsts` says)
-  const parents: SyntaxNode[] = [];
-  const firsts: number[] = [];
-  const pending: (SyntaxNode | number)[] = [];
-  /**
-   * Reads the node under the cursor (a child of `parent`) into `pending`: a node, or for an
-   * anonymous leaf a row of `leaves` (returns null: nothing to descend into).
-   */
-  const arrive = (parent: SyntaxNode): SyntaxNode | null => {
+  const namedTypes = names.named;
+  let d = scratch;
+  let n = 0;
+  let depth = 0;
+  /** Writes the node under the cursor as row `n` (child of row `parent`); returns its row. */
+  const arrive = (parent: number): number => {
     const typeId = cursor.typeId();
-    const fieldId = cursor.fieldId();
     const start = cursor.startIndex();
     const end = cursor.endIndex();
     // namedness follows the (alias) symbol's metadata; only zero-width nodes can be MISSING
     const isNamed = typeId < namedTypes.length ? namedTypes[typeId] : cursor.isNamed();
     const isMissing = start === end && cursor.isMissing();
-    if (!isNamed) {
-      if (!cursor.gotoFirstChild()) {
-        pending.push(leaves.length / LEAF_FIELDS);
-        leaves.push(typeId, start, end, fieldId, isMissing ? 1 : 0);
-        return null;
-      }
-      // an anonymous node with children (rare): a node like the others
-      cursor.gotoParent();
+    if ((n + 1) * ROW > d.length) {
+      const grown = new Int32Array(d.length * 2);
+      grown.set(d);
+      d = scratch = grown;
     }
-    const node = make(typeId, isNamed, isMissing, start, end, fieldId, parent);
-    pending.push(node);
-    return node;
+    const at = n * ROW;
+    d[at + KIND] =
+      (typeId & TYPE_MASK) |
+      (isNamed ? NAMED_BIT : 0) |
+      (isMissing ? MISSING_BIT | ERROR_BIT : typeId === ERROR_SYMBOL ? ERROR_BIT : 0) |
+      (cursor.fieldId() << FIELD_SHIFT);
+    d[at + START] = start;
+    d[at + END] = end;
+    d[at + PARENT] = parent;
+    d[at + SUBTREE_END] = n + 1;
+    return n++;
   };
-  const rootTypeId = cursor.typeId();
-  const rootStart = cursor.startIndex();
-  const rootEnd = cursor.endIndex();
-  const root = make(rootTypeId, rootTypeId < namedTypes.length ? namedTypes[rootTypeId] : cursor.isNamed(), rootStart === rootEnd && cursor.isMissing(), rootStart, rootEnd, 0, null);
-  let current: SyntaxNode | null = root;
+  let current = arrive(-1);
   for (;;) {
-    if (current !== null && cursor.gotoFirstChild()) {
-      parents.push(current);
-      firsts.push(pending.length);
+    if (cursor.gotoFirstChild()) {
+      if (depth === ancestors.length) {
+        const grown = new Int32Array(depth * 2);
+        grown.set(ancestors);
+        ancestors = grown;
+      }
+      ancestors[depth++] = current;
       current = arrive(current);
       continue;
     }
-    // current is a leaf: climb until a sibling exists
+    // current has no children: climb until a sibling exists, closing the subtrees left
     let moved = false;
-    while (parents.length > 0) {
+    while (depth > 0) {
       if (cursor.gotoNextSibling()) {
-        current = arrive(parents[parents.length - 1]);
+        current = arrive(ancestors[depth - 1]);
         moved = true;
         break;
       }
-      const first = firsts.pop()!;
-      // one exact-size array per parent
-      finish(parents.pop()!, pending.slice(first), nodes.length, leaves);
-      pending.length = first;
+      d[ancestors[--depth] * ROW + SUBTREE_END] = n;
       cursor.gotoParent();
     }
     if (!moved) {
       break;
     }
   }
-  out.rootNode = root;
-  out.nodes = nodes;
-  out.leaves = leaves;
-  out.firstId = nextNodeId;
-  nextNodeId += nodes.length + leaves.length / LEAF_FIELDS;
-  return out;
-}
-
-/** The `count` named nodes among `children`, in an array of exactly that size. */
-function namedOf(children: readonly (SyntaxNode | number)[], count: number): SyntaxNode[] {
-  const out = new Array<SyntaxNode>(count);
-  let j = 0;
-  for (let k = 0; k < children.length; k++) {
-    const c = children[k];
-    if (typeof c !== 'number' && c.isNamed) {
-      out[j++] = c;
+  // a node has an error when one of its descendants has (children come after their parent)
+  for (let k = n - 1; k > 0; k--) {
+    if ((d[k * ROW + KIND] & ERROR_BIT) !== 0) {
+      d[d[k * ROW + PARENT] * ROW + KIND] |= ERROR_BIT;
     }
   }
-  return out;
-}
-
-/**
- * Sets a node's children once they are all made (`end`: where its subtree ends in pre-order;
- * `leaves`: the rows the numbers among `children` point to).
- */
-function finish(n: SyntaxNode, children: (SyntaxNode | number)[], end: number, leaves: readonly number[]): void {
-  let named = 0;
-  let rows = 0;
-  let err = false;
-  for (let k = 0; k < children.length; k++) {
-    const c = children[k];
-    if (typeof c === 'number') {
-      rows++;
-      // a MISSING leaf is an error of its parent
-      if (leaves[c * LEAF_FIELDS + 4] === 1) {
-        err = true;
-      }
-      continue;
-    }
-    if (c.isNamed) {
-      named++;
-    }
-    if (c.hasError) {
-      err = true;
-    }
-  }
-  const list = Object.freeze(children);
-  // most nodes have only named children or none: share the array then
-  const namedList = named === children.length ? (list as readonly SyntaxNode[]) : named === 0 ? EMPTY : Object.freeze(namedOf(children, named));
-  n.setChildren(list, namedList, rows > 0, err);
-  n.subtreeEnd = end;
+  return new SyntaxTree(source, names, d.slice(0, n * ROW), n);
 }
 
 export interface ParserInitOptions {

@@ -1,14 +1,14 @@
 /** Small helpers over tree-sitter nodes, shared by the model and the rules. */
-import type { SyntaxNode } from './parser';
+import { MEMO_ARGS, SyntaxNode } from './parser';
 
-/** Named children. The array is the node's own (frozen): copy it before changing it. */
+/** Named children (a new array). */
 export function kids(node: SyntaxNode): SyntaxNode[] {
-  return node.namedChildren as SyntaxNode[];
+  return node.namedChildren;
 }
 
-/** All children (named and anonymous); the node's own frozen array, like `kids`. */
+/** All children (named and anonymous; a new array). */
 export function allKids(node: SyntaxNode): SyntaxNode[] {
-  return node.children as SyntaxNode[];
+  return node.children;
 }
 
 export function field(node: SyntaxNode, name: string): SyntaxNode | null {
@@ -18,19 +18,18 @@ export function field(node: SyntaxNode, name: string): SyntaxNode | null {
 /**
  * Depth-first walk over `node` and its named descendants (through named children, as
  * `namedChildren` recursion would go); return false from `visit` to skip a node's children.
- * It runs over the tree's pre-order node list, without recursion.
+ * It runs over the rows of the tree's pre-order table, without recursion.
  */
 export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => boolean | void): void {
   if (visit(node) === false) {
     return;
   }
-  const all = node.tree.nodes;
+  const tree = node.tree;
   const end = node.subtreeEnd;
   let k = node.order + 1;
   while (k < end) {
-    const n = all[k];
     // an anonymous node's subtree is skipped, and so is a visited node's when visit says so
-    k = !n.isNamed || visit(n) === false ? n.subtreeEnd : k + 1;
+    k = !tree.isNamedAt(k) || visit(new SyntaxNode(tree, k)) === false ? tree.subtreeEndAt(k) : k + 1;
   }
 }
 
@@ -45,20 +44,20 @@ export function operatorOf(node: SyntaxNode): string {
 }
 
 /**
- * Positional arguments and keyword arguments of a call. Read once per call node and kept on it
- * (they depend on the tree only): callers must not change the array or the map.
+ * Positional arguments and keyword arguments of a call. Read once per call node and kept by its
+ * tree (they depend on the tree only): callers must not change the array or the map.
  */
 export function callArguments(call: SyntaxNode): {
   positional: SyntaxNode[];
   keywords: Map<string, SyntaxNode>;
 } {
-  if (call.argsCache === null) {
-    call.argsCache = readCallArguments(call);
-  }
-  return call.argsCache;
+  const memo = call.tree.memo(MEMO_ARGS, call.tree) as (CallArguments | undefined)[];
+  return (memo[call.order] ??= readCallArguments(call));
 }
 
-function readCallArguments(call: SyntaxNode): { positional: SyntaxNode[]; keywords: Map<string, SyntaxNode> } {
+type CallArguments = { positional: SyntaxNode[]; keywords: Map<string, SyntaxNode> };
+
+function readCallArguments(call: SyntaxNode): CallArguments {
   const positional: SyntaxNode[] = [];
   const keywords = new Map<string, SyntaxNode>();
   const args = field(call, 'arguments');

@@ -185,7 +185,7 @@ describe('tree copy', () => {
     expect(copy.namedChildren.map(c => c.startIndex)).toEqual(raw.namedChildren.map(c => c?.startIndex));
     rawChildren.forEach((c, k) => {
       expect(copy.children[k].fieldName).toBe(raw.fieldNameForChild(k));
-      expect(copy.children[k].parent).toBe(copy);
+      expect(copy.children[k].parent?.id).toBe(copy.id);
       compare(copy.children[k], c);
     });
     for (const name of ['left', 'right', 'function', 'arguments', 'name', 'value', 'body', 'operator', 'object', 'attribute', 'condition', 'alias', 'parameters']) {
@@ -221,43 +221,47 @@ describe('tree copy', () => {
     }
   });
 
-  it('lists nodes but anonymous leaves in pre-order, and walk() visits what recursion over named children would', () => {
-    // what walk() did before it ran over tree.nodes: recursion through namedChildren
-    const recursive = (n: SyntaxNode, visit: (k: SyntaxNode) => boolean, out: SyntaxNode[]): void => {
-      out.push(n);
+  it('numbers every node in pre-order, and walk() visits what recursion over named children would', () => {
+    // what walk() did before it ran over the pre-order table: recursion through namedChildren
+    const recursive = (n: SyntaxNode, visit: (k: SyntaxNode) => boolean, out: number[]): void => {
+      out.push(n.id);
       if (visit(n)) {
         n.namedChildren.forEach(c => recursive(c, visit, out));
       }
     };
     for (const source of cellPool()) {
       const tree = p.parse(maskIPython(source).masked);
-      // anonymous leaves (punctuation, keywords, operators) stay compact until asked for
-      const listed = (n: SyntaxNode): boolean => n.isNamed || n.children.length > 0;
       const preorder: SyntaxNode[] = [];
       const all = (n: SyntaxNode): void => {
-        if (listed(n)) {
-          preorder.push(n);
-        }
+        preorder.push(n);
         n.children.forEach(all);
       };
       all(tree.rootNode);
-      const same = (a: readonly SyntaxNode[], b: readonly SyntaxNode[]): boolean => a.length === b.length && a.every((n, k) => n === b[k]);
-      expect(same(tree.nodes, preorder)).toBe(true);
-      tree.nodes.forEach((n, k) => {
-        expect(n.order).toBe(k);
-        expect(n.subtreeEnd).toBe(k + 1 + n.children.filter(listed).reduce((acc, c) => acc + (c.subtreeEnd - c.order), 0));
+      expect(preorder.map(n => n.order)).toEqual(preorder.map((_, k) => k));
+      expect(tree.count).toBe(preorder.length);
+      preorder.forEach(n => {
+        expect(n.subtreeEnd).toBe(n.order + 1 + n.children.reduce((acc, c) => acc + (c.subtreeEnd - c.order), 0));
+        expect(tree.node(n.order).id).toBe(n.id);
+        // siblings through the table agree with the parent's child list
+        const siblings = n.parent?.children ?? [];
+        const at = siblings.findIndex(c => c.id === n.id);
+        expect(n.nextSibling?.id).toBe(siblings[at + 1]?.id);
+        expect(n.previousSibling?.id).toBe(siblings[at - 1]?.id);
+        expect(n.childCount).toBe(n.children.length);
+        expect(n.namedChildCount).toBe(n.namedChildren.length);
+        expect(n.lastNamedChild?.id).toBe(n.namedChildren[n.namedChildren.length - 1]?.id);
       });
       // prune under calls and at every third node: the pruned subtrees must be skipped alike
       const prune = (k: SyntaxNode): boolean => k.type !== 'call' && k.order % 3 !== 1;
-      for (const start of [tree.rootNode, ...tree.nodes.filter(n => n.type === 'expression_statement' || n.type === 'block')]) {
-        const expected: SyntaxNode[] = [];
+      for (const start of [tree.rootNode, ...preorder.filter(n => n.type === 'expression_statement' || n.type === 'block')]) {
+        const expected: number[] = [];
         recursive(start, prune, expected);
-        const seen: SyntaxNode[] = [];
+        const seen: number[] = [];
         walk(start, k => {
-          seen.push(k);
+          seen.push(k.id);
           return prune(k);
         });
-        expect(same(seen, expected)).toBe(true);
+        expect(seen).toEqual(expected);
       }
     }
   });

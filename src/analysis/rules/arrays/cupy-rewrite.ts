@@ -132,7 +132,7 @@ export function globalReferences(root: SyntaxNode, name: string): SyntaxNode[] {
     const cs = kids(n);
     const defName = n.type === 'function_definition' ? field(n, 'name') : null;
     for (let k = 0; k < cs.length; k++) {
-      if (cs[k] === defName && defName.type === 'identifier') {
+      if (defName !== null && cs[k].id === defName.id && defName.type === 'identifier') {
         continue;
       }
       rec(cs[k], inner);
@@ -1158,7 +1158,7 @@ export function estimateWork(
     }
   };
   const rec = (n: SyntaxNode, times: number): void => {
-    if (hostOnly.length > 0 && hostOnly.includes(n)) {
+    if (hostOnly.length > 0 && hostOnly.some(h => h.id === n.id)) {
       // stays NumPy on the host (built for a host consumer): no device work
       return;
     }
@@ -1286,7 +1286,7 @@ export function estimateWork(
     const cs = kids(n);
     const body = n.type === 'for_statement' || n.type === 'while_statement' ? field(n, 'body') : null;
     for (let k = 0; k < cs.length; k++) {
-      rec(cs[k], cs[k] === body ? mult : times);
+      rec(cs[k], cs[k].id === body?.id ? mult : times);
     }
   };
   rec(root, 1);
