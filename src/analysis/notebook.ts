@@ -276,6 +276,11 @@ const NO_IMPORTS: readonly ImportFact[] = [];
 const NO_ASSIGNMENTS: readonly AssignmentFact[] = [];
 
 /** One cell's bindings, and the names whose bindings or runtime reports computing them read. */
+/** One `memoized` run: its key, and the trees that keep values for it. */
+interface RunMemo {
+  trees: SyntaxTree[];
+}
+
 interface CellBindings {
   cell: CellModel;
   index: number;
@@ -635,17 +640,22 @@ export class NotebookModel {
    */
   memoized<T>(fn: () => T): T {
     const outer = this.memo;
-    // a fresh key per run: values a node holds from another run (or another model) are stale
-    this.memo = {};
+    // a fresh key per run: values a tree holds for another run (or another model) are stale
+    const memo: RunMemo = { trees: [] };
+    this.memo = memo;
     try {
       return fn();
     } finally {
       this.memo = outer;
+      // the values die with the run (nothing can ask for them again): drop them now, young
+      for (const tree of memo.trees) {
+        tree.forget(MEMO_VALUES, memo);
+      }
     }
   }
 
-  /** The key of the running `memoized` (each tree keeps the values it infers for it: `SyntaxTree.memo`). */
-  private memo: object | null = null;
+  /** The running `memoized` (each tree keeps the values it infers for it: `SyntaxTree.memo`). */
+  private memo: RunMemo | null = null;
 
   /** What an expression holds, as far as literals, calls and the kernel tell. */
   inferValue(node: SyntaxNode, cell: CellModel): ValueInfo {
@@ -653,14 +663,19 @@ export class NotebookModel {
     if (memo === null) {
       return this.infer(node, cell);
     }
-    const values = node.tree.memo(MEMO_VALUES, memo) as (ValueInfo | undefined)[];
+    const tree = node.tree;
+    const values = tree.memo(MEMO_VALUES, memo) as (ValueInfo | undefined)[];
     const known = values[node.order];
     if (known !== undefined) {
       return known;
     }
     const v = this.infer(node, cell);
     // the inference may have started the tree's memo afresh (another run): store in the current one
-    (node.tree.memo(MEMO_VALUES, memo) as (ValueInfo | undefined)[])[node.order] = v;
+    const now = tree.memo(MEMO_VALUES, memo) as (ValueInfo | undefined)[];
+    if (now.length === 0) {
+      memo.trees.push(tree);
+    }
+    now[node.order] = v;
     return v;
   }
 

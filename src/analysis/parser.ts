@@ -295,7 +295,7 @@ export class SyntaxTree {
   /** The id of row 0; row k has id `firstId + k` (`SyntaxNode.id`). */
   readonly firstId: number;
   private lineStarts: number[] | null = null;
-  private memos: Memo[] | null = null;
+  private memos: (Memo | undefined)[] | null = null;
 
   constructor(
     readonly source: string,
@@ -350,6 +350,14 @@ export class SyntaxTree {
       memos[slot] = m;
     }
     return m.values;
+  }
+
+  /** Lets go of a memo's values (when its owner is done with them). */
+  forget(slot: number, owner: object): void {
+    const m = this.memos?.[slot];
+    if (m !== undefined && m.owner === owner) {
+      this.memos![slot] = undefined;
+    }
   }
 
   /** Kept for callers written against web-tree-sitter's Tree: nothing to free. */

@@ -33,6 +33,33 @@ export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => boolean | void)
   }
 }
 
+/**
+ * `walk`, visiting only the nodes whose type is one of `types` (the others are searched
+ * through, not visited): no node object is made for the rows passed over. Return false from
+ * `visit` to skip a visited node's children.
+ */
+export function walkTypes(node: SyntaxNode, types: readonly string[], visit: (n: SyntaxNode) => boolean | void): void {
+  const tree = node.tree;
+  if (types.includes(node.type) && visit(node) === false) {
+    return;
+  }
+  const end = node.subtreeEnd;
+  const one = types.length === 1 ? types[0] : null;
+  let k = node.order + 1;
+  while (k < end) {
+    if (!tree.isNamedAt(k)) {
+      k = tree.subtreeEndAt(k);
+      continue;
+    }
+    const type = tree.typeAt(k);
+    if ((one !== null ? type === one : types.includes(type)) && visit(new SyntaxNode(tree, k)) === false) {
+      k = tree.subtreeEndAt(k);
+    } else {
+      k++;
+    }
+  }
+}
+
 /** The operator token of a binary/unary/augmented/comparison node. */
 export function operatorOf(node: SyntaxNode): string {
   const op = field(node, 'operator');

@@ -11,7 +11,7 @@ import { maskIPython } from '../../src/analysis/ipython';
 import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser, SyntaxNode } from '../../src/analysis/parser';
 import type { Rule } from '../../src/analysis/rules/types';
-import { walk } from '../../src/analysis/syntax';
+import { walk, walkTypes } from '../../src/analysis/syntax';
 import { RULES } from '../../src/analysis/rules/registry';
 import type { CellInput, RuntimeValueInfo } from '../../src/analysis/types';
 import { cellsOf, parser, percentCells } from './helpers';
@@ -262,6 +262,23 @@ describe('tree copy', () => {
           return prune(k);
         });
         expect(seen).toEqual(expected);
+        // the typed walk visits the walk's nodes of those types, pruning alike
+        for (const types of [['call'], ['identifier', 'call'], ['binary_operator', 'keyword_argument']]) {
+          const typed: number[] = [];
+          walkTypes(start, types, k => {
+            typed.push(k.id);
+            return prune(k);
+          });
+          const filtered: number[] = [];
+          walk(start, k => {
+            // nodes of other types are searched through, never pruned
+            if (types.includes(k.type)) {
+              filtered.push(k.id);
+            }
+            return !types.includes(k.type) || prune(k);
+          });
+          expect(typed).toEqual(filtered);
+        }
       }
     }
   });

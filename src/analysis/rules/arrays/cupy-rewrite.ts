@@ -12,7 +12,7 @@ import { WorkEstimate } from '../../costmodel';
 import { applyEdits, insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
-import { callArguments, field, kids, operatorOf, unparen, walk } from '../../syntax';
+import { callArguments, field, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
 import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
@@ -98,6 +98,14 @@ const ARITH_OPS = new Set(['+', '-', '*', '/', '//', '%', '**', '&', '|', '^', '
 const COMPARE_OPS = new Set(['<', '>', '<=', '>=', '==', '!=']);
 
 const SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
+/** Node types the typed walks (`walkTypes`) visit. */
+const CALL = ['call'];
+const IDENTIFIER = ['identifier'];
+const FOR_STATEMENT = ['for_statement'];
+const BINARY_OR_CALL = ['binary_operator', 'call'];
+const KEYWORD_OR_CALL = ['keyword_argument', 'call'];
+const OPERATORS = ['binary_operator', 'augmented_assignment'];
+const CONDITIONALS = ['if_statement', 'while_statement', 'elif_clause'];
 const COMPREHENSION_TYPES = new Set(['list_comprehension', 'generator_expression', 'set_comprehension', 'dictionary_comprehension']);
 
 /** Identifier nodes in the cell that read or write the module-level `name`. */
@@ -183,11 +191,11 @@ function isValueIdentifier(n: SyntaxNode): boolean {
 /** Does the expression mention any of these names (as module-level values)? */
 function mentions(node: SyntaxNode, names: ReadonlySet<string>): boolean {
   let hit = false;
-  walk(node, n => {
+  walkTypes(node, IDENTIFIER, n => {
     if (hit) {
       return false;
     }
-    if (n.type === 'identifier' && names.has(n.text) && isValueIdentifier(n)) {
+    if (names.has(n.text) && isValueIdentifier(n)) {
       hit = true;
     }
     return true;
@@ -315,7 +323,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
 
   // scipy.sparse products (`M @ v`, `M.dot(v)`, `M * v`): cupyx.scipy.sparse runs them (cuSPARSE)
   let sparseOps = 0;
-  walk(root, n => {
+  walkTypes(root, BINARY_OR_CALL, n => {
     if (n.type === 'binary_operator' && (operatorOf(n) === '@' || operatorOf(n) === '*')) {
       const l = field(n, 'left');
       const r = field(n, 'right');
@@ -358,7 +366,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       refusals.push(`\`${name}\` has dtype ${v.dtype}: CuPy has no object, string or structured arrays`);
     }
   }
-  walk(root, n => {
+  walkTypes(root, KEYWORD_OR_CALL, n => {
     if (n.type === 'keyword_argument' && field(n, 'name')?.text === 'dtype') {
       const value = field(n, 'value');
       const d = value ? (value.type === 'list' ? 'structured' : normaliseDtype(value.text)) : undefined;
@@ -379,10 +387,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   });
 
   // Generators: cupy.random.Generator has fewer methods than NumPy's; host generators stay host.
-  walk(root, n => {
-    if (n.type !== 'call') {
-      return true;
-    }
+  walkTypes(root, CALL, n => {
     const fn = field(n, 'function');
     const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
     if (!fn || !obj || obj.type !== 'identifier') {
@@ -419,8 +424,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // Draws cast to float32/float64 (`np.random.rand(n).astype(np.float32)`): generated in that
   // dtype on the device (cuRAND fills float32 directly: half the bytes, no cast pass).
   const castRewrites: TextEdit[] = [];
-  walk(root, n => {
-    const rw = n.type === 'call' ? drawInDtype(n, model, cell, cp, facts.assignments) : null;
+  walkTypes(root, CALL, n => {
+    const rw = drawInDtype(n, model, cell, cp, facts.assignments);
     if (rw) {
       castRewrites.push(rw);
       return false;
@@ -532,8 +537,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
   }
   // iterating over a device array in Python: one small copy per element; iterate on the host
-  walk(root, n => {
-    if (n.type === 'for_statement') {
+  walkTypes(root, FOR_STATEMENT, n => {
+    {
       const right = field(n, 'right');
       if (right && mentions(right, localDevice) && model.inferValue(right, cell).kind === 'ndarray') {
         edits.push(insert(right.startIndex, `${cp}.asnumpy(`), insert(right.endIndex, ')'));
@@ -692,8 +697,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     work.launches = Math.max(1, work.launches - ops + 1);
   }
   let arrayOperators = 0;
-  walk(root, n => {
-    if ((n.type === 'binary_operator' || n.type === 'augmented_assignment') && model.inferValue(n.type === 'binary_operator' ? n : field(n, 'left') ?? n, cell).kind === 'ndarray') {
+  walkTypes(root, OPERATORS, n => {
+    if (model.inferValue(n.type === 'binary_operator' ? n : field(n, 'left') ?? n, cell).kind === 'ndarray') {
       arrayOperators += 1;
     }
     return true;
@@ -703,8 +708,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     notes.push('The SciPy sparse matrix is converted to `cupyx.scipy.sparse.csr_matrix` (its data, indices and index pointers are copied, about 12 bytes per non-zero; the non-zero count being unknown here, the prediction assumes 10 per row); the notebook-wide plan builds the matrix on the device once instead.');
   }
   let arrayMethods = 0;
-  walk(root, n => {
-    if (n.type === 'call') {
+  walkTypes(root, CALL, n => {
+    {
       const fn = field(n, 'function');
       const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
       const method = fn?.type === 'attribute' ? field(fn, 'attribute')?.text ?? '' : '';
@@ -906,8 +911,8 @@ function isBareOrHostSafe(arg: SyntaxNode, name: string): boolean {
  */
 export function collectHostConsumerArgs(root: SyntaxNode, model: NotebookModel, cell: CellModel, arrays: ReadonlySet<string>): SyntaxNode[] {
   const args: SyntaxNode[] = [];
-  walk(root, n => {
-    if (n.type === 'call' && isHostConsumerCall(n, model, cell, arrays)) {
+  walkTypes(root, CALL, n => {
+    if (isHostConsumerCall(n, model, cell, arrays)) {
       for (const inner of hostArguments(n)) {
         if (mentions(inner, arrays)) {
           args.push(inner);
@@ -999,8 +1004,8 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
     });
     return hit;
   };
-  walk(root, n => {
-    if (n.type === 'call' && isHostConsumerCall(n, model, cell, none)) {
+  walkTypes(root, CALL, n => {
+    if (isHostConsumerCall(n, model, cell, none)) {
       for (const inner of hostArguments(n)) {
         if (!readsArray(inner)) {
           out.push(inner);
@@ -1086,11 +1091,11 @@ function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>): string | nul
 
 function hasDeviceControlFlow(root: SyntaxNode, deviceNames: ReadonlySet<string>): boolean {
   let hit = false;
-  walk(root, n => {
+  walkTypes(root, CONDITIONALS, n => {
     if (hit) {
       return false;
     }
-    if (n.type === 'if_statement' || n.type === 'while_statement' || n.type === 'elif_clause') {
+    {
       const cond = field(n, 'condition');
       if (cond && mentions(cond, deviceNames)) {
         hit = true;
@@ -1103,8 +1108,8 @@ function hasDeviceControlFlow(root: SyntaxNode, deviceNames: ReadonlySet<string>
 
 function userFunctionCallsWithDeviceArgs(root: SyntaxNode, model: NotebookModel, deviceNames: ReadonlySet<string>): string[] {
   const names = new Set<string>();
-  walk(root, n => {
-    if (n.type === 'call') {
+  walkTypes(root, CALL, n => {
+    {
       const fn = field(n, 'function');
       if (fn?.type === 'identifier' && model.bindings.get(fn.text)?.some(b => b.value.kind === 'function')) {
         const args = field(n, 'arguments');
