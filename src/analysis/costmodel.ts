@@ -4,9 +4,12 @@
  * A roofline-style estimate: each elementwise pass streams its bytes through memory; library
  * kernels (matmul, FFT, sort, filters, sparse products) run at the rate measured for their class;
  * every kernel launch costs a fixed overhead; host<->device copies run at the measured pageable
- * rates. Every figure is a measurement on the H200 test machine and its 16-core host
- * (`MEASURED_H200`, with its source); `test/unit/costmodel-calibration.test.ts` checks the model
- * against every bench workload and the rule fixtures that lost as single cells.
+ * rates. Every rate is a field of the `DeviceProfile` the prediction is made for; the default
+ * profile's are measurements on the H200 test machine and its 16-core host (`MEASURED_H200`, with
+ * its source), and `deviceProfileFromReport` builds a profile from what the kernel reports of its
+ * own device (scaling what its doctor measured, keeping the H200's figures for the rest).
+ * `test/unit/costmodel-calibration.test.ts` checks the model against every bench workload and the
+ * rule fixtures that lost as single cells.
  *
  * Two predictions of the same work:
  * - `predict`: the cell run on its own, as the rewrite of that one cell (the suggestion's
@@ -79,10 +82,25 @@ export const MEASURED_H200 = {
    * stencil_slices' one-pass RawKernel, first run 203 ms - median 30.6 ms (run 2). CuPy caches
    * the compiled kernel on disk, so later sessions pay much less.
    */
-  kernelCompileSeconds: 0.17
+  kernelCompileSeconds: 0.17,
+  /**
+   * The doctor's own calibration on the H200 in run 2 (RESULTS.md, run 2 ceilings): a 64 MiB
+   * device copy (3.63 TB/s, below the 1 GiB copy's 4.128), a 64 MiB pageable host->device copy,
+   * the launch rate and NumPy's copy. `deviceProfileFromReport` scales the kernel's figures by
+   * these: the same measurement on both devices.
+   */
+  doctorCalibration: {
+    deviceBandwidth: 3.63e12,
+    hostToDevice: 7.37e9,
+    launchOverhead: 13e-6,
+    hostBandwidth: 13.2e9
+  }
 } as const;
 
-/** Figures measured on the H200 test machine, 2026-11-30 (run 2), and its 16-core host. */
+/**
+ * Figures measured on the H200 test machine, 2026-11-30 (run 2), and its 16-core host
+ * (`MEASURED_H200`; bench/RESULTS.md): the profile used when the kernel's device is not known.
+ */
 export const DEFAULT_DEVICE_PROFILE: DeviceProfile = {
   name: 'NVIDIA H200 (measured 2026-11-30)',
   deviceBandwidth: MEASURED_H200.deviceBandwidth,
@@ -95,8 +113,102 @@ export const DEFAULT_DEVICE_PROFILE: DeviceProfile = {
   // kernels run at ~5-50 TFLOP/s; 40 TFLOP/s is their upper end
   deviceFlops: 4.0e13,
   hostFlops: MEASURED_H200.hostMatmulFlops,
-  hostTranscendentalSeconds: 3e-9
+  hostTranscendentalSeconds: 3e-9,
+  hostFftFlops: MEASURED_H200.hostFftFlops,
+  hostSortOpsPerSecond: MEASURED_H200.hostSortOpsPerSecond,
+  hostFilterFlops: MEASURED_H200.hostFilterFlops,
+  hostSparseSecondsPerNonZero: MEASURED_H200.hostSparseSecondsPerNonZero,
+  deviceSparseSecondsPerNonZero: MEASURED_H200.deviceSparseSecondsPerNonZero,
+  deviceSparseCanonicaliseSecondsPerNonZero: MEASURED_H200.deviceSparseCanonicaliseSecondsPerNonZero,
+  deviceSecondsPerUniformDraw: MEASURED_H200.deviceSecondsPerUniformDraw,
+  deviceSecondsPerNormalDraw: MEASURED_H200.deviceSecondsPerNormalDraw,
+  kernelCompileSeconds: MEASURED_H200.kernelCompileSeconds
 };
+
+/**
+ * What the kernel reports of its device: the protocol's `Environment` (hello and doctor replies,
+ * `%gpuoptimize doctor --json`) has this shape. Bandwidths in bytes per second (copies count
+ * bytes read plus written, except host_to_device: bytes moved).
+ */
+export interface DeviceReport {
+  gpus: readonly { name: string; memory_bytes: number }[];
+  calibration?: {
+    host_bandwidth?: number | null;
+    device_bandwidth?: number | null;
+    host_to_device?: number | null;
+    launch_overhead_s?: number | null;
+  } | null;
+}
+
+/**
+ * The profile of the kernel's device, from its report; null when the report names no GPU (the
+ * defaults stand). The GPU (the first listed, the one CuPy uses by default) gives the name and the
+ * memory. Its doctor's calibration, when it ran, is the same measurement the doctor made on the
+ * H200 (`MEASURED_H200.doctorCalibration`), so the H200 figure is scaled by the ratio of the two:
+ * - device bandwidth, and with it the sparse product (a memory-bound kernel), by the device copies;
+ * - host->device by the pageable copies, and device->host with it (not measured by the doctor:
+ *   both directions are pageable copies over the same link);
+ * - launch overhead and host bandwidth are taken as measured (the H200 figures are the doctor's).
+ * Everything else (library-kernel FLOP/s, the host's per-class rates, cuRAND, kernel compile)
+ * stays the H200's: nothing the kernel reports scales it honestly.
+ */
+export function deviceProfileFromReport(
+  report: DeviceReport | null | undefined,
+  base: DeviceProfile = DEFAULT_DEVICE_PROFILE
+): DeviceProfile | null {
+  const gpu = report?.gpus[0];
+  if (!report || !gpu) {
+    return null;
+  }
+  const measured = (x: number | null | undefined): number | null => (typeof x === 'number' && Number.isFinite(x) && x > 0 ? x : null);
+  const reference = MEASURED_H200.doctorCalibration;
+  const reported: NonNullable<DeviceProfile['reported']>[number][] = [];
+  const profile: DeviceProfile = { ...base, name: gpu.name };
+  const memory = measured(gpu.memory_bytes);
+  if (memory !== null) {
+    profile.memoryBytes = memory;
+    reported.push('memoryBytes');
+  }
+  const cal = report.calibration ?? {};
+  const device = measured(cal.device_bandwidth);
+  if (device !== null) {
+    const ratio = device / reference.deviceBandwidth;
+    profile.deviceBandwidth = base.deviceBandwidth * ratio;
+    profile.deviceSparseSecondsPerNonZero =
+      (base.deviceSparseSecondsPerNonZero ?? MEASURED_H200.deviceSparseSecondsPerNonZero) / ratio;
+    reported.push('deviceBandwidth');
+  }
+  const h2d = measured(cal.host_to_device);
+  if (h2d !== null) {
+    const ratio = h2d / reference.hostToDevice;
+    profile.hostToDevice = base.hostToDevice * ratio;
+    profile.deviceToHost = (base.deviceToHost ?? base.hostToDevice) * ratio;
+    reported.push('hostToDevice');
+  }
+  const host = measured(cal.host_bandwidth);
+  if (host !== null) {
+    profile.hostBandwidth = host;
+    reported.push('hostBandwidth');
+  }
+  const launch = measured(cal.launch_overhead_s);
+  if (launch !== null) {
+    profile.launchOverhead = launch;
+    reported.push('launchOverhead');
+  }
+  profile.reported = reported;
+  return profile;
+}
+
+/** Were the profile's device bandwidth, copy rate or launch cost measured on its device? */
+export function measuredOnDevice(device: DeviceProfile): boolean {
+  const reported = device.reported ?? [];
+  return reported.includes('deviceBandwidth') || reported.includes('hostToDevice') || reported.includes('launchOverhead');
+}
+
+/** What a prediction says of the device it was made for (absent: the H200 defaults). */
+function predictedFor(device: DeviceProfile): Pick<Prediction, 'device'> {
+  return device === DEFAULT_DEVICE_PROFILE ? {} : { device: { name: device.name, measured: measuredOnDevice(device) } };
+}
 
 /** The work a cell does, counted by the rules from its syntax and the notebook model. */
 export interface WorkEstimate {
@@ -168,7 +280,7 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
   const cell = estimate(work, device);
   const speedup = cell.gpuSeconds > 0 ? cell.cpuSeconds / cell.gpuSeconds : 1;
   const residentSpeedup = resident.gpuSeconds > 0 ? resident.cpuSeconds / resident.gpuSeconds : 1;
-  const compile = (work.kernelsDefined ?? 0) * MEASURED_H200.kernelCompileSeconds;
+  const compile = (work.kernelsDefined ?? 0) * (device.kernelCompileSeconds ?? MEASURED_H200.kernelCompileSeconds);
   const firstRunSeconds = cell.gpuSeconds + compile;
   const firstRunSpeedup = firstRunSeconds > 0 ? cell.cpuSeconds / firstRunSeconds : 1;
 
@@ -191,7 +303,8 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
     transferSeconds: cell.transferSeconds,
     reason,
     firstRunSeconds,
-    residentSpeedup
+    residentSpeedup,
+    ...predictedFor(device)
   };
 }
 
@@ -206,7 +319,8 @@ export function predictResident(work: WorkEstimate, device: DeviceProfile = DEFA
     transferSeconds: 0,
     reason: resident.reason,
     firstRunSeconds: resident.gpuSeconds,
-    residentSpeedup: speedup
+    residentSpeedup: speedup,
+    ...predictedFor(device)
   };
 }
 
@@ -231,6 +345,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const deviceFlops = device.deviceFlops ?? DEFAULT_DEVICE_PROFILE.deviceFlops ?? 4e13;
   const transcendental = device.hostTranscendentalSeconds ?? 3e-9;
   const d2h = device.deviceToHost ?? device.hostToDevice;
+  const rates = libraryRates(device);
 
   // NumPy's SIMD transcendentals cost about half as much per float32 element as per float64
   const perElement = transcendental * Math.max(0.5, Math.min(2, work.itemBytes / 8));
@@ -244,10 +359,10 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     (hostStreamed / device.hostBandwidth) * (work.hostPassFactor ?? 1) +
     work.transcendentalOps * work.elements * perElement +
     blas / hostFlops +
-    fft / MEASURED_H200.hostFftFlops +
-    sort / MEASURED_H200.hostSortOpsPerSecond +
-    filter / MEASURED_H200.hostFilterFlops +
-    nonZeros * MEASURED_H200.hostSparseSecondsPerNonZero;
+    fft / rates.hostFftFlops +
+    sort / rates.hostSortOpsPerSecond +
+    filter / rates.hostFilterFlops +
+    nonZeros * rates.hostSparseSecondsPerNonZero;
   // each copy also pays a fixed latency (allocation, synchronisation) of about a launch
   const copies = (work.hostToDeviceBytes > 0 ? 1 : 0) + (work.deviceToHostBytes > 0 ? 1 : 0);
   const transferSeconds = work.hostToDeviceBytes / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead;
@@ -255,10 +370,10 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     work.launches * device.launchOverhead +
     streamed / (device.deviceBandwidth * KERNEL_BANDWIDTH_EFFICIENCY) +
     work.flops / deviceFlops +
-    nonZeros * MEASURED_H200.deviceSparseSecondsPerNonZero +
-    (work.sparseNonZerosFromHost ?? 0) * MEASURED_H200.deviceSparseCanonicaliseSecondsPerNonZero +
-    (work.uniformDraws ?? 0) * MEASURED_H200.deviceSecondsPerUniformDraw +
-    (work.normalDraws ?? 0) * MEASURED_H200.deviceSecondsPerNormalDraw;
+    nonZeros * rates.deviceSparseSecondsPerNonZero +
+    (work.sparseNonZerosFromHost ?? 0) * rates.deviceSparseCanonicaliseSecondsPerNonZero +
+    (work.uniformDraws ?? 0) * rates.deviceSecondsPerUniformDraw +
+    (work.normalDraws ?? 0) * rates.deviceSecondsPerNormalDraw;
   const gpuSeconds = computeSeconds + transferSeconds;
   const speedup = gpuSeconds > 0 ? cpuSeconds / gpuSeconds : 1;
 
@@ -270,7 +385,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     reason = `${size}: too small to pay for ${plural(Math.round(work.launches), 'kernel launch', 'kernel launches')}`;
   } else if (transferSeconds > computeSeconds && transferSeconds > 0) {
     reason = `${size}: host<->device copies (${formatSeconds(transferSeconds)}) dominate device compute (${formatSeconds(computeSeconds)}); keep the data on the device across cells`;
-  } else if (nonZeros > 0 && nonZeros * MEASURED_H200.deviceSparseSecondsPerNonZero > computeSeconds / 2) {
+  } else if (nonZeros > 0 && nonZeros * rates.deviceSparseSecondsPerNonZero > computeSeconds / 2) {
     reason = `${size}: sparse product over ~${formatCount(nonZeros / 1e6)}M non-zeros`;
   } else if (work.flops > 0 && work.flops / hostFlops > streamed / device.hostBandwidth) {
     reason = `${size}: arithmetic-bound library kernels, ${formatFlops(work.flops)}`;
@@ -278,6 +393,21 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     reason = `${size}: memory-bound, ${plural(work.passes, 'pass', 'passes')} over the data`;
   }
   return { bytes, cpuSeconds, gpuSeconds, transferSeconds, reason };
+}
+
+/** The profile's per-class rates of library calls, the H200's where it has none. */
+function libraryRates(device: DeviceProfile) {
+  return {
+    hostFftFlops: device.hostFftFlops ?? MEASURED_H200.hostFftFlops,
+    hostSortOpsPerSecond: device.hostSortOpsPerSecond ?? MEASURED_H200.hostSortOpsPerSecond,
+    hostFilterFlops: device.hostFilterFlops ?? MEASURED_H200.hostFilterFlops,
+    hostSparseSecondsPerNonZero: device.hostSparseSecondsPerNonZero ?? MEASURED_H200.hostSparseSecondsPerNonZero,
+    deviceSparseSecondsPerNonZero: device.deviceSparseSecondsPerNonZero ?? MEASURED_H200.deviceSparseSecondsPerNonZero,
+    deviceSparseCanonicaliseSecondsPerNonZero:
+      device.deviceSparseCanonicaliseSecondsPerNonZero ?? MEASURED_H200.deviceSparseCanonicaliseSecondsPerNonZero,
+    deviceSecondsPerUniformDraw: device.deviceSecondsPerUniformDraw ?? MEASURED_H200.deviceSecondsPerUniformDraw,
+    deviceSecondsPerNormalDraw: device.deviceSecondsPerNormalDraw ?? MEASURED_H200.deviceSecondsPerNormalDraw
+  };
 }
 
 /** Does the working set fit on the device (with room for temporaries)? */
@@ -376,10 +506,14 @@ export function plural(x: number, one: string, many: string): string {
   return `${text} ${text === '1' ? one : many}`;
 }
 
-/** A speedup for people: "0.42x", "3.1x", "978x". */
-export function formatSpeedup(x: number): string {
+/**
+ * A speedup for people: "0.42x", "3.10x", "12.3x", "978x", "1,235x". The one speedup formatter:
+ * the rules' text uses the ASCII "x" (the CLI prints it to any terminal); the panel passes "×"
+ * (src/ui/format.ts).
+ */
+export function formatSpeedup(x: number, times: 'x' | '×' = 'x'): string {
   if (!Number.isFinite(x)) {
-    return `${x}x`;
+    return `${x}${times}`;
   }
-  return x >= 100 ? `${groupThousands(Math.round(x))}x` : x >= 10 ? `${x.toFixed(1)}x` : `${x.toFixed(2)}x`;
+  return x >= 100 ? `${groupThousands(Math.round(x))}${times}` : x >= 10 ? `${x.toFixed(1)}${times}` : `${x.toFixed(2)}${times}`;
 }

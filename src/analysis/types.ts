@@ -79,6 +79,33 @@ export interface DeviceProfile {
   hostFlops?: number;
   /** Host seconds per element for a transcendental ufunc (exp, sin...) in NumPy. */
   hostTranscendentalSeconds?: number;
+  /*
+   * Per-class rates of library calls. Absent: the H200 test machine's (`MEASURED_H200` in
+   * costmodel.ts, measured 2026-11-30; bench/RESULTS.md), which DEFAULT_DEVICE_PROFILE holds.
+   */
+  /** Host FLOP/s of FFTs (NumPy's pocketfft runs on one core). */
+  hostFftFlops?: number;
+  /** Host comparisons per second of a sort (counted as 4 n log2 n). */
+  hostSortOpsPerSecond?: number;
+  /** Host FLOP/s of SciPy's image filters (20 flops counted per element and call). */
+  hostFilterFlops?: number;
+  /** Host seconds per non-zero of a SciPy sparse matrix product. */
+  hostSparseSecondsPerNonZero?: number;
+  /** Device seconds per non-zero of a canonical cupyx sparse matrix product. */
+  deviceSparseSecondsPerNonZero?: number;
+  /** Device seconds per non-zero to sort and merge a matrix converted from SciPy (not canonical). */
+  deviceSparseCanonicaliseSecondsPerNonZero?: number;
+  /** Device seconds per value drawn by cuRAND: uniform, and normal (or other) distributions. */
+  deviceSecondsPerUniformDraw?: number;
+  deviceSecondsPerNormalDraw?: number;
+  /** Seconds to compile one kernel a cell defines (ElementwiseKernel, RawKernel, fused function). */
+  kernelCompileSeconds?: number;
+  /**
+   * The figures that came from the kernel's report of its own device (`deviceProfileFromReport`):
+   * its GPU's memory and what its doctor's calibration measured. Absent for a profile not built
+   * from a report, such as DEFAULT_DEVICE_PROFILE.
+   */
+  reported?: readonly ('memoryBytes' | 'deviceBandwidth' | 'hostToDevice' | 'hostBandwidth' | 'launchOverhead')[];
 }
 
 export interface Prediction {
@@ -95,6 +122,13 @@ export interface Prediction {
   firstRunSeconds?: number;
   /** The same work inside the whole-notebook rewrite: data already on the device, no copies. */
   residentSpeedup?: number;
+  /**
+   * The device the figures are for, when the analyser was given a profile other than
+   * DEFAULT_DEVICE_PROFILE (the kernel's, from `deviceProfileFromReport`): its name, and whether
+   * its device bandwidth, copy rate or launch cost were measured there (else those are the H200's).
+   * Absent: every figure is the H200 test machine's.
+   */
+  device?: { name: string; measured: boolean };
 }
 
 /** A proposed rewrite of one cell. */

@@ -6,17 +6,20 @@ import type { ABResult, Verdict } from '../kernel/protocol';
 import type { RuleFamily } from '../analysis/types';
 import type { BenchmarkRun } from './model';
 import { ALL_RULE_FAMILIES } from './settings';
-import { formatSeconds, NOT_A_SPEEDUP, threeDigits as round } from '../analysis/costmodel';
+import { formatSeconds, formatSpeedup as formatSpeedupAs, NOT_A_SPEEDUP, threeDigits as round } from '../analysis/costmodel';
 
 // One duration formatter for the analysis' reasons, the CLI and the panel.
 export { formatSeconds } from '../analysis/costmodel';
 
-/** A speedup factor: "12.3×", "0.42×"; "—" when unknown. */
+/**
+ * A speedup factor: "12.3×", "0.42×"; "—" when unknown. The analysis' formatter with the
+ * typographic sign, so the card's figure reads as the reasons and Explain write it.
+ */
 export function formatSpeedup(speedup: number | null | undefined): string {
   if (speedup === null || speedup === undefined || !Number.isFinite(speedup)) {
     return '—';
   }
-  return `${round(speedup)}×`;
+  return formatSpeedupAs(speedup, '×');
 }
 
 /**

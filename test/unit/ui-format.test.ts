@@ -1,7 +1,7 @@
 /** Words and numbers the panel and the result card show (src/ui/format.ts). */
 import type { ABResult } from '../../src/kernel/protocol';
 import type { BenchmarkRun } from '../../src/ui/model';
-import { formatSeconds as analysisFormatSeconds } from '../../src/analysis/costmodel';
+import { formatSeconds as analysisFormatSeconds, formatSpeedup as analysisFormatSpeedup } from '../../src/analysis/costmodel';
 import {
   describeMatch,
   describePredictedSpeedup,
@@ -45,15 +45,25 @@ test('one formatSeconds: the panel shows durations as the analysis and the CLI w
   expect(analysisFormatSeconds(0.0286)).toBe('28.6 ms');
 });
 
+test('one formatSpeedup: the panel writes a figure with the digits the reasons and the CLI use', () => {
+  for (const x of [0.4213, 1.01, 3.5, 12.345, 978.4, 1234.5]) {
+    expect(formatSpeedup(x)).toBe(analysisFormatSpeedup(x).replace(/x$/, '×'));
+  }
+  expect(analysisFormatSpeedup(1234.5)).toBe('1,235x');
+  expect(analysisFormatSpeedup(1234.5, '×')).toBe('1,235×');
+  expect(formatSpeedup(1234.5)).toBe('1,235×');
+});
+
 test('a single-cell prediction under 1.2x is not shown as faster', () => {
-  expect(describePredictedSpeedup(3.5)).toBe('Predicted 3.5× faster');
+  expect(describePredictedSpeedup(3.5)).toBe('Predicted 3.50× faster');
   expect(describePredictedSpeedup(1.01)).toBe('Predicted 1.01× as a single cell: no speedup');
 });
 
 test('formatSpeedup, formatConfidence and formatBytes', () => {
   expect(formatSpeedup(12.345)).toBe('12.3×');
-  expect(formatSpeedup(0.4213)).toBe('0.421×');
+  expect(formatSpeedup(0.4213)).toBe('0.42×');
   expect(formatSpeedup(null)).toBe('—');
+  expect(formatSpeedup(Number.POSITIVE_INFINITY)).toBe('—');
   expect(formatConfidence(0.85)).toBe('high (85%)');
   expect(formatConfidence(0.6)).toBe('medium (60%)');
   expect(formatConfidence(1.7)).toBe('high (100%)');
@@ -62,7 +72,7 @@ test('formatSpeedup, formatConfidence and formatBytes', () => {
 });
 
 test('verdict headlines and match lines say what happened', () => {
-  expect(verdictHeadline(abResult())).toBe('GPU 10× faster');
+  expect(verdictHeadline(abResult())).toBe('GPU 10.0× faster');
   expect(verdictHeadline(abResult({ verdict: 'no_gpu' }))).toBe('No GPU in this kernel');
   expect(describeMatch(abResult())).toBe('Outputs y equal within tolerance (max abs error 1.0e-7)');
   const unverified = abResult({ match: { status: 'unverified', outputs: [] } }) as ABResult;
