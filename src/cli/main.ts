@@ -2,8 +2,8 @@
  * `gpuoptimize`: the analysis engine for CI, scripts and people outside JupyterLab.
  *
  *   gpuoptimize analyze PATH... [--format text|json|sarif] [--select IDS] [--ignore IDS]
- *                               [--min-speedup X] [--no-color]
- *   gpuoptimize fix NOTEBOOK [-o OUT] [--force]
+ *                               [--min-speedup X] [--device FILE] [--no-color]
+ *   gpuoptimize fix NOTEBOOK [-o OUT] [--force] [--device FILE]
  *
  * Exit codes, as linters use them: 0 no findings, 1 findings, 2 usage or input errors
  * (including "nothing could be analysed").
@@ -15,9 +15,11 @@ import { initParser } from '../analysis/parser';
 import { NotebookAnalyzer } from '../analysis/engine';
 import { RULES } from '../analysis/rules/registry';
 import { rewriteNotebook } from '../analysis/plan';
-import type { CellInput } from '../analysis/types';
+import { deviceProfileFromReport } from '../analysis/costmodel';
+import type { CellInput, DeviceProfile } from '../analysis/types';
+import { ProtocolError, validateEnvironment } from '../kernel/protocol';
 import { expandPaths, loadFile, type LoadedFile, type SkippedFile } from './sources';
-import { ansiStyle, fingerprint, plainStyle, toJSONReport, toSARIF, toText, type FileReport } from './report';
+import { ansiStyle, deviceNote, fingerprint, plainStyle, toJSONReport, toSARIF, toText, type FileReport } from './report';
 import { unifiedDiff } from './diff';
 
 declare const __CLI_VERSION__: string;
@@ -32,10 +34,14 @@ commands:
       --ignore IDS               skip these rules or prefixes
       --min-speedup X            only suggestions predicted at least X times faster
       --baseline FILE            report only findings not in FILE (an earlier --format json report)
+      --device FILE              predict for the GPU FILE describes: the JSON that
+                                 %gpuoptimize doctor --calibrate --json prints in its kernel
+                                 (default: figures measured on an NVIDIA H200)
       --no-color                 no colours, even on a terminal
   fix NOTEBOOK      write the whole-notebook GPU rewrite (residency plan applied) as a new notebook
       -o, --output OUT           where to write (default: NOTEBOOK with .gpu.ipynb)
       --force                    overwrite OUT if it exists (needed when OUT is NOTEBOOK)
+      --device FILE              as for analyze
 
 exit codes: 0 no findings, 1 findings, 2 usage or input errors
 `;
@@ -57,6 +63,7 @@ interface AnalyzeOptions {
   minSpeedup: number;
   color: boolean;
   baseline: string | null;
+  device: string | null;
 }
 
 function splitIds(v: string): string[] {
@@ -75,7 +82,7 @@ function takeValue(args: string[], i: number, flag: string): string {
 }
 
 export function parseAnalyzeArgs(args: string[]): AnalyzeOptions {
-  const o: AnalyzeOptions = { paths: [], format: 'text', select: [], ignore: [], minSpeedup: 0, color: true, baseline: null };
+  const o: AnalyzeOptions = { paths: [], format: 'text', select: [], ignore: [], minSpeedup: 0, color: true, baseline: null, device: null };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
@@ -113,6 +120,9 @@ export function parseAnalyzeArgs(args: string[]): AnalyzeOptions {
       }
       case '--baseline':
         o.baseline = value();
+        break;
+      case '--device':
+        o.device = value();
         break;
       case '--no-color':
         o.color = false;
@@ -173,8 +183,42 @@ export function readBaseline(path: string): Set<string> {
   return prints;
 }
 
-function analyseFile(file: LoadedFile, opts: AnalyzeOptions, p: PythonParser, known: Set<string>): FileReport {
-  const analyzer = new NotebookAnalyzer({}, p);
+/**
+ * The device profile of a `--device` file: the Environment that `%gpuoptimize doctor --json`
+ * prints, or a hello/doctor reply holding one. Null when it names no GPU (the defaults stand).
+ */
+export function readDeviceProfile(path: string): DeviceProfile | null {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`--device ${path}: cannot read a JSON device report (${(e as Error).message})`);
+  }
+  const wrapped = (data as { environment?: unknown } | null)?.environment;
+  try {
+    return deviceProfileFromReport(validateEnvironment(wrapped ?? data));
+  } catch (e) {
+    if (e instanceof ProtocolError) {
+      throw new UsageError(`--device ${path}: not the JSON of %gpuoptimize doctor --json (${e.message})`);
+    }
+    throw e;
+  }
+}
+
+/** The `--device` file's profile; a file without a GPU is said on stderr and leaves the defaults. */
+function deviceOption(path: string | null, io: Io): DeviceProfile | null {
+  if (path === null) {
+    return null;
+  }
+  const profile = readDeviceProfile(path);
+  if (profile === null) {
+    io.stderr(`gpuoptimize: ${path} reports no GPU: predicting with the NVIDIA H200's figures\n`);
+  }
+  return profile;
+}
+
+function analyseFile(file: LoadedFile, opts: AnalyzeOptions, p: PythonParser, known: Set<string>, device: DeviceProfile | null): FileReport {
+  const analyzer = new NotebookAnalyzer(device ? { device } : {}, p);
   const result = analyzer.update(file.cells);
   const suggestions = result.suggestions.filter(
     s =>
@@ -201,13 +245,14 @@ export async function analyze(args: string[], io: Io): Promise<number> {
     return 2;
   }
   const known = opts.baseline ? readBaseline(opts.baseline) : new Set<string>();
+  const device = deviceOption(opts.device, io);
   const p = await parser();
   const reports: FileReport[] = [];
   for (const path of files) {
     const loaded: LoadedFile | SkippedFile = loadFile(path);
     if ('cells' in loaded) {
       try {
-        reports.push(analyseFile(loaded, opts, p, known));
+        reports.push(analyseFile(loaded, opts, p, known, device));
       } catch (e) {
         reports.push({
           file: { path, severity: 'error', message: `analysis failed: ${(e as Error).message}` },
@@ -226,7 +271,7 @@ export async function analyze(args: string[], io: Io): Promise<number> {
     io.stdout(JSON.stringify(toSARIF(reports, VERSION, docs), null, 2) + '\n');
   } else {
     const colour = opts.color && io.isTTY && !io.env.NO_COLOR;
-    io.stdout(toText(reports, colour ? ansiStyle : plainStyle) + '\n');
+    io.stdout(toText(reports, colour ? ansiStyle : plainStyle, deviceNote(device)) + '\n');
   }
   const analysed = reports.filter(r => 'cells' in r.file).length;
   const errors = reports.filter(r => !('cells' in r.file) && r.file.severity === 'error');
@@ -252,10 +297,14 @@ export async function fix(args: string[], io: Io): Promise<number> {
   let input: string | undefined;
   let output: string | undefined;
   let force = false;
+  let devicePath: string | null = null;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === '-o' || a === '--output') {
       output = takeValue(args, i, a);
+      i++;
+    } else if (a === '--device') {
+      devicePath = takeValue(args, i, a);
       i++;
     } else if (a === '--force') {
       force = true;
@@ -284,8 +333,9 @@ export async function fix(args: string[], io: Io): Promise<number> {
     );
     return 2;
   }
+  const device = deviceOption(devicePath, io);
   const p = await parser();
-  const rewrite = rewriteNotebook(loaded.cells, { parser: p });
+  const rewrite = rewriteNotebook(loaded.cells, { parser: p, ...(device ? { device } : {}) });
   const nb = loaded.notebook ?? {
     nbformat: 4,
     nbformat_minor: 5,

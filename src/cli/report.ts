@@ -3,7 +3,8 @@
  * schema/cli/report.schema.json), SARIF 2.1.0 for code-scanning tools, and text for people.
  */
 import type { Log, ReportingDescriptor, Result } from 'sarif';
-import type { Suggestion } from '../analysis/types';
+import { measuredOnDevice } from '../analysis/costmodel';
+import type { DeviceProfile, Suggestion } from '../analysis/types';
 import type { LoadedFile, SkippedFile } from './sources';
 import { createHash } from 'crypto';
 import { unifiedDiff } from './diff';
@@ -193,7 +194,21 @@ export const ansiStyle: TextStyle = {
   yellow: s => `\x1b[33m${s}\x1b[39m`
 };
 
-export function toText(reports: FileReport[], style: TextStyle): string {
+/**
+ * The text report's last line when it has suggestions: which device the predicted speedups are
+ * for (the H200 test machine's figures unless `--device` gave the kernel's report).
+ */
+export function deviceNote(device: DeviceProfile | null): string {
+  if (device === null) {
+    return 'Predicted for an NVIDIA H200 (the test machine\'s figures); --device FILE predicts for your GPU.';
+  }
+  return measuredOnDevice(device)
+    ? `Predicted for ${device.name}, with its measured copy rates and launch cost.`
+    : `Predicted for ${device.name}'s memory with the NVIDIA H200's rates (the report has no device calibration).`;
+}
+
+/** `note`: a last line said when there are suggestions (e.g. `deviceNote`). */
+export function toText(reports: FileReport[], style: TextStyle, note?: string): string {
   const out: string[] = [];
   let total = 0;
   for (const r of reports) {
@@ -227,5 +242,8 @@ export function toText(reports: FileReport[], style: TextStyle): string {
       ? `No GPU rewrites suggested in ${analysed} file(s).`
       : `${total} suggestion(s) in ${analysed} file(s).`
   );
+  if (total > 0 && note) {
+    out.push(style.dim(note));
+  }
   return out.join('\n');
 }

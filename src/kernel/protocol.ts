@@ -354,6 +354,32 @@ function checkEnvironment(x: unknown): void {
   }
 }
 
+/**
+ * Throws ProtocolError unless `x` is an Environment whose GPUs and calibration the cost model
+ * can read (the CLI's `--device` file: `%gpuoptimize doctor --calibrate --json`).
+ */
+export function validateEnvironment(x: unknown): Environment {
+  checkEnvironment(x);
+  const env = x as Record<string, unknown>;
+  for (const g of env.gpus as unknown[]) {
+    if (!isObject(g) || typeof g.name !== 'string' || !isNum(g.memory_bytes)) {
+      throw new ProtocolError('environment.gpus entry malformed');
+    }
+  }
+  const cal = env.calibration;
+  if (cal !== undefined && cal !== null) {
+    if (!isObject(cal)) {
+      throw new ProtocolError('environment.calibration malformed');
+    }
+    for (const k of ['host_bandwidth', 'device_bandwidth', 'host_to_device', 'launch_overhead_s']) {
+      if (cal[k] !== undefined && !isNumOrNull(cal[k])) {
+        throw new ProtocolError(`environment.calibration.${k}: expected number or null`);
+      }
+    }
+  }
+  return x as unknown as Environment;
+}
+
 /** Throws ProtocolError unless `x` is a well-formed response of a known type. */
 export function validateResponse(x: unknown): Response {
   if (!isObject(x)) {

@@ -185,7 +185,8 @@ export function registerCommands(ctx: CommandContext): void {
 
   commands.addCommand(CommandIDs.checkDevice, {
     label: 'Check the kernel’s GPU',
-    caption: 'Load the gpuoptimize kernel extension and ask its doctor about the GPU',
+    caption:
+      'Load the gpuoptimize kernel extension and ask its doctor about the GPU; once loaded, also measure its copy rates and launch cost for the predictions',
     isEnabled: hasNotebook,
     execute: async () => {
       const bridge = model.bridge;
@@ -193,7 +194,8 @@ export function registerCommands(ctx: CommandContext): void {
         return;
       }
       if (bridge.status === 'ready') {
-        await bridge.doctor().catch((err: Error) => Notification.error(err.message));
+        // Calibrated: the predictions then use this GPU's measured rates (src/ui/device.ts).
+        await bridge.doctor(true).catch((err: Error) => Notification.error(err.message));
       } else {
         await model.connect();
       }
@@ -210,7 +212,7 @@ export function registerCommands(ctx: CommandContext): void {
         return;
       }
       try {
-        await openRewrittenNotebook(app, notebook, ctx.rewriter);
+        await openRewrittenNotebook(app, notebook, ctx.rewriter, model.deviceProfile);
       } catch (err) {
         Notification.error(`The notebook could not be rewritten: ${(err as Error).message}`);
       }

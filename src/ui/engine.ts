@@ -3,7 +3,7 @@
  * analysis package's public API only (src/analysis/index.ts): the UI never sees tree-sitter.
  */
 import { initParser, namesToInspect, NotebookAnalyzer, rewriteNotebook } from '../analysis';
-import type { RuntimeValueInfo } from '../analysis';
+import type { DeviceProfile, RuntimeValueInfo } from '../analysis';
 import type { AnalysisEngineFactory } from './model';
 import type { NotebookRewriter } from './rewrite';
 
@@ -24,9 +24,17 @@ export function createEngineFactory(assets: ParserAssets): AnalysisEngineFactory
     // Everything predicted not to be slower comes back; the panel applies the user's
     // minimum-speedup setting itself, so changing it needs no re-analysis.
     const analyzer = new NotebookAnalyzer({ minSpeedup: 1 });
+    let device: DeviceProfile | null = null;
     // The kernel's reports (runtime) override literals; the engine re-runs only what reads them.
     return {
-      analyze: (cells, runtime) => analyzer.update(cells, runtime ?? NO_RUNTIME),
+      analyze: (cells, runtime, profile = null) => {
+        if (profile !== device) {
+          // Another device prices every cell again: the analyser keeps its parses, not its outcomes.
+          device = profile;
+          analyzer.setOptions(device ? { minSpeedup: 1, device } : { minSpeedup: 1 });
+        }
+        return analyzer.update(cells, runtime ?? NO_RUNTIME);
+      },
       namesToInspect: () => (analyzer.model ? namesToInspect(analyzer.model) : [])
     };
   };
@@ -37,9 +45,9 @@ export function createEngineFactory(assets: ParserAssets): AnalysisEngineFactory
  * GPU cells and crosses to the host only where a host consumer needs it.
  */
 export function createPlanRewriter(assets: ParserAssets): NotebookRewriter {
-  return async cells => {
+  return async (cells, device) => {
     await initParser({ locateFile: () => assets.runtimeUrl, languageWasm: assets.grammarUrl });
-    const plan = rewriteNotebook(cells);
+    const plan = rewriteNotebook(cells, device ? { device } : {});
     const sources = new Map<string, string>();
     plan.cells.forEach((cell, i) => {
       if (cell.source !== cells[i].source) {

@@ -10,18 +10,26 @@
 import type { ICellModel } from '@jupyterlab/cells';
 import { INotebookTracker, Notebook, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { ISignal, Signal } from '@lumino/signaling';
-import type { AnalysisResult, CellInput, RuntimeValueInfo, Suggestion } from '../analysis/types';
+import type { AnalysisResult, CellInput, DeviceProfile, RuntimeValueInfo, Suggestion } from '../analysis/types';
 import { BridgeError, KernelBridge } from '../kernel/bridge';
 import type { ABResult, ProgressEvent } from '../kernel/protocol';
 import { CellText, candidateWithImports, planApply } from './applyPlan';
+import { nextDeviceProfile } from './device';
 import { ruleFamily, sourceHash } from './format';
 import { kernelSizeNote, runtimeFromInspect, sameRuntime } from './runtime';
 import { DEFAULT_SETTINGS, GpuOptimizerSettings } from './settings';
 
 /** The analysis engine as the UI sees it: one instance per notebook (it caches per cell). */
 export interface NotebookAnalysisEngine {
-  /** `runtime`: what the kernel reported about names (overrides what literals say). */
-  analyze(cells: CellInput[], runtime?: Readonly<Record<string, RuntimeValueInfo>>): AnalysisResult;
+  /**
+   * `runtime`: what the kernel reported about names (overrides what literals say); `device`: the
+   * kernel's device profile, null or absent for the analysis' defaults (the H200's figures).
+   */
+  analyze(
+    cells: CellInput[],
+    runtime?: Readonly<Record<string, RuntimeValueInfo>>,
+    device?: DeviceProfile | null
+  ): AnalysisResult;
   /** Names of the last analysis worth asking the kernel to size (see analysis/inspect.ts). */
   namesToInspect?(): string[];
 }
@@ -90,6 +98,8 @@ class NotebookSession {
   inspecting = false;
   /** The names the last inspect asked for (to ask again only when the set changes). */
   lastAsked = '';
+  /** The kernel's device as its doctor last reported it; null: not known (H200 defaults). */
+  device: DeviceProfile | null = null;
 }
 
 export class GpuOptimizerModel {
@@ -136,6 +146,11 @@ export class GpuOptimizerModel {
 
   get bridge(): KernelBridge | null {
     return this._current()?.bridge ?? null;
+  }
+
+  /** The active notebook's kernel device the predictions are for; null: the H200 defaults. */
+  get deviceProfile(): DeviceProfile | null {
+    return this._current()?.device ?? null;
   }
 
   get analyzing(): boolean {
@@ -225,7 +240,7 @@ export class GpuOptimizerModel {
         session.engine = await this._engineFactory();
       }
       const cells = this._cellInputs(session.panel);
-      session.analysis = session.engine.analyze(cells, session.runtime);
+      session.analysis = session.engine.analyze(cells, session.runtime, session.device);
       session.analysisError = null;
       // Notices about suggestions that no longer exist would only confuse.
       const live = new Set(session.analysis.suggestions.map(suggestionKey));
@@ -454,6 +469,12 @@ export class GpuOptimizerModel {
     this._sessions.set(panel, session);
     let wasReady = false;
     bridge.changed.connect(() => {
+      // The doctor's report (hello, Check device) prices the predictions for the kernel's GPU.
+      const device = nextDeviceProfile(bridge.environment, session.device);
+      if (device !== session.device) {
+        session.device = device;
+        void this.analyze(session.panel);
+      }
       if (bridge.status === 'ready') {
         this._registerCandidates(session);
         if (!wasReady) {

@@ -190,7 +190,7 @@ export class GpuOptimizerPanel extends Panel {
           }
           device.appendChild(list);
         }
-        button('Check again', "Ask the kernel's doctor again");
+        button('Check again', "Ask the kernel's doctor again and measure the GPU's copy rates for the predictions");
         return;
       }
     }

@@ -8,7 +8,7 @@ import { PathExt } from '@jupyterlab/coreutils';
 import type * as nbformat from '@jupyterlab/nbformat';
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { UUID } from '@lumino/coreutils';
-import type { CellInput } from '../analysis/types';
+import type { CellInput, DeviceProfile } from '../analysis/types';
 
 /** A whole-notebook rewrite: new sources by cell id, and one entry per change. */
 export interface NotebookRewrite {
@@ -20,7 +20,11 @@ export interface NotebookRewrite {
   transfers?: string[];
 }
 
-export type NotebookRewriter = (cells: CellInput[]) => NotebookRewrite | Promise<NotebookRewrite>;
+/** `device`: the kernel's device profile, when known (else the analysis' H200 defaults). */
+export type NotebookRewriter = (
+  cells: CellInput[],
+  device?: DeviceProfile | null
+) => NotebookRewrite | Promise<NotebookRewrite>;
 
 /** The summary cell's markdown. */
 export function rewriteSummary(sourceName: string, rewrite: NotebookRewrite): string {
@@ -50,7 +54,8 @@ export function rewriteSummary(sourceName: string, rewrite: NotebookRewrite): st
 export async function openRewrittenNotebook(
   app: JupyterFrontEnd,
   panel: NotebookPanel,
-  rewriter: NotebookRewriter
+  rewriter: NotebookRewriter,
+  device: DeviceProfile | null = null
 ): Promise<string> {
   const model = panel.model;
   if (!model) {
@@ -63,7 +68,7 @@ export async function openRewrittenNotebook(
     kind: cell.cell_type === 'code' || cell.cell_type === 'markdown' ? cell.cell_type : 'raw',
     source: Array.isArray(cell.source) ? cell.source.join('') : cell.source
   }));
-  const rewrite = await rewriter(cells);
+  const rewrite = await rewriter(cells, device);
 
   const newCells: nbformat.ICell[] = json.cells.map((cell, index) => {
     const source = rewrite.sources.get(cells[index].id);

@@ -11,6 +11,7 @@ import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
 import { CommandRegistry } from '@lumino/commands';
 import { Widget } from '@lumino/widgets';
 import type { Suggestion } from '../analysis/types';
+import { predictionDeviceNote } from './device';
 import { DiffView } from './diffView';
 import { element } from './dom';
 import { describePredictedSpeedup, describeRunProgress, formatConfidence } from './format';
@@ -242,6 +243,13 @@ export class SuggestionCard extends Widget {
       `${describePredictedSpeedup(s.prediction.speedup)} · confidence ${formatConfidence(s.confidence)} · cell ${s.cellIndex + 1}`
     );
     meta.title = s.prediction.reason;
+    const device = predictionDeviceNote(s.prediction);
+    if (device) {
+      // Whose rates priced the figure, when they are not the kernel's own device's.
+      const note = element('span', 'jp-gpuoptimize-card-device', ` · ${device.text}`);
+      note.title = device.title;
+      meta.appendChild(note);
+    }
     if (this._kernelSizes) {
       // The prediction priced the kernel's real sizes, not literals: say so.
       const sizes = element('span', 'jp-gpuoptimize-card-sizes', ` · ${this._kernelSizes}`);

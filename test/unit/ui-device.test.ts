@@ -1,0 +1,117 @@
+/**
+ * The kernel's device in the panel: the profile built from the doctor's report (kept across a
+ * kernel restart's uncalibrated hello), the analysis engine and the whole-notebook rewriter
+ * pricing cells with it, and the card's note when the figures are the H200's.
+ */
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import { DEFAULT_DEVICE_PROFILE, predict, type WorkEstimate } from '../../src/analysis/costmodel';
+import type { CellInput } from '../../src/analysis/types';
+import type { Environment } from '../../src/kernel/protocol';
+import { nextDeviceProfile, predictionDeviceNote, sameDeviceProfile } from '../../src/ui/device';
+import { createEngineFactory, createPlanRewriter } from '../../src/ui/engine';
+import { parser, percentCells } from './helpers';
+
+beforeAll(async () => {
+  // The UI engine's initParser resolves to this parser (one per process).
+  await parser();
+});
+
+const env = (over: Partial<Environment> = {}): Environment => ({
+  gpus: [{ index: 0, name: 'NVIDIA L4', memory_bytes: 24 * 2 ** 30, compute_capability: '8.9' }],
+  driver_version: null,
+  runtime_version: null,
+  libraries: [],
+  problems: [],
+  calibration: null,
+  python: '3.12',
+  ...over
+});
+const CALIBRATED = { host_bandwidth: 9e9, device_bandwidth: 2.5e11, host_to_device: 2.4e9, launch_overhead_s: 2e-5 };
+
+const work: WorkEstimate = {
+  elements: 50_000_000,
+  itemBytes: 4,
+  passes: 4,
+  transcendentalOps: 1,
+  flops: 0,
+  launches: 4,
+  hostToDeviceBytes: 4e8,
+  deviceToHostBytes: 2e8
+};
+
+describe('predictionDeviceNote', () => {
+  test('says "predicted for an H200" when the figures are the test machine’s', () => {
+    const note = predictionDeviceNote(predict(work));
+    expect(note?.text).toBe('predicted for an H200');
+    expect(note?.title).toMatch(/measured on the NVIDIA H200 test machine/);
+  });
+
+  test('says "H200 rates" when only the kernel GPU’s memory is known', () => {
+    const device = nextDeviceProfile(env(), null)!;
+    const note = predictionDeviceNote(predict(work, device));
+    expect(note?.text).toBe('H200 rates');
+    expect(note?.title).toMatch(/NVIDIA L4/);
+  });
+
+  test('says nothing when the kernel measured its device, or when nothing was predicted', () => {
+    const device = nextDeviceProfile(env({ calibration: CALIBRATED }), null)!;
+    expect(predictionDeviceNote(predict(work, device))).toBeNull();
+    expect(predictionDeviceNote({ speedup: 1, cpuSeconds: 0, gpuSeconds: 0, transferSeconds: 0, reason: 'array sizes unknown' })).toBeNull();
+  });
+});
+
+describe('nextDeviceProfile', () => {
+  test('no report keeps what the kernel last said; a report without GPU means the defaults', () => {
+    const current = nextDeviceProfile(env(), null);
+    expect(nextDeviceProfile(null, current)).toBe(current);
+    expect(nextDeviceProfile(null, null)).toBeNull();
+    expect(nextDeviceProfile(env({ gpus: [] }), current)).toBeNull();
+  });
+
+  test('the same report gives back the same object (no re-analysis)', () => {
+    const first = nextDeviceProfile(env({ calibration: CALIBRATED }), null);
+    expect(nextDeviceProfile(env({ calibration: { ...CALIBRATED } }), first)).toBe(first);
+    expect(sameDeviceProfile(first, nextDeviceProfile(env({ calibration: CALIBRATED }), null))).toBe(true);
+    expect(sameDeviceProfile(first, DEFAULT_DEVICE_PROFILE)).toBe(false);
+  });
+
+  test('a restart’s uncalibrated hello keeps the measured profile of the same GPU, not of another', () => {
+    const measured = nextDeviceProfile(env({ calibration: CALIBRATED }), null);
+    expect(nextDeviceProfile(env(), measured)).toBe(measured);
+    const other = nextDeviceProfile(env({ gpus: [{ index: 0, name: 'NVIDIA A100', memory_bytes: 80 * 2 ** 30, compute_capability: '8.0' }] }), measured);
+    expect(other?.name).toBe('NVIDIA A100');
+    expect(other?.reported).toEqual(['memoryBytes']);
+    // a new calibration replaces the old one
+    const again = nextDeviceProfile(env({ calibration: { ...CALIBRATED, host_to_device: 4.8e9 } }), measured);
+    expect(again).not.toBe(measured);
+    expect(again!.hostToDevice).toBeCloseTo(measured!.hostToDevice * 2, -3);
+  });
+});
+
+describe('the panel’s engine and rewriter take the kernel’s device', () => {
+  const { cells } = percentCells(readFileSync(join(__dirname, '..', '..', 'bench', 'workloads', 'elementwise_chain.py'), 'utf8'));
+  const inputs: CellInput[] = cells;
+  const target = inputs.length - 1;
+  const assets = { runtimeUrl: 'unused', grammarUrl: 'unused' };
+
+  test('analyze prices the cells for the device given, and for the H200 again without one', async () => {
+    const engine = await createEngineFactory(assets)();
+    const find = (r: ReturnType<typeof engine.analyze>) => r.suggestions.find(s => s.cellIndex === target)!;
+    const h200 = find(engine.analyze(inputs, {}));
+    expect(h200.prediction.device).toBeUndefined();
+    const l4 = nextDeviceProfile(env({ calibration: CALIBRATED }), null)!;
+    const onL4 = find(engine.analyze(inputs, {}, l4));
+    expect(onL4.prediction.device).toEqual({ name: 'NVIDIA L4', measured: true });
+    expect(onL4.prediction.speedup).toBeLessThan(h200.prediction.speedup / 2);
+    expect(find(engine.analyze(inputs, {}, l4))).toEqual(onL4);
+    expect(find(engine.analyze(inputs, {}, null))).toEqual(h200);
+  });
+
+  test('the whole-notebook rewrite plans with the device', async () => {
+    const rewrite = createPlanRewriter(assets);
+    const slow = nextDeviceProfile(env({ calibration: { ...CALIBRATED, device_bandwidth: 1e9 } }), null);
+    expect((await rewrite(inputs)).changes.map(c => c.cellIndex)).toContain(target);
+    expect((await rewrite(inputs, slow)).changes.map(c => c.cellIndex)).not.toContain(target);
+  });
+});
