@@ -3,19 +3,24 @@
  * single cells, run through the real engine (sizes from the cells' literals), and the predicted
  * single-cell speedup compared with what the GPU measured.
  *
- * Measured figures (2026-11-30, NVIDIA H200, run 2):
- * - bench rows: `speedup_end_to_end` (CPU median / GPU median, the candidate's in-cell host->device
- *   copies included, outputs left on the device) in bench/results/2026-11-30-h200-run2/results.json;
- * - fixture rows: bench/results/2026-11-30-h200-run2/verify_fixtures.txt (one timed run each).
- *   GPU103/flag-elementwise's GPU run was a FIRST run: verify_on_gpu.py skips the warm-up of a
- *   cell that rebinds a name it reads (`r = cp.asnumpy(r)`), so its 171 ms include compiling the
- *   cell's ElementwiseKernel and sum; it is compared with the model's first-run figure.
- *   GPU102/flag-sparse-matvec was warmed up: compared with the steady figure.
+ * - Bench rows: read from the latest committed bench run that has every workload of
+ *   bench/workloads/ (measured, or skipped with its reason): its `results.json` records, per
+ *   workload, the exact setup and cell that ran (`setup_run`, `baseline_run`: bench/run_gpu.py's
+ *   size scaling already applied, its factor in `size_factor`) and the engine row's
+ *   `speedup_end_to_end` (CPU median / GPU median, the candidate's in-cell host->device copies
+ *   included, outputs left on the device). The model is asked about those cells, so neither the
+ *   figures nor the scaling rule are copied here.
+ * - Fixture rows (2026-11-30, run 2): bench/results/2026-11-30-h200-run2/verify_fixtures.txt (one
+ *   timed run each). GPU103/flag-elementwise's GPU run was a FIRST run: run 2's verify_on_gpu.py
+ *   skipped the warm-up of a cell that rebinds a name it reads (`r = cp.asnumpy(r)`), so its
+ *   171 ms include compiling the cell's ElementwiseKernel and sum; it is compared with the
+ *   model's first-run figure. GPU102/flag-sparse-matvec was warmed up: compared with the steady
+ *   figure.
  */
-import { readFileSync } from 'fs';
-import { join } from 'path';
+import { existsSync, readdirSync, readFileSync } from 'fs';
+import { join, relative } from 'path';
 import { analyzeNotebook } from '../../src/analysis/engine';
-import type { Suggestion } from '../../src/analysis/types';
+import type { CellInput, Suggestion } from '../../src/analysis/types';
 import { parser, percentCells } from './helpers';
 
 beforeAll(async () => {
@@ -25,51 +30,109 @@ beforeAll(async () => {
 /** Predictions must land within this factor of the measurement, either way. */
 const FACTOR = 3;
 const ROOT = join(__dirname, '..', '..');
+const RESULTS = join(ROOT, 'bench', 'results');
 
-/** bench/run_gpu.py's scale_source: integer literals >= 1000 times `factor`. */
-function scaleSource(src: string, factor: number): string {
-  return factor === 1
-    ? src
-    : src.replace(/(?<![\w.])(\d[\d_]*)(?![\w.]|e)/g, m => {
-        const v = Number(m.replace(/_/g, ''));
-        return v < 1000 ? m : String(Math.max(16, Math.round(v * factor)));
-      });
+/** What bench/run_gpu.py records per workload (the fields read here). */
+interface BenchWorkload {
+  name: string;
+  size_factor?: number;
+  setup_run?: string;
+  baseline_run?: string;
+  skipped?: string;
+  rows: { variant?: string; rule?: string; speedup_end_to_end?: number | null }[];
+}
+interface BenchRun {
+  date: string;
+  fake_cupy: boolean;
+  have_cupy_device: boolean;
+  workloads: BenchWorkload[];
 }
 
-function benchSuggestion(workload: string, scale: number): Suggestion | undefined {
-  const text = scaleSource(readFileSync(join(ROOT, 'bench', 'workloads', `${workload}.py`), 'utf8'), scale);
-  const { cells } = percentCells(text);
-  const target = cells.length - 1;
-  const result = analyzeNotebook(cells, { minSpeedup: 0 });
-  return result.suggestions.find(s => s.cellIndex === target);
+/** The workloads the bench defines (bench/workloads/<name>.py). */
+const WORKLOADS = readdirSync(join(ROOT, 'bench', 'workloads'))
+  .filter(f => f.endsWith('.py'))
+  .map(f => f.slice(0, -3))
+  .sort();
+
+/** The engine's measured row of a workload, if it ran. */
+function engineRow(w: BenchWorkload): { rule: string; speedup: number } | null {
+  const row = w.rows.find(r => r.variant === 'engine');
+  const speedup = row?.speedup_end_to_end;
+  return row?.rule && typeof speedup === 'number' && Number.isFinite(speedup) && w.setup_run !== undefined && w.baseline_run !== undefined
+    ? { rule: row.rule, speedup }
+    : null;
 }
+
+/** Every committed results.json (bench/results/<run>/results.json or <run>/bench/results.json). */
+function benchRuns(): { path: string; run: BenchRun }[] {
+  return readdirSync(RESULTS)
+    .flatMap(dir => [join(RESULTS, dir, 'results.json'), join(RESULTS, dir, 'bench', 'results.json')])
+    .filter(existsSync)
+    .map(path => ({ path: relative(ROOT, path), run: JSON.parse(readFileSync(path, 'utf8')) as BenchRun }));
+}
+
+/** A real GPU run with a record of every workload: measured by the engine's row, or skipped with its reason. */
+function complete(run: BenchRun): boolean {
+  return (
+    !run.fake_cupy &&
+    run.have_cupy_device &&
+    WORKLOADS.every(name => {
+      const w = run.workloads.find(x => x.name === name);
+      return w !== undefined && (engineRow(w) !== null || (typeof w.skipped === 'string' && w.skipped.length > 0));
+    })
+  );
+}
+
+const LATEST = benchRuns()
+  .filter(r => complete(r.run))
+  .sort((a, b) => a.run.date.localeCompare(b.run.date))
+  .pop();
+const MEASURED = (LATEST?.run.workloads ?? []).flatMap(w => {
+  const row = engineRow(w);
+  return row ? [{ workload: w, ...row }] : [];
+});
+
+/** The run's two cells, setup and the measured cell, as a notebook. */
+function benchCells(w: BenchWorkload): CellInput[] {
+  return [w.setup_run!, w.baseline_run!].map((source, index) => ({ id: `cell-${index}`, index, kind: 'code', source: source.trimEnd() }));
+}
+
+function benchSuggestion(w: BenchWorkload): Suggestion | undefined {
+  return analyzeNotebook(benchCells(w), { minSpeedup: 0 }).suggestions.find(s => s.cellIndex === 1);
+}
+
+/** Integer literals (sizes) blanked: what the bench's size scaling may change. */
+const sizesAside = (source: string): string => source.trimEnd().replace(/\d[\d_]*/g, '#');
 
 function fixtureSuggestion(rule: string, name: string): Suggestion | undefined {
   const { cells, target } = percentCells(readFileSync(join(ROOT, 'test', 'fixtures', 'rules', rule, name, 'notebook.py'), 'utf8'));
   return analyzeNotebook(cells, { minSpeedup: 0 }).suggestions.find(s => s.cellIndex === target && s.rule === rule);
 }
 
-// workload, bench scale (run_gpu.py WORKLOAD_SCALE), measured end-to-end speedup (results.json)
-const BENCH: [string, number, number][] = [
-  ['elementwise_chain', 1, 8.73],
-  ['stencil_slices', 1, 12.1],
-  ['reduction', 1, 7.93],
-  ['matmul', 1, 11.9],
-  ['fft2', 1, 79.3],
-  ['sorting', 1, 18.2],
-  ['monte_carlo', 0.1, 337],
-  ['ndimage_filter', 1, 296],
-  ['sparse_matvec_csr', 1, 1.59]
-];
-
-describe('cost model calibration against the H200 (bench/results/2026-11-30-h200-run2)', () => {
-  it.each(BENCH)('%s (scale %s): predicted within 3x of the measured %sx', (workload, scale, measured) => {
-    const s = benchSuggestion(workload, scale);
-    expect(s).toBeDefined();
-    const predicted = s!.prediction.speedup;
-    expect(predicted).toBeLessThanOrEqual(measured * FACTOR);
-    expect(predicted).toBeGreaterThanOrEqual(measured / FACTOR);
+describe(`cost model calibration against the H200 (${LATEST?.path ?? 'no complete bench run'})`, () => {
+  it('reads the latest bench run that has every workload, and every workload it measured', () => {
+    expect(LATEST).toBeDefined();
+    const skipped = LATEST!.run.workloads.filter(w => engineRow(w) === null).map(w => w.name);
+    expect(MEASURED.map(m => m.workload.name).sort()).toEqual(WORKLOADS.filter(n => !skipped.includes(n)));
+    // a bench that measured (almost) nothing would make the check below vacuous
+    expect(MEASURED.length).toBeGreaterThanOrEqual(WORKLOADS.length - 1);
   });
+
+  it.each(MEASURED.map(m => [m.workload.name, m.workload.size_factor ?? 1, m.rule, Number(m.speedup.toPrecision(3)), m.workload] as const))(
+    '%s (size factor %s): %s predicted within 3x of the measured %sx',
+    (name, _factor, rule, _shown, workload) => {
+      // the cells measured are the workload file's, sizes aside (else the file changed since the run)
+      const { cells } = percentCells(readFileSync(join(ROOT, 'bench', 'workloads', `${name}.py`), 'utf8'));
+      expect(benchCells(workload).map(c => sizesAside(c.source))).toEqual(cells.map(c => sizesAside(c.source)));
+      const s = benchSuggestion(workload);
+      expect(s).toBeDefined();
+      expect(s!.rule).toBe(rule);
+      const measured = MEASURED.find(m => m.workload === workload)!.speedup;
+      const predicted = s!.prediction.speedup;
+      expect(predicted).toBeLessThanOrEqual(measured * FACTOR);
+      expect(predicted).toBeGreaterThanOrEqual(measured / FACTOR);
+    }
+  );
 
   it('GPU103/flag-elementwise: its first run (kernel compile) is no speedup, as measured (0.8x)', () => {
     const s = fixtureSuggestion('GPU103', 'flag-elementwise')!;
