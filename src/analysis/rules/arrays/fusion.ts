@@ -266,8 +266,9 @@ export function fuseChains(
   const taken = new Set<string>();
   for (const chain of chains) {
     const base = `${chain.target ?? 'expr'}_${chain.reduce ? 'reduce' : chain.kernel ? 'kernel' : 'fused'}`.replace(/[^\w]/g, '_');
-    // a launcher function and its RawKernel object (`<name>_kernel`) both need free names
-    const free = (name: string): boolean => !taken.has(name) && !isUsed(name) && (!chain.reduce || chain.reduce.library || (!taken.has(`${name}_kernel`) && !isUsed(`${name}_kernel`)));
+    // a reduction's launcher function and its kernel object (`<name>_kernel`, a RawKernel or a
+    // ReductionKernel) both need free names
+    const free = (name: string): boolean => !taken.has(name) && !isUsed(name) && (!chain.reduce || (!taken.has(`${name}_kernel`) && !isUsed(`${name}_kernel`)));
     let fname = base;
     for (let k = 2; !free(fname); k++) {
       fname = `${base}${k}`;
@@ -322,7 +323,12 @@ function pyString(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-/** NumPy ufunc -> the C function with the same meaning on float/double (CUDA math overloads). */
+/**
+ * NumPy ufunc -> the C function with the same meaning on double. A float32 kernel calls the
+ * single-precision function of that name (`sqrtf`, `expf`, `powf`: cMathFunction), never the
+ * double name: C++ overloads would pick the float version in CUDA, but the text would read as
+ * double, and one compiler or header without those overloads would silently compute in double.
+ */
 const C_FUNCTIONS: ReadonlyMap<string, string> = new Map([
   ['sqrt', 'sqrt'], ['cbrt', 'cbrt'], ['exp', 'exp'], ['exp2', 'exp2'], ['expm1', 'expm1'],
   ['log', 'log'], ['log2', 'log2'], ['log10', 'log10'], ['log1p', 'log1p'],
@@ -333,6 +339,13 @@ const C_FUNCTIONS: ReadonlyMap<string, string> = new Map([
   ['abs', 'fabs'], ['absolute', 'fabs'], ['fabs', 'fabs'], ['copysign', 'copysign'],
   ['fmax', 'fmax'], ['fmin', 'fmin'], ['power', 'pow']
 ]);
+/** The ufuncs of C_FUNCTIONS that take two arguments (the others take one). */
+const BINARY_MATH: ReadonlySet<string> = new Set(['arctan2', 'hypot', 'copysign', 'fmax', 'fmin', 'power']);
+/** The C math function of a ufunc for the kernel's float type (`sqrt` / `sqrtf`), or undefined. */
+function cMathFunction(ufunc: string, dtype: 'float32' | 'float64'): string | undefined {
+  const name = C_FUNCTIONS.get(ufunc);
+  return name !== undefined && dtype === 'float32' ? `${name}f` : name;
+}
 const C_BINARY_UFUNCS: ReadonlyMap<string, string> = new Map([
   ['add', '+'], ['subtract', '-'], ['multiply', '*'], ['divide', '/'], ['true_divide', '/']
 ]);
@@ -349,7 +362,7 @@ const C_RESERVED = new Set([
   'new', 'operator', 'private', 'protected', 'public', 'register', 'return', 'short', 'signed', 'sizeof', 'static',
   'struct', 'switch', 'template', 'this', 'true', 'typedef', 'typename', 'union', 'unsigned', 'virtual', 'void',
   'volatile', 'while', 'threadIdx', 'blockIdx', 'blockDim', 'gridDim', 'warpSize', 'size_t', 'ptrdiff_t', 'min', 'max',
-  'abs', 'pow', 'M_PI', ...C_FUNCTIONS.values()
+  'abs', 'pow', 'M_PI', ...C_FUNCTIONS.values(), ...[...C_FUNCTIONS.values()].map(f => `${f}f`)
 ]);
 
 /** The CuPy/C type name of a float dtype, or null for anything else. */
@@ -520,11 +533,19 @@ function cExpression(
           return null;
         }
         if (op === '**') {
-          if (r.text === '2') {
+          // NumPy computes these exponents as square, sqrt and reciprocal (fast_scalar_power)
+          const exponent = r.text.replace(/\s+/g, '');
+          if (exponent === '2') {
             return `(${lt} * ${lt})`;
           }
+          if (exponent === '0.5') {
+            return `${cMathFunction('sqrt', d)}(${lt})`;
+          }
+          if (exponent === '-1') {
+            return `(${cFloatLiteral('1', d)} / ${lt})`;
+          }
           const rt = emit(r);
-          return rt === null ? null : `pow(${lt}, ${rt})`;
+          return rt === null ? null : `${cMathFunction('power', d)}(${lt}, ${rt})`;
         }
         const rt = emit(r);
         return rt === null || !['+', '-', '*', '/'].includes(op) ? null : `${lt} ${op} ${rt}`;
@@ -541,8 +562,9 @@ function cExpression(
           return null;
         }
         const [a, b] = args as string[];
-        if (C_FUNCTIONS.has(ufunc)) {
-          return `${C_FUNCTIONS.get(ufunc)}(${args.join(', ')})`;
+        const math = cMathFunction(ufunc, d);
+        if (math !== undefined && args.length === (BINARY_MATH.has(ufunc) ? 2 : 1)) {
+          return `${math}(${args.join(', ')})`;
         }
         if (C_BINARY_UFUNCS.has(ufunc) && args.length === 2) {
           return `(${a} ${C_BINARY_UFUNCS.get(ufunc)} ${b})`;

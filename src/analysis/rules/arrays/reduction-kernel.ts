@@ -79,7 +79,7 @@ function foldOf(s: ReductionKernelSpec): Fold {
     case 'sum':
       return s.elementIsBool ? count : { acc: 'double', map: `(double)(${e})`, combine: add, identity: '0', out: s.dtype, finish: 'sum' };
     case 'mean':
-      return { acc: 'double', map: s.elementIsBool ? `(${e} ? 1.0 : 0.0)` : `(double)(${e})`, combine: add, identity: '0', out: s.elementIsBool ? 'float64' : s.dtype, finish: 'sum' };
+      return { acc: 'double', map: s.elementIsBool ? `(${e} ? 1 : 0)` : `(double)(${e})`, combine: add, identity: '0', out: s.elementIsBool ? 'float64' : s.dtype, finish: 'sum' };
     case 'any':
       return { acc: 'bool', map: truth, combine: or, identity: 'false', out: 'bool', finish: 'any' };
     case 'all':
