@@ -95,6 +95,9 @@ _C_FUNCTIONS = {
     "fmin": _np.fmin,
     "pow": _np.power,
 }
+# the single-precision names a float32 kernel uses (sqrtf, expf, powf...): the same NumPy
+# functions, which compute in the arrays' float32
+_C_FUNCTIONS.update({f"{name}f": fn for name, fn in list(_C_FUNCTIONS.items())})
 _C_TOKEN = re.compile(
     r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(?P<suffix>f?)|(?P<name>[A-Za-z_]\w*)|(?P<op>[-+*/(),]))"
 )
