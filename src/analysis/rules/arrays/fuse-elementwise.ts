@@ -22,9 +22,9 @@
  * ```
  * ## Use instead
  * ```python
- * y_kernel = cp.ElementwiseKernel(
+ * r_kernel = cp.ElementwiseKernel(
  *     'float32 x, float32 z', 'float32 r',
- *     'r = sqrt(x * x + z * z) * exp(-x)',
+ *     'r = sqrtf(x * x + z * z) * expf(-x)',
  *     'r_kernel')
  *
  * r = r_kernel(x_gpu, z_gpu)
@@ -32,12 +32,18 @@
  * A typed `cp.ElementwiseKernel` when the chain's dtypes are known floats and every operation has
  * a C form with NumPy's meaning (its compiled kernel is memoized by source across objects, so a
  * re-run cell does not re-trace); `@cp.fuse()` otherwise (the notebook plan defines it once, in
- * the import cell: CuPy traces once per `Fusion` object). Slices (`u[1:-1, 1:-1]`) and other
+ * the import cell: CuPy traces once per `Fusion` object). A float32 kernel names the
+ * single-precision functions (`sqrtf`, `expf`) and float literals (`0.5f`), so nothing in it
+ * computes in double. Slices (`u[1:-1, 1:-1]`) and other
  * non-elementwise pieces are evaluated outside and passed in. The exact slice-stencil pattern
  * (`out = np.zeros_like(u); out[1:-1, 1:-1] = u[:-2, 1:-1] + ...`) becomes one `cp.RawKernel`
  * writing the whole output in one coalesced pass, each thread walking 8 rows of one column with
  * the vertical neighbours in registers (rules/arrays/stencil.ts; H200: 78% of the copy ceiling
- * for 8192^2 float32 where one thread per element reached 50%).
+ * for 8192^2 float32 where one thread per element reached 50%). The same update in place,
+ * repeated by a loop (`for step in range(k): u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + ...)`, a
+ * Jacobi sweep), launches that kernel once per step between two buffers swapped each step (the
+ * border copied through), instead of a temporary and a slice copy per step; the user's array
+ * ends with the last step's values (copied back once after an odd step count).
  *
  * A full reduction over a chain never writes the chain's array (rules/arrays/reduction-kernel.ts):
  * ```python
@@ -56,6 +62,7 @@
 import type { Rule, RuleOutcome } from '../types';
 import { arrayAnalysis } from './cupy-rewrite';
 import { arrayOutcome, CUPY_REFERENCE, mayHaveArrayWork } from './shared';
+import { findSliceStencil } from './stencil';
 
 export const fuseElementwise: Rule = {
   id: 'GPU103',
@@ -74,9 +81,14 @@ export const fuseElementwise: Rule = {
     const fused = a.chains.length - kernels - reductions - (a.stencil ? 1 : 0);
     const ops = a.chains.reduce((n, c) => n + c.ops, 0);
     const forms: string[] = [];
+    // the in-place update repeated by a loop (a Jacobi sweep), or out = zeros_like + slice assignment
+    const sweep = a.stencil && ctx.cell.tree ? findSliceStencil(ctx.cell.tree.rootNode, ctx.model, ctx.cell)?.loop : null;
     if (a.stencil) {
+      const layout = 'with coalesced loads (threads run along the contiguous last axis; in 2-D each thread computes 8 rows of its column, the vertical neighbours kept in registers)';
       forms.push(
-        `the slice stencil (${a.stencil.taps} shifted views of one array) becomes one CUDA kernel (\`${a.stencil.name}\`) that writes the whole output in one pass, border included, with coalesced loads (threads run along the contiguous last axis; in 2-D each thread computes 8 rows of its column, the vertical neighbours kept in registers) instead of a zero fill, a temporary and a slice copy`
+        sweep
+          ? `the loop's in-place slice stencil (${a.stencil.taps} shifted views of one array) becomes one CUDA kernel launch per step (\`${a.stencil.name}\`) that writes a whole second buffer, border copied, ${layout}; the two buffers swap roles each step, instead of a temporary and a slice copy per step, and the array ends with the last step's values, in place`
+          : `the slice stencil (${a.stencil.taps} shifted views of one array) becomes one CUDA kernel (\`${a.stencil.name}\`) that writes the whole output in one pass, border included, ${layout} instead of a zero fill, a temporary and a slice copy`
       );
     }
     if (kernels > 0) {
@@ -91,7 +103,9 @@ export const fuseElementwise: Rule = {
       forms.push(`${fused === 1 ? 'a chain becomes' : `${fused} chains become`} a \`@cp.fuse()\` function (the whole-notebook rewrite defines it once, in the import cell: CuPy traces it once per function object)`);
     }
     return arrayOutcome(ctx, a, {
-      what: a.stencil
+      what: sweep
+        ? 'This cell repeats an in-place stencil update with shifted slices: as one kernel per step it reads the grid once and writes the next one once.'
+        : a.stencil
         ? 'This cell computes a stencil with shifted slices: as one kernel it reads the grid once and writes the result once.'
         : `This cell runs ${a.chains.length === 1 ? 'a chain' : `${a.chains.length} chains`} of ${ops} elementwise operations: fused, each chain is one GPU kernel instead of ${ops}.`,
       why: `Elementwise code is memory-bound: op by op, every operator reads and writes a full array. Here ${forms.join('; ')}.`,

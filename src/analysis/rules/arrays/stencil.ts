@@ -38,7 +38,7 @@ import { callArguments, field, kids, operatorOf } from '../../syntax';
 import { cFloatLiteral, launcherInputChecks, rawKernelWithLauncher } from './fusion';
 
 export interface SliceStencil {
-  /** From the start of the zeros_like statement to the end of the slice assignment. */
+  /** From the start of the zeros_like statement (or the loop) to the end of the slice assignment (or the loop). */
   start: number;
   end: number;
   /** The expression node (its chain is replaced by the kernel). */
@@ -55,6 +55,12 @@ export interface SliceStencil {
   render: (tap: (di: number, dj: number) => string) => string;
   /** Number of shifted views read (for the explanation). */
   taps: number;
+  /**
+   * The in-place form repeated by a loop (`for step in range(k): u[1:-1, 1:-1] = <expr of u>`):
+   * the loop's header, and the two free names the rewrite uses for the buffers it ping-pongs.
+   * Null for `out = np.zeros_like(u); out[1:-1, 1:-1] = <expr of u>`.
+   */
+  loop: { header: string; current: string; spare: string } | null;
 }
 
 const AXIS_OFFSET: Record<string, number> = { ':-2': -1, '1:-1': 0, '2:': 1 };
@@ -68,12 +74,139 @@ function sliceOffsets(sub: SyntaxNode, ndim: number): number[] | null {
   return offs.some(o => o === undefined) ? null : offs;
 }
 
-/** Finds the pattern among the cell's top-level statements. */
+/** `name[1:-1]` / `name[1:-1, 1:-1]`: the interior of `name`. */
+function isInterior(target: SyntaxNode | null, name: string, ndim: number): boolean {
+  const offs = target?.type === 'subscript' && field(target, 'value')?.text === name ? sliceOffsets(target, ndim) : null;
+  return !!offs && offs.every(o => o === 0);
+}
+
+/**
+ * The expression as a stencil of `input` (shifted views, numeric literals, `+ - * /`, unary minus,
+ * parentheses; at least two views), or null when it reads anything else.
+ */
+function stencilExpression(expr: SyntaxNode, input: string, dtype: 'float32' | 'float64', ndim: number): Pick<SliceStencil, 'render' | 'taps'> | null {
+  let taps = 0;
+  const emit = (n: SyntaxNode, tap: (di: number, dj: number) => string): string | null => {
+    switch (n.type) {
+      case 'integer':
+      case 'float':
+        return cFloatLiteral(n.text, dtype);
+      case 'parenthesized_expression': {
+        const inner = n.namedChild(0);
+        const t = inner ? emit(inner, tap) : null;
+        return t === null ? null : `(${t})`;
+      }
+      case 'unary_operator': {
+        const arg = field(n, 'argument');
+        const t = arg ? emit(arg, tap) : null;
+        // `- -u[...]` must not become `--u[...]` (a C decrement)
+        return t === null || operatorOf(n) !== '-' ? null : /^[-+]/.test(t) ? `-(${t})` : `-${t}`;
+      }
+      case 'binary_operator': {
+        const op = operatorOf(n);
+        const l = field(n, 'left');
+        const r = field(n, 'right');
+        const lt = l ? emit(l, tap) : null;
+        const rt = r ? emit(r, tap) : null;
+        return lt === null || rt === null || !['+', '-', '*', '/'].includes(op) ? null : `${lt} ${op} ${rt}`;
+      }
+      case 'subscript': {
+        if (field(n, 'value')?.text !== input) {
+          return null;
+        }
+        const offs = sliceOffsets(n, ndim);
+        if (!offs) {
+          return null;
+        }
+        taps += 1;
+        return ndim === 2 ? tap(offs[0], offs[1]) : tap(0, offs[0]);
+      }
+      default:
+        return null;
+    }
+  };
+  if (emit(expr, () => 'u') === null || taps < 2) {
+    return null;
+  }
+  return { render: tap => emit(expr, tap) ?? '', taps };
+}
+
+/** A float32/float64 1-D or 2-D array of known shape before `at`, or null. */
+function stencilInput(name: string, model: NotebookModel, cell: CellModel, at: number): { dtype: 'float32' | 'float64'; ndim: 1 | 2 } | null {
+  const v = model.valueBefore(name, cell, at);
+  const dtype = v.dtype === 'float32' || v.dtype === 'float64' ? v.dtype : null;
+  const ndim = v.shape?.length;
+  return v.kind === 'ndarray' && dtype && (ndim === 1 || ndim === 2) ? { dtype, ndim } : null;
+}
+
+/** `base`, or `base2`, `base3`...: the first name no cell binds, imports or reads. */
+function freshName(base: string, model: NotebookModel, taken: readonly string[]): string {
+  let name = base;
+  for (let k = 2; taken.includes(name) || model.bindings.has(name) || model.aliases.has(name) || model.readers(name).length > 0; k++) {
+    name = `${base}${k}`;
+  }
+  return name;
+}
+
+/** The single statement of a block (comments aside), or null. */
+function onlyStatement(block: SyntaxNode | null): SyntaxNode | null {
+  const stmts = block ? kids(block).filter(s => s.type !== 'comment') : [];
+  return stmts.length === 1 ? stmts[0] : null;
+}
+
+/**
+ * `for <name> in range(...): u[1:-1, 1:-1] = <stencil of u>` and nothing else in the loop (no
+ * `else`, no other statement, no other name read): NumPy evaluates the whole right-hand side
+ * before assigning, so each step reads the previous step's values only (Jacobi), and two buffers
+ * read and written alternately give the same values.
+ */
+function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel): SliceStencil | null {
+  const left = field(stmt, 'left');
+  const right = field(stmt, 'right');
+  const rangeFn = right?.type === 'call' ? field(right, 'function') : null;
+  if (stmt.type !== 'for_statement' || field(stmt, 'alternative') || left?.type !== 'identifier' || !right || rangeFn?.text !== 'range' || model.bindings.has('range') || model.aliases.has('range')) {
+    return null;
+  }
+  const only = onlyStatement(field(stmt, 'body'));
+  const assign = only?.type === 'expression_statement' ? kids(only)[0] : null;
+  const target = assign?.type === 'assignment' ? field(assign, 'left') : null;
+  const expr = assign?.type === 'assignment' ? field(assign, 'right') : null;
+  const array = target?.type === 'subscript' ? field(target, 'value') : null;
+  if (!expr || array?.type !== 'identifier' || array.text === left.text) {
+    return null;
+  }
+  const input = stencilInput(array.text, model, cell, stmt.startIndex);
+  if (!input || !isInterior(target, array.text, input.ndim)) {
+    return null;
+  }
+  const found = stencilExpression(expr, array.text, input.dtype, input.ndim);
+  if (!found) {
+    return null;
+  }
+  const current = freshName(`${array.text}_src`, model, [left.text]);
+  const spare = freshName(`${array.text}_dst`, model, [left.text, current]);
+  return {
+    start: stmt.startIndex,
+    end: stmt.endIndex,
+    expr,
+    out: array.text,
+    input: array.text,
+    ...input,
+    ...found,
+    loop: { header: `for ${left.text} in ${right.text}:`, current, spare }
+  };
+}
+
+/** Finds the pattern among the cell's top-level statements (the first one, of either form). */
 export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: CellModel): SliceStencil | null {
   const stmts = kids(root).filter(s => s.type !== 'comment');
-  for (let k = 0; k + 1 < stmts.length; k++) {
+  for (let k = 0; k < stmts.length; k++) {
+    const loop = loopStencil(stmts[k], model, cell);
+    if (loop) {
+      return loop;
+    }
     const a = stmts[k].type === 'expression_statement' ? kids(stmts[k])[0] : null;
-    const b = stmts[k + 1].type === 'expression_statement' ? kids(stmts[k + 1])[0] : null;
+    const b = k + 1 < stmts.length && stmts[k + 1].type === 'expression_statement' ? kids(stmts[k + 1])[0] : null;
     if (a?.type !== 'assignment' || b?.type !== 'assignment') {
       continue;
     }
@@ -84,70 +217,18 @@ export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: C
     }
     const zargs = callArguments(zeros);
     const input = zargs.positional[0];
-    if (!input || input.type !== 'identifier' || zargs.positional.length !== 1 || zargs.keywords.size > 0) {
+    if (!input || input.type !== 'identifier' || zargs.positional.length !== 1 || zargs.keywords.size > 0 || input.text === out.text) {
       continue;
     }
-    const v = model.valueBefore(input.text, cell, zeros.startIndex);
-    const dtype = v.dtype === 'float32' || v.dtype === 'float64' ? v.dtype : null;
-    const ndim = v.shape?.length;
-    if (v.kind !== 'ndarray' || !dtype || (ndim !== 1 && ndim !== 2) || input.text === out.text) {
-      continue;
-    }
-    const target = field(b, 'left');
+    const array = stencilInput(input.text, model, cell, zeros.startIndex);
     const expr = field(b, 'right');
-    if (target?.type !== 'subscript' || field(target, 'value')?.text !== out.text || !expr) {
+    if (!array || !expr || !isInterior(field(b, 'left'), out.text, array.ndim)) {
       continue;
     }
-    const interior = sliceOffsets(target, ndim);
-    if (!interior || interior.some(o => o !== 0)) {
-      continue;
+    const found = stencilExpression(expr, input.text, array.dtype, array.ndim);
+    if (found) {
+      return { start: stmts[k].startIndex, end: stmts[k + 1].endIndex, expr, out: out.text, input: input.text, ...array, ...found, loop: null };
     }
-    let taps = 0;
-    const emit = (n: SyntaxNode, tap: (di: number, dj: number) => string): string | null => {
-      switch (n.type) {
-        case 'integer':
-        case 'float':
-          return cFloatLiteral(n.text, dtype);
-        case 'parenthesized_expression': {
-          const inner = n.namedChild(0);
-          const t = inner ? emit(inner, tap) : null;
-          return t === null ? null : `(${t})`;
-        }
-        case 'unary_operator': {
-          const arg = field(n, 'argument');
-          const t = arg ? emit(arg, tap) : null;
-          // `- -u[...]` must not become `--u[...]` (a C decrement)
-          return t === null || operatorOf(n) !== '-' ? null : /^[-+]/.test(t) ? `-(${t})` : `-${t}`;
-        }
-        case 'binary_operator': {
-          const op = operatorOf(n);
-          const l = field(n, 'left');
-          const r = field(n, 'right');
-          const lt = l ? emit(l, tap) : null;
-          const rt = r ? emit(r, tap) : null;
-          return lt === null || rt === null || !['+', '-', '*', '/'].includes(op) ? null : `${lt} ${op} ${rt}`;
-        }
-        case 'subscript': {
-          if (field(n, 'value')?.text !== input.text) {
-            return null;
-          }
-          const offs = sliceOffsets(n, ndim);
-          if (!offs) {
-            return null;
-          }
-          taps += 1;
-          return ndim === 2 ? tap(offs[0], offs[1]) : tap(0, offs[0]);
-        }
-        default:
-          return null;
-      }
-    };
-    if (emit(expr, () => 'u') === null || taps < 2) {
-      continue;
-    }
-    const found = expr;
-    const render = (tap: (di: number, dj: number) => string): string => emit(found, tap) ?? '';
-    return { start: stmts[k].startIndex, end: stmts[k + 1].endIndex, expr, out: out.text, input: input.text, dtype, ndim, render, taps };
   }
   return null;
 }
@@ -159,14 +240,23 @@ export const STENCIL_BLOCK = 128;
 
 /**
  * The definitions (a RawKernel and the Python function that launches it; the notebook plan puts
- * both in the import cell) and the statement that replaces the two original ones.
+ * both in the import cell) and the statements that replace the original ones. `inputText` is the
+ * name the rewritten cell gives the input array (its device copy).
+ *
+ * The loop form launches once per step from one buffer into the other and swaps the two
+ * references (ping-pong): the kernel copies the border through, so every element of the spare
+ * buffer is written each step and nothing else runs. The first buffer is the user's array itself
+ * when it is C-contiguous; after the loop, an odd step count (or a copied input) leaves the
+ * result in the other buffer, which is copied back once, so the array bound to the user's name
+ * is the same object, updated in place, as with NumPy's slice assignment.
  */
 export function stencilCode(s: SliceStencil, fnName: string, inputText: string, cp: string): { definition: string; call: string } {
   const ct = s.dtype === 'float32' ? 'float' : 'double';
-  const zero = s.dtype === 'float32' ? '0.0f' : '0.0';
   const kernelName = `${fnName}_kernel`;
   const R = STENCIL_ROWS_PER_THREAD;
   const B = STENCIL_BLOCK;
+  // outside the interior: zero (a zeros_like output), or the input's own value (an in-place update)
+  const border = (k: string): string => (s.loop ? `u[${k}]` : s.dtype === 'float32' ? '0.0f' : '0.0');
   const sign = (d: number, unit: string): string => (d < 0 ? ` - ${unit}` : d > 0 ? ` + ${unit}` : '');
   // reads at flat index k (border strips, 1-D)
   const atK = (di: number, dj: number): string => `u[k${sign(di, 'm')}${sign(dj, '1')}]`;
@@ -178,7 +268,7 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
           `extern "C" __global__ void __launch_bounds__(${B}) ${fnName}(const ${ct}* __restrict__ u, ${ct}* __restrict__ out, int n, int m) {`,
           '    // one thread per column j (x runs along the contiguous last axis: coalesced loads) and',
           `    // ${R} consecutive rows; the rows above and at i rotate through registers, so each output`,
-          '    // loads 3 new values instead of 5. Every output element is written once, border included.',
+          `    // loads 3 new values instead of 5. Every output element is written once, border included${s.loop ? ' (copied from u)' : ''}.`,
           `    const int j = blockIdx.x * ${B} + threadIdx.x;`,
           '    if (j >= m) return;',
           '    const bool edge = (j == 0) | (j == m - 1);',
@@ -202,7 +292,7 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
           '            // first or last row or column, or the last partial strip',
           '            for (int i = i0; i < i1; i++) {',
           '                const ptrdiff_t k = (ptrdiff_t)i * m + j;',
-          `                out[k] = (!edge && i > 0 && i < n - 1) ? ${s.render(atK)} : ${zero};`,
+          `                out[k] = (!edge && i > 0 && i < n - 1) ? ${s.render(atK)} : ${border('k')};`,
           '            }',
           '        }',
           '    }',
@@ -212,23 +302,48 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
           `extern "C" __global__ void ${fnName}(const ${ct}* __restrict__ u, ${ct}* __restrict__ out, long long n) {`,
           '    const long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;',
           '    if (k >= n) return;',
-          `    out[k] = (k > 0 && k < n - 1) ? ${s.render(atK)} : ${zero};`,
+          `    out[k] = (k > 0 && k < n - 1) ? ${s.render(atK)} : ${border('k')};`,
           '}'
         ];
   const dt = `${cp}.${s.dtype}`;
-  const launch =
+  const launch = (out: string): string[] =>
     s.ndim === 2
-      ? [
-          '    n, m = u.shape',
-          `    out = ${cp}.empty((n, m), dtype=${dt})`,
-          '    if out.size == 0:',
-          '        return out  # no grid to launch',
-          `    ${kernelName}(((m + ${B - 1}) // ${B}, min((n + ${R - 1}) // ${R}, 65535)), (${B},), (u, out, ${cp}.int32(n), ${cp}.int32(m)))`
-        ]
-      : [`    out = ${cp}.empty(u.shape, dtype=${dt})`, '    if out.size == 0:', '        return out  # no grid to launch', `    ${kernelName}(((u.size + 255) // 256,), (256,), (u, out, ${cp}.int64(u.size)))`];
+      ? ['    n, m = u.shape', `    ${kernelName}(((m + ${B - 1}) // ${B}, min((n + ${R - 1}) // ${R}, 65535)), (${B},), (u, ${out}, ${cp}.int32(n), ${cp}.int32(m)))`]
+      : [`    ${kernelName}(((u.size + 255) // 256,), (256,), (u, ${out}, ${cp}.int64(u.size)))`];
+  if (s.loop) {
+    const { header, current, spare } = s.loop;
+    const definition = rawKernelWithLauncher(cp, fnName, kernel, ['u', 'out'], [
+      '    # one step of the loop: out = the update of u, its border copied from u',
+      `    if not (isinstance(u, ${cp}.ndarray) and isinstance(out, ${cp}.ndarray) and u.flags.c_contiguous and out.flags.c_contiguous):`,
+      `        raise TypeError('${fnName} reads and writes C-contiguous CuPy arrays')`,
+      `    if u.dtype != ${dt} or out.dtype != ${dt}:`,
+      `        raise TypeError(f'${fnName} was generated for ${s.dtype} arrays (the dtype the analysis inferred), got {u.dtype} and {out.dtype}: rerun the analysis')`,
+      '    if out.shape != u.shape or out is u:',
+      `        raise ValueError('${fnName} writes a second array of the same shape')`,
+      '    if u.size == 0:',
+      '        return out  # no grid to launch',
+      ...launch('out'),
+      '    return out'
+    ]);
+    const call = [
+      `${current} = ${cp}.ascontiguousarray(${inputText})  # ${inputText} itself when it is C-contiguous`,
+      `${spare} = ${cp}.empty_like(${current})`,
+      header,
+      `    ${fnName}(${current}, ${spare})  # one launch per step, from one buffer into the other`,
+      `    ${current}, ${spare} = ${spare}, ${current}`,
+      `if ${current} is not ${inputText}:`,
+      `    ${inputText}[...] = ${current}  # an odd step count ends in the other buffer`,
+      `del ${current}, ${spare}`
+    ].join('\n');
+    return { definition, call };
+  }
+  const [shape, ...launchLines] = launch('out');
   const definition = rawKernelWithLauncher(cp, fnName, kernel, ['u'], [
     ...launcherInputChecks(s.dtype, fnName, cp, ['u']),
-    ...launch,
+    ...(s.ndim === 2 ? [shape, `    out = ${cp}.empty((n, m), dtype=${dt})`] : [`    out = ${cp}.empty(u.shape, dtype=${dt})`]),
+    '    if out.size == 0:',
+    '        return out  # no grid to launch',
+    ...(s.ndim === 2 ? launchLines : [shape]),
     '    return out'
   ]);
   return { definition, call: `${s.out} = ${fnName}(${inputText})` };
