@@ -4,23 +4,38 @@ Each `cp.RawKernel` source in a GPU103 flag fixture's expected candidate is comp
 under a small SIMT emulation: one std::thread per CUDA thread of a block, `__syncthreads` a
 block barrier, `__shfl_down_sync` an exchange through per-warp slots. Small grids force the
 grid-stride loops and partial tiles. The stencil kernels must match NumPy bit for bit (the
-emulation is built with -ffp-contract=off, as the kernels are with --fmad=false); the
+emulation is built with -ffp-contract=off, as the kernels are with --fmad=false), both forms: a
+new array with a zero border, and one step of an in-place loop (border copied through); the
 reductions must give NumPy's count/extremum exactly and its float32 mean within 1e-6.
 Skipped where g++ with C++20 <barrier> is missing.
+
+`test_kernels_name_math_functions_of_their_precision` reads every kernel of every GPU10x flag
+fixture (RawKernel, ElementwiseKernel, ReductionKernel): a float32 kernel calls sqrtf, expf...
+and writes float literals (`0.5f`), a float64 kernel the double names and literals, so neither
+nvcc nor this emulation (which declares no float overloads of the double names) can compute a
+float32 kernel in double.
 
 `test_generated_launcher_matches_numpy` (below) executes each fixture's generated launcher text
 as written (CuPy test double, RawKernel bound to the compiled emulation) against the fixture's
 own NumPy cell, for n in {0, 1, 31, 33, ...} and an all-False any(); the earlier tests keep
 hand-written references because they force small grids (grid-stride loops, partial tiles).
+Random inputs are reproducible: before each run of a fixture's setup cell, NumPy's global
+RandomState and every unseeded `np.random.default_rng()` are seeded from the fixture's name
+(`fixture_seed`, a CRC-32); the seed is printed (shown with a failure) and in every assertion
+message. `test_stencil_loop_updates_the_array_in_place` runs the loop stencils' ping-pong code
+for 0 to 3 steps on a contiguous array and on a strided view: the user's name keeps the same
+array object, updated in place, as with NumPy's slice assignment.
 """
 
 from __future__ import annotations
 
 import ctypes
+import itertools
 import pathlib
 import re
 import shutil
 import subprocess
+import zlib
 
 import numpy as np
 import pytest
@@ -36,16 +51,12 @@ STUB = r"""
 #include <memory>
 #include <thread>
 #include <vector>
+#include <math.h>
+// CUDA's integer min/max device functions (the stencil's strip bounds). The math functions need
+// no such help: a float32 kernel calls sqrtf, fabsf... and a float64 one sqrt, fabs... (C's own
+// names, checked by test_kernels_name_math_functions_of_their_precision), so g++ computes each
+// in the kernel's precision as CUDA does
 using std::min; using std::max;
-// CUDA declares float overloads of the math functions in the global namespace (fabs(float) is
-// float): without these, C++'s ::fabs(double) would compute in double and round once more
-using std::sqrt; using std::cbrt; using std::exp; using std::exp2; using std::expm1;
-using std::log; using std::log2; using std::log10; using std::log1p; using std::sin;
-using std::cos; using std::tan; using std::asin; using std::acos; using std::atan;
-using std::atan2; using std::hypot; using std::sinh; using std::cosh; using std::tanh;
-using std::asinh; using std::acosh; using std::atanh; using std::floor; using std::ceil;
-using std::trunc; using std::rint; using std::fabs; using std::copysign; using std::fmax;
-using std::fmin; using std::pow;
 struct dim3_ { unsigned x = 0, y = 0, z = 0; };
 static thread_local dim3_ threadIdx, blockIdx;
 static dim3_ blockDim, gridDim;
@@ -127,8 +138,45 @@ def _ptr(a: np.ndarray) -> ctypes.c_void_p:
     return a.ctypes.data_as(ctypes.c_void_p)
 
 
-def test_2d_stencil_bitwise_equal_to_numpy_on_any_shape(tmp_path: pathlib.Path) -> None:
-    _, name = _kernel_source("flag-slice-stencil-one-pass")
+def _laplacian(u: np.ndarray) -> np.ndarray:
+    """flag-slice-stencil-one-pass: a new array, zero border."""
+    out = np.zeros_like(u)
+    out[1:-1, 1:-1] = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
+    return out
+
+
+def _jacobi_step(u: np.ndarray) -> np.ndarray:
+    """flag-stencil-slices: one step of the loop (the right-hand side reads the old values; the
+    border keeps u's own)."""
+    out = u.copy()
+    out[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return out
+
+
+def _second_difference(f: np.ndarray) -> np.ndarray:
+    """flag-stencil-1d: a new array, zero border."""
+    out = np.zeros_like(f)
+    out[1:-1] = (f[:-2] - 2 * f[1:-1] + f[2:]) / 0.01
+    return out
+
+
+def _heat_step(t: np.ndarray) -> np.ndarray:
+    """flag-stencil-loop-odd-steps-1d: one step of the loop, border kept."""
+    out = t.copy()
+    out[1:-1] = t[1:-1] + 0.25 * (t[:-2] - 2.0 * t[1:-1] + t[2:])
+    return out
+
+
+@pytest.mark.parametrize(
+    ("case", "numpy_fn"),
+    [("flag-slice-stencil-one-pass", _laplacian), ("flag-stencil-slices", _jacobi_step)],
+)
+def test_2d_stencil_bitwise_equal_to_numpy_on_any_shape(
+    tmp_path: pathlib.Path, case: str, numpy_fn
+) -> None:  # noqa: ANN001
+    """Every element written (the output starts as 7s), border included: zero for a new array,
+    the input's own value for a step of an in-place loop."""
+    _, name = _kernel_source(case)
     driver = f"""
 extern "C" void run(const float* u, float* out, int n, int m, int gy) {{
     gridDim.x = (m + 127) / 128; gridDim.y = gy; blockDim.x = 128; blockDim.y = 1;
@@ -138,7 +186,7 @@ extern "C" void run(const float* u, float* out, int n, int m, int gy) {{
         }}
 }}
 """
-    lib = _build(tmp_path, "flag-slice-stencil-one-pass", driver)
+    lib = _build(tmp_path, case, driver)
     for shape in [
         (1, 1),
         (1, 5),
@@ -157,15 +205,15 @@ extern "C" void run(const float* u, float* out, int n, int m, int gy) {{
             u = np.random.default_rng(1).random(shape, dtype=np.float32)
             out = np.full(shape, 7, np.float32)
             lib.run(_ptr(u), _ptr(out), shape[0], shape[1], gy)
-            want = np.zeros_like(u)
-            want[1:-1, 1:-1] = (
-                u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
-            )
-            assert np.array_equal(out, want), (shape, gy)
+            assert np.array_equal(out, numpy_fn(u)), (shape, gy)
 
 
-def test_1d_stencil_equal_to_numpy(tmp_path: pathlib.Path) -> None:
-    _, name = _kernel_source("flag-stencil-1d")
+@pytest.mark.parametrize(
+    ("case", "numpy_fn"),
+    [("flag-stencil-1d", _second_difference), ("flag-stencil-loop-odd-steps-1d", _heat_step)],
+)
+def test_1d_stencil_equal_to_numpy(tmp_path: pathlib.Path, case: str, numpy_fn) -> None:  # noqa: ANN001
+    _, name = _kernel_source(case)
     driver = f"""
 extern "C" void run(const double* u, double* out, long long n) {{
     blockDim.x = 256; gridDim.x = (n + 255) / 256;
@@ -174,14 +222,12 @@ extern "C" void run(const double* u, double* out, long long n) {{
     }}
 }}
 """
-    lib = _build(tmp_path, "flag-stencil-1d", driver)
+    lib = _build(tmp_path, case, driver)
     for n in (1, 2, 3, 1000, 4097):
         f = np.linspace(0.0, 1.0, n) ** 2
         out = np.full(n, 7.0)
         lib.run(_ptr(f), _ptr(out), ctypes.c_longlong(n))
-        want = np.zeros_like(f)
-        want[1:-1] = (f[:-2] - 2 * f[1:-1] + f[2:]) / 0.01
-        assert np.array_equal(out, want), n
+        assert np.array_equal(out, numpy_fn(f)), n
 
 
 REDUCTIONS = {
@@ -274,6 +320,8 @@ def _cells(path: pathlib.Path) -> tuple[str, str]:
 
 
 def _emulated_raw_kernel(tmp: pathlib.Path):  # noqa: ANN202
+    compiled: dict[tuple[str, str], object] = {}  # a cell run again defines the same kernel
+
     class RawKernel:
         """`cp.RawKernel` for the double: the CUDA C compiled with g++ under the emulation."""
 
@@ -317,7 +365,12 @@ extern "C" void run({decl}, int gx, int gy, int bx) {{
     }}
 }}
 """
-            self.run = _compile(tmp, name, STUB + code.replace("__shared__", "static") + driver).run
+            key = (code, name)
+            if key not in compiled:
+                stem = f"{name}_{len(compiled)}"
+                source = STUB + code.replace("__shared__", "static") + driver
+                compiled[key] = _compile(tmp, stem, source).run
+            self.run = compiled[key]
 
         def __call__(self, grid: tuple, block: tuple, args: tuple) -> None:
             assert len(args) == len(self.kinds)
@@ -346,6 +399,15 @@ def double_cupy(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch):  # noq
     cp = importlib.import_module("cupy")
     assert cp.IS_TEST_DOUBLE
     monkeypatch.setattr(cp, "RawKernel", _emulated_raw_kernel(tmp_path))
+
+    def ascontiguousarray(a, dtype=None):  # noqa: ANN001, ANN202
+        """CuPy's: the array itself when it is a C-contiguous device array of that dtype (the
+        loop stencils rely on it to run in the user's array), else a contiguous copy."""
+        if isinstance(a, cp.ndarray) and a.flags.c_contiguous and dtype in (None, a.dtype):
+            return a
+        return cp.asarray(np.ascontiguousarray(a, dtype=dtype))
+
+    monkeypatch.setattr(cp, "ascontiguousarray", ascontiguousarray)
     yield cp
     for mod in [m for m in sys.modules if m == "cupy" or m.startswith("cupy.")]:
         del sys.modules[mod]
@@ -376,12 +438,48 @@ LAUNCHED = {
     "flag-stencil-1d": ((0, 1, 2, 31, 33, 1000), ["d2"], False),
     "flag-stencil-double-negation": ((0, 1, 31, 33), ["g"], False),
     "flag-slice-stencil-one-pass": ((0, 1, 2, 31, 33, 130), ["lap"], False),
+    # loops: an even step count (200, the result back in u's own buffer), odd ones (25, 51: the
+    # result copied back), fresh buffer names beside the notebook's u_src
+    "flag-stencil-slices": ((1, 2, 3, 31, 33), ["u"], False),
+    "flag-stencil-loop-odd-steps-1d": ((0, 1, 2, 3, 1000), ["T"], False),
+    "flag-stencil-loop-names-taken": ((1, 3, 33), ["u", "u_src"], False),
+    "flag-max-abs-float64-math": ((0, 1, 31, 33, 1000), ["worst"], False),
 }
 
 
+_DEFAULT_RNG = np.random.default_rng
+
+
+def _copied(env: dict) -> dict:
+    """The namespace with its own copy of every array."""
+    return {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in env.items()}
+
+
+def fixture_seed(case: str) -> int:
+    """The seed of a fixture's inputs: fixed by its name, so a failure reruns with the same data."""
+    return zlib.crc32(case.encode())
+
+
+def _seed_numpy(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """Seeds what a fixture's setup cell may draw from unseeded: NumPy's global RandomState
+    (`np.random.rand`) and `np.random.default_rng()` (the k-th such call gets [seed, k]); a
+    setup's own seed (`default_rng(5)`) is kept."""
+    np.random.seed(seed)
+    calls = itertools.count()
+    monkeypatch.setattr(
+        np.random,
+        "default_rng",
+        lambda s=None: _DEFAULT_RNG([seed, next(calls)] if s is None else s),
+    )
+
+
 @pytest.mark.parametrize("case", sorted(LAUNCHED))
-def test_generated_launcher_matches_numpy(double_cupy, case: str) -> None:  # noqa: ANN001
+def test_generated_launcher_matches_numpy(
+    double_cupy, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:  # noqa: ANN001
     sizes, results, zeros_variant = LAUNCHED[case]
+    seed = fixture_seed(case)
+    print(f"{case}: setup inputs seeded with {seed} (fixture_seed)")
     setup, target = _cells(FIXTURES / case / "notebook.py")
     expected = (FIXTURES / case / "expected.py").read_text()
     gpu_code = re.sub(r"^import cupy as cp\n", "", expected)
@@ -395,29 +493,38 @@ def test_generated_launcher_matches_numpy(double_cupy, case: str) -> None:  # no
                 setup,
             )
             base: dict = {}
+            _seed_numpy(monkeypatch, seed)
             exec(small, base)  # noqa: S102
             if zeroed:  # e.g. any() over an all-False mask
                 for k, v in list(base.items()):
                     if isinstance(v, np.ndarray):
                         base[k] = np.zeros_like(v)
-            want_status, want = _outcome(target, {**base})
-            got_status, got = _outcome(gpu_code, {**base, "cp": double_cupy})
-            assert got_status == want_status, (case, size, zeroed, got_status, want_status)
+            # each side gets its own copy of the arrays: a loop stencil updates its input in place
+            want_status, want = _outcome(target, _copied(base))
+            got_status, got = _outcome(gpu_code, {**_copied(base), "cp": double_cupy})
+            assert got_status == want_status, (case, seed, size, zeroed, got_status, want_status)
             if want_status != "ok":
                 continue
             for name in results:
                 g, w = np.asarray(got[name]), np.asarray(want[name])
                 assert g.dtype == w.dtype and g.shape == w.shape, (
                     case,
+                    seed,
                     size,
                     name,
                     g.dtype,
                     w.dtype,
                 )
                 if w.dtype.kind == "f" and case == "flag-mean-float32":
-                    assert np.allclose(g, w, rtol=1e-6, equal_nan=True), (case, size, g, w)
+                    assert np.allclose(g, w, rtol=1e-6, equal_nan=True), (case, seed, size, g, w)
                 else:
-                    assert np.array_equal(g, w, equal_nan=w.dtype.kind == "f"), (case, size, g, w)
+                    assert np.array_equal(g, w, equal_nan=w.dtype.kind == "f"), (
+                        case,
+                        seed,
+                        size,
+                        g,
+                        w,
+                    )
 
 
 @pytest.mark.parametrize("case", ["flag-max-relative-error", "flag-stencil-1d"])
@@ -443,3 +550,91 @@ def test_generated_launcher_never_casts(double_cupy, case: str) -> None:  # noqa
     assert not view[0].flags.c_contiguous
     got = launcher(*view)
     assert np.asarray(got).dtype == kdt
+
+
+# --- Single or double precision, by name ----------------------------------------------------
+_DOUBLE_MATH = (
+    "sqrt cbrt exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan atan2 hypot sinh "
+    "cosh tanh asinh acosh atanh floor ceil trunc rint fabs copysign fmax fmin pow"
+).split()
+_CALL_DOUBLE = re.compile(rf"\b({'|'.join(_DOUBLE_MATH)})\s*\(")
+_CALL_FLOAT = re.compile(rf"\b({'|'.join(f'{f}f' for f in _DOUBLE_MATH)})\s*\(")
+# decimal literals with a point or an exponent, and their suffix (integers are not checked)
+_FLOAT_LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*|\.\d+|\d+(?=[eE]))([eE][+-]?\d+)?(f?)")
+
+
+def _kernels(expected: str) -> list[tuple[str, str]]:
+    """(element dtype, C text) of every kernel in a candidate."""
+    out = []
+    for code in re.findall(r"cp\.RawKernel\(r'''\n(.*?)\n'''", expected, re.S):
+        sig = code.split("{", 1)[0]
+        code = re.sub(r"//[^\n]*", "", code)  # comments are prose ("instead of 5.")
+        out.append(("float32" if "float*" in sig else "float64", code))
+    for block in re.findall(r"cp\.(?:Elementwise|Reduction)Kernel\((.*?)\)\n", expected, re.S):
+        strings = re.findall(r"'([^']*)'", block)
+        out.append((strings[0].split()[0], "\n".join(strings[1:])))
+    return out
+
+
+def test_kernels_name_math_functions_of_their_precision() -> None:
+    found = {"float32": 0, "float64": 0}
+    calls = set()
+    for path in sorted(FIXTURES.parent.glob("GPU10*/flag-*/expected.py")):
+        for dtype, text in _kernels(path.read_text()):
+            found[dtype] += 1
+            where = f"{path.parent.parent.name}/{path.parent.name}"
+            literals = _FLOAT_LITERAL.findall(text)
+            if dtype == "float32":
+                assert not _CALL_DOUBLE.search(text), (where, _CALL_DOUBLE.findall(text))
+                assert all(suffix == "f" for *_, suffix in literals), (where, literals)
+                calls.update(_CALL_FLOAT.findall(text))
+            else:
+                assert not _CALL_FLOAT.search(text), (where, _CALL_FLOAT.findall(text))
+                assert not any(suffix for *_, suffix in literals), (where, literals)
+                calls.update(_CALL_DOUBLE.findall(text))
+    # the fixtures do exercise both precisions, with math functions in each
+    assert found["float32"] >= 3 and found["float64"] >= 3, found
+    assert {"sqrtf", "expf", "fabsf", "powf", "sinf"} <= calls, calls
+    assert {"sqrt", "fabs", "sin"} <= calls, calls
+
+
+# --- The loop stencils' ping-pong, in place -------------------------------------------------
+@pytest.mark.parametrize("case", ["flag-stencil-slices", "flag-stencil-loop-odd-steps-1d"])
+def test_stencil_loop_updates_the_array_in_place(double_cupy, case: str) -> None:  # noqa: ANN001
+    """The candidate's definitions and its loop (the lines from the first buffer to `del`), run
+    on a device array for 0 to 3 steps: the name is bound to the same array object afterwards,
+    with NumPy's values; a strided view is written through (its base's other elements kept)."""
+    _, target = _cells(FIXTURES / case / "notebook.py")
+    lines = (FIXTURES / case / "expected.py").read_text().splitlines()
+    start = next(k for k, t in enumerate(lines) if "= cp.RawKernel(" in t)
+    first = next(k for k, t in enumerate(lines) if "= cp.ascontiguousarray(" in t)
+    last = next(k for k, t in enumerate(lines) if t.startswith("del "))
+    definitions = "\n".join(lines[start:first]) + "\n"
+    loop = "\n".join(lines[first : last + 1]) + "\n"
+    name = re.match(r"\w+ = cp\.ascontiguousarray\((\w+)\)", lines[first]).group(1)  # type: ignore[union-attr]
+    env: dict = {"cp": double_cupy}
+    exec(definitions, env)  # noqa: S102
+    rng = np.random.default_rng(fixture_seed(case))
+    two_d = "[1:-1, 1:-1]" in target
+    dtype = np.float32 if "float*" in definitions else np.float64
+
+    def view(a: np.ndarray, offset: int = 0) -> np.ndarray:
+        return a[:, offset::2] if two_d else a[offset::2]
+
+    for steps in range(4):
+        for strided in (False, True):
+            big = rng.random((9, 22) if two_d else (74,)).astype(dtype)
+            host = view(big).copy() if strided else big.copy()
+            want: dict = {"np": np, name: host}
+            exec(re.sub(r"range\(\d+\)", f"range({steps})", target), want)  # noqa: S102
+            big_dev = double_cupy.asarray(big)
+            arr = view(big_dev) if strided else big_dev
+            assert arr.flags.c_contiguous is not strided
+            got = {**env, name: arr}
+            exec(re.sub(r"range\(\d+\)", f"range({steps})", loop), got)  # noqa: S102
+            assert got[name] is arr, (case, steps, strided)
+            assert np.array_equal(np.asarray(arr), want[name]), (case, steps, strided)
+            if strided:  # the elements between the view's were not touched
+                assert np.array_equal(np.asarray(view(big_dev, 1)), view(big, 1)), (case, steps)
+            leaked = {k for k in got if k.endswith(("_src", "_dst"))}
+            assert not leaked, leaked  # the buffers' names are deleted after the loop

@@ -1,0 +1,45 @@
+"""The GPU fixture checker (test/fixtures/rules/verify_on_gpu.py) holds generated slice-stencil
+kernels to NumPy's results bit for bit, other candidates to a tolerance: a stencil kernel that
+drifted by one ulp (an FMA contraction, a reordered sum, a step lost in the ping-pong) fails the
+GPU batch instead of passing within 1e-3."""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+RULES = ROOT / "test" / "fixtures" / "rules"
+
+_spec = importlib.util.spec_from_file_location("verify_on_gpu", RULES / "verify_on_gpu.py")
+verify = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(verify)
+
+
+def test_every_stencil_kernel_fixture_is_checked_bitwise() -> None:
+    exact = {
+        p.parent.name
+        for p in RULES.glob("*/flag-*/expected.py")
+        if verify.bitwise_stencil(p.read_text())
+    }
+    assert {
+        "flag-slice-stencil-one-pass",
+        "flag-stencil-1d",
+        "flag-stencil-slices",
+        "flag-stencil-loop-odd-steps-1d",
+        "flag-stencil-loop-names-taken",
+    } <= exact
+    # fallbacks (ElementwiseKernel + slice assignment) and reductions keep the tolerance
+    assert not exact & {"flag-stencil-loop-reads-other-array", "flag-elementwise", "flag-reduction"}
+
+
+def test_bitwise_comparison_refuses_one_ulp() -> None:
+    a = {"u": np.float32([1.0, 2.0]), "note": "same"}
+    b = {"u": np.nextafter(np.float32([1.0, 2.0]), np.float32(3.0)), "note": "same"}
+    assert verify.compare(a, b, statistical=False) == []  # within 1e-3
+    assert verify.compare(a, b, statistical=False, exact=True) == ["u: values differ"]
+    assert verify.compare(a, dict(a), statistical=False, exact=True) == []
+    # a float64 result returned as float32 is not the same bits either
+    assert verify.compare({"u": np.float64([1.0])}, {"u": np.float32([1.0])}, False, exact=True)
