@@ -76,13 +76,16 @@ export const fuseElementwise: Rule = {
     if (!a || !a.applicable || (a.chains.length === 0 && !a.stencil) || (a.scipyCompute > 0 || a.sparseOps > 0)) {
       return null;
     }
-    const kernels = a.chains.filter(c => c.kernel).length;
-    const reductions = a.chains.filter(c => c.reduce).length;
-    const fused = a.chains.length - kernels - reductions - (a.stencil ? 1 : 0);
+    // the stencil's own chain is part of its kernel: the forms below count the other chains
+    const stencil = a.stencil && ctx.cell.tree ? findSliceStencil(ctx.cell.tree.rootNode, ctx.model, ctx.cell) : null;
+    const chains = stencil ? a.chains.filter(c => c.node.startIndex < stencil.start || c.node.endIndex > stencil.end) : a.chains;
+    const kernels = chains.filter(c => c.kernel).length;
+    const reductions = chains.filter(c => c.reduce).length;
+    const fused = chains.length - kernels - reductions;
     const ops = a.chains.reduce((n, c) => n + c.ops, 0);
     const forms: string[] = [];
     // the in-place update repeated by a loop (a Jacobi sweep), or out = zeros_like + slice assignment
-    const sweep = a.stencil && ctx.cell.tree ? findSliceStencil(ctx.cell.tree.rootNode, ctx.model, ctx.cell)?.loop : null;
+    const sweep = stencil?.loop;
     if (a.stencil) {
       const layout = 'with coalesced loads (threads run along the contiguous last axis; in 2-D each thread computes 8 rows of its column, the vertical neighbours kept in registers)';
       forms.push(
