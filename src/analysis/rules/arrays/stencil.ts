@@ -31,6 +31,18 @@
  * immediately followed by `out[1:-1(, 1:-1)] = <expr>` where `<expr>` combines views
  * `u[a:b(, c:d)]` shifted by at most one (`:-2`, `1:-1`, `2:` per axis), numeric literals, `+`,
  * `-`, `*`, `/`, unary minus and parentheses. Anything else keeps the generic rewrite.
+ *
+ * Also recognised: the same expression assigned to `u`'s own interior by a top-level loop,
+ * `for k in range(...): u[1:-1, 1:-1] = <expr of u>`, with nothing else in the loop (a Jacobi
+ * sweep, an explicit diffusion step). NumPy evaluates the right-hand side whole before the
+ * assignment, so each step reads the previous step's values only. Written op by op or fused,
+ * each step writes a temporary and copies it into the slice; here the same kernel runs once per
+ * step from one buffer into another (copying the border through instead of zeroing it) and the
+ * two references swap (ping-pong). `u` is the first buffer when it is C-contiguous; after the
+ * loop an odd step count leaves the result in the spare buffer, copied back into `u` once, so
+ * the name keeps its array object, updated in place, as the slice assignment leaves it. A loop
+ * body that reads another name, or does anything else (an escape of `u` mid-loop), keeps the
+ * generic rewrite.
  */
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
