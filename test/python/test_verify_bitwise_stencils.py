@@ -43,3 +43,22 @@ def test_bitwise_comparison_refuses_one_ulp() -> None:
     assert verify.compare(a, dict(a), statistical=False, exact=True) == []
     # a float64 result returned as float32 is not the same bits either
     assert verify.compare({"u": np.float64([1.0])}, {"u": np.float32([1.0])}, False, exact=True)
+
+
+def test_bitwise_comparison_allows_only_flushed_float32_subnormals() -> None:
+    """CuPy compiles kernels with -ftz=true (float32 subnormals become 0): the stencil check lets
+    float32 values below FTZ_SHADOW differ, and nothing else; float64 keeps its subnormals."""
+    tiny = np.finfo(np.float32).tiny
+    numpy_side = np.float32([1.0, tiny / 4, tiny * 3, 0.25])
+    flushed = np.float32([1.0, 0.0, tiny * 3 - tiny / 4, 0.25])  # a flush, and what it fed
+    assert verify.compare({"u": numpy_side}, {"u": flushed}, False, exact=True) == []
+    # a difference above the shadow still fails, even next to flushed values
+    off = flushed.copy()
+    off[3] = np.nextafter(np.float32(0.25), np.float32(1.0))
+    assert verify.compare({"u": numpy_side}, {"u": off}, False, exact=True) == ["u: values differ"]
+    # float64 has no flush on the GPU: any difference fails
+    t64 = np.finfo(np.float64).tiny
+    sub64 = {"u": np.float64([t64 / 4])}
+    flushed64 = {"u": np.float64([0.0])}
+    assert verify.compare(sub64, flushed64, False, exact=True) == ["u: values differ"]
+    assert "all subnormal" in verify.exact_mismatch(numpy_side[:2], flushed[:2])

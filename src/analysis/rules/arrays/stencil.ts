@@ -17,7 +17,8 @@
  * the border take the checked path. A grid-stride loop over strips covers any row count, and
  * partial tiles (n, m not multiples of 8 or 128) are handled. `--fmad=false` keeps NumPy's
  * rounding (no fused multiply-add) and the C expression keeps the source's operation order, so
- * results match bit for bit.
+ * results match bit for bit (float32 subnormals aside: CuPy compiles with -ftz=true; see
+ * references/cupy.md#subnormals).
  *
  * Measured on the H200 (bench/gpu_diagnostics.py --explore, 2026-11-30): 8192^2 float32, one
  * thread per element 248 us of kernel time (52% of the copy ceiling); 8 rows per thread 155 us
