@@ -275,12 +275,16 @@ const NO_BINDINGS: readonly Binding[] = [];
 const NO_IMPORTS: readonly ImportFact[] = [];
 const NO_ASSIGNMENTS: readonly AssignmentFact[] = [];
 
-/** One cell's bindings, and the names whose bindings or runtime reports computing them read. */
-/** One `memoized` run: its key, and the trees that keep values for it. */
+/**
+ * One `memoized` run. The object itself is the owner of the values the run infers (trees keep
+ * them by row, `SyntaxTree.memo`); `trees` lists the trees holding some, to drop them when the
+ * run ends.
+ */
 interface RunMemo {
   trees: SyntaxTree[];
 }
 
+/** One cell's bindings, and the names whose bindings or runtime reports computing them read. */
 interface CellBindings {
   cell: CellModel;
   index: number;
