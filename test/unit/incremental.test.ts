@@ -205,6 +205,28 @@ describe('tree copy', () => {
     }
   });
 
+  it('keeps per-row memo values for one owner at a time, and forgets them for that owner only', () => {
+    const tree = p.parse('x = np.sqrt(y)\n');
+    const a = {};
+    const b = {};
+    tree.memo(0, a)[3] = 'for a';
+    expect(tree.memo(0, a)[3]).toBe('for a');
+    // another owner starts the slot afresh; the first owner's values are gone with it
+    expect(tree.memo(0, b)[3]).toBeUndefined();
+    tree.memo(0, b)[3] = 'for b';
+    expect(tree.memo(0, a)[3]).toBeUndefined();
+    // slots are independent
+    tree.memo(1, b)[2] = 'names';
+    tree.memo(0, b)[3] = 'values';
+    expect(tree.memo(1, b)[2]).toBe('names');
+    // forget drops the slot only when asked by its owner
+    tree.forget(0, a);
+    expect(tree.memo(0, b)[3]).toBe('values');
+    tree.forget(0, b);
+    expect(tree.memo(0, b)[3]).toBeUndefined();
+    expect(tree.memo(1, b)[2]).toBe('names');
+  });
+
   it('uses the direct wasm path under Node', () => {
     expect(p.copiesDirectly).toBe(true);
   });
