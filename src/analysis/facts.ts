@@ -36,7 +36,11 @@ export interface CellFacts {
   inputs: Set<string>;
   /** Every name read anywhere in the cell. */
   reads: Set<string>;
-  /** Names the cell binds at module level (assignments, defs, imports, loop targets). */
+  /**
+   * Names the cell binds at module level (assignments, walrus targets, defs, imports, loop, with
+   * and except targets), and names a function or class body declares `global` and binds (bound
+   * when it runs).
+   */
   writes: Set<string>;
   /** Names whose object the cell changes in place (`x[i] = v`, `x += 1` on arrays, `x.sort()`). */
   mutates: Set<string>;
@@ -89,6 +93,17 @@ export function collectFacts(root: SyntaxNode): CellFacts {
     valueIds: []
   };
   const written = new Set<string>();
+  /** Names a function's (or class body's) locals set declares `global`. */
+  const declaredGlobal = new WeakMap<Set<string>, ReadonlySet<string>>();
+  /**
+   * A comprehension's locals -> the scope its walrus targets bind in (PEP 572: the enclosing
+   * function, or the module: null), not the comprehension itself.
+   */
+  const comprehensionOwner = new WeakMap<Set<string>, Set<string> | null>();
+  /** Where a walrus in `locals` binds: a comprehension's owner, else `locals` itself. */
+  const walrusScope = (locals: Set<string> | null): Set<string> | null =>
+    locals !== null && comprehensionOwner.has(locals) ? comprehensionOwner.get(locals) ?? null : locals;
+  const isGlobalIn = (locals: Set<string> | null, name: string): boolean => !!locals && (declaredGlobal.get(locals)?.has(name) ?? false);
 
   const read = (name: string, locals: ReadonlySet<string>): void => {
     if (locals.has(name)) {
@@ -100,12 +115,16 @@ export function collectFacts(root: SyntaxNode): CellFacts {
     }
   };
   const write = (name: string, locals: Set<string> | null): void => {
-    if (locals) {
+    if (locals && !isGlobalIn(locals, name)) {
       locals.add(name);
       return;
     }
-    written.add(name);
     facts.writes.add(name);
+    // declared `global` in a function: bound when the function runs, which may be never, so the
+    // cell's later reads still read the namespace's value (not `written`; and no assignment fact)
+    if (!locals) {
+      written.add(name);
+    }
   };
 
   const isNested = (node: SyntaxNode): boolean => {
@@ -139,7 +158,7 @@ export function collectFacts(root: SyntaxNode): CellFacts {
             nested: isNested(statement)
           });
         }
-        if (locals) {
+        if (locals && !isGlobalIn(locals, target.text)) {
           facts.localIds.add(target.startIndex);
         }
         write(target.text, locals);
@@ -277,6 +296,19 @@ export function collectFacts(root: SyntaxNode): CellFacts {
         }
         return;
       }
+      case 'named_expression': {
+        // `(n := v)`: n binds in the enclosing function or module, even from inside a
+        // comprehension (PEP 572), and from where the expression ends
+        const value = field(node, 'value');
+        if (value) {
+          visit(value, locals);
+        }
+        const name = field(node, 'name');
+        if (name) {
+          bindTarget(name, value, node, walrusScope(locals), false);
+        }
+        return;
+      }
       case 'as_pattern': {
         const value = kids(node)[0];
         if (value) {
@@ -303,8 +335,13 @@ export function collectFacts(root: SyntaxNode): CellFacts {
         }
         const body = field(node, 'body');
         if (body) {
-          // names assigned anywhere in the body are locals of the function
+          // names assigned anywhere in the body are locals of the function, unless declared global
           collectLocalBindings(body, inner);
+          const globals = globalDeclarations(body);
+          if (globals.size > 0) {
+            globals.forEach(g => inner.delete(g));
+            declaredGlobal.set(inner, globals);
+          }
           visit(body, inner);
         }
         if (name) {
@@ -348,13 +385,15 @@ export function collectFacts(root: SyntaxNode): CellFacts {
       }
       default:
         if (COMPREHENSIONS.has(node.type)) {
-          // comprehension variables are local: visit the for clauses first
+          // comprehension variables are local: visit the clauses first, in the order Python runs
+          // them (`for`s and `if`s as written, then the element)
           const inner = new Set(scope);
-          const clauses = kids(node).filter(c => c.type === 'for_in_clause');
-          for (const c of clauses) {
+          comprehensionOwner.set(inner, walrusScope(locals));
+          const isClause = (c: SyntaxNode): boolean => c.type === 'for_in_clause' || c.type === 'if_clause';
+          for (const c of kids(node).filter(isClause)) {
             visit(c, inner);
           }
-          for (const c of kids(node).filter(c => c.type !== 'for_in_clause')) {
+          for (const c of kids(node).filter(c => !isClause(c))) {
             visit(c, inner);
           }
           return;
@@ -403,6 +442,12 @@ function collectLocalBindings(body: SyntaxNode, into: Set<string>): void {
       if (left) {
         visitTarget(left);
       }
+    } else if (n.type === 'named_expression') {
+      // a walrus in the body, or in a comprehension in it, binds in the function
+      const name = field(n, 'name');
+      if (name) {
+        visitTarget(name);
+      }
     }
     const cs = kids(n);
     for (let k = 0; k < cs.length; k++) {
@@ -410,6 +455,26 @@ function collectLocalBindings(body: SyntaxNode, into: Set<string>): void {
     }
   };
   rec(body);
+}
+
+/** Names a function or class body declares `global` (not those of the functions inside it). */
+function globalDeclarations(body: SyntaxNode): Set<string> {
+  const names = new Set<string>();
+  const rec = (n: SyntaxNode): void => {
+    if (SCOPE_NODES.has(n.type)) {
+      return;
+    }
+    if (n.type === 'global_statement') {
+      kids(n).forEach(id => names.add(id.text));
+      return;
+    }
+    const cs = kids(n);
+    for (let k = 0; k < cs.length; k++) {
+      rec(cs[k]);
+    }
+  };
+  rec(body);
+  return names;
 }
 
 /** `x` of `x`, `x.a.b`, `x[i]`, `x[i].a`. */

@@ -219,14 +219,23 @@ export function arrayAnalysis(ctx: RuleContext): ArrayCellAnalysis | null {
   return result;
 }
 
-/** A device name for a host input that does not clash with anything in the notebook. */
-function deviceNameFor(name: string, model: NotebookModel): string {
-  let candidate = `${name}_gpu`;
-  let k = 2;
-  while (model.bindings.has(candidate) || model.aliases.has(candidate)) {
-    candidate = `${name}_gpu${k++}`;
+/**
+ * Is a name the rewrite would introduce (device copy, kernel object, launcher, buffer) taken in
+ * the notebook? Bound anywhere (assignments, walrus, for/with/except targets, defs, imports,
+ * `global` names a function binds: `writers`), or read anywhere: a name some cell reads and no
+ * cell binds may come from a star import, or from a cell no longer in the notebook.
+ */
+function takenInNotebook(name: string, model: NotebookModel): boolean {
+  return model.bindings.has(name) || model.aliases.has(name) || model.writers(name).length > 0 || model.readers(name).length > 0;
+}
+
+/** `base`, or `base2`, `base3`...: the first name `used` does not reject. */
+function freshName(base: string, used: (name: string) => boolean): string {
+  let name = base;
+  for (let k = 2; used(name); k++) {
+    name = `${base}${k}`;
   }
-  return candidate;
+  return name;
 }
 
 /** The module alias the candidate uses for CuPy (`cp` unless the notebook already has another). */
@@ -446,6 +455,16 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     refusals.push(perElement);
   }
 
+  // names the rewrite may not give what it adds (device copies, kernels, launchers, buffers):
+  // probed one by one (a cell depends only on the names it probes, not on the whole set of bound
+  // names, and nothing is built for cells that add no name)
+  const takenHere = new Set<string>();
+  const used = (name: string): boolean => takenHere.has(name) || takenInNotebook(name, model) || (plan?.hoisted?.has(name) ?? false);
+  const claim = (name: string): string => {
+    takenHere.add(name);
+    return name;
+  };
+
   // Which inputs are read-only (get a device copy under a new name) or rebound in place.
   const deviceNames = new Set<string>([...localArrays, ...residentInputs]);
   const transfers = new Map<string, string>();
@@ -462,7 +481,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       rebound.add(name);
       transfers.set(name, name);
     } else {
-      transfers.set(name, deviceNameFor(name, model));
+      transfers.set(name, claim(freshName(`${name}_gpu`, used)));
     }
     deviceNames.add(name);
   }
@@ -596,23 +615,27 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     return q && q.startsWith('numpy.') && q.indexOf('.', 'numpy.'.length) < 0 ? q.slice('numpy.'.length) : null;
   };
   const chains = findElementwiseChains(root, model, cell, resolveUfunc);
-  // names a new kernel may not take: probed one by one (a cell depends only on the names it
-  // probes, not on the whole set of bound names, and nothing is built for cells without kernels)
-  const takenHere = new Set<string>();
-  const used = (name: string): boolean =>
-    takenHere.has(name) || model.bindings.has(name) || model.aliases.has(name) || (plan?.hoisted?.has(name) ?? false);
   // an exactly recognised slice stencil becomes one kernel writing the whole output
-  const stencil = findSliceStencil(root, model, cell);
+  const found = findSliceStencil(root, model, cell);
+  // the loop form's two buffers: checked against every name the notebook binds or reads (the
+  // stencil's own choice does not see walrus targets or `global` writes that nothing reads)
+  const stencil =
+    found?.loop
+      ? {
+          ...found,
+          loop: {
+            ...found.loop,
+            current: claim(freshName(found.loop.current.replace(/\d+$/, ''), used)),
+            spare: claim(freshName(found.loop.spare.replace(/\d+$/, ''), used))
+          }
+        }
+      : found;
   const inStencil = (start: number, end: number): boolean => !!stencil && start >= stencil.start && end <= stencil.end;
   let stencilName = '';
   if (stencil) {
-    stencilName = `${stencil.out}_stencil`;
     // the launcher function and its kernel object (`<name>_kernel`) both need free names
-    for (let k = 2; used(stencilName) || used(`${stencilName}_kernel`); k++) {
-      stencilName = `${stencil.out}_stencil${k}`;
-    }
-    takenHere.add(stencilName);
-    takenHere.add(`${stencilName}_kernel`);
+    stencilName = claim(freshName(`${stencil.out}_stencil`, n => used(n) || used(`${n}_kernel`)));
+    claim(`${stencilName}_kernel`);
   }
   const kernelChains = chains.filter(c => !inStencil(c.node.startIndex, c.node.endIndex));
   const fused = kernelChains.length > 0 ? fuseChains(cell.source, edits, kernelChains, cp, used) : { edits: [...edits], definitions: [] as string[] };

@@ -1,0 +1,140 @@
+/** Per-cell facts: which names a cell binds at module level, reads, and keeps local. */
+import { CellFacts, collectFacts } from '../../src/analysis/facts';
+import type { PythonParser } from '../../src/analysis/parser';
+import { parser } from './helpers';
+
+let p: PythonParser;
+beforeAll(async () => {
+  p = await parser();
+});
+
+function facts(source: string): CellFacts {
+  return collectFacts(p.parse(source).rootNode);
+}
+
+/** Start offsets of every `name` in `source` (for `localIds`). */
+function offsetsOf(source: string, name: string): number[] {
+  return [...source.matchAll(new RegExp(`\\b${name}\\b`, 'g'))].map(m => m.index ?? -1);
+}
+
+describe('walrus targets (PEP 572)', () => {
+  it('bind at module level, from where the expression ends, and are not read', () => {
+    const src = 'if (n := len(a)) > 10:\n    print(n)\ny = (m := 3) + m';
+    const f = facts(src);
+    expect([...f.writes].sort()).toEqual(['m', 'n', 'y']);
+    expect(f.inputs.has('n')).toBe(false);
+    expect(f.inputs.has('m')).toBe(false);
+    expect(f.inputs.has('a')).toBe(true);
+    const n = f.assignments.find(a => a.name === 'n');
+    expect(n?.value?.text).toBe('len(a)');
+    expect(n?.at).toBe(src.indexOf('n := len(a)') + 'n := len(a)'.length);
+    // the value of m is bound before the `+ m` that reads it
+    const m = f.assignments.find(a => a.name === 'm');
+    expect(m!.at).toBeLessThan(src.lastIndexOf('m'));
+  });
+
+  it('inside a comprehension at module level, bind the module-level name (not a comprehension local)', () => {
+    const src = 'z = [y for v in a if (y := v * 2) > 0]\ntotal = sum(w for v in a if (w := v))';
+    const f = facts(src);
+    expect(f.writes.has('y')).toBe(true);
+    expect(f.writes.has('w')).toBe(true);
+    // the if clause runs before the element: y is never read from the namespace
+    expect(f.inputs.has('y')).toBe(false);
+    expect(f.assignments.map(a => a.name)).toEqual(expect.arrayContaining(['y', 'w', 'z', 'total']));
+    expect(f.assignments.find(a => a.name === 'y')?.value?.text).toBe('v * 2');
+    // the comprehension variable stays local
+    expect(f.writes.has('v')).toBe(false);
+    expect(f.reads.has('v')).toBe(false);
+  });
+
+  it('inside a function, a lambda or a comprehension in a function, bind a local', () => {
+    const src = [
+      'def f(a):',
+      '    r = [(t := x) for x in a]',
+      '    if (k := len(r)) > 1:',
+      '        return t + k',
+      '    return t',
+      'g = lambda v: (q := v) + q'
+    ].join('\n');
+    const f = facts(src);
+    for (const local of ['t', 'k', 'q', 'r', 'x']) {
+      expect(f.writes.has(local)).toBe(false);
+      expect(f.reads.has(local)).toBe(false);
+    }
+    expect(f.assignments.map(a => a.name)).toEqual(['f', 'g']);
+    for (const at of [...offsetsOf(src, 't'), ...offsetsOf(src, 'k'), ...offsetsOf(src, 'q')]) {
+      expect(f.localIds.has(at)).toBe(true);
+    }
+  });
+});
+
+describe('names declared global in a function', () => {
+  const src = [
+    'def reset(shape):',
+    '    global grid, count, helper, np2',
+    '    grid = np.zeros(shape)',
+    '    for count in range(3):',
+    '        pass',
+    '    import numpy as np2',
+    '    def helper():',
+    '        grid = 1',
+    '        return grid',
+    '    return grid',
+    'out = grid + 1'
+  ].join('\n');
+
+  it('are module-level writes, whatever binds them (assignment, for target, import, def)', () => {
+    const f = facts(src);
+    expect([...f.writes].sort()).toEqual(['count', 'grid', 'helper', 'np2', 'out', 'reset']);
+  });
+
+  it('are no assignment facts and do not hide the namespace value from the cell (the function may never run)', () => {
+    const f = facts(src);
+    expect(f.assignments.map(a => a.name)).toEqual(['reset', 'out']);
+    // `out = grid + 1` reads whatever grid held before the cell
+    expect(f.inputs.has('grid')).toBe(true);
+    expect(f.localIds.has(src.indexOf('grid = np.zeros'))).toBe(false);
+    expect(f.localIds.has(src.lastIndexOf('return grid'))).toBe(false);
+  });
+
+  it('do not make a nested function\'s same-named binding global', () => {
+    const f = facts(src);
+    // `grid = 1` and `return grid` inside helper are helper's locals
+    const inner = src.indexOf('grid = 1');
+    expect(f.localIds.has(inner)).toBe(true);
+    expect(f.localIds.has(src.indexOf('grid', inner + 1))).toBe(true);
+  });
+
+  it('a walrus in a comprehension of such a function binds the global', () => {
+    const f = facts('def f(a):\n    global best\n    return [(best := v) for v in a]');
+    expect(f.writes.has('best')).toBe(true);
+    expect(f.writes.has('v')).toBe(false);
+  });
+
+  it('a function without the declaration keeps its names local', () => {
+    const f = facts('def f():\n    grid = 1\n    return grid');
+    expect([...f.writes]).toEqual(['f']);
+    expect(f.reads.has('grid')).toBe(false);
+  });
+});
+
+describe('other module-level bindings', () => {
+  it('for, with ... as, except ... as and import targets are writes', () => {
+    const f = facts(
+      [
+        'import a.b as c, d.e',
+        'from m import (x as y, z)',
+        'for i, (j, k) in pairs:',
+        '    pass',
+        'with open(p) as (fh, gh), lock as held:',
+        '    pass',
+        'try:',
+        '    pass',
+        'except ValueError as err:',
+        '    pass'
+      ].join('\n')
+    );
+    expect([...f.writes].sort()).toEqual(['c', 'd', 'err', 'fh', 'gh', 'held', 'i', 'j', 'k', 'y', 'z'].sort());
+    expect([...f.inputs].sort()).toEqual(['ValueError', 'lock', 'open', 'p', 'pairs']);
+  });
+});
