@@ -444,6 +444,9 @@ LAUNCHED = {
     "flag-stencil-loop-odd-steps-1d": ((0, 1, 2, 3, 1000), ["T"], False),
     "flag-stencil-loop-names-taken": ((1, 3, 33), ["u", "u_src"], False),
     "flag-max-abs-float64-math": ((0, 1, 31, 33, 1000), ["worst"], False),
+    # literal-only pieces folded as Python computes them (0.1 * 0.1 in double, then float32)
+    "flag-stencil-folded-literals": ((0, 1, 2, 31, 33, 130), ["lap"], False),
+    "flag-stencil-loop-folded-literals": ((1, 2, 3, 1000), ["T"], False),
 }
 
 
@@ -638,3 +641,43 @@ def test_stencil_loop_updates_the_array_in_place(double_cupy, case: str) -> None
                 assert np.array_equal(np.asarray(view(big_dev, 1)), view(big, 1)), (case, steps)
             leaked = {k for k in got if k.endswith(("_src", "_dst"))}
             assert not leaked, leaked  # the buffers' names are deleted after the loop
+
+
+# --- ElementwiseKernels: literals as NumPy casts them -----------------------------------------
+@pytest.mark.parametrize("case", ["flag-elementwise-folded-literals"])
+def test_elementwise_kernel_bitwise_equal_to_numpy(tmp_path: pathlib.Path, case: str) -> None:
+    """The typed ElementwiseKernel's operation compiled with g++ (one loop over the elements, no
+    FMA contraction: CuPy compiles its kernels with --fmad=true, but these operations are single
+    products and sums) against the fixture's NumPy cell, bit for bit. `0.1 * 0.1 * x` must be
+    float32(0.1 * 0.1) * x (Python folds the literals in double; NEP 50 casts the result once),
+    which differs from 0.1f * 0.1f * x in most elements; `x ** (-1)` and `x ** +2` are NumPy's
+    reciprocal and square."""
+    expected = (FIXTURES / case / "expected.py").read_text()
+    block = re.search(r"cp\.ElementwiseKernel\((.*?)\)\n", expected, re.S).group(1)  # type: ignore[union-attr]
+    in_params, out_params, operation, _ = re.findall(r"'([^']*)'", block)
+    ctype = {"float32": "float", "float64": "double"}
+    ins = [p.split() for p in in_params.split(",")]
+    (out_dt, out_name) = out_params.split()
+    args = ", ".join(f"const {ctype[d]}* _in_{n}" for d, n in ins)
+    loads = " ".join(f"const {ctype[d]} {n} = _in_{n}[_k];" for d, n in ins)
+    code = f"""#include <math.h>
+extern "C" void run({args}, {ctype[out_dt]}* _out, long long _n) {{
+    for (long long _k = 0; _k < _n; _k++) {{
+        {loads} {ctype[out_dt]} {out_name}; {operation}; _out[_k] = {out_name};
+    }}
+}}
+"""
+    lib = _compile(tmp_path, case, code)
+    setup, target = _cells(FIXTURES / case / "notebook.py")
+    env: dict = {}
+    exec(setup.replace("20_000_000", "100_000"), env)  # noqa: S102
+    want: dict = dict(env)
+    exec(target, want)  # noqa: S102
+    inputs = [np.ascontiguousarray(env[n]) for _, n in ins]
+    out = np.empty_like(want[out_name])
+    lib.run(*[_ptr(a) for a in inputs], _ptr(out), ctypes.c_longlong(out.size))
+    assert out.dtype == want[out_name].dtype
+    assert np.array_equal(out, want[out_name]), int(np.sum(out != want[out_name]))
+    x = env["x"]
+    unfolded = np.float32(0.1) * np.float32(0.1) * x
+    assert np.mean(unfolded != np.float32(0.1 * 0.1) * x) > 0.5  # the fold is what makes it NumPy's

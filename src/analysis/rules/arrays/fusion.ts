@@ -370,14 +370,209 @@ function floatCType(dtype: string | undefined): 'float32' | 'float64' | null {
   return dtype === 'float32' || dtype === 'float64' ? dtype : null;
 }
 
-/** A Python numeric literal as a C literal of the kernel's float type (`4` -> `4.0f`). */
-export function cFloatLiteral(text: string, dtype: 'float32' | 'float64'): string | null {
+/** A Python number: an int (exact, as Python keeps it) or a float (an IEEE double). */
+export type PyNumber = { int: bigint } | { float: number };
+
+const EXACT_INT = 2n ** 53n;
+
+/** An int as the double Python converts it to, or null above 2^53 (where we do not follow its rounding). */
+function intToDouble(v: bigint): number | null {
+  return v <= EXACT_INT && v >= -EXACT_INT ? Number(v) : null;
+}
+
+/** A Python numeric literal's value (`4`, `0x10`, `1_000.5`, `1e-3`), or null (complex, malformed). */
+export function pythonLiteral(text: string): PyNumber | null {
   const t = text.replace(/_/g, '');
-  if (!/^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) {
-    return null; // hex, complex (1j), ...
+  if (/^(0[xXoObB][0-9a-fA-F]+|[1-9]\d*|0+)$/.test(t)) {
+    return { int: BigInt(t.replace(/^0+(?=\d)/, '')) };
   }
-  const withPoint = /[.eE]/.test(t) ? t : `${t}.0`;
-  return dtype === 'float32' ? `${withPoint}f` : withPoint;
+  return /^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t) ? { float: Number(t) } : null;
+}
+
+/**
+ * The value Python gives a subtree made of numbers only (literals, `constant` names such as
+ * `np.pi`, parentheses, unary `-`/`+`, binary `+ - * / // % **`), evaluated as Python does before
+ * any array is involved: `0.1 * 0.1 * u` is `(0.1 * 0.1) * u`, and NumPy 2 (NEP 50) casts that
+ * one double to the array's dtype where it meets the array. Ints stay exact (BigInt); a float
+ * operation is the same IEEE double operation in JavaScript as in CPython. Returns null when the
+ * subtree reads anything else, and 'refused' when it is numbers only but its value is not
+ * computed here exactly as Python would (float `**`, `//` or `%`; ints beyond 2^53 meeting a
+ * float; a division by zero, which raises in Python; a non-finite result): a kernel must then not
+ * be generated, since computing the pieces in the kernel's type would not be NumPy's result.
+ */
+export function pythonConstant(node: SyntaxNode, constant?: (n: SyntaxNode) => number | undefined): PyNumber | 'refused' | null {
+  switch (node.type) {
+    case 'integer':
+    case 'float':
+      return pythonLiteral(node.text) ?? 'refused';
+    case 'parenthesized_expression': {
+      const inner = node.namedChild(0);
+      return inner && node.namedChildCount === 1 ? pythonConstant(inner, constant) : null;
+    }
+    case 'unary_operator': {
+      const arg = field(node, 'argument');
+      const v = arg ? pythonConstant(arg, constant) : null;
+      const op = operatorOf(node);
+      if (v === null || v === 'refused') {
+        return v;
+      }
+      if (op === '+') {
+        return v;
+      }
+      return op !== '-' ? 'refused' : 'int' in v ? { int: -v.int } : { float: -v.float };
+    }
+    case 'binary_operator': {
+      const l = field(node, 'left');
+      const r = field(node, 'right');
+      const a = l ? pythonConstant(l, constant) : null;
+      const b = r ? pythonConstant(r, constant) : null;
+      if (a === null || b === null) {
+        return null;
+      }
+      if (a === 'refused' || b === 'refused') {
+        return 'refused';
+      }
+      return pythonBinary(operatorOf(node), a, b) ?? 'refused';
+    }
+    default: {
+      const c = constant?.(node);
+      return c === undefined ? null : { float: c };
+    }
+  }
+}
+
+/** `a op b` with Python's semantics, or null where we do not reproduce them exactly. */
+function pythonBinary(op: string, a: PyNumber, b: PyNumber): PyNumber | null {
+  if ('int' in a && 'int' in b) {
+    const x = a.int;
+    const y = b.int;
+    switch (op) {
+      case '+':
+        return { int: x + y };
+      case '-':
+        return { int: x - y };
+      case '*':
+        return { int: x * y };
+      case '//':
+      case '%': {
+        if (y === 0n) {
+          return null; // ZeroDivisionError
+        }
+        // Python floors (BigInt truncates)
+        const q = x / y - (x % y !== 0n && (x < 0n) !== (y < 0n) ? 1n : 0n);
+        return op === '//' ? { int: q } : { int: x - q * y };
+      }
+      case '**':
+        // exact in Python for a non-negative exponent; a negative one gives a float (C pow)
+        return y >= 0n && y <= 64n && (x >= -(2n ** 16n) && x <= 2n ** 16n) ? { int: x ** y } : null;
+      case '/': {
+        // CPython divides two ints below 2^53 as doubles (correctly rounded, as here)
+        const fx = intToDouble(x);
+        const fy = intToDouble(y);
+        return fx === null || fy === null || fy === 0 ? null : finite(fx / fy);
+      }
+      default:
+        return null;
+    }
+  }
+  const x = 'int' in a ? intToDouble(a.int) : a.float;
+  const y = 'int' in b ? intToDouble(b.int) : b.float;
+  if (x === null || y === null) {
+    return null;
+  }
+  switch (op) {
+    case '+':
+      return finite(x + y);
+    case '-':
+      return finite(x - y);
+    case '*':
+      return finite(x * y);
+    case '/':
+      return y === 0 ? null : finite(x / y);
+    default:
+      return null; // float //, %, ** (C fmod/floor/pow: not reproduced here)
+  }
+}
+
+function finite(v: number): PyNumber | null {
+  return Number.isFinite(v) ? { float: v } : null;
+}
+
+const F32 = new Float32Array(1);
+const U32 = new Uint32Array(F32.buffer);
+
+/** The float32 next to `f` (finite) towards `up` or down. */
+function nextFloat32(f: number, up: boolean): number {
+  if (f === 0) {
+    U32[0] = 1;
+    return up ? F32[0] : -F32[0];
+  }
+  F32[0] = f;
+  U32[0] += (f > 0) === up ? 1 : -1;
+  return F32[0];
+}
+
+/**
+ * Whether a C compiler reading `text` as a float literal (decimal straight to float32, correctly
+ * rounded) gets `f`. The double nearest the text rounds to `f`, and it is not a float32 midpoint
+ * (midpoints are doubles, so the text lies on the same side of each as its double does).
+ */
+function readsAsFloat32(text: string, f: number): boolean {
+  const d = Number(text);
+  if (Math.fround(d) !== f) {
+    return false;
+  }
+  return d === f || d !== f / 2 + nextFloat32(f, d > f) / 2;
+}
+
+/**
+ * A double as a C floating literal: JavaScript's shortest round-trip digits, in plain or
+ * exponent notation, whichever is shorter (`0.25`, `1e-6`, `4.0`: a point where it prints an
+ * integer).
+ */
+function withPoint(v: number): string {
+  const plain = String(v);
+  const exp = v.toExponential().replace('e+', 'e');
+  const text = exp.length < plain.length ? exp : plain;
+  return /[.eE]/.test(text) ? text : `${text}.0`;
+}
+
+/**
+ * A Python number as a C literal of the kernel's float type: the value NumPy gives it where it
+ * meets an array of that dtype (NEP 50: the Python double, or the exact int, cast once to the
+ * array's type). float32: the shortest decimal that a compiler reads as exactly
+ * `Math.fround(v)` (`0.1f`; `0.0100000007f` for 0.1 * 0.1); float64: the shortest decimal that
+ * reads back as the double (JavaScript's own printing). Null when the value does not fit
+ * (an int beyond 2^53, a float beyond float32's range).
+ */
+export function cNumber(v: PyNumber, dtype: 'float32' | 'float64'): string | null {
+  const d = 'int' in v ? intToDouble(v.int) : v.float;
+  if (d === null || !Number.isFinite(d)) {
+    return null;
+  }
+  if (dtype === 'float64') {
+    return Object.is(d, -0) ? '-0.0' : withPoint(d);
+  }
+  const f = Math.fround(d);
+  if (!Number.isFinite(f)) {
+    return null;
+  }
+  if (f === 0) {
+    return Object.is(f, -0) ? '-0.0f' : '0.0f';
+  }
+  for (let p = 1; p <= 9; p++) {
+    const text = withPoint(Number(f.toPrecision(p)));
+    if (readsAsFloat32(text, f)) {
+      return `${text}f`;
+    }
+  }
+  return `${f.toPrecision(9)}f`; // 9 significant digits always read back as the same float32
+}
+
+/** A Python numeric literal as a C literal of the kernel's float type (`4` -> `4.0f`), or null. */
+export function cFloatLiteral(text: string, dtype: 'float32' | 'float64'): string | null {
+  const v = pythonLiteral(text);
+  return v ? cNumber(v, dtype) : null;
 }
 
 /**
@@ -494,15 +689,21 @@ function cExpression(
   comparisons: boolean
 ): string | null {
   const d = t.dtype;
+  const numpyConstant = (n: SyntaxNode): number | undefined => {
+    const q = n.type === 'attribute' ? model.qualifiedName(n) : null;
+    return q ? NUMPY_CONSTANTS.get(q) : undefined;
+  };
   const emit = (node: SyntaxNode): string | null => {
     const param = t.cNames.get(unparen(node).text);
     if (param !== undefined && node.type !== 'integer' && node.type !== 'float' && unparen(node).type === node.type) {
       return param;
     }
+    // numbers only (`0.1 * 0.1`, `2 * np.pi`): Python computes them before NumPy sees an array
+    const folded = pythonConstant(node, numpyConstant);
+    if (folded !== null) {
+      return folded === 'refused' ? null : cNumber(folded, d);
+    }
     switch (node.type) {
-      case 'integer':
-      case 'float':
-        return cFloatLiteral(node.text, d);
       case 'parenthesized_expression': {
         const inner = node.namedChild(0);
         const t = inner ? emit(inner) : null;
@@ -533,15 +734,16 @@ function cExpression(
           return null;
         }
         if (op === '**') {
-          // NumPy computes these exponents as square, sqrt and reciprocal (fast_scalar_power)
-          const exponent = r.text.replace(/\s+/g, '');
-          if (exponent === '2') {
+          // NumPy computes these exponents as square, sqrt and reciprocal (fast_scalar_power,
+          // which looks at the exponent's value: an int 2 or -1, a float 0.5; `(-1)` and `+2` too)
+          const e = pythonConstant(r, numpyConstant);
+          if (e !== null && e !== 'refused' && 'int' in e && e.int === 2n) {
             return `(${lt} * ${lt})`;
           }
-          if (exponent === '0.5') {
+          if (e !== null && e !== 'refused' && 'float' in e && e.float === 0.5) {
             return `${cMathFunction('sqrt', d)}(${lt})`;
           }
-          if (exponent === '-1') {
+          if (e !== null && e !== 'refused' && 'int' in e && e.int === -1n) {
             return `(${cFloatLiteral('1', d)} / ${lt})`;
           }
           const rt = emit(r);
@@ -582,11 +784,6 @@ function cExpression(
           return `(${cFloatLiteral('1', d)} / ${a})`;
         }
         return null;
-      }
-      case 'attribute': {
-        const q = model.qualifiedName(node);
-        const c = q ? NUMPY_CONSTANTS.get(q) : undefined;
-        return c === undefined ? null : cFloatLiteral(String(c), d);
       }
       default:
         return null;

@@ -31,7 +31,10 @@
  * Recognised: a 1-D or 2-D float32/float64 array `u` of known shape; `out = np.zeros_like(u)`
  * immediately followed by `out[1:-1(, 1:-1)] = <expr>` where `<expr>` combines views
  * `u[a:b(, c:d)]` shifted by at most one (`:-2`, `1:-1`, `2:` per axis), numeric literals, `+`,
- * `-`, `*`, `/`, unary minus and parentheses. Anything else keeps the generic rewrite.
+ * `-`, `*`, `/`, unary minus and parentheses. Anything else keeps the generic rewrite. A piece
+ * made of numbers only (`0.1 * 0.1 * (...)` is `(0.1 * 0.1) * (...)`) is folded as Python computes
+ * it, in double, and written as the one float32/double value NumPy casts it to (fusion.ts
+ * `pythonConstant`, `cNumber`).
  *
  * Also recognised: the same expression assigned to `u`'s own interior by a top-level loop,
  * `for k in range(...): u[1:-1, 1:-1] = <expr of u>`, with nothing else in the loop (a Jacobi
@@ -48,7 +51,7 @@
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, kids, operatorOf } from '../../syntax';
-import { cFloatLiteral, launcherInputChecks, rawKernelWithLauncher } from './fusion';
+import { cNumber, launcherInputChecks, pythonConstant, rawKernelWithLauncher } from './fusion';
 
 export interface SliceStencil {
   /** From the start of the zeros_like statement (or the loop) to the end of the slice assignment (or the loop). */
@@ -100,10 +103,13 @@ function isInterior(target: SyntaxNode | null, name: string, ndim: number): bool
 function stencilExpression(expr: SyntaxNode, input: string, dtype: 'float32' | 'float64', ndim: number): Pick<SliceStencil, 'render' | 'taps'> | null {
   let taps = 0;
   const emit = (n: SyntaxNode, tap: (di: number, dj: number) => string): string | null => {
+    // numbers only (`0.1 * 0.1`): Python computes them in double before NumPy casts the result to
+    // the array's dtype (NEP 50), so the kernel gets that one value, not the pieces in float
+    const folded = pythonConstant(n);
+    if (folded !== null) {
+      return folded === 'refused' ? null : cNumber(folded, dtype);
+    }
     switch (n.type) {
-      case 'integer':
-      case 'float':
-        return cFloatLiteral(n.text, dtype);
       case 'parenthesized_expression': {
         const inner = n.namedChild(0);
         const t = inner ? emit(inner, tap) : null;
