@@ -704,20 +704,24 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const unfusedWork = { ...work };
   // NumPy makes every pass of the chain; only the device's count shrinks
   work.hostPasses = work.passes;
+  // savings per run of what they replace, times the runs estimateWork counted (loop trips)
   for (const chain of kernelChains) {
     // a fused chain reads its inputs once and writes once, in one launch
+    const times = timesRun(chain.node, model, cell);
     const share = largest?.size && chain.value.size ? Math.min(1, chain.value.size / largest.size) : 1;
     const fusedPasses = (share * (chain.params.length + (chain.reduction ? 0 : 1))) / 3;
-    work.passes = Math.max(fusedPasses, work.passes - chain.ops * share + fusedPasses);
-    work.launches = Math.max(1, work.launches - chain.ops + 1);
+    work.passes = Math.max(times * fusedPasses, work.passes - times * (chain.ops * share - fusedPasses));
+    work.launches = Math.max(times, work.launches - times * (chain.ops - 1));
   }
   if (stencil) {
-    // zeros_like (one pass), the chain (its ops) and the slice copy (one pass) become one kernel
-    // reading the input once and writing the output once
+    // one kernel reading the input once and writing the output once replaces what estimateWork
+    // counted: zeros_like (one pass, one launch) and the chain (its ops), once; in the loop form
+    // the chain, each step (the slice copy NumPy also makes is not counted, so not subtracted)
     const chain = chains.find(c => inStencil(c.node.startIndex, c.node.endIndex));
-    const ops = (chain?.ops ?? stencil.taps) + 2;
-    work.passes = Math.max(2 / 3, work.passes - ops + 2 / 3);
-    work.launches = Math.max(1, work.launches - ops + 1);
+    const times = timesRun(stencil.expr, model, cell);
+    const ops = (chain?.ops ?? stencil.taps) + (stencil.loop ? 0 : 1);
+    work.passes = Math.max(times * (2 / 3), work.passes - times * (ops - 2 / 3));
+    work.launches = Math.max(times, work.launches - times * (ops - 1));
   }
   let arrayOperators = 0;
   walkTypes(root, OPERATORS, n => {
@@ -1190,14 +1194,7 @@ export function estimateWork(
       // stays NumPy on the host (built for a host consumer): no device work
       return;
     }
-    let mult = times;
-    if (n.type === 'for_statement') {
-      const right = field(n, 'right');
-      const count = right ? loopCount(right, model, cell) : undefined;
-      mult = times * (count ?? 10);
-    } else if (n.type === 'while_statement') {
-      mult = times * 10;
-    }
+    const mult = n.type === 'for_statement' || n.type === 'while_statement' ? times * loopTrips(n, model, cell) : times;
     if (n.type === 'binary_operator' || n.type === 'augmented_assignment') {
       const v = n.type === 'binary_operator' ? model.inferValue(n, cell) : model.inferValue(field(n, 'left') ?? n, cell);
       consider(v);
@@ -1369,6 +1366,26 @@ function matmulFlops(n: SyntaxNode, model: NotebookModel, cell: CellModel): numb
   }
   const size = a?.size ?? b?.size;
   return size ? 2 * Math.pow(Math.sqrt(size), 3) : 0;
+}
+
+/** How often a loop's body runs: a `range`'s count, else (unknown count, `while`) 10. */
+function loopTrips(loop: SyntaxNode, model: NotebookModel, cell: CellModel): number {
+  const right = loop.type === 'for_statement' ? field(loop, 'right') : null;
+  return (right ? loopCount(right, model, cell) : undefined) ?? 10;
+}
+
+/**
+ * How often `node` runs per run of the cell: the product of the trips of the loops whose body
+ * holds it (the multiplier `estimateWork` counts its work with).
+ */
+function timesRun(node: SyntaxNode, model: NotebookModel, cell: CellModel): number {
+  let times = 1;
+  for (let child = node, p = node.parent; p; child = p, p = p.parent) {
+    if ((p.type === 'for_statement' || p.type === 'while_statement') && child.fieldName === 'body') {
+      times *= loopTrips(p, model, cell);
+    }
+  }
+  return times;
 }
 
 /** Iterations of `range(K)` / `range(a, b)` when constant. */
