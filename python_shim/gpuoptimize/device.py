@@ -339,15 +339,63 @@ def _best(fn: Any, repeat: int) -> float:
     return best
 
 
-def calibrate(size_bytes: int = 64 << 20) -> dict[str, float | None]:
+#: The host copy: well above a typical L3 (tens of MB, a few hundred on large servers), so
+#: NumPy's copy streams from memory as the cost model's host passes do.
+HOST_COPY_BYTES = 512 << 20
+#: The host copy when the available memory is not known.
+HOST_COPY_FALLBACK_BYTES = 256 << 20
+#: The device copy: at least this and at least `L2_MULTIPLE` x the GPU's L2 cache (L40S 96 MB,
+#: RTX 4090 72 MB), so the copy streams from device memory rather than the L2.
+DEVICE_COPY_MIN_BYTES = 256 << 20
+L2_MULTIPLE = 8
+
+
+def host_copy_bytes(available: int | None) -> int:
+    """The host copy's size: `HOST_COPY_BYTES`, its two buffers at most half of the memory
+    `available` (bytes; None when not known: `HOST_COPY_FALLBACK_BYTES`)."""
+    size = HOST_COPY_FALLBACK_BYTES if available is None else min(HOST_COPY_BYTES, available // 4)
+    return max(size // 8 * 8, 8)
+
+
+def device_copy_bytes(l2_bytes: int | None, free_bytes: int | None) -> int:
+    """The device copy's size: max(`L2_MULTIPLE` x L2, `DEVICE_COPY_MIN_BYTES`), its two
+    buffers at most half of the device memory that is free (when known)."""
+    size = max(L2_MULTIPLE * (l2_bytes or 0), DEVICE_COPY_MIN_BYTES)
+    if free_bytes is not None:
+        size = min(size, free_bytes // 4)
+    return max(size // 8 * 8, 8)
+
+
+def _available_host_memory() -> int | None:
+    """MemAvailable of /proc/meminfo (Linux), else None."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return None
+
+
+def calibrate(size_bytes: int | None = None) -> dict[str, float | None]:
     """Bandwidths (bytes per second, read + written for copies) and launch overhead
-    (seconds per tiny kernel, launch rate with one synchronize at the end). Uses NumPy
-    and, when it is already loaded, CuPy; never imports a GPU library."""
+    (seconds per tiny kernel, launch rate with one synchronize at the end), with the bytes
+    each copy moved (`host_copy_bytes`, `device_copy_bytes`, `host_to_device_bytes`). Uses
+    NumPy and, when it is already loaded, CuPy; never imports a GPU library.
+
+    The copies are larger than the caches: the host's `host_copy_bytes(MemAvailable)` (512
+    MiB), the device's `device_copy_bytes(L2, free memory)` (max(8 x L2, 256 MiB)), the
+    host->device copy the smaller of the two; `size_bytes` sets all three (tests). The doctor
+    copied 64 MiB each before (bench run 2 on the H200), and the H200 figures the cost model
+    scales a kernel's against (`MEASURED_H200.doctorCalibration` in costmodel.ts) are still
+    that 64 MiB measurement: the next GPU run must measure the H200's doctor figures again at
+    these sizes for the ratios to compare like with like."""
     out: dict[str, float | None] = {
         "host_bandwidth": None,
         "device_bandwidth": None,
         "host_to_device": None,
         "launch_overhead_s": None,
+        "host_copy_bytes": None,
+        "device_copy_bytes": None,
+        "host_to_device_bytes": None,
     }
     np = sys.modules.get("numpy")
     if np is None:
@@ -355,16 +403,18 @@ def calibrate(size_bytes: int = 64 << 20) -> dict[str, float | None]:
             import numpy as np  # noqa: PLC0415 (the doctor may import numpy)
     if np is None:
         return out
-    host = np.ones(size_bytes // 8)
+    size = size_bytes if size_bytes is not None else host_copy_bytes(_available_host_memory())
+    host = np.ones(max(size // 8, 1))
     dst = np.empty_like(host)
     t = _best(lambda: np.copyto(dst, host), 5)
     out["host_bandwidth"] = 2 * host.nbytes / t
+    out["host_copy_bytes"] = host.nbytes
     cupy = sys.modules.get("cupy")
     if cupy is None:
         return out
     try:
         if cupy.cuda.runtime.getDeviceCount() > 0:
-            _calibrate_cupy(cupy, host, out)
+            _calibrate_cupy(cupy, host, out, size_bytes)
     except Exception:  # a calibration is best effort: the cost model has defaults
         pass
     finally:
@@ -373,8 +423,22 @@ def calibrate(size_bytes: int = 64 << 20) -> dict[str, float | None]:
     return out
 
 
-def _calibrate_cupy(cupy: Any, host: Any, out: dict[str, float | None]) -> None:
-    d_src = cupy.asarray(host)
+def _device_copy_size(cupy: Any) -> int:
+    """`device_copy_bytes` for the current device (L2 size and free memory from CuPy)."""
+    runtime = cupy.cuda.runtime
+    l2 = free = None
+    with contextlib.suppress(Exception):
+        l2 = int(runtime.getDeviceProperties(runtime.getDevice())["l2CacheSize"])
+    with contextlib.suppress(Exception):
+        free = int(runtime.memGetInfo()[0])
+    return device_copy_bytes(l2, free)
+
+
+def _calibrate_cupy(
+    cupy: Any, host: Any, out: dict[str, float | None], size_bytes: int | None = None
+) -> None:
+    n = max((size_bytes if size_bytes is not None else _device_copy_size(cupy)) // 8, 1)
+    d_src = cupy.ones(n, dtype=host.dtype)
     d_dst = cupy.empty_like(d_src)
     start, end = cupy.cuda.Event(), cupy.cuda.Event()
     best = float("inf")
@@ -385,12 +449,17 @@ def _calibrate_cupy(cupy: Any, host: Any, out: dict[str, float | None]) -> None:
         end.synchronize()
         best = min(best, cupy.cuda.get_elapsed_time(start, end) / 1e3)
     out["device_bandwidth"] = 2 * d_src.nbytes / best
+    out["device_copy_bytes"] = d_src.nbytes
+
+    m = min(host.size, n)
+    h_part, d_part = host[:m], d_dst[:m]
 
     def h2d() -> None:
-        d_dst.set(host)
+        d_part.set(h_part)
         cupy.cuda.runtime.deviceSynchronize()
 
-    out["host_to_device"] = host.nbytes / _best(h2d, 5)
+    out["host_to_device"] = h_part.nbytes / _best(h2d, 5)
+    out["host_to_device_bytes"] = h_part.nbytes
     one = cupy.zeros(1, dtype=cupy.float32)
     one += 1  # compile the kernel once
     cupy.cuda.runtime.deviceSynchronize()
@@ -460,4 +529,15 @@ def format_report(env: dict[str, Any] | None = None) -> str:
         ):
             v = cal.get(key)
             lines.append(f"  {key:<18} " + (f"{v / scale:.3g} {unit}" if v else "-"))
+        sizes = [
+            f"{label} {cal[key] / 2**20:.0f} MiB"
+            for key, label in (
+                ("host_copy_bytes", "host"),
+                ("device_copy_bytes", "device"),
+                ("host_to_device_bytes", "host->device"),
+            )
+            if cal.get(key)
+        ]
+        if sizes:
+            lines.append(f"  {'copies of':<18} " + ", ".join(sizes))
     return "\n".join(lines)

@@ -101,6 +101,14 @@ export interface Calibration {
   device_bandwidth: number | null;
   host_to_device: number | null;
   launch_overhead_s: number | null;
+  /**
+   * Bytes the doctor copied to measure them (each copy reads and writes this much): NumPy's
+   * host copy, CuPy's device copy (max(8 x L2, 256 MiB), bounded by free device memory) and the
+   * host->device copy. Absent from shims before they were recorded; null when not measured.
+   */
+  host_copy_bytes?: number | null;
+  device_copy_bytes?: number | null;
+  host_to_device_bytes?: number | null;
 }
 export interface Environment {
   gpus: GpuInfo[];
@@ -371,7 +379,7 @@ export function validateEnvironment(x: unknown): Environment {
     if (!isObject(cal)) {
       throw new ProtocolError('environment.calibration malformed');
     }
-    for (const k of ['host_bandwidth', 'device_bandwidth', 'host_to_device', 'launch_overhead_s']) {
+    for (const k of ['host_bandwidth', 'device_bandwidth', 'host_to_device', 'launch_overhead_s', 'host_copy_bytes', 'device_copy_bytes', 'host_to_device_bytes']) {
       if (cal[k] !== undefined && !isNumOrNull(cal[k])) {
         throw new ProtocolError(`environment.calibration.${k}: expected number or null`);
       }

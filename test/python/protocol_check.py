@@ -91,6 +91,9 @@ def check_environment(x: Any) -> None:
         "device_bandwidth",
         "host_to_device",
         "launch_overhead_s",
+        "host_copy_bytes",
+        "device_copy_bytes",
+        "host_to_device_bytes",
     }
 
 
