@@ -21,7 +21,7 @@
  * A single-cell prediction under `NOT_A_SPEEDUP` is not a speedup: its reason says so and why.
  * The prediction is a hypothesis for ranking and refusing; the A/B run is the evidence.
  */
-import type { DeviceProfile, Prediction } from './types';
+import type { DeviceProfile, H200Figure, Prediction } from './types';
 import { formatBytes } from './values';
 
 /**
@@ -86,8 +86,15 @@ export const MEASURED_H200 = {
   /**
    * The doctor's own calibration on the H200 in run 2 (RESULTS.md, run 2 ceilings): a 64 MiB
    * device copy (3.63 TB/s, below the 1 GiB copy's 4.128), a 64 MiB pageable host->device copy,
-   * the launch rate and NumPy's copy. `deviceProfileFromReport` scales the kernel's figures by
-   * these: the same measurement on both devices.
+   * the launch rate and NumPy's 64 MiB copy. `deviceProfileFromReport` scales the kernel's
+   * figures by these, which holds only while both devices ran the same measurement. The doctor
+   * now copies max(8 x L2, 256 MiB) on the device (bounded by free memory; ~400 MiB on the H200's
+   * 50 MB L2) and 512 MiB on the host, and records the sizes (`device_copy_bytes`,
+   * `host_copy_bytes`): these 64 MiB figures are not yet that measurement. A larger copy reads
+   * closer to the 1 GiB ceiling, so until the H200's doctor figures are measured again at the new
+   * sizes (the next GPU run), a kernel's ratio against them overstates its device bandwidth by up
+   * to ~14% (4.128 / 3.63), and the host->device ratio may shift (7.37 GB/s at 64 MiB here, 7.0 at
+   * 256 MiB in the ceilings). Host bandwidth and launch cost are taken as measured (no ratio).
    */
   doctorCalibration: {
     deviceBandwidth: 3.63e12,
@@ -150,7 +157,11 @@ export interface DeviceReport {
  *   both directions are pageable copies over the same link);
  * - launch overhead and host bandwidth are taken as measured (the H200 figures are the doctor's).
  * Everything else (library-kernel FLOP/s, the host's per-class rates, cuRAND, kernel compile)
- * stays the H200's: nothing the kernel reports scales it honestly.
+ * stays the H200's: nothing the kernel reports scales it honestly. Library FLOP/s above all: a
+ * GPU whose float64 runs at a small fraction of its float32 rate runs a float64 matmul or FFT
+ * many times slower than the H200, so a prediction that used them says so (`h200Figures`).
+ * The reference is the doctor's figure on the H200 at the copy size it used then (64 MiB; see
+ * `MEASURED_H200.doctorCalibration`), while the doctor now copies larger buffers.
  */
 export function deviceProfileFromReport(
   report: DeviceReport | null | undefined,
@@ -199,15 +210,89 @@ export function deviceProfileFromReport(
   return profile;
 }
 
+/** The profile fields each reported figure sets in `deviceProfileFromReport`. */
+const FIELDS_OF_REPORTED: Record<NonNullable<DeviceProfile['reported']>[number], readonly (keyof DeviceProfile)[]> = {
+  memoryBytes: ['memoryBytes'],
+  deviceBandwidth: ['deviceBandwidth', 'deviceSparseSecondsPerNonZero'],
+  hostToDevice: ['hostToDevice', 'deviceToHost'],
+  hostBandwidth: ['hostBandwidth'],
+  launchOverhead: ['launchOverhead']
+};
+
+/**
+ * `newer` (from the kernel's latest report) with the figures `older` measured that `newer` lacks,
+ * when both are the same GPU (name and memory); `newer` itself otherwise. The doctor measures the
+ * device only when CuPy is imported in the kernel, so a report after a kernel restart may carry
+ * the host's figure and nulls for the device's: those nulls do not undo what was measured.
+ */
+export function keepMeasuredFigures(newer: DeviceProfile, older: DeviceProfile | null): DeviceProfile {
+  if (older === null || older.name !== newer.name || older.memoryBytes !== newer.memoryBytes) {
+    return newer;
+  }
+  const had = new Set(newer.reported ?? []);
+  const kept = (older.reported ?? []).filter(r => !had.has(r));
+  if (kept.length === 0) {
+    return newer;
+  }
+  const merged: DeviceProfile = { ...newer };
+  for (const r of kept) {
+    for (const field of FIELDS_OF_REPORTED[r]) {
+      (merged as unknown as Record<string, unknown>)[field] = older[field];
+    }
+  }
+  const reported = new Set([...had, ...kept]);
+  merged.reported = (Object.keys(FIELDS_OF_REPORTED) as (keyof typeof FIELDS_OF_REPORTED)[]).filter(r => reported.has(r));
+  return merged;
+}
+
+/**
+ * The figures of a profile that are the H200 test machine's: not measured on the device (not in
+ * `reported`) and equal to the defaults. Library FLOP rates are the H200's unless the profile
+ * sets its own (no report does).
+ */
+export function h200Figures(device: DeviceProfile): H200Figure[] {
+  const reported = device.reported ?? [];
+  const same = (r: 'deviceBandwidth' | 'hostToDevice' | 'launchOverhead') => !reported.includes(r) && device[r] === DEFAULT_DEVICE_PROFILE[r];
+  const figures: H200Figure[] = [];
+  if (same('deviceBandwidth')) {
+    figures.push('deviceBandwidth');
+  }
+  if (same('hostToDevice')) {
+    figures.push('copyRates');
+  }
+  if (same('launchOverhead')) {
+    figures.push('launchOverhead');
+  }
+  if (device.deviceFlops === undefined || device.deviceFlops === DEFAULT_DEVICE_PROFILE.deviceFlops) {
+    figures.push('libraryFlops');
+  }
+  return figures;
+}
+
 /** Were the profile's device bandwidth, copy rate or launch cost measured on its device? */
 export function measuredOnDevice(device: DeviceProfile): boolean {
   const reported = device.reported ?? [];
   return reported.includes('deviceBandwidth') || reported.includes('hostToDevice') || reported.includes('launchOverhead');
 }
 
-/** What a prediction says of the device it was made for (absent: the H200 defaults). */
-function predictedFor(device: DeviceProfile): Pick<Prediction, 'device'> {
-  return device === DEFAULT_DEVICE_PROFILE ? {} : { device: { name: device.name, measured: measuredOnDevice(device) } };
+/**
+ * What a prediction says of the device it was made for (absent: the H200 defaults), with the
+ * H200 figures that pricing `work` used (copy rates only when it copies, FLOP rates only when
+ * library kernels do arithmetic...).
+ */
+function predictedFor(device: DeviceProfile, work: WorkEstimate): Pick<Prediction, 'device'> {
+  if (device === DEFAULT_DEVICE_PROFILE) {
+    return {};
+  }
+  const copies = work.hostToDeviceBytes > 0 || work.deviceToHostBytes > 0;
+  const used: Record<H200Figure, boolean> = {
+    deviceBandwidth: work.elements * work.itemBytes * work.passes > 0 || (work.sparseNonZeros ?? 0) > 0,
+    copyRates: copies,
+    launchOverhead: work.launches > 0 || copies,
+    libraryFlops: work.flops > 0
+  };
+  const figures = h200Figures(device).filter(f => used[f]);
+  return { device: { name: device.name, measured: measuredOnDevice(device), ...(figures.length > 0 ? { h200Figures: figures } : {}) } };
 }
 
 /** The work a cell does, counted by the rules from its syntax and the notebook model. */
@@ -304,7 +389,7 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
     reason,
     firstRunSeconds,
     residentSpeedup,
-    ...predictedFor(device)
+    ...predictedFor(device, work)
   };
 }
 
@@ -320,7 +405,7 @@ export function predictResident(work: WorkEstimate, device: DeviceProfile = DEFA
     reason: resident.reason,
     firstRunSeconds: resident.gpuSeconds,
     residentSpeedup: speedup,
-    ...predictedFor(device)
+    ...predictedFor(device, residentWork(work))
   };
 }
 

@@ -127,9 +127,14 @@ export interface Prediction {
    * DEFAULT_DEVICE_PROFILE (the kernel's, from `deviceProfileFromReport`): its name, and whether
    * its device bandwidth, copy rate or launch cost were measured there (else those are the H200's).
    * Absent: every figure is the H200 test machine's.
+   * `h200Figures`: the figures this prediction used that are the H200's, not the device's own
+   * (absent: none); library FLOP rates always are (the doctor does not measure arithmetic).
    */
-  device?: { name: string; measured: boolean };
+  device?: { name: string; measured: boolean; h200Figures?: readonly H200Figure[] };
 }
+
+/** Figures of a device profile that may be the H200 test machine's instead of the device's. */
+export type H200Figure = 'deviceBandwidth' | 'copyRates' | 'launchOverhead' | 'libraryFlops';
 
 /** A proposed rewrite of one cell. */
 export interface Suggestion {

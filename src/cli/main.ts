@@ -265,10 +265,10 @@ export async function analyze(args: string[], io: Io): Promise<number> {
     }
   }
   if (opts.format === 'json') {
-    io.stdout(JSON.stringify(toJSONReport(reports), null, 2) + '\n');
+    io.stdout(JSON.stringify(toJSONReport(reports, device), null, 2) + '\n');
   } else if (opts.format === 'sarif') {
     const docs = new Map(RULES.map(r => [r.id, { title: r.title, reference: r.reference }]));
-    io.stdout(JSON.stringify(toSARIF(reports, VERSION, docs), null, 2) + '\n');
+    io.stdout(JSON.stringify(toSARIF(reports, VERSION, docs, device), null, 2) + '\n');
   } else {
     const colour = opts.color && io.isTTY && !io.env.NO_COLOR;
     io.stdout(toText(reports, colour ? ansiStyle : plainStyle, deviceNote(device)) + '\n');

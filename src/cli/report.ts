@@ -3,8 +3,8 @@
  * schema/cli/report.schema.json), SARIF 2.1.0 for code-scanning tools, and text for people.
  */
 import type { Log, ReportingDescriptor, Result } from 'sarif';
-import { measuredOnDevice } from '../analysis/costmodel';
-import type { DeviceProfile, Suggestion } from '../analysis/types';
+import { DEFAULT_DEVICE_PROFILE, h200Figures, measuredOnDevice } from '../analysis/costmodel';
+import type { DeviceProfile, H200Figure, Suggestion } from '../analysis/types';
 import type { LoadedFile, SkippedFile } from './sources';
 import { createHash } from 'crypto';
 import { unifiedDiff } from './diff';
@@ -43,9 +43,33 @@ function byCell(suggestions: Suggestion[]): Map<number, Suggestion[]> {
 
 const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;
 
-export function toJSONReport(reports: FileReport[]): object {
+const H200_FIGURE_KEYS: Record<H200Figure, string> = {
+  deviceBandwidth: 'device_bandwidth',
+  copyRates: 'copy_rates',
+  launchOverhead: 'launch_overhead',
+  libraryFlops: 'library_flops'
+};
+
+/**
+ * Which device the predicted figures are for, in the JSON report (`device`) and the SARIF run's
+ * properties: its name, whether it came from a `--device` report, and which of its figures are
+ * the NVIDIA H200 test machine's (all of them without a report).
+ */
+export function deviceSummary(device: DeviceProfile | null): { name: string; from_report: boolean; h200_figures: string[] } {
+  const profile = device ?? DEFAULT_DEVICE_PROFILE;
+  const all = Object.values(H200_FIGURE_KEYS);
+  return {
+    name: profile.name,
+    from_report: device !== null,
+    h200_figures: device === null ? all : h200Figures(device).map(f => H200_FIGURE_KEYS[f])
+  };
+}
+
+/** `device`: the `--device` profile, null for the H200 defaults. */
+export function toJSONReport(reports: FileReport[], device: DeviceProfile | null = null): object {
   return {
     version: 1,
+    device: deviceSummary(device),
     files: reports.map(r => {
       const cells = new Map<number, { index: number; suggestions: object[]; diagnostics: string[] }>();
       const cellEntry = (index: number) => {
@@ -101,7 +125,8 @@ function firstChangedLine(s: Suggestion): number {
 export function toSARIF(
   reports: FileReport[],
   version: string,
-  ruleDocs: Map<string, { title: string; reference: string }>
+  ruleDocs: Map<string, { title: string; reference: string }>,
+  device: DeviceProfile | null = null
 ): Log {
   const results: Result[] = [];
   const usedRules = new Map<string, { title: string; reference: string }>();
@@ -164,7 +189,8 @@ export function toSARIF(
               }))
           }
         },
-        results
+        results,
+        properties: { device: deviceSummary(device) }
       }
     ]
   };
@@ -202,9 +228,22 @@ export function deviceNote(device: DeviceProfile | null): string {
   if (device === null) {
     return 'Predicted for an NVIDIA H200 (the test machine\'s figures); --device FILE predicts for your GPU.';
   }
-  return measuredOnDevice(device)
-    ? `Predicted for ${device.name}, with its measured copy rates and launch cost.`
-    : `Predicted for ${device.name}'s memory with the NVIDIA H200's rates (the report has no device calibration).`;
+  if (!measuredOnDevice(device)) {
+    return `Predicted for ${device.name}'s memory with the NVIDIA H200's rates (the report has no device calibration).`;
+  }
+  const words: Record<H200Figure, string> = {
+    deviceBandwidth: 'device bandwidth',
+    copyRates: 'copy rates',
+    launchOverhead: 'launch cost',
+    libraryFlops: 'library FLOP rates (matmul, FFT, sort, filters)'
+  };
+  const h200 = h200Figures(device);
+  const measured = (Object.keys(words) as H200Figure[]).filter(f => f !== 'libraryFlops' && !h200.includes(f));
+  const list = (fs: H200Figure[]) => (fs.length <= 1 ? fs.map(f => words[f]).join('') : `${fs.slice(0, -1).map(f => words[f]).join(', ')} and ${words[fs[fs.length - 1]]}`);
+  return (
+    `Predicted for ${device.name}, with its measured ${list(measured)}` +
+    (h200.length > 0 ? `; its ${list(h200)} ${h200.length === 1 && (h200[0] === 'deviceBandwidth' || h200[0] === 'launchOverhead') ? 'is' : 'are'} the NVIDIA H200's.` : '.')
+  );
 }
 
 /** `note`: a last line said when there are suggestions (e.g. `deviceNote`). */

@@ -153,6 +153,11 @@ export class GpuOptimizerModel {
     return this._current()?.device ?? null;
   }
 
+  /** The active notebook's kernel reported no GPU (its predictions are the H200's). */
+  get kernelWithoutGpu(): boolean {
+    return this._current()?.bridge.environment?.gpus.length === 0;
+  }
+
   get analyzing(): boolean {
     return this._current()?.analyzing ?? false;
   }

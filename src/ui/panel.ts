@@ -215,7 +215,7 @@ export class GpuOptimizerPanel extends Panel {
         card.node.setAttribute('role', 'listitem');
         this._cards.set(key, card);
       }
-      card.render(suggestion, model.run(suggestion), model.notice(suggestion), model.kernelSizes(suggestion));
+      card.render(suggestion, model.run(suggestion), model.notice(suggestion), model.kernelSizes(suggestion), model.kernelWithoutGpu);
       if (this._list.widgets[index] !== card) {
         this._list.insertWidget(index, card);
       }

@@ -54,7 +54,8 @@ export class SuggestionCard extends Widget {
     suggestion: Suggestion,
     run: BenchmarkRun | null,
     notice: CardNotice | null,
-    kernelSizes: string | null = null
+    kernelSizes: string | null = null,
+    kernelWithoutGpu = false
   ): void {
     const textsChanged =
       suggestion.original !== this._suggestion.original ||
@@ -63,6 +64,7 @@ export class SuggestionCard extends Widget {
     this._run = run;
     this._notice = notice;
     this._kernelSizes = kernelSizes;
+    this._kernelWithoutGpu = kernelWithoutGpu;
     if (textsChanged) {
       this._build();
     } else {
@@ -243,7 +245,7 @@ export class SuggestionCard extends Widget {
       `${describePredictedSpeedup(s.prediction.speedup)} · confidence ${formatConfidence(s.confidence)} · cell ${s.cellIndex + 1}`
     );
     meta.title = s.prediction.reason;
-    const device = predictionDeviceNote(s.prediction);
+    const device = predictionDeviceNote(s.prediction, this._kernelWithoutGpu);
     if (device) {
       // Whose rates priced the figure, when they are not the kernel's own device's.
       const note = element('span', 'jp-gpuoptimize-card-device', ` · ${device.text}`);
@@ -308,6 +310,8 @@ export class SuggestionCard extends Widget {
   private _suggestion: Suggestion;
   private _run: BenchmarkRun | null = null;
   private _kernelSizes: string | null = null;
+  /** The kernel reported no GPU (the H200 note then does not send the user to check it). */
+  private _kernelWithoutGpu = false;
   private _notice: CardNotice | null = null;
   private _diff: DiffView | null = null;
   private _header!: HTMLElement;

@@ -84,7 +84,13 @@ describe('reading a --device file', () => {
 
   test('the text report says which device the figures are for', () => {
     expect(deviceNote(null)).toMatch(/^Predicted for an NVIDIA H200 .*--device FILE/);
-    expect(deviceNote(readDeviceProfile(file('env2.json', L4)))).toBe('Predicted for NVIDIA L4, with its measured copy rates and launch cost.');
+    expect(deviceNote(readDeviceProfile(file('env2.json', L4)))).toBe(
+      "Predicted for NVIDIA L4, with its measured device bandwidth, copy rates and launch cost; its library FLOP rates (matmul, FFT, sort, filters) are the NVIDIA H200's."
+    );
+    // a partial calibration: exactly which figures are the H200's
+    expect(deviceNote(readDeviceProfile(file('env4.json', { ...L4, calibration: { ...L4.calibration, device_bandwidth: null } })))).toBe(
+      "Predicted for NVIDIA L4, with its measured copy rates and launch cost; its device bandwidth and library FLOP rates (matmul, FFT, sort, filters) are the NVIDIA H200's."
+    );
     expect(deviceNote(readDeviceProfile(file('env3.json', { ...L4, calibration: null })))).toMatch(/NVIDIA L4's memory with the NVIDIA H200's rates/);
   });
 });
@@ -102,8 +108,23 @@ describe('the command with --device', () => {
 
     const text = run(['analyze', NOTEBOOK, '--device', file('l4.json', L4)]);
     expect(text.code).toBe(1);
-    expect(text.stdout.trimEnd().split('\n').pop()).toBe('Predicted for NVIDIA L4, with its measured copy rates and launch cost.');
+    expect(text.stdout.trimEnd().split('\n').pop()).toBe(
+      "Predicted for NVIDIA L4, with its measured device bandwidth, copy rates and launch cost; its library FLOP rates (matmul, FFT, sort, filters) are the NVIDIA H200's."
+    );
     expect(run(['analyze', NOTEBOOK]).stdout).toMatch(/Predicted for an NVIDIA H200/);
+  });
+
+  test('the JSON report and the SARIF run say which device the figures are for', () => {
+    const l4 = file('l4-json.json', L4);
+    const json = JSON.parse(run(['analyze', NOTEBOOK, '--format', 'json', '--device', l4]).stdout);
+    expect(json.device).toEqual({ name: 'NVIDIA L4', from_report: true, h200_figures: ['library_flops'] });
+    expect(JSON.parse(run(['analyze', NOTEBOOK, '--format', 'json']).stdout).device).toEqual({
+      name: 'NVIDIA H200 (measured 2026-11-30)',
+      from_report: false,
+      h200_figures: ['device_bandwidth', 'copy_rates', 'launch_overhead', 'library_flops']
+    });
+    const sarif = JSON.parse(run(['analyze', NOTEBOOK, '--format', 'sarif', '--device', l4]).stdout);
+    expect(sarif.runs[0].properties.device).toEqual(json.device);
   });
 
   test('a report without a GPU is said on stderr; a bad one is a usage error (exit 2)', () => {

@@ -9,6 +9,8 @@ import { join } from 'path';
 import {
   DEFAULT_DEVICE_PROFILE,
   deviceProfileFromReport,
+  h200Figures,
+  keepMeasuredFigures,
   measuredOnDevice,
   MEASURED_H200,
   predict,
@@ -131,8 +133,23 @@ describe('per-class rates live in the DeviceProfile', () => {
     expect(predictResident(work)).not.toHaveProperty('device');
     expect(predict(work, DEFAULT_DEVICE_PROFILE)).not.toHaveProperty('device');
     const custom = { ...DEFAULT_DEVICE_PROFILE, name: 'lab GPU' };
-    expect(predict(work, custom).device).toEqual({ name: 'lab GPU', measured: false });
+    // every figure it has is the H200's: the prediction names those it used
+    expect(predict(work, custom).device).toEqual({ name: 'lab GPU', measured: false, h200Figures: ['deviceBandwidth', 'copyRates', 'launchOverhead'] });
+    expect(predictResident(work, custom).device?.h200Figures).toEqual(['deviceBandwidth', 'launchOverhead']);
     expect(predictResident(work, deviceProfileFromReport(SMALL_REPORT)!).device).toEqual({ name: 'NVIDIA L4', measured: true });
+  });
+
+  it('a prediction that used library arithmetic on a reported device says its FLOP rates are the H200’s', () => {
+    const l4 = deviceProfileFromReport(SMALL_REPORT)!;
+    // float64 matmul: the doctor measures no arithmetic, and the L4's float64 is far below the H200's
+    const matmul = only({ elements: 4096 * 4096, itemBytes: 8, passes: 1, flops: 2 * 4096 ** 3, launches: 1 });
+    expect(predict(matmul, l4).device).toEqual({ name: 'NVIDIA L4', measured: true, h200Figures: ['libraryFlops'] });
+    expect(predict(matmul, l4).gpuSeconds).toBeGreaterThan(matmul.flops / DEFAULT_DEVICE_PROFILE.deviceFlops!);
+    // a partial calibration: the figures it lacks are named exactly
+    const partial = deviceProfileFromReport({ ...SMALL_REPORT, calibration: { launch_overhead_s: 2e-5 } })!;
+    expect(measuredOnDevice(partial)).toBe(true);
+    expect(h200Figures(partial)).toEqual(['deviceBandwidth', 'copyRates', 'libraryFlops']);
+    expect(predict(streamed(1e6, true), partial).device?.h200Figures).toEqual(['deviceBandwidth', 'copyRates']);
   });
 });
 
@@ -155,7 +172,7 @@ describe('deviceProfileFromReport', () => {
     const big = streamed(5 * 2 ** 30, false);
     expect(predict(big).reason).not.toMatch(/does not fit/);
     expect(predict(big, p).reason).toMatch(/^21.5 GB does not fit in 17.2 GB of device memory/);
-    expect(predict(big, p).device).toEqual({ name: 'NVIDIA A10', measured: false });
+    expect(predict(big, p).device).toEqual({ name: 'NVIDIA A10', measured: false, h200Figures: ['deviceBandwidth', 'launchOverhead'] });
   });
 
   it("the H200's own doctor figures give back the H200 profile (the scaling's reference)", () => {
@@ -224,9 +241,32 @@ describe('the analyser with the kernel’s device', () => {
   });
 
   it('the whole-notebook rewrite takes the device too', () => {
-    // a device whose copies run at 1 GB/s: the chain no longer pays even with the data resident
+    // a device whose device-to-device copy (device_bandwidth) runs at 1 GB/s: the chain no longer
+    // pays even with the data resident
     const slow = deviceProfileFromReport({ gpus: [{ name: 'slow', memory_bytes: 2 ** 34 }], calibration: { device_bandwidth: 1e9 } })!;
     expect(rewriteNotebook(cells).gpuCells).toContain(target);
     expect(rewriteNotebook(cells, { device: slow }).gpuCells).not.toContain(target);
+  });
+});
+
+describe('keepMeasuredFigures', () => {
+  const measured = deviceProfileFromReport(SMALL_REPORT)!;
+
+  it('keeps what the same GPU measured and the new report leaves null, figure by figure', () => {
+    const hostOnly = deviceProfileFromReport({ ...SMALL_REPORT, calibration: { host_bandwidth: 1.1e10, device_bandwidth: null, host_to_device: null, launch_overhead_s: null } })!;
+    const merged = keepMeasuredFigures(hostOnly, measured);
+    expect(merged.hostBandwidth).toBe(1.1e10);
+    expect(merged.deviceBandwidth).toBe(measured.deviceBandwidth);
+    expect(merged.deviceSparseSecondsPerNonZero).toBe(measured.deviceSparseSecondsPerNonZero);
+    expect(merged.hostToDevice).toBe(measured.hostToDevice);
+    expect(merged.deviceToHost).toBe(measured.deviceToHost);
+    expect(merged.launchOverhead).toBe(measured.launchOverhead);
+    expect(merged.reported).toEqual(measured.reported);
+  });
+
+  it('another GPU, or nothing measured before: the new profile as it is', () => {
+    const other = deviceProfileFromReport({ gpus: [{ name: 'NVIDIA L4', memory_bytes: 2 ** 34 }] })!;
+    expect(keepMeasuredFigures(other, measured)).toBe(other);
+    expect(keepMeasuredFigures(measured, null)).toBe(measured);
   });
 });

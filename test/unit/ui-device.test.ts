@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import { DEFAULT_DEVICE_PROFILE, predict, type WorkEstimate } from '../../src/analysis/costmodel';
+import { DEFAULT_DEVICE_PROFILE, MEASURED_H200, predict, predictResident, type WorkEstimate } from '../../src/analysis/costmodel';
 import type { CellInput } from '../../src/analysis/types';
 import type { Environment } from '../../src/kernel/protocol';
 import { nextDeviceProfile, predictionDeviceNote, sameDeviceProfile } from '../../src/ui/device';
@@ -47,11 +47,39 @@ describe('predictionDeviceNote', () => {
     expect(note?.title).toMatch(/measured on the NVIDIA H200 test machine/);
   });
 
-  test('says "H200 rates" when only the kernel GPU’s memory is known', () => {
+  test('a kernel without a GPU is not told to check its GPU', () => {
+    expect(predictionDeviceNote(predict(work))?.title).toMatch(/Check the kernel’s GPU/);
+    const none = predictionDeviceNote(predict(work), true);
+    expect(none?.text).toBe('predicted for an H200');
+    expect(none?.title).toMatch(/reports no GPU/);
+    expect(none?.title).not.toMatch(/Check/);
+  });
+
+  test('says "H200 rates" when only the kernel GPU’s memory is known, naming the H200 figures used', () => {
     const device = nextDeviceProfile(env(), null)!;
     const note = predictionDeviceNote(predict(work, device));
     expect(note?.text).toBe('H200 rates');
-    expect(note?.title).toMatch(/NVIDIA L4/);
+    expect(note?.title).toMatch(/NVIDIA L4 with the device bandwidth, host–device copy rates and launch cost measured on the NVIDIA H200/);
+    // resident: no copies, so only the bandwidth and launch cost are named
+    expect(predictionDeviceNote(predictResident(work, device))?.title).toMatch(/with the device bandwidth and launch cost measured/);
+  });
+
+  test('a partial calibration names exactly the figures that are the H200’s', () => {
+    const device = nextDeviceProfile(env({ calibration: { host_bandwidth: 9e9, device_bandwidth: null, host_to_device: null, launch_overhead_s: 2e-5 } }), null)!;
+    const note = predictionDeviceNote(predict(work, device));
+    expect(note?.text).toBe('H200 rates');
+    expect(note?.title).toMatch(/with the device bandwidth and host–device copy rates measured on the NVIDIA H200/);
+    expect(note?.title).not.toMatch(/launch cost measured on/);
+  });
+
+  test('says "H200 FLOP rates" when a measured device’s prediction used library arithmetic', () => {
+    const device = nextDeviceProfile(env({ calibration: CALIBRATED }), null)!;
+    const matmul: WorkEstimate = { ...work, itemBytes: 8, elements: 4096 * 4096, passes: 1, flops: 2 * 4096 ** 3, launches: 1 };
+    const note = predictionDeviceNote(predict(matmul, device));
+    expect(note?.text).toBe('H200 FLOP rates');
+    expect(note?.title).toMatch(/library FLOP rates .* measured on the NVIDIA H200/);
+    expect(note?.title).toMatch(/float64/);
+    expect(note?.title).not.toMatch(/Check again/);
   });
 
   test('says nothing when the kernel measured its device, or when nothing was predicted', () => {
@@ -86,6 +114,26 @@ describe('nextDeviceProfile', () => {
     const again = nextDeviceProfile(env({ calibration: { ...CALIBRATED, host_to_device: 4.8e9 } }), measured);
     expect(again).not.toBe(measured);
     expect(again!.hostToDevice).toBeCloseTo(measured!.hostToDevice * 2, -3);
+  });
+
+  test('“Check again” after a restart (CuPy not imported: device figures null) keeps the L4’s measured figures', () => {
+    const l4 = nextDeviceProfile(env({ calibration: { host_bandwidth: 9e9, device_bandwidth: 2.8e11, host_to_device: 2.4e9, launch_overhead_s: 2e-5 } }), null)!;
+    expect(l4.deviceBandwidth).toBeCloseTo((2.8e11 / MEASURED_H200.doctorCalibration.deviceBandwidth) * MEASURED_H200.deviceBandwidth, -6);
+    const hostOnly = { host_bandwidth: 1.1e10, device_bandwidth: null, host_to_device: null, launch_overhead_s: null };
+    const after = nextDeviceProfile(env({ calibration: hostOnly }), l4)!;
+    expect(after.deviceBandwidth).toBe(l4.deviceBandwidth);
+    expect(after.deviceBandwidth).not.toBe(DEFAULT_DEVICE_PROFILE.deviceBandwidth);
+    expect(after.hostToDevice).toBe(l4.hostToDevice);
+    expect(after.launchOverhead).toBe(2e-5);
+    expect(after.hostBandwidth).toBe(1.1e10); // what the new report did measure
+    expect(predict(work, after).device).toEqual({ name: 'NVIDIA L4', measured: true });
+    // the same host-only report for another GPU does not borrow the L4's figures
+    const a100 = nextDeviceProfile(
+      env({ gpus: [{ index: 0, name: 'NVIDIA A100', memory_bytes: 80 * 2 ** 30, compute_capability: '8.0' }], calibration: hostOnly }),
+      l4
+    )!;
+    expect(a100.deviceBandwidth).toBe(DEFAULT_DEVICE_PROFILE.deviceBandwidth);
+    expect(predict(work, a100).device?.measured).toBe(false);
   });
 });
 
