@@ -617,6 +617,11 @@ def test_stencil_loop_updates_the_array_in_place(double_cupy, case: str) -> None
     name = re.match(r"\w+ = cp\.ascontiguousarray\((\w+)\)", lines[first]).group(1)  # type: ignore[union-attr]
     env: dict = {"cp": double_cupy}
     exec(definitions, env)  # noqa: S102
+    # the launcher checks the two buffers once, before the loop; every step launches the kernel
+    launcher = re.search(r"^def (\w+)\(", definitions, re.M).group(1)  # type: ignore[union-attr]
+    checks = []
+    checked = env[launcher]
+    env[launcher] = lambda *a: checks.append(1) or checked(*a)
     rng = np.random.default_rng(fixture_seed(case))
     two_d = "[1:-1, 1:-1]" in target
     dtype = np.float32 if "float*" in definitions else np.float64
@@ -634,13 +639,16 @@ def test_stencil_loop_updates_the_array_in_place(double_cupy, case: str) -> None
             arr = view(big_dev) if strided else big_dev
             assert arr.flags.c_contiguous is not strided
             got = {**env, name: arr}
+            checks.clear()
             exec(re.sub(r"range\(\d+\)", f"range({steps})", loop), got)  # noqa: S102
+            assert len(checks) == 1, (case, steps, len(checks))
             assert got[name] is arr, (case, steps, strided)
             assert np.array_equal(np.asarray(arr), want[name]), (case, steps, strided)
             if strided:  # the elements between the view's were not touched
                 assert np.array_equal(np.asarray(view(big_dev, 1)), view(big, 1)), (case, steps)
-            leaked = {k for k in got if k.endswith(("_src", "_dst"))}
-            assert not leaked, leaked  # the buffers' names are deleted after the loop
+            suffixes = ("_src", "_dst", "_grid", "_rows", "_cols", "_size")
+            leaked = {k for k in got if k.endswith(suffixes)}
+            assert not leaked, leaked  # the buffers' and the launch's names are deleted after it
 
 
 # --- ElementwiseKernels: literals as NumPy casts them -----------------------------------------
@@ -681,3 +689,31 @@ extern "C" void run({args}, {ctype[out_dt]}* _out, long long _n) {{
     x = env["x"]
     unfolded = np.float32(0.1) * np.float32(0.1) * x
     assert np.mean(unfolded != np.float32(0.1 * 0.1) * x) > 0.5  # the fold is what makes it NumPy's
+
+
+# --- Launchers check the rank their kernel assumes ------------------------------------------
+@pytest.mark.parametrize(
+    ("case", "wrong"),
+    [
+        ("flag-stencil-1d", [(40, 3)]),  # a 2-D array would run over its flattened data
+        ("flag-slice-stencil-one-pass", [(40,)]),
+        ("flag-stencil-slices", [(40,), (40,)]),  # the loop's check of its two buffers
+        ("flag-stencil-loop-odd-steps-1d", [(4, 10), (4, 10)]),
+    ],
+)
+def test_stencil_launcher_refuses_another_rank(double_cupy, case: str, wrong: list) -> None:  # noqa: ANN001
+    expected = (FIXTURES / case / "expected.py").read_text()
+    lines = expected.splitlines()
+    start = next(k for k, t in enumerate(lines) if "= cp.RawKernel(" in t)
+    end = next(k for k, t in enumerate(lines) if t.startswith("def ")) + 1
+    while end < len(lines) and (not lines[end] or lines[end].startswith(" ")):
+        end += 1
+    defs = "\n".join(lines[start:end]) + "\n"
+    env: dict = {"cp": double_cupy}
+    exec(defs, env)  # noqa: S102
+    launcher = env[re.search(r"^def (\w+)\(", defs, re.M).group(1)]  # type: ignore[union-attr]
+    dtype = np.float32 if "!= cp.float32" in defs else np.float64
+    args = [double_cupy.asarray(np.zeros(shape, dtype)) for shape in wrong]
+    rank = r"generated for \d-D arrays .* got \d-D: rerun the analysis"
+    with pytest.raises(TypeError, match=rank):
+        launcher(*args)

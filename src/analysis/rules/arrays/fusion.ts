@@ -578,11 +578,17 @@ export function cFloatLiteral(text: string, dtype: 'float32' | 'float64'): strin
 /**
  * The launcher's first lines: a host array or a view is copied to a C-contiguous device array
  * (its dtype kept); an array of another dtype than the one the kernel was generated for raises
- * TypeError (converting it would silently round float64 data to float32).
+ * TypeError (converting it would silently round float64 data to float32), and so does an array
+ * of another rank when the kernel assumes one (`ndim`: a 2-D array given to a 1-D stencil would
+ * run over its flattened data).
  */
-export function launcherInputChecks(dtype: string, fname: string, cp: string, arrays: string[]): string[] {
+export function launcherInputChecks(dtype: string, fname: string, cp: string, arrays: string[], ndim?: number): string[] {
   const dt = `${cp}.${dtype}`;
   const message = (v: string): string => `            raise TypeError(f'${fname} was generated for ${dtype} arrays (the dtype the analysis inferred), got {${v}.dtype}: rerun the analysis')`;
+  const rank = (v: string, indent: string): string[] =>
+    ndim === undefined
+      ? []
+      : [`${indent}if ${v}.ndim != ${ndim}:`, `${indent}    raise TypeError(f'${fname} was generated for ${ndim}-D arrays (the shape the analysis inferred), got {${v}.ndim}-D: rerun the analysis')`];
   if (arrays.length === 1) {
     const [x] = arrays;
     return [
@@ -590,7 +596,8 @@ export function launcherInputChecks(dtype: string, fname: string, cp: string, ar
       `    if not (isinstance(${x}, ${cp}.ndarray) and ${x}.flags.c_contiguous):`,
       `        ${x} = ${cp}.ascontiguousarray(${cp}.asarray(${x}))`,
       `    if ${x}.dtype != ${dt}:`,
-      message(x).slice(4)
+      message(x).slice(4),
+      ...rank(x, '    ')
     ];
   }
   const tuple = arrays.join(', ');
@@ -599,7 +606,8 @@ export function launcherInputChecks(dtype: string, fname: string, cp: string, ar
     `    ${tuple} = (_a if isinstance(_a, ${cp}.ndarray) and _a.flags.c_contiguous else ${cp}.ascontiguousarray(${cp}.asarray(_a)) for _a in (${tuple}))`,
     `    for _a in (${tuple}):`,
     `        if _a.dtype != ${dt}:`,
-    message('_a')
+    message('_a'),
+    ...rank('_a', '        ')
   ];
 }
 
