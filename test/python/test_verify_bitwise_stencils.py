@@ -62,3 +62,31 @@ def test_bitwise_comparison_allows_only_flushed_float32_subnormals() -> None:
     flushed64 = {"u": np.float64([0.0])}
     assert verify.compare(sub64, flushed64, False, exact=True) == ["u: values differ"]
     assert "all subnormal" in verify.exact_mismatch(numpy_side[:2], flushed[:2])
+
+
+def test_exactness_covers_the_stencil_outputs_only() -> None:
+    """The names the stencil launchers write are held bit for bit; another chain of the same cell
+    (an ElementwiseKernel calling expf: not NumPy's to the last bit) keeps the tolerance."""
+    outputs = {
+        p.parent.name: verify.stencil_outputs(p.read_text())
+        for p in RULES.glob("GPU103/flag-*/expected.py")
+    }
+    assert outputs["flag-slice-stencil-one-pass"] == {"lap"}
+    assert outputs["flag-stencil-1d"] == {"d2"}
+    assert outputs["flag-stencil-slices"] == {"u"}  # updated in place by the loop
+    assert outputs["flag-stencil-loop-odd-steps-1d"] == {"T"}
+    assert outputs["flag-elementwise"] == set()
+    candidate = (
+        "lap_stencil_kernel = cp.RawKernel(r\'\'\'...\'\'\', 'lap_stencil')\n"
+        "lap = lap_stencil(u_gpu)\n"
+        "y = y_kernel(x_gpu)\n"
+        "lap = cp.asnumpy(lap)\n"
+    )
+    exact = verify.stencil_outputs(candidate)
+    assert exact == {"lap"}
+    one_ulp = np.nextafter(np.float32([1.0]), np.float32(2.0))
+    a = {"lap": np.float32([1.0]), "y": np.float32([1.0])}
+    assert verify.compare(a, {"lap": np.float32([1.0]), "y": one_ulp}, False, exact) == []
+    assert verify.compare(a, {"lap": one_ulp, "y": np.float32([1.0])}, False, exact) == [
+        "lap: values differ"
+    ]
