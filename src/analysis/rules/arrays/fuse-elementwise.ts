@@ -34,7 +34,8 @@
  * re-run cell does not re-trace); `@cp.fuse()` otherwise (the notebook plan defines it once, in
  * the import cell: CuPy traces once per `Fusion` object). A float32 kernel names the
  * single-precision functions (`sqrtf`, `expf`) and float literals (`0.5f`), so nothing in it
- * computes in double. Slices (`u[1:-1, 1:-1]`) and other
+ * computes in double; a numbers-only piece (`0.1 * 0.1 * x` is `(0.1 * 0.1) * x`) is folded as
+ * Python computes it, in double, and written as the one float32 NumPy casts it to. Slices (`u[1:-1, 1:-1]`) and other
  * non-elementwise pieces are evaluated outside and passed in. The exact slice-stencil pattern
  * (`out = np.zeros_like(u); out[1:-1, 1:-1] = u[:-2, 1:-1] + ...`) becomes one `cp.RawKernel`
  * writing the whole output in one coalesced pass, each thread walking 8 rows of one column with
