@@ -28,6 +28,11 @@ export interface AssignmentFact {
   augmented: boolean;
   /** True when the binding sits inside a loop, branch, function... (not top level). */
   nested: boolean;
+  /**
+   * The name is unbound here, not given a value: `del x`, and the end of an `except E as x:`
+   * handler (Python deletes `x` when the handler ends). `value` is null.
+   */
+  deleted?: boolean;
 }
 
 export interface CellFacts {
@@ -37,9 +42,9 @@ export interface CellFacts {
   /** Every name read anywhere in the cell. */
   reads: Set<string>;
   /**
-   * Names the cell binds at module level (assignments, walrus targets, defs, imports, loop, with
-   * and except targets), and names a function or class body declares `global` and binds (bound
-   * when it runs).
+   * Names the cell binds or unbinds at module level (assignments, walrus targets, defs, imports,
+   * loop, with and except targets, `match` capture patterns, `del`), and names a function or
+   * class body declares `global` and binds (bound when it runs).
    */
   writes: Set<string>;
   /** Names whose object the cell changes in place (`x[i] = v`, `x += 1` on arrays, `x.sort()`). */
@@ -321,6 +326,54 @@ export function collectFacts(root: SyntaxNode): CellFacts {
         }
         return;
       }
+      case 'except_clause': {
+        // `except E as e:` binds e for the handler, and Python deletes e when the handler ends
+        // (PEP 3110): after the try statement e is unbound, or still what it was before when no
+        // exception ran, so a later read is of that (or of nothing), never of the handler's e
+        const as = kids(node).find(c => c.type === 'as_pattern');
+        const alias = as ? field(as, 'alias') : null;
+        const target = alias ? kids(alias)[0] ?? alias : null;
+        const name = target?.type === 'identifier' ? target.text : null;
+        const before = name !== null && written.has(name);
+        kids(node).forEach(c => visit(c, locals));
+        if (name !== null && !locals) {
+          facts.assignments.push({ name, value: null, statement: node, at: node.endIndex, augmented: false, nested: isNested(node), deleted: true });
+          if (!before) {
+            written.delete(name);
+          }
+        }
+        return;
+      }
+      case 'delete_statement': {
+        // `del x` reads x (it must be bound) and unbinds it; `del x[i]`, `del x.a` change x
+        const statement = node;
+        const targets = kids(node).flatMap(t => (t.type === 'expression_list' ? kids(t) : [t]));
+        for (const t of targets) {
+          const target = t.type === 'parenthesized_expression' ? kids(t)[0] ?? t : t;
+          visit(target, locals);
+          if (target.type === 'identifier' && !scope.has(target.text)) {
+            facts.writes.add(target.text);
+            written.add(target.text);
+            facts.assignments.push({ name: target.text, value: null, statement, at: statement.endIndex, augmented: false, nested: isNested(statement), deleted: true });
+          } else if (target.type === 'subscript' || target.type === 'attribute') {
+            const base = baseName(target);
+            if (base && !scope.has(base)) {
+              facts.mutates.add(base);
+            }
+          }
+        }
+        return;
+      }
+      case 'case_pattern': {
+        // a `case` pattern (PEP 634): its capture names bind in the enclosing scope from where
+        // the pattern ends; class names and value patterns (`Color.RED`) are read
+        patternNames(
+          node,
+          id => bindTarget(id, null, node, locals, false),
+          id => visit(id, locals)
+        );
+        return;
+      }
       case 'function_definition':
       case 'class_definition': {
         const name = field(node, 'name');
@@ -448,6 +501,9 @@ function collectLocalBindings(body: SyntaxNode, into: Set<string>): void {
       if (name) {
         visitTarget(name);
       }
+    } else if (n.type === 'case_pattern') {
+      patternNames(n, id => into.add(id.text), () => undefined);
+      return;
     }
     const cs = kids(n);
     for (let k = 0; k < cs.length; k++) {
@@ -455,6 +511,54 @@ function collectLocalBindings(body: SyntaxNode, into: Set<string>): void {
     }
   };
   rec(body);
+}
+
+/**
+ * Walks a `case` pattern: `capture` gets each capture name (`case Point(x=a)`, `case [a, *rest]`,
+ * `case {"k": v, **kw}`, `case _ as w`, `case (p | q)`; never the wildcard `_`), `read` each name
+ * the pattern reads (the class of a class pattern, the first name of a value pattern
+ * `Color.RED`). Keyword names (`x=` of `Point(x=a)`) are attribute names: neither.
+ */
+function patternNames(pattern: SyntaxNode, capture: (id: SyntaxNode) => void, read: (id: SyntaxNode) => void): void {
+  const rec = (n: SyntaxNode): void => {
+    switch (n.type) {
+      case 'identifier':
+        if (n.text !== '_') {
+          capture(n);
+        }
+        return;
+      case 'dotted_name': {
+        const parts = kids(n);
+        if (parts.length === 1) {
+          rec(parts[0]);
+        } else if (parts[0]) {
+          read(parts[0]);
+        }
+        return;
+      }
+      case 'class_pattern': {
+        const [cls, ...args] = kids(n);
+        const first = cls ? (cls.type === 'dotted_name' ? kids(cls)[0] : cls) : null;
+        if (first) {
+          read(first);
+        }
+        args.forEach(rec);
+        return;
+      }
+      case 'keyword_pattern':
+        kids(n).slice(1).forEach(rec);
+        return;
+      case 'string':
+      case 'concatenated_string':
+      case 'integer':
+      case 'float':
+        return;
+      default:
+        // case_pattern, list/tuple/dict/union/splat/as patterns...
+        kids(n).forEach(rec);
+    }
+  };
+  rec(pattern);
 }
 
 /** Names a function or class body declares `global` (not those of the functions inside it). */

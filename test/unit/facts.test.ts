@@ -1,7 +1,8 @@
 /** Per-cell facts: which names a cell binds at module level, reads, and keeps local. */
 import { CellFacts, collectFacts } from '../../src/analysis/facts';
+import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
-import { parser } from './helpers';
+import { cellsOf, parser } from './helpers';
 
 let p: PythonParser;
 beforeAll(async () => {
@@ -136,5 +137,100 @@ describe('other module-level bindings', () => {
     );
     expect([...f.writes].sort()).toEqual(['c', 'd', 'err', 'fh', 'gh', 'held', 'i', 'j', 'k', 'y', 'z'].sort());
     expect([...f.inputs].sort()).toEqual(['ValueError', 'lock', 'open', 'p', 'pairs']);
+  });
+});
+
+describe('except ... as: the name is deleted when the handler ends (PEP 3110)', () => {
+  const src = ['try:', '    run()', 'except ValueError as err:', '    print(err)', 'print(err)'].join('\n');
+
+  it('records the end of the handler as an unbinding, after the handler binding', () => {
+    const f = facts(src);
+    const err = f.assignments.filter(a => a.name === 'err');
+    expect(err.map(a => a.deleted ?? false)).toEqual([false, true]);
+    const end = src.indexOf('print(err)\nprint') + 'print(err)'.length;
+    expect(err[1]).toMatchObject({ value: null, at: end, nested: true });
+    // the handler's own read sees its binding; the read after the try does not
+    expect(err[0].at).toBeLessThan(src.indexOf('print(err)'));
+    expect(err[1].at).toBeLessThan(src.lastIndexOf('err'));
+  });
+
+  it('a read after the try is of what the name held before the cell (no exception ran)', () => {
+    expect(facts(src).inputs.has('err')).toBe(true);
+    // bound earlier in the cell: still the cell's own value
+    expect(facts(`err = 1\n${src}`).inputs.has('err')).toBe(false);
+    // only read inside the handler: the handler's binding
+    expect(facts('try:\n    pass\nexcept E as e:\n    print(e)').inputs.has('e')).toBe(false);
+  });
+
+  it('the model has no value for the name after the handler, nor in a later cell', () => {
+    const cells = cellsOf(`import numpy as np\nerr = np.zeros(10)\n${src}\nafter = 1`, 'print(err)');
+    const cache = new CellCache(p);
+    const m = new NotebookModel(cells.map(c => cache.get(c)));
+    const [first, second] = m.cells;
+    expect(m.valueBefore('err', first, cells[0].source.indexOf('try:')).kind).toBe('ndarray');
+    expect(m.valueBefore('err', first, cells[0].source.indexOf('after')).kind).toBe('unknown');
+    expect(m.valueBefore('err', second, 0).kind).toBe('unknown');
+  });
+});
+
+describe('del', () => {
+  it('unbinds a name (a write with no value) and reads it; del x[i] changes x', () => {
+    const src = 'x = 1\ndel x, y[0], (z)\n';
+    const f = facts(src);
+    expect(f.writes.has('x')).toBe(true);
+    expect(f.writes.has('z')).toBe(true);
+    expect(f.writes.has('y')).toBe(false);
+    expect(f.mutates.has('y')).toBe(true);
+    expect([...f.inputs].sort()).toEqual(['y', 'z']);
+    expect(f.assignments.filter(a => a.deleted).map(a => a.name)).toEqual(['x', 'z']);
+  });
+
+  it('inside a function unbinds a local only', () => {
+    const f = facts('def f():\n    t = 1\n    del t\n');
+    expect([...f.writes]).toEqual(['f']);
+    expect(f.reads.has('t')).toBe(false);
+  });
+});
+
+describe('match statements (PEP 634)', () => {
+  const src = [
+    'match cmd:',
+    '    case Point(x=a, y=0):',
+    '        pass',
+    '    case [b, *rest]:',
+    '        pass',
+    '    case {"k": v, **kw}:',
+    '        pass',
+    '    case _ as w:',
+    '        pass',
+    '    case (p | q) if p > limit:',
+    '        pass',
+    '    case Color.RED:',
+    '        pass',
+    '    case _:',
+    '        print(a)'
+  ].join('\n');
+
+  it('capture patterns bind in the enclosing scope (module level: writes with an assignment each)', () => {
+    const f = facts(src);
+    expect([...f.writes].sort()).toEqual(['a', 'b', 'kw', 'p', 'q', 'rest', 'v', 'w']);
+    expect(f.assignments.map(a => a.name).sort()).toEqual(['a', 'b', 'kw', 'p', 'q', 'rest', 'v', 'w']);
+    const a = f.assignments.find(x => x.name === 'a')!;
+    expect(a.value).toBeNull();
+    expect(a.at).toBe(src.indexOf('Point(x=a, y=0)') + 'Point(x=a, y=0)'.length);
+  });
+
+  it('reads the subject, class names, value patterns and guards; not keyword names or _', () => {
+    const f = facts(src);
+    expect([...f.inputs].sort()).toEqual(['Color', 'Point', 'cmd', 'limit', 'print']);
+    for (const name of ['x', 'y', '_', 'RED', 'k']) {
+      expect(f.reads.has(name)).toBe(false);
+    }
+  });
+
+  it('inside a function, captures are locals', () => {
+    const f = facts('def f(s):\n    print(hit)\n    match s:\n        case [hit]:\n            return hit\n');
+    expect([...f.writes]).toEqual(['f']);
+    expect(f.reads.has('hit')).toBe(false);
   });
 });
