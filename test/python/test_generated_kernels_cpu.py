@@ -447,6 +447,13 @@ LAUNCHED = {
     # literal-only pieces folded as Python computes them (0.1 * 0.1 in double, then float32)
     "flag-stencil-folded-literals": ((0, 1, 2, 31, 33, 130), ["lap"], False),
     "flag-stencil-loop-folded-literals": ((1, 2, 3, 1000), ["T"], False),
+    # scalar pieces (dt * 0.3, alpha * dt / dx ** 2, decay * dt) computed by Python in double and
+    # cast once to float32 (NEP 50), as one kernel argument; a grid name taken in the notebook
+    "flag-elementwise-scalar-variables": ((0, 1, 31, 1000), ["v"], False),
+    "flag-reduction-scalar-piece": ((1, 31, 33, 1000), ["worst"], False),
+    "flag-stencil-scalar-coefficient": ((0, 1, 2, 31, 33, 130), ["du"], False),
+    "flag-stencil-loop-scalar-coefficient": ((1, 2, 3, 33), ["u"], False),
+    "flag-stencil-loop-grid-names-taken": ((1, 3, 33), ["u", "u_grid"], False),
 }
 
 

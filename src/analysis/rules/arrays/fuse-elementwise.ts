@@ -35,7 +35,13 @@
  * the import cell: CuPy traces once per `Fusion` object). A float32 kernel names the
  * single-precision functions (`sqrtf`, `expf`) and float literals (`0.5f`), so nothing in it
  * computes in double; a numbers-only piece (`0.1 * 0.1 * x` is `(0.1 * 0.1) * x`) is folded as
- * Python computes it, in double, and written as the one float32 NumPy casts it to. Slices (`u[1:-1, 1:-1]`) and other
+ * Python computes it, in double, and written as the one float32 NumPy casts it to. A piece of
+ * scalars that reads names (`dt * 0.3` of `dt * 0.3 * u`, `alpha * dt / dx ** 2`) is one kernel
+ * argument, computed by the cell as written (Python's double arithmetic) and cast once to the
+ * arrays' dtype, as NumPy (NEP 50) casts a Python number; a NumPy float64 scalar is not weak
+ * (`float32 array * np.float64(0.1)` is float64), so it gets no float32 kernel, and a scalar the
+ * analysis cannot tell from a NumPy one (no value inferred, no kernel report) gets no typed
+ * kernel (fusion.ts `scalarPiece`). Slices (`u[1:-1, 1:-1]`) and other
  * non-elementwise pieces are evaluated outside and passed in. The exact slice-stencil pattern
  * (`out = np.zeros_like(u); out[1:-1, 1:-1] = u[:-2, 1:-1] + ...`) becomes one `cp.RawKernel`
  * writing the whole output in one coalesced pass, each thread walking 8 rows of one column with

@@ -5,7 +5,8 @@
  *
  * Two forms, chosen per chain (references/cupy.md#fusion says why):
  * - `cp.ElementwiseKernel` with the known dtypes, when every input is a float32/float64 array
- *   (all the same dtype) or a numeric constant and every operation has a C equivalent with
+ *   (all the same dtype), a numeric constant or a piece of scalars (`dt * 0.3`: one argument,
+ *   computed by the cell as Python computes it) and every operation has a C equivalent with
  *   NumPy's meaning (+ - * /, unary -, `**`, sqrt/exp/log/trig...). Its compiled kernel is
  *   memoized by source across kernel objects (`_get_elementwise_kernel` in CuPy's
  *   `_kernel.pyx`), so re-running the cell costs a dictionary lookup, not a re-trace.
@@ -15,8 +16,9 @@
  *
  * A chain is an expression tree of arithmetic operators, comparisons and elementwise ufuncs
  * (optionally ending in one full reduction CuPy can fuse: sum, prod, max, min) with at least
- * three operations. Anything else inside it (a slice `u[1:-1]`, a method call, a scalar name)
- * is evaluated outside and passed in as an argument.
+ * three array operations (a piece of scalars only, `dt * 0.3`, is no array operation). Anything
+ * else inside it (a slice `u[1:-1]`, a method call, a scalar or a piece of scalars) is evaluated
+ * outside and passed in as an argument.
  */
 import { ELEMENTWISE_UFUNCS, FUSABLE_REDUCTIONS } from '../../apis/cupy';
 import { applyEdits } from '../../edits';
@@ -45,7 +47,10 @@ export interface ElementwiseChain {
   reduction: string | null;
   /** The reduced expression (`x * x + y * y <= 1.0` of `np.count_nonzero(...)`) and the form. */
   reduced: { node: SyntaxNode; method: boolean } | null;
-  /** Sub-expressions evaluated outside and passed in, in order. */
+  /**
+   * Sub-expressions evaluated outside and passed in, in order: arrays, views, and the pieces made
+   * of scalars only (`dt`, `dt * 0.5`: scalarPiece), which the cell computes as written.
+   */
   params: { node: SyntaxNode; name: string }[];
   /** The value of the chain (for sizes; for a reduction, of the reduced expression). */
   value: ValueInfo;
@@ -159,6 +164,7 @@ function analyseChain(
   let reduction: string | null = null;
   let reduced: ElementwiseChain['reduced'] = null;
   const params: { node: SyntaxNode; name: string }[] = [];
+  const constant = numpyConstantOf(model);
   const paramFor = (node: SyntaxNode): void => {
     const n = unparen(node);
     const text = n.text;
@@ -171,6 +177,19 @@ function analyseChain(
   /** Returns false when the node cannot be part of a fused kernel at all. */
   const visit = (node: SyntaxNode, top: boolean): boolean => {
     const n = unparen(node);
+    if (n.type === 'binary_operator' || n.type === 'unary_operator') {
+      // scalars only: Python computes the piece before any array is involved (`dt * 0.5 * u` is
+      // `(dt * 0.5) * u`), so it is no array operation. Numbers only (`0.1 * 0.1`) are folded
+      // into the kernel; a piece that reads a name (`dt * 0.5`) is one argument, computed by the
+      // cell as written
+      if (pythonConstant(n, constant) !== null) {
+        return true;
+      }
+      if (scalarPiece(n, model, cell)) {
+        paramFor(n);
+        return true;
+      }
+    }
     switch (n.type) {
       case 'integer':
       case 'float':
@@ -364,6 +383,114 @@ const C_RESERVED = new Set([
   'volatile', 'while', 'threadIdx', 'blockIdx', 'blockDim', 'gridDim', 'warpSize', 'size_t', 'ptrdiff_t', 'min', 'max',
   'abs', 'pow', 'M_PI', ...C_FUNCTIONS.values(), ...[...C_FUNCTIONS.values()].map(f => `${f}f`)
 ]);
+
+/** `np.pi`, `np.e` (Python floats) by their value, for pythonConstant. */
+export function numpyConstantOf(model: NotebookModel): (n: SyntaxNode) => number | undefined {
+  return n => {
+    const q = n.type === 'attribute' ? model.qualifiedName(n) : null;
+    return q ? NUMPY_CONSTANTS.get(q) : undefined;
+  };
+}
+
+/**
+ * What a scalar gives where it meets an array (NEP 50): `python` a Python int or float (weak:
+ * cast once to the array's dtype), `float32` a NumPy float32 scalar, `real` another real NumPy
+ * scalar (float64, an int...: a float32 array meeting one becomes float64), `unknown` where the
+ * analysis cannot tell a Python number from a NumPy scalar.
+ */
+export type ScalarKind = 'python' | 'float32' | 'real' | 'unknown';
+
+const REAL_NUMPY_SCALARS: ReadonlySet<string> = new Set([
+  'float64', 'float16', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'bool'
+]);
+
+/** The kind of a scalar value, or null when the value is not a scalar. */
+export function scalarKind(v: ValueInfo): ScalarKind | null {
+  if (v.kind !== 'scalar') {
+    return null;
+  }
+  if (v.origin === 'runtime') {
+    // the kernel reports the type: `float`, `int`, `bool` (Python's), `numpy.float64`...
+    if (v.library === 'float' || v.library === 'int' || v.library === 'bool') {
+      return 'python';
+    }
+    if (v.library === 'numpy' && v.dtype !== undefined) {
+      return v.dtype === 'float32' ? 'float32' : REAL_NUMPY_SCALARS.has(v.dtype) ? 'real' : 'unknown';
+    }
+    return 'unknown';
+  }
+  // The engine computes a value for Python numbers only: literals and their arithmetic,
+  // int()/float()/round() of them, an array's .size and .ndim. `np.float64(0.1)`, `x.mean()`,
+  // `rng.integers(9)` get none: their kind stays unknown.
+  return v.value !== undefined ? 'python' : 'unknown';
+}
+
+/** The kind of `a op b` for two scalar kinds. */
+function combineScalarKinds(a: ScalarKind, b: ScalarKind): ScalarKind {
+  if (a === 'unknown' || b === 'unknown') {
+    return 'unknown';
+  }
+  if (a === 'python' || b === 'python') {
+    return a === 'python' ? b : a; // a Python number takes the NumPy scalar's type
+  }
+  return a === 'float32' && b === 'float32' ? 'float32' : 'real';
+}
+
+/** Whether a kernel of `dtype` computes NumPy's result with a scalar of this kind cast to `dtype`. */
+export function kernelTakesScalar(kind: ScalarKind, dtype: 'float32' | 'float64'): boolean {
+  return kind === 'python' || kind === 'float32' || (kind === 'real' && dtype === 'float64');
+}
+
+const SCALAR_OPERATORS: ReadonlySet<string> = new Set(['+', '-', '*', '/', '//', '%', '**']);
+
+/**
+ * A piece made of scalars only (names holding numbers, literals, `np.pi`, arithmetic) that reads
+ * at least one name: `dt`, `dt * 0.5`, `alpha * dt / dx ** 2`. Python computes it before any array
+ * is involved (`dt * 0.5 * u` is `(dt * 0.5) * u`), and NumPy casts the result once to the
+ * array's dtype where it meets the array (NEP 50), so a kernel takes it as ONE argument that the
+ * cell computes as written (in double, as Python does), never piece by piece in float. Returns
+ * the kind of its result, or null (it reads an array or something else, or only literals:
+ * pythonConstant folds those).
+ */
+export function scalarPiece(node: SyntaxNode, model: NotebookModel, cell: CellModel): { kind: ScalarKind } | null {
+  const constant = numpyConstantOf(model);
+  const rec = (n: SyntaxNode): { kind: ScalarKind; names: boolean } | null => {
+    switch (n.type) {
+      case 'integer':
+      case 'float':
+        return { kind: 'python', names: false };
+      case 'parenthesized_expression': {
+        const inner = n.namedChild(0);
+        return inner && n.namedChildCount === 1 ? rec(inner) : null;
+      }
+      case 'unary_operator': {
+        const arg = field(n, 'argument');
+        return arg && (operatorOf(n) === '-' || operatorOf(n) === '+') ? rec(arg) : null;
+      }
+      case 'binary_operator': {
+        const l = field(n, 'left');
+        const r = field(n, 'right');
+        const a = l && SCALAR_OPERATORS.has(operatorOf(n)) ? rec(l) : null;
+        const b = a && r ? rec(r) : null;
+        return a && b ? { kind: combineScalarKinds(a.kind, b.kind), names: a.names || b.names } : null;
+      }
+      case 'identifier':
+      case 'attribute':
+      case 'call':
+      case 'subscript': {
+        if (constant(n) !== undefined) {
+          return { kind: 'python', names: false };
+        }
+        const kind = scalarKind(model.inferValue(n, cell));
+        return kind ? { kind, names: true } : null;
+      }
+      default:
+        return null;
+    }
+  };
+  const found = rec(unparen(node));
+  return found?.names ? { kind: found.kind } : null;
+}
 
 /** The CuPy/C type name of a float dtype, or null for anything else. */
 function floatCType(dtype: string | undefined): 'float32' | 'float64' | null {
@@ -635,7 +762,7 @@ export function rawKernelWithLauncher(cp: string, fnName: string, kernelLines: s
  * notebook's `_blocks` becomes `blocks` (or `blocks2` when `blocks` is taken) and cannot
  * overwrite them.
  */
-function cName(name: string, taken: Set<string>): string {
+export function cName(name: string, taken: Set<string>): string {
   let base = /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !C_RESERVED.has(name) ? name : `${name.replace(/\W/g, '')}_`;
   base = base.replace(/^_+/, '');
   if (!/^[A-Za-z]/.test(base) || C_RESERVED.has(base)) {
@@ -663,8 +790,10 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
   const taken = new Set<string>();
   const cNames = new Map<string, string>();
   const decls: { name: string; array: boolean }[] = [];
+  const scalars: ScalarKind[] = [];
   for (const p of chain.params) {
     const v = model.inferValue(p.node, cell);
+    const scalar = v.kind === 'ndarray' ? null : scalarPiece(p.node, model, cell);
     if (v.kind === 'ndarray') {
       const d = floatCType(v.dtype);
       if (!d || (dtype && d !== dtype)) {
@@ -672,15 +801,20 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
       }
       dtype = d;
       decls.push({ name: cName(p.name, taken), array: true });
-    } else if (v.kind === 'scalar' && v.value !== undefined && p.node.type === 'identifier') {
-      // a Python number defined in the notebook: weak, as NumPy (NEP 50) treats it
+    } else if (scalar) {
+      // a scalar, or a piece of scalars (`dt * 0.5`) the cell computes as Python does: the
+      // kernel gets its value cast once to the arrays' dtype, as NumPy (NEP 50) casts it
+      scalars.push(scalar.kind);
       decls.push({ name: cName(p.name, taken), array: false });
     } else {
       return null;
     }
     cNames.set(p.node.text, decls[decls.length - 1].name);
   }
-  return dtype ? { dtype, decls, cNames, taken } : null;
+  // a NumPy float64 (or int64...) scalar makes NumPy's result float64: no float32 kernel; a
+  // scalar that may be either a Python number or a NumPy scalar gets no typed kernel at all
+  const d: 'float32' | 'float64' | null = dtype;
+  return d && scalars.every(k => kernelTakesScalar(k, d)) ? { dtype: d, decls, cNames, taken } : null;
 }
 
 const C_COMPARISONS = new Set(['<', '<=', '>', '>=', '==', '!=']);
@@ -697,10 +831,7 @@ function cExpression(
   comparisons: boolean
 ): string | null {
   const d = t.dtype;
-  const numpyConstant = (n: SyntaxNode): number | undefined => {
-    const q = n.type === 'attribute' ? model.qualifiedName(n) : null;
-    return q ? NUMPY_CONSTANTS.get(q) : undefined;
-  };
+  const numpyConstant = numpyConstantOf(model);
   const emit = (node: SyntaxNode): string | null => {
     const param = t.cNames.get(unparen(node).text);
     if (param !== undefined && node.type !== 'integer' && node.type !== 'float' && unparen(node).type === node.type) {

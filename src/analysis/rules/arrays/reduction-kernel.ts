@@ -39,7 +39,10 @@ export interface ReductionKernelSpec {
   reduction: FusedReduction;
   /** The arrays' dtype. */
   dtype: 'float32' | 'float64';
-  /** One C name per chain parameter, in order; `array` false for a Python number. */
+  /**
+   * One C name per chain parameter, in order; `array` false for a scalar or a piece of scalars
+   * (`dt * 0.3`), which the cell computes and the launcher casts once to `dtype` (NEP 50).
+   */
   params: { name: string; array: boolean }[];
   /** The C expression of one element, in the source's operation order. */
   element: string;

@@ -30,11 +30,16 @@
  *
  * Recognised: a 1-D or 2-D float32/float64 array `u` of known shape; `out = np.zeros_like(u)`
  * immediately followed by `out[1:-1(, 1:-1)] = <expr>` where `<expr>` combines views
- * `u[a:b(, c:d)]` shifted by at most one (`:-2`, `1:-1`, `2:` per axis), numeric literals, `+`,
- * `-`, `*`, `/`, unary minus and parentheses. Anything else keeps the generic rewrite. A piece
+ * `u[a:b(, c:d)]` shifted by at most one (`:-2`, `1:-1`, `2:` per axis), numeric literals, scalars,
+ * `+`, `-`, `*`, `/`, unary minus and parentheses. Anything else keeps the generic rewrite. A piece
  * made of numbers only (`0.1 * 0.1 * (...)` is `(0.1 * 0.1) * (...)`) is folded as Python computes
  * it, in double, and written as the one float32/double value NumPy casts it to (fusion.ts
- * `pythonConstant`, `cNumber`).
+ * `pythonConstant`, `cNumber`). A piece of scalars that reads names (`alpha * dt / dx ** 2`) is
+ * likewise one value: the cell computes it as written and the launcher casts it once to the
+ * array's type, a kernel argument (fusion.ts `scalarPiece`); a NumPy float64 scalar with a
+ * float32 array (NumPy computes in float64), or a scalar of unknown kind, keeps the generic
+ * rewrite. In the loop form the pieces are computed once, before the loop (nothing in the loop
+ * changes them; a piece reading the loop variable keeps the generic rewrite).
  *
  * Also recognised: the same expression assigned to `u`'s own interior by a top-level loop,
  * `for k in range(...): u[1:-1, 1:-1] = <expr of u>`, with nothing else in the loop (a Jacobi
@@ -53,8 +58,8 @@
  */
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
-import { callArguments, field, kids, operatorOf } from '../../syntax';
-import { cNumber, launcherInputChecks, pythonConstant, rawKernelWithLauncher } from './fusion';
+import { callArguments, field, kids, operatorOf, unparen, walk } from '../../syntax';
+import { cName, cNumber, kernelTakesScalar, launcherInputChecks, numpyConstantOf, pythonConstant, rawKernelWithLauncher, scalarPiece } from './fusion';
 
 export interface SliceStencil {
   /** From the start of the zeros_like statement (or the loop) to the end of the slice assignment (or the loop). */
@@ -75,13 +80,21 @@ export interface SliceStencil {
   /** Number of shifted views read (for the explanation). */
   taps: number;
   /**
+   * The kernel's scalar arguments, one per piece of the expression made of scalars only
+   * (`alpha`, `alpha * dt / dx ** 2`: fusion.ts scalarPiece): the piece's source text, which the
+   * cell evaluates as written (as Python does, before NumPy casts the result once to the
+   * array's dtype), and its name in the kernel and the launcher.
+   */
+  scalars: { text: string; name: string }[];
+  /**
    * The in-place form repeated by a loop (`for step in range(k): u[1:-1, 1:-1] = <expr of u>`):
    * the loop's header, the two free names the rewrite uses for the buffers it ping-pongs, and
-   * free names for the launch computed once before the loop: the grid, and the kernel's size
-   * arguments (rows and columns in 2-D, the size in 1-D).
+   * free names for the launch computed once before the loop: the grid, the kernel's size
+   * arguments (rows and columns in 2-D, the size in 1-D) and its scalar arguments (one per
+   * `scalars` entry, in order).
    * Null for `out = np.zeros_like(u); out[1:-1, 1:-1] = <expr of u>`.
    */
-  loop: { header: string; current: string; spare: string; grid: string; sizes: string[] } | null;
+  loop: { header: string; current: string; spare: string; grid: string; sizes: string[]; scalarArgs: string[] } | null;
 }
 
 const AXIS_OFFSET: Record<string, number> = { ':-2': -1, '1:-1': 0, '2:': 1 };
@@ -101,18 +114,59 @@ function isInterior(target: SyntaxNode | null, name: string, ndim: number): bool
   return !!offs && offs.every(o => o === 0);
 }
 
+/** Names the stencil kernel and its launcher declare themselves (a scalar argument takes none). */
+const STENCIL_OWN_NAMES = ['u', 'out', 'n', 'm', 'j', 'k', 's', 'p', 'q', 'o', 'r', 'up', 'mid', 'down', 'edge', 'i0', 'i1', 'k0'];
+
+/** Whether `node` reads the name `name`. */
+function readsName(node: SyntaxNode, name: string): boolean {
+  let found = false;
+  walk(node, n => {
+    found ||= n.type === 'identifier' && n.text === name;
+    return !found;
+  });
+  return found;
+}
+
 /**
- * The expression as a stencil of `input` (shifted views, numeric literals, `+ - * /`, unary minus,
- * parentheses; at least two views), or null when it reads anything else.
+ * The expression as a stencil of `input` (shifted views, numeric literals, scalars, `+ - * /`,
+ * unary minus, parentheses; at least two views), or null when it reads anything else. A piece
+ * made of scalars only becomes one kernel argument (`scalars`), unless NumPy would not compute
+ * in the array's dtype with it (a NumPy float64 scalar and a float32 array give float64), its
+ * kind is unknown, or it reads `loopVariable` (it would change every step).
  */
-function stencilExpression(expr: SyntaxNode, input: string, dtype: 'float32' | 'float64', ndim: number): Pick<SliceStencil, 'render' | 'taps'> | null {
+function stencilExpression(
+  expr: SyntaxNode,
+  input: string,
+  dtype: 'float32' | 'float64',
+  ndim: number,
+  model: NotebookModel,
+  cell: CellModel,
+  loopVariable: string | null
+): Pick<SliceStencil, 'render' | 'taps' | 'scalars'> | null {
   let taps = 0;
+  const scalars: { text: string; name: string }[] = [];
+  const taken = new Set(STENCIL_OWN_NAMES);
+  const constant = numpyConstantOf(model);
   const emit = (n: SyntaxNode, tap: (di: number, dj: number) => string): string | null => {
     // numbers only (`0.1 * 0.1`): Python computes them in double before NumPy casts the result to
     // the array's dtype (NEP 50), so the kernel gets that one value, not the pieces in float
-    const folded = pythonConstant(n);
+    const folded = pythonConstant(n, constant);
     if (folded !== null) {
       return folded === 'refused' ? null : cNumber(folded, dtype);
+    }
+    // scalars (`alpha * dt / dx ** 2`): likewise one value, computed by the cell as written
+    const piece = scalarPiece(n, model, cell);
+    if (piece) {
+      const text = unparen(n).text;
+      if (!kernelTakesScalar(piece.kind, dtype) || (loopVariable !== null && readsName(n, loopVariable))) {
+        return null;
+      }
+      let arg = scalars.find(a => a.text === text);
+      if (!arg) {
+        arg = { text, name: cName(unparen(n).type === 'identifier' ? text : 'coef', taken) };
+        scalars.push(arg);
+      }
+      return arg.name;
     }
     switch (n.type) {
       case 'parenthesized_expression': {
@@ -152,7 +206,7 @@ function stencilExpression(expr: SyntaxNode, input: string, dtype: 'float32' | '
   if (emit(expr, () => 'u') === null || taps < 2) {
     return null;
   }
-  return { render: tap => emit(expr, tap) ?? '', taps };
+  return { render: tap => emit(expr, tap) ?? '', taps, scalars };
 }
 
 /** A float32/float64 1-D or 2-D array of known shape before `at`, or null. */
@@ -163,13 +217,27 @@ function stencilInput(name: string, model: NotebookModel, cell: CellModel, at: n
   return v.kind === 'ndarray' && dtype && (ndim === 1 || ndim === 2) ? { dtype, ndim } : null;
 }
 
-/** `base`, or `base2`, `base3`...: the first name no cell binds, imports, writes or reads. */
-function freshName(base: string, model: NotebookModel, taken: readonly string[]): string {
-  let name = base;
-  for (let k = 2; taken.includes(name) || model.bindings.has(name) || model.aliases.has(name) || model.writers(name).length > 0 || model.readers(name).length > 0; k++) {
-    name = `${base}${k}`;
-  }
-  return name;
+/**
+ * Gives a name the rewrite adds, free in the notebook, from a base (`u_grid` -> `u_grid` or
+ * `u_grid2`...), and reserves it: the caller's (cupy-rewrite.ts freshName, which also knows the
+ * names the rest of its rewrite takes).
+ */
+export type FreshName = (base: string) => string;
+
+/**
+ * Until every caller passes its own: the first of `base`, `base2`... that no cell binds, imports,
+ * writes or reads, and that this stencil has not taken.
+ */
+function notebookFreshNames(model: NotebookModel): FreshName {
+  const taken = new Set<string>();
+  return base => {
+    let name = base;
+    for (let k = 2; taken.has(name) || model.bindings.has(name) || model.aliases.has(name) || model.writers(name).length > 0 || model.readers(name).length > 0; k++) {
+      name = `${base}${k}`;
+    }
+    taken.add(name);
+    return name;
+  };
 }
 
 /** The single statement of a block (comments aside), or null. */
@@ -184,7 +252,7 @@ function onlyStatement(block: SyntaxNode | null): SyntaxNode | null {
  * before assigning, so each step reads the previous step's values only (Jacobi), and two buffers
  * read and written alternately give the same values.
  */
-function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel): SliceStencil | null {
+function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, freshName: FreshName | undefined): SliceStencil | null {
   const left = field(stmt, 'left');
   const right = field(stmt, 'right');
   const rangeFn = right?.type === 'call' ? field(right, 'function') : null;
@@ -203,20 +271,18 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel): S
   if (!input || !isInterior(target, array.text, input.ndim)) {
     return null;
   }
-  const found = stencilExpression(expr, array.text, input.dtype, input.ndim);
+  const found = stencilExpression(expr, array.text, input.dtype, input.ndim, model, cell, left.text);
   if (!found) {
     return null;
   }
-  const taken = [left.text];
-  const fresh = (base: string): string => {
-    const name = freshName(`${array.text}_${base}`, model, taken);
-    taken.push(name);
-    return name;
-  };
-  const current = fresh('src');
-  const spare = fresh('dst');
-  const grid = fresh('grid');
-  const sizes = input.ndim === 2 ? [fresh('rows'), fresh('cols')] : [fresh('size')];
+  // the loop variable is bound in the cell: the caller's names never take it
+  const fresh = freshName ?? notebookFreshNames(model);
+  const named = (base: string): string => fresh(`${array.text}_${base}`);
+  const current = named('src');
+  const spare = named('dst');
+  const grid = named('grid');
+  const sizes = input.ndim === 2 ? [named('rows'), named('cols')] : [named('size')];
+  const scalarArgs = found.scalars.map(a => named(a.name));
   return {
     start: stmt.startIndex,
     end: stmt.endIndex,
@@ -225,15 +291,19 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel): S
     input: array.text,
     ...input,
     ...found,
-    loop: { header: `for ${left.text} in ${right.text}:`, current, spare, grid, sizes }
+    loop: { header: `for ${left.text} in ${right.text}:`, current, spare, grid, sizes, scalarArgs }
   };
 }
 
-/** Finds the pattern among the cell's top-level statements (the first one, of either form). */
-export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: CellModel): SliceStencil | null {
+/**
+ * Finds the pattern among the cell's top-level statements (the first one, of either form). The
+ * loop form's names (buffers, grid, sizes, scalar arguments) come from `freshName`, the caller's
+ * (a caller that only looks at where the stencil is can leave it out).
+ */
+export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: CellModel, freshName?: FreshName): SliceStencil | null {
   const stmts = kids(root).filter(s => s.type !== 'comment');
   for (let k = 0; k < stmts.length; k++) {
-    const loop = loopStencil(stmts[k], model, cell);
+    const loop = loopStencil(stmts[k], model, cell, freshName);
     if (loop) {
       return loop;
     }
@@ -257,7 +327,7 @@ export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: C
     if (!array || !expr || !isInterior(field(b, 'left'), out.text, array.ndim)) {
       continue;
     }
-    const found = stencilExpression(expr, input.text, array.dtype, array.ndim);
+    const found = stencilExpression(expr, input.text, array.dtype, array.ndim, model, cell, null);
     if (found) {
       return { start: stmts[k].startIndex, end: stmts[k + 1].endIndex, expr, out: out.text, input: input.text, ...array, ...found, loop: null };
     }
@@ -296,10 +366,15 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
   const atK = (di: number, dj: number): string => `u[k${sign(di, 'm')}${sign(dj, '1')}]`;
   // reads in an interior strip: the centre column from the rotating registers
   const inStrip = (di: number, dj: number): string => (dj === 0 ? (di < 0 ? 'up' : di > 0 ? 'down' : 'mid') : `p[o${sign(di, 'm')}${sign(dj, '1')}]`);
+  // the scalar arguments after the sizes, each cast once to the array's type by the launcher
+  const scalarParams = s.scalars.map(a => `, const ${ct} ${a.name}`).join('');
+  const dt = `${cp}.${s.dtype}`;
+  const scalarValues = s.scalars.map(a => `, ${dt}(${a.name})`).join('');
+  const scalarNames = s.scalars.map(a => a.name);
   const kernel =
     s.ndim === 2
       ? [
-          `extern "C" __global__ void __launch_bounds__(${B}) ${fnName}(const ${ct}* __restrict__ u, ${ct}* __restrict__ out, int n, int m) {`,
+          `extern "C" __global__ void __launch_bounds__(${B}) ${fnName}(const ${ct}* __restrict__ u, ${ct}* __restrict__ out, int n, int m${scalarParams}) {`,
           '    // one thread per column j (x runs along the contiguous last axis: coalesced loads) and',
           `    // ${R} consecutive rows; the rows above and at i rotate through registers, so each output`,
           `    // loads 3 new values instead of 5. Every output element is written once, border included${s.loop ? ' (copied from u)' : ''}.`,
@@ -333,26 +408,32 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
           '}'
         ]
       : [
-          `extern "C" __global__ void ${fnName}(const ${ct}* __restrict__ u, ${ct}* __restrict__ out, long long n) {`,
+          `extern "C" __global__ void ${fnName}(const ${ct}* __restrict__ u, ${ct}* __restrict__ out, long long n${scalarParams}) {`,
           '    const long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;',
           '    if (k >= n) return;',
           `    out[k] = (k > 0 && k < n - 1) ? ${s.render(atK)} : ${border('k')};`,
           '}'
         ];
-  const dt = `${cp}.${s.dtype}`;
   const launch = (out: string): string[] =>
     s.ndim === 2
-      ? ['    n, m = u.shape', `    ${kernelName}(((m + ${B - 1}) // ${B}, min((n + ${R - 1}) // ${R}, 65535)), (${B},), (u, ${out}, ${cp}.int32(n), ${cp}.int32(m)))`]
-      : [`    ${kernelName}(((u.size + 255) // 256,), (256,), (u, ${out}, ${cp}.int64(u.size)))`];
+      ? ['    n, m = u.shape', `    ${kernelName}(((m + ${B - 1}) // ${B}, min((n + ${R - 1}) // ${R}, 65535)), (${B},), (u, ${out}, ${cp}.int32(n), ${cp}.int32(m)${scalarValues}))`]
+      : [`    ${kernelName}(((u.size + 255) // 256,), (256,), (u, ${out}, ${cp}.int64(u.size)${scalarValues}))`];
+  // the scalar pieces, computed by the cell as written (Python's arithmetic, in double)
+  const scalarTexts = s.scalars.map(a => `, ${a.text}`).join('');
   if (s.loop) {
-    const { header, current, spare, grid, sizes } = s.loop;
+    const { header, current, spare, grid, sizes, scalarArgs } = s.loop;
+    const stepArgs = [...sizes, ...scalarArgs];
     // Checked once: the loop's two buffers never change. Each step then costs one launch from
     // Python (~2 us), not a launcher call re-checking its arguments and building the int
     // arguments (~10-20 us, against 8-35 us of kernel for 2048^2-4096^2 grids).
-    const definition = rawKernelWithLauncher(cp, fnName, kernel, ['u', 'out'], [
+    const definition = rawKernelWithLauncher(cp, fnName, kernel, ['u', 'out', ...scalarNames], [
       `    # checks the loop's two buffers once and returns what every step launches ${kernelName}`,
-      '    # with: the grid and the sizes as the kernel\'s int arguments (a step writes out from u,',
-      '    # its border copied from u)',
+      ...(s.scalars.length > 0
+        ? [
+            `    # with: the grid, the sizes as the kernel's int arguments and ${scalarNames.join(', ')} as ${s.dtype} (a`,
+            '    # step writes out from u, its border copied from u)'
+          ]
+        : ['    # with: the grid and the sizes as the kernel\'s int arguments (a step writes out from u,', '    # its border copied from u)']),
       `    if not (isinstance(u, ${cp}.ndarray) and isinstance(out, ${cp}.ndarray) and u.flags.c_contiguous and out.flags.c_contiguous):`,
       `        raise TypeError('${fnName} reads and writes C-contiguous CuPy arrays')`,
       `    if u.dtype != ${dt} or out.dtype != ${dt}:`,
@@ -363,24 +444,24 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
       `        raise ValueError('${fnName} writes a second array of the same shape')`,
       '    # an empty array still gets one block, which returns at once (CUDA refuses an empty grid)',
       ...(s.ndim === 2
-        ? ['    n, m = u.shape', `    return (max(1, (m + ${B - 1}) // ${B}), max(1, min((n + ${R - 1}) // ${R}, 65535))), ${cp}.int32(n), ${cp}.int32(m)`]
-        : [`    return (max(1, (u.size + 255) // 256),), ${cp}.int64(u.size)`])
+        ? ['    n, m = u.shape', `    return (max(1, (m + ${B - 1}) // ${B}), max(1, min((n + ${R - 1}) // ${R}, 65535))), ${cp}.int32(n), ${cp}.int32(m)${scalarValues}`]
+        : [`    return (max(1, (u.size + 255) // 256),), ${cp}.int64(u.size)${scalarValues}`])
     ]);
     const call = [
       `${current} = ${cp}.ascontiguousarray(${inputText})  # ${inputText} itself when it is C-contiguous`,
       `${spare} = ${cp}.empty_like(${current})`,
-      `${grid}, ${sizes.join(', ')} = ${fnName}(${current}, ${spare})  # checks both buffers once`,
+      `${grid}, ${stepArgs.join(', ')} = ${fnName}(${current}, ${spare}${scalarTexts})  # checks both buffers once`,
       header,
-      `    ${kernelName}(${grid}, (${s.ndim === 2 ? B : 256},), (${current}, ${spare}, ${sizes.join(', ')}))  # one launch per step, from one buffer into the other`,
+      `    ${kernelName}(${grid}, (${s.ndim === 2 ? B : 256},), (${current}, ${spare}, ${stepArgs.join(', ')}))  # one launch per step, from one buffer into the other`,
       `    ${current}, ${spare} = ${spare}, ${current}`,
       `if ${current} is not ${inputText}:`,
       `    ${inputText}[...] = ${current}  # an odd step count ends in the other buffer`,
-      `del ${current}, ${spare}, ${grid}, ${sizes.join(', ')}`
+      `del ${current}, ${spare}, ${grid}, ${stepArgs.join(', ')}`
     ].join('\n');
     return { definition, call };
   }
   const [shape, ...launchLines] = launch('out');
-  const definition = rawKernelWithLauncher(cp, fnName, kernel, ['u'], [
+  const definition = rawKernelWithLauncher(cp, fnName, kernel, ['u', ...scalarNames], [
     ...launcherInputChecks(s.dtype, fnName, cp, ['u'], s.ndim),
     ...(s.ndim === 2 ? [shape, `    out = ${cp}.empty((n, m), dtype=${dt})`] : [`    out = ${cp}.empty(u.shape, dtype=${dt})`]),
     '    if out.size == 0:',
@@ -388,5 +469,5 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
     ...(s.ndim === 2 ? launchLines : [shape]),
     '    return out'
   ]);
-  return { definition, call: `${s.out} = ${fnName}(${inputText})` };
+  return { definition, call: `${s.out} = ${fnName}(${inputText}${scalarTexts})` };
 }

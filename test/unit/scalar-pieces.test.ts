@@ -1,0 +1,78 @@
+/**
+ * Pieces of a kernel's expression made of scalars only (`dt * 0.5` of `dt * 0.5 * u`): Python
+ * computes them first, and NumPy (NEP 50) casts the result once to the array's dtype, unless it
+ * is a NumPy scalar that promotes the array (float64 with a float32 array).
+ */
+import { CellCache, NotebookModel } from '../../src/analysis/notebook';
+import type { PythonParser } from '../../src/analysis/parser';
+import { kernelTakesScalar, scalarKind, scalarPiece, ScalarKind } from '../../src/analysis/rules/arrays/fusion';
+import type { SyntaxNode } from '../../src/analysis/parser';
+import type { RuntimeValueInfo } from '../../src/analysis/types';
+import { cellsOf, parser } from './helpers';
+
+let p: PythonParser;
+beforeAll(async () => {
+  p = await parser();
+});
+
+/** The kind scalarPiece gives the right-hand side of the target cell's last line (null: not a piece). */
+function pieceKind(setup: string, expr: string, runtime: Record<string, RuntimeValueInfo> = {}): ScalarKind | null {
+  const cache = new CellCache(p);
+  const cells = cellsOf(setup, `x = ${expr}`);
+  const m = new NotebookModel(cells.map(c => cache.get(c)), runtime);
+  const cell = m.cells[1];
+  const stmt = cell.tree!.rootNode.namedChild(0)!.namedChild(0)!;
+  const right = stmt.childForFieldName('right') as SyntaxNode;
+  return scalarPiece(right, m, cell)?.kind ?? null;
+}
+
+const SETUP = 'import numpy as np\nu = np.zeros(10, dtype=np.float32)\ndt = 0.1\nn = 3\nh = np.float64(0.5)\nm = u.mean()';
+
+describe('scalarPiece', () => {
+  it('takes Python numbers and their arithmetic as one weak piece', () => {
+    expect(pieceKind(SETUP, 'dt')).toBe('python');
+    expect(pieceKind(SETUP, 'dt * 0.5')).toBe('python');
+    expect(pieceKind(SETUP, '(dt / n) ** 2 * np.pi')).toBe('python');
+    expect(pieceKind(SETUP, '-dt')).toBe('python');
+    expect(pieceKind(SETUP, 'u.size * dt')).toBe('python'); // ndarray.size is a Python int
+  });
+
+  it('is null for literals only (folded), an array, or anything with an array in it', () => {
+    expect(pieceKind(SETUP, '0.1 * 0.1')).toBeNull();
+    expect(pieceKind(SETUP, 'u')).toBeNull();
+    expect(pieceKind(SETUP, 'dt * u')).toBeNull();
+    expect(pieceKind(SETUP, 'm * dt')).toBeNull(); // u.mean(): a 0-d array value to the engine
+    expect(pieceKind(SETUP, 'dt < 1')).toBeNull();
+  });
+
+  it('does not take a NumPy scalar for a Python number', () => {
+    // np.float64(0.5) has no value the engine computes: unknown kind, not a weak Python float
+    expect(pieceKind(SETUP, 'h')).toBeNull();
+    expect(pieceKind(SETUP, 'float(h)')).toBe('unknown');
+  });
+
+  it('reads the kernel\'s report: Python float, NumPy float32, NumPy float64', () => {
+    const rt = (type: string, dtype?: string): Record<string, RuntimeValueInfo> => ({ s: { type, ...(dtype ? { dtype, shape: [] } : {}) } });
+    expect(pieceKind('s = f()', 's * 0.5', rt('float'))).toBe('python');
+    expect(pieceKind('s = f()', 's * 0.5', rt('numpy.float32', 'float32'))).toBe('float32');
+    expect(pieceKind('s = f()', 's * 0.5', rt('numpy.float64', 'float64'))).toBe('real');
+    expect(pieceKind('s = f()', 's * 0.5', rt('numpy.int64', 'int64'))).toBe('real');
+    expect(pieceKind('s = f()', 's * 0.5', rt('decimal.Decimal'))).toBeNull();
+  });
+});
+
+describe('kernelTakesScalar', () => {
+  it('keeps a float32 kernel only where NumPy keeps float32', () => {
+    expect(kernelTakesScalar('python', 'float32')).toBe(true);
+    expect(kernelTakesScalar('float32', 'float32')).toBe(true);
+    expect(kernelTakesScalar('real', 'float32')).toBe(false); // float32 array * np.float64 -> float64
+    expect(kernelTakesScalar('real', 'float64')).toBe(true);
+    expect(kernelTakesScalar('unknown', 'float64')).toBe(false);
+  });
+
+  it('scalarKind of a value the engine inferred', () => {
+    expect(scalarKind({ kind: 'scalar', value: 0.1, dtype: 'float64', origin: 'literal' })).toBe('python');
+    expect(scalarKind({ kind: 'scalar', dtype: 'float64', origin: 'inferred' })).toBe('unknown');
+    expect(scalarKind({ kind: 'ndarray', dtype: 'float64', origin: 'inferred' })).toBeNull();
+  });
+});
