@@ -25,7 +25,8 @@ import { DEFAULT_DEVICE_PROFILE, predictResident } from './costmodel';
 import { applyEdits, insert } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
 import { getParser, PythonParser, SyntaxNode } from './parser';
-import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, prologueOffset } from './rules/arrays/cupy-rewrite';
+import { escapingUse } from './rules/arrays/aliases';
+import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, prologueOffset, updatedInCell } from './rules/arrays/cupy-rewrite';
 import { field, kids } from './syntax';
 import type { CellInput, DeviceProfile, RuntimeValueInfo, TextEdit } from './types';
 
@@ -114,18 +115,33 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
         hoisted.add(d.name);
         definitions.push({ name: d.name, cellIndex: cell.index, text: d.text });
       }
-      const moved = [...analysis.transfers.keys()];
+      const moved = [...analysis.transfers.keys()].filter(n => !analysis.hostKept.has(n));
+      const copied = [...analysis.hostKept];
       for (const name of moved) {
         transfers.push({ cellIndex: cell.index, name, direction: 'to-device', reason: `first used on the GPU in cell ${cell.index}` });
       }
-      for (const name of analysis.deviceNames) {
-        resident.add(name);
+      for (const name of copied) {
+        transfers.push({ cellIndex: cell.index, name, direction: 'to-device', reason: 'copied in by this cell: another name may share its host memory, so it stays a host array' });
       }
+      for (const name of analysis.writeBack) {
+        transfers.push({ cellIndex: cell.index, name, direction: 'to-host', reason: 'written back into its host array in place (another name may share its memory)' });
+      }
+      // an array something else may share stays a host array: each GPU cell copies it in
+      for (const name of analysis.deviceNames) {
+        if (!analysis.hostKept.has(name)) {
+          resident.add(name);
+        }
+      }
+      const parts = [
+        moved.length ? `moves ${moved.join(', ')} to the device once` : '',
+        copied.length ? `copies ${copied.join(', ')} in (another name may share ${copied.length === 1 ? 'its' : 'their'} memory)` : '',
+        analysis.writeBack.length ? `writes ${analysis.writeBack.join(', ')} back into ${analysis.writeBack.length === 1 ? 'its host array' : 'their host arrays'} in place` : ''
+      ].filter(Boolean);
       changes.push({
         cellIndex: cell.index,
         cellId: cell.id,
         rule,
-        summary: `runs on the GPU${moved.length ? `; moves ${moved.join(', ')} to the device once` : ''}`
+        summary: `runs on the GPU${parts.length ? `; ${parts.join('; ')}` : ''}`
       });
       continue;
     }
@@ -205,7 +221,15 @@ function hostBoundary(
   const back: string[] = [];
   for (const name of used) {
     const refs = globalReferences(root, name);
-    const safe = refs.every(r => hostArgs.some(a => isInside(r, a)) || deviceSafeUse(r));
+    // a use that lets another name keep the array (`lst.append(y)`, `pd.DataFrame(y)`, `v = y`)
+    // would keep a host copy, told apart from the device array once either is updated in place:
+    // the array comes back to the host instead (aliases.ts)
+    const escapes = refs.map(r => escapingUse(r, model)).filter(e => e !== null);
+    const holders = [name, ...escapes.flatMap(e => (e.named ? e.holders : []))];
+    const kept =
+      escapes.length > 0 &&
+      (escapes.some(e => !e.named) || model.cells.some(c => c.index >= cell.index && !!c.tree && !!c.facts && holders.some(h => updatedInCell(c.tree!.rootNode, h, c.facts!.mutates, model))));
+    const safe = !kept && refs.every(r => hostArgs.some(a => isInside(r, a)) || deviceSafeUse(r));
     if (safe) {
       continue;
     }

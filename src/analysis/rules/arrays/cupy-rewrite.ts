@@ -5,6 +5,26 @@
  * to the device (once, at the cell's top), which results come back (only where a host consumer
  * needs them), what breaks on the GPU (refusals), and how much work the cell does (for the cost
  * model). Each GPU1xx rule then decides whether the cell is its kind of cell.
+ *
+ * In-place updates and host aliases (./aliases.ts). A cell that updates an input array in place
+ * (`u[1:-1, 1:-1] = ...`, `u += ...`, `u.sort()`, `out=u`, `np.copyto(u, ...)`, or through a view
+ * it binds: `w = u[1:]; w[...] = 0`) rebinds it: `u = cp.asarray(u)` at the top, `u = cp.asnumpy(u)`
+ * where a later cell reads it. That gives `u` a new host array. Where the notebook shows
+ * something else that may share the old one (`v = u`; a view `u[1:]`, `u.T`, `u.reshape(...)`,
+ * `np.asarray(u)`, rows of a loop; `u` itself a view of `big`; `u` kept in a list, a dict or an
+ * attribute, passed to a call that may keep it, returned by a function, made by a function that
+ * may hand back a shared array, or bound by no cell), NumPy's update is seen there and the
+ * rewrite's would not be. There the candidate updates a device copy under a fresh name and
+ * writes the result back into the same host array at the end of the cell
+ * (`u[...] = cp.asnumpy(u_gpu)`): one copy back, what the rebinding pays anyway when a later cell
+ * reads `u`, and right for every kind of sharing (NumPy writes through a view; the same object
+ * stays in the list). It refuses, naming the alias, where no write-back at the end is right: the
+ * cell itself reads the alias (stale until the end of the cell), or it both updates `u` in place
+ * and rebinds it. A result the cell itself shares with another name (`d = {"x": x}`) is not
+ * brought back as a separate copy when a later cell updates either in place: refused too. The
+ * notebook-wide plan (plan.ts) never makes an array that something else may share resident
+ * when anything updates it in place: each GPU cell copies it in (and writes it back where it
+ * updates it), and a host cell that lets another object keep a resident array brings it back.
  */
 import { cupyHasNumpyPath, CUPY_GENERATOR_METHODS, ELEMENTWISE_UFUNCS, NUMPY_HOST_IO_CONSUMERS, NUMPY_HOST_IO_PRODUCERS, NUMPY_PASSTHROUGH_NAMES, NUMPY_REFUSED, REDUCTIONS, TRANSCENDENTAL_UFUNCS } from '../../apis/cupy';
 import { cupyxHasScipyPath, cupyxModuleOf } from '../../apis/cupyx';
@@ -16,6 +36,7 @@ import { callArguments, field, kids, operatorOf, unparen, walk, walkTypes } from
 import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
+import { escapingUse, MemorySharer, memorySharers } from './aliases';
 import { ElementwiseChain, findElementwiseChains, fuseChains } from './fusion';
 import { PER_ELEMENT_ADVICE, perElementPython } from './per-element';
 import { findSliceStencil, stencilCode } from './stencil';
@@ -52,6 +73,18 @@ export interface ArrayCellAnalysis {
   transfers: Map<string, string>;
   /** Names brought back to the host at the end of the cell. */
   bringBack: string[];
+  /**
+   * Inputs updated in place whose host array something else may share (an alias, a view, a
+   * container): updated on a device copy and written back into the same host array at the end
+   * of the cell (`u[...] = cp.asnumpy(u_gpu)`), never rebound.
+   */
+  writeBack: string[];
+  /**
+   * Array inputs copied to the device under a fresh name because another binding, view or
+   * container may share their memory: the host name keeps its host array, so the notebook-wide
+   * plan never makes them resident (they are copied in by each GPU cell that uses them).
+   */
+  hostKept: Set<string>;
   /** Names that live on the device after the rewrite. */
   deviceNames: Set<string>;
   edits: TextEdit[];
@@ -469,6 +502,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const deviceNames = new Set<string>([...localArrays, ...residentInputs]);
   const transfers = new Map<string, string>();
   const rebound = new Set<string>();
+  const writeBack: string[] = [];
+  const hostKept = new Set<string>();
+  /** Per written-back name: what else sees its host array (for the comment and the note). */
+  const sharedWith = new Map<string, MemorySharer>();
   const hostConsumerArgs = collectHostConsumerArgs(root, model, cell, new Set([...localArrays, ...arrayInputs, ...residentInputs]));
   for (const name of arrayInputs) {
     const refsToName = globalReferences(root, name);
@@ -476,7 +513,29 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     if (deviceUses.length === 0) {
       continue;
     }
-    if (plan || facts.writes.has(name) || facts.mutates.has(name)) {
+    // Host aliases (aliases.ts): rebinding `name` to a device array would leave every other
+    // holder of its host memory (`v = u`, a view, a list...) stale once the array is updated in
+    // place, by this cell or (in the plan, where the name would stay on the device) a later one
+    const updated = updatedInCell(root, name, facts.mutates, model);
+    // `u += 1` binds `u` to the same (updated) array; `u = u * 2` to a new one
+    const bindings = facts.assignments.filter(a => a.name === name);
+    const rebinds = facts.writes.has(name) && (bindings.length === 0 || bindings.some(a => !a.augmented));
+    const sharers = (updated || plan) && (updated || !rebinds) ? memorySharers(name, cell, model) : [];
+    if (sharers.length > 0 && (updated || updatedFrom(name, sharers, cell.index, model))) {
+      const stale = sharers.find(s => s.name !== null && s.name !== name && facts.reads.has(s.name));
+      if (updated && rebinds) {
+        refusals.push(`${sharers[0].reason}: this cell both updates \`${name}\` in place and rebinds it, so no write-back into the host array keeps that in step; updating a device copy would leave it stale`);
+      } else if (updated && stale) {
+        refusals.push(`${stale.reason}, and this cell reads \`${stale.name}\`: updating a device copy of \`${name}\` would leave \`${stale.name}\` stale within the cell`);
+      }
+      if (updated) {
+        // the device copy's result goes back into the same host array, at the end of the cell
+        writeBack.push(name);
+        sharedWith.set(name, sharers[0]);
+      }
+      hostKept.add(name);
+      transfers.set(name, claim(freshName(`${name}_gpu`, used)));
+    } else if (plan || facts.writes.has(name) || updated) {
       // rebinding: the name now holds the device array (in the plan, for the rest of the notebook)
       rebound.add(name);
       transfers.set(name, name);
@@ -530,8 +589,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
     for (const r of globalReferences(root, name)) {
       const hostArg = hostConsumerArgs.find(arg => isInside(r, arg));
-      if (hostArg && isBareOrHostSafe(hostArg, name)) {
-        continue;
+      if (hostArg && isBareOrHostSafe(hostArg, name) && !writeBack.includes(name)) {
+        continue; // the host original, unless the cell updates it (then only the device copy is current)
       }
       edits.push(replace(r.startIndex, r.endIndex, dev));
     }
@@ -548,7 +607,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     if (!arrayValued) {
       continue;
     }
-    if (mentions(arg, localDevice) || (mentions(arg, transferredReadOnly) && !isBareOrHostSafe(arg, arg.text))) {
+    if (mentions(arg, localDevice) || (mentions(arg, transferredReadOnly) && (!isBareOrHostSafe(arg, arg.text) || writeBack.includes(arg.text)))) {
       const scalar = v.kind === 'ndarray' && v.shape !== undefined && v.shape.length === 0;
       edits.push(insert(arg.startIndex, scalar ? 'float(' : `${cp}.asnumpy(`), insert(arg.endIndex, ')'));
       hostCopies += 1;
@@ -578,7 +637,19 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       bringBack.push(name);
     }
   }
-  if (bringBack.length > 0) {
+  // `x = cp.asnumpy(x)` makes a new host array: what the cell made share `x` (`v = x`,
+  // `d = {"x": x}`) keeps the device array, told apart once a later cell updates either. The plan
+  // brings arrays back one by one at host cells, so there every device array counts.
+  for (const name of plan ? [...deviceNames].filter(n => !hostKept.has(n)) : bringBack) {
+    const escapes = globalReferences(root, name).map(r => escapingUse(r, model)).filter(e => e !== null);
+    const holders = [name, ...escapes.flatMap(e => (e.named ? e.holders : []))];
+    const updatedLater = (h: string): boolean => model.readersAfter(h, cell).some(c => !!c.tree && !!c.facts && updatedInCell(c.tree.rootNode, h, c.facts.mutates, model));
+    if (escapes.length > 0 && holders.some(updatedLater)) {
+      const holder = escapes[0].holders[0];
+      refusals.push(`\`${holder}\` shares \`${name}\`'s memory in this cell and a later cell updates it in place: bringing \`${name}\` back to the host makes a copy that \`${holder}\` does not share`);
+    }
+  }
+  if (bringBack.length + writeBack.length > 0) {
     const { at, before } = epilogueOffset(root, cell.source);
     const lines = bringBack
       .map(n => {
@@ -589,8 +660,16 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
         // a full reduction leaves a 0-d device array: the host wants a Python number
         return v.shape !== undefined && v.shape.length === 0 ? `${n} = ${n}.item()` : `${n} = ${cp}.asnumpy(${n})`;
       })
+      .concat(writeBack.map(n => `${n}[...] = ${cp}.asnumpy(${transfers.get(n)})  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
       .join('\n');
     edits.push(insert(at, before ? `${lines}\n` : `\n${lines}`));
+  }
+  if (writeBack.length > 0) {
+    notes.push(
+      `${writeBack.map(n => `\`${n}\``).join(', ')} ${writeBack.length === 1 ? 'is' : 'are'} updated in place on a device copy and written back into the same host array at the end of the cell (${writeBack.map(n => `\`${n}[...] = ${cp}.asnumpy(${transfers.get(n)})\``).join(', ')}): ${writeBack.map(n => sharedWith.get(n)!.reason).join('; ')}. Rebinding ${writeBack.length === 1 ? 'it' : 'them'} to a new array would leave that stale.`
+    );
+  }
+  if (bringBack.length > 0) {
     notes.push(
       `${bringBack.map(n => `\`${n}\``).join(', ')} ${bringBack.length === 1 ? 'is' : 'are'} read by later cells, so the candidate copies ${bringBack.length === 1 ? 'it' : 'them'} back to the host; the notebook-wide plan can keep ${bringBack.length === 1 ? 'it' : 'them'} on the device instead.`
     );
@@ -696,7 +775,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
 
   // 5. Work, for the cost model.
-  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, bringBack, hostOnly);
+  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, [...bringBack, ...writeBack], hostOnly);
   // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
   work.deviceToHostBytes += hostCopyBytes;
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
@@ -758,6 +837,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     randomCalls,
     transfers,
     bringBack,
+    writeBack,
+    hostKept,
     deviceNames,
     edits,
     candidate,
@@ -929,6 +1010,69 @@ function epilogueOffset(root: SyntaxNode, source: string): { at: number; before:
 /** Is `arg` just the host name itself (so the host original can be passed, no copy back)? */
 function isBareOrHostSafe(arg: SyntaxNode, name: string): boolean {
   return unparen(arg).type === 'identifier' && unparen(arg).text === name;
+}
+
+/** NumPy functions that write into their first argument. */
+const NUMPY_WRITES_FIRST_ARGUMENT = /^numpy\.(copyto|put|place|putmask|fill_diagonal|put_along_axis|random\.shuffle)$/;
+
+/**
+ * Does the cell change the array `name` holds in place: `u[...] = v`, `u += 1`, `u.sort()`
+ * (the cell's `mutates`), `out=u`, `np.copyto(u, ...)`, or through a view it binds from it
+ * (`w = u[1:-1]; w[...] = 0`, `for row in u: row[:] = 0`)?
+ */
+export function updatedInCell(root: SyntaxNode, name: string, mutates: ReadonlySet<string>, model: NotebookModel): boolean {
+  if (mutates.has(name)) {
+    return true;
+  }
+  for (const r of globalReferences(root, name)) {
+    const p = r.parent;
+    if (p?.type === 'keyword_argument' && field(p, 'name')?.text === 'out' && field(p, 'value')?.id === r.id) {
+      return true;
+    }
+    const call = p?.type === 'argument_list' ? p.parent : null;
+    const fn = call ? field(call, 'function') : null;
+    if (call && fn && callArguments(call).positional[0]?.id === r.id && NUMPY_WRITES_FIRST_ARGUMENT.test(model.qualifiedName(fn) ?? '')) {
+      return true;
+    }
+    const e = escapingUse(r, model);
+    if (e?.kind === 'alias' && e.holders.some(h => h !== name && mutates.has(h))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether the memory `name` shares with `sharers` may be updated in place from cell `from` on
+ * (by any cell at or after it, through `name` or a named sharer): then a copy of it is told
+ * apart from the array itself. A sharer with no name (a call that kept it, a function that
+ * returns it, an unknown origin) may be updated anywhere: yes. Reads every cell: for the
+ * notebook-wide plan, not for a rule's per-cell analysis.
+ */
+export function updatedFrom(name: string, sharers: readonly MemorySharer[], from: number, model: NotebookModel): boolean {
+  if (sharers.some(s => s.name === null)) {
+    return true;
+  }
+  const names = [name, ...sharers.map(s => s.name as string)];
+  return model.cells.some(
+    c => c.index >= from && !!c.tree && !!c.facts && names.some(n => c.facts!.reads.has(n) || c.facts!.mutates.has(n)) && names.some(n => updatedInCell(c.tree!.rootNode, n, c.facts!.mutates, model))
+  );
+}
+
+/** The write-back line's comment: what else sees the host array. */
+function sharerComment(s: MemorySharer): string {
+  switch (s.kind) {
+    case 'alias':
+    case 'container':
+    case 'view-of':
+      return `${s.holder} shares its memory (cell ${s.cellIndex})`;
+    case 'call':
+      return `${s.holder} may have kept it (cell ${s.cellIndex})`;
+    case 'returned':
+      return `${s.holder} returns it (cell ${s.cellIndex})`;
+    default:
+      return s.cellIndex < 0 ? 'bound outside the notebook, it may be shared' : `it comes from ${s.holder} (cell ${s.cellIndex})`;
+  }
 }
 
 /**
