@@ -795,12 +795,15 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   if (stencil) {
     // one kernel reading the input once and writing the output once replaces what estimateWork
     // counted: zeros_like (one pass, one launch) and the chain (its ops), once; in the loop form
-    // the chain, each step (the slice copy NumPy also makes is not counted, so not subtracted)
+    // the chain, each step; in both, the copy of the result into the slice (2/3 of a pass, one
+    // launch: the kernel writes the output itself), which NumPy still makes (hostPasses)
     const chain = chains.find(c => inStencil(c.node.startIndex, c.node.endIndex));
     const times = timesRun(stencil.expr, model, cell);
     const ops = (chain?.ops ?? stencil.taps) + (stencil.loop ? 0 : 1);
-    work.passes = Math.max(times * (2 / 3), work.passes - times * (ops - 2 / 3));
-    work.launches = Math.max(times, work.launches - times * (ops - 1));
+    // the ops' passes and the copy's 2/3 become the kernel's 2/3 (one read, one write); the ops'
+    // launches and the copy's become one
+    work.passes = Math.max(times * (2 / 3), work.passes - times * ops);
+    work.launches = Math.max(times, work.launches - times * ops);
   }
   let arrayOperators = 0;
   walkTypes(root, OPERATORS, n => {
@@ -1339,6 +1342,18 @@ export function estimateWork(
       return;
     }
     const mult = n.type === 'for_statement' || n.type === 'while_statement' ? times * loopTrips(n, model, cell) : times;
+    if (n.type === 'assignment') {
+      // `u[1:-1, 1:-1] = <array expression>`: NumPy evaluates the expression into a temporary,
+      // then copies it into the slice (one more read and write of the slice: 2/3 of a pass).
+      // CuPy does the same (its kernels return a new array; `__setitem__` copies it); the slice
+      // stencils, which write their output directly, take it off again (analyseArrayCell).
+      const copy = sliceAssignmentCopy(n, model, cell);
+      if (copy) {
+        consider(copy);
+        work.passes += times * (2 / 3) * fraction(copy, largest);
+        work.launches += times;
+      }
+    }
     if (n.type === 'binary_operator' || n.type === 'augmented_assignment') {
       const v = n.type === 'binary_operator' ? model.inferValue(n, cell) : model.inferValue(field(n, 'left') ?? n, cell);
       consider(v);
@@ -1487,6 +1502,29 @@ export function estimateWork(
     }
     return Math.min(1, v.size / big.size);
   }
+}
+
+/**
+ * The slice a computed array is copied into (`u[1:-1, 1:-1] = 0.25 * (...)`, `lap[1:-1] = f(x)`),
+ * or null: a scalar fill (`u[0, :] = 1.0`) or a plain copy (`u[1:] = v`, `u[:] = v[::2]`) makes
+ * no temporary, and neither does an assignment to a name.
+ */
+export function sliceAssignmentCopy(n: SyntaxNode, model: NotebookModel, cell: CellModel): ValueInfo | null {
+  const left = field(n, 'left');
+  const right = field(n, 'right');
+  if (left?.type !== 'subscript' || !right) {
+    return null;
+  }
+  const r = unparen(right);
+  if (r.type === 'identifier' || r.type === 'subscript' || r.type === 'attribute' || r.type === 'integer' || r.type === 'float') {
+    return null;
+  }
+  const value = model.inferValue(r, cell);
+  if (value.kind !== 'ndarray' || (value.shape !== undefined && value.shape.length === 0)) {
+    return null;
+  }
+  const target = model.inferValue(left, cell);
+  return target.kind === 'ndarray' && target.size !== undefined ? target : value;
 }
 
 /**
