@@ -337,6 +337,13 @@ export interface WorkEstimate {
   sparseNonZeros?: number;
   /** Non-zeros of SciPy matrices the cell converts to the device (sorted again on the device). */
   sparseNonZerosFromHost?: number;
+  /**
+   * The part of `passes` that one-pass stencil `RawKernel`s make (one reads its input once and
+   * writes its output once: 2/3 of a pass per run); the device streams it at
+   * `STENCIL_BANDWIDTH_EFFICIENCY`, the rest of `passes` at `KERNEL_BANDWIDTH_EFFICIENCY`.
+   * Default 0; counted at most up to `passes`.
+   */
+  stencilPasses?: number;
   /** Kernels the cell itself defines (compiled at its first run, not in the resident form). */
   kernelsDefined?: number;
   /**
@@ -348,10 +355,21 @@ export interface WorkEstimate {
 }
 
 /**
- * Share of the copy bandwidth an elementwise kernel reaches (measured: a fused chain ran at
- * ~2,400 GB/s against a ~4,100 GB/s device copy).
+ * Share of the copy bandwidth an elementwise kernel reaches: the fused chain (elementwise_chain's
+ * typed ElementwiseKernel, 1.2 GB) ran at 60% of the H200's copy ceiling in bench run 5 (489 µs)
+ * and 59% in run 6 (bench/RESULTS.md).
  */
 export const KERNEL_BANDWIDTH_EFFICIENCY = 0.6;
+
+/**
+ * Share of the copy bandwidth a one-pass stencil `RawKernel` reaches (GPU103's slice stencil, 8
+ * rows per thread; `WorkEstimate.stencilPasses`): stencil_slices (8192^2 float32, 0.54 GB read
+ * once and written once) ran at 72% of the H200's copy ceiling in the bench's cell in run 5
+ * (183 µs, launch included) and 74% in run 6 (176 µs); the diagnostics read 79% and 76% for the
+ * engine's cell, 84% and 83% for the kernel launched back to back (bench/RESULTS.md). The bench
+ * cell's lower figure, as the chain's is.
+ */
+export const STENCIL_BANDWIDTH_EFFICIENCY = 0.72;
 
 /** Bytes streamed per elementwise pass, in units of the array size (2 reads + 1 write). */
 export const STREAMS_PER_PASS = 3;
@@ -372,8 +390,8 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
   let reason = cell.reason;
   if (speedup < NOT_A_SPEEDUP && fitsOnDevice(cell.bytes, device) && residentSpeedup >= NOT_A_SPEEDUP && cell.transferSeconds > 0) {
     reason =
-      `${formatBytes(cell.bytes)}: not a speedup as a single cell (${formatSpeedup(speedup)}): copying its inputs to the device` +
-      `${work.deviceToHostBytes > 0 ? ' and its results back' : ''} takes ${formatSeconds(cell.transferSeconds)}` +
+      `${formatBytes(cell.bytes)}: not a speedup as a single cell (${formatSpeedup(speedup)}): copying ${copied(work)} ` +
+      `takes ${formatSeconds(cell.transferSeconds)}` +
       `${(work.sparseNonZerosFromHost ?? 0) > 0 ? ' (and the converted matrix is sorted again on the device)' : ''}, ` +
       `the whole cell ${formatSeconds(cell.gpuSeconds)} against ${formatSeconds(cell.cpuSeconds)} on the CPU; ` +
       `it pays only with the data kept on the device across cells ` +
@@ -391,6 +409,14 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
     residentSpeedup,
     ...predictedFor(device, work)
   };
+}
+
+/** What a single cell copies, in words: its inputs to the device, its results back, or both. */
+function copied(work: WorkEstimate): string {
+  if (work.hostToDeviceBytes > 0 && work.deviceToHostBytes > 0) {
+    return 'its inputs to the device and its results back';
+  }
+  return work.hostToDeviceBytes > 0 ? 'its inputs to the device' : 'its results back to the host';
 }
 
 /** The cell inside the whole-notebook rewrite: data on the device, kernels defined once. */
@@ -425,6 +451,7 @@ interface Estimate {
 function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const bytes = work.elements * work.itemBytes;
   const streamed = bytes * STREAMS_PER_PASS * work.passes;
+  const stencilStreamed = bytes * STREAMS_PER_PASS * Math.min(work.passes, Math.max(0, work.stencilPasses ?? 0));
   // BLAS's figure is for float32; float64 runs at half the rate
   const hostFlops = (device.hostFlops ?? MEASURED_H200.hostMatmulFlops) / (work.itemBytes >= 8 ? 2 : 1);
   const deviceFlops = device.deviceFlops ?? DEFAULT_DEVICE_PROFILE.deviceFlops ?? 4e13;
@@ -453,7 +480,8 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const transferSeconds = work.hostToDeviceBytes / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead;
   const computeSeconds =
     work.launches * device.launchOverhead +
-    streamed / (device.deviceBandwidth * KERNEL_BANDWIDTH_EFFICIENCY) +
+    (streamed - stencilStreamed) / (device.deviceBandwidth * KERNEL_BANDWIDTH_EFFICIENCY) +
+    stencilStreamed / (device.deviceBandwidth * STENCIL_BANDWIDTH_EFFICIENCY) +
     work.flops / deviceFlops +
     nonZeros * rates.deviceSparseSecondsPerNonZero +
     (work.sparseNonZerosFromHost ?? 0) * rates.deviceSparseCanonicaliseSecondsPerNonZero +

@@ -1,4 +1,12 @@
-import { DEFAULT_DEVICE_PROFILE, predict, predictResident, WorkEstimate } from '../../src/analysis/costmodel';
+import {
+  DEFAULT_DEVICE_PROFILE,
+  KERNEL_BANDWIDTH_EFFICIENCY,
+  NOT_A_SPEEDUP,
+  predict,
+  predictResident,
+  STENCIL_BANDWIDTH_EFFICIENCY,
+  WorkEstimate
+} from '../../src/analysis/costmodel';
 
 const chain = (elements: number, transfers: boolean): WorkEstimate => ({
   elements,
@@ -65,5 +73,85 @@ describe('cost model', () => {
   it('flags working sets that do not fit in device memory', () => {
     const p = predict({ ...chain(60_000_000_000, false), itemBytes: 4 }, DEFAULT_DEVICE_PROFILE);
     expect(p.reason).toMatch(/does not fit/);
+  });
+});
+
+describe('what a single cell that does not pay copies', () => {
+  // a light pass over 400 MB: the copies, whichever way they go, outweigh it
+  const light = (hostToDeviceBytes: number, deviceToHostBytes: number): WorkEstimate => ({
+    elements: 50_000_000,
+    itemBytes: 8,
+    passes: 1,
+    transcendentalOps: 0,
+    flops: 0,
+    launches: 1,
+    hostToDeviceBytes,
+    deviceToHostBytes
+  });
+
+  it('inputs in and results back', () => {
+    const p = predict(light(4e8, 4e8));
+    expect(p.speedup).toBeLessThan(NOT_A_SPEEDUP);
+    expect(p.reason).toMatch(/not a speedup as a single cell \(.*\): copying its inputs to the device and its results back takes /);
+  });
+
+  it('inputs only: nothing said of results', () => {
+    // two 400 MB inputs in, nothing back
+    const p = predict(light(8e8, 0));
+    expect(p.speedup).toBeLessThan(NOT_A_SPEEDUP);
+    expect(p.reason).toMatch(/not a speedup as a single cell \(.*\): copying its inputs to the device takes /);
+    expect(p.reason).not.toMatch(/results/);
+  });
+
+  it('results only (made on the device): nothing said of inputs', () => {
+    const p = predict(light(0, 4e8));
+    expect(p.speedup).toBeLessThan(NOT_A_SPEEDUP);
+    expect(p.reason).toMatch(/not a speedup as a single cell \(.*\): copying its results back to the host takes /);
+    expect(p.reason).not.toMatch(/inputs/);
+  });
+});
+
+describe('stencil kernels', () => {
+  // stencil_slices at 8192^2 float32: one RawKernel reads the grid once and writes it once
+  const n = 8192 * 8192;
+  const grid = n * 4;
+  const h200 = DEFAULT_DEVICE_PROFILE;
+  const work = (passes: number, stencilPasses?: number): WorkEstimate => ({
+    elements: n,
+    itemBytes: 4,
+    passes,
+    transcendentalOps: 0,
+    flops: 0,
+    launches: 1,
+    hostToDeviceBytes: 0,
+    deviceToHostBytes: 0,
+    ...(stencilPasses === undefined ? {} : { stencilPasses })
+  });
+
+  it('streams at the one-pass stencil kernel\'s measured share of the copy bandwidth (0.72, the H200 bench cell)', () => {
+    expect(STENCIL_BANDWIDTH_EFFICIENCY).toBe(0.72);
+    const p = predictResident(work(2 / 3, 2 / 3));
+    expect(p.gpuSeconds).toBeCloseTo(h200.launchOverhead + (2 * grid) / (h200.deviceBandwidth * 0.72), 12);
+    // the bench's cell took 183 µs (RESULTS.md, run 5)
+    expect(p.gpuSeconds).toBeGreaterThan(150e-6);
+    expect(p.gpuSeconds).toBeLessThan(200e-6);
+  });
+
+  it('other kernels stay at the fused chain\'s 60%; a cell with both prices each at its own', () => {
+    expect(KERNEL_BANDWIDTH_EFFICIENCY).toBe(0.6);
+    const plain = predictResident(work(2 / 3));
+    expect(plain.gpuSeconds).toBeCloseTo(h200.launchOverhead + (2 * grid) / (h200.deviceBandwidth * 0.6), 12);
+    const mixed = predictResident(work(2, 2 / 3));
+    expect(mixed.gpuSeconds).toBeCloseTo(
+      h200.launchOverhead + (4 * grid) / (h200.deviceBandwidth * 0.6) + (2 * grid) / (h200.deviceBandwidth * 0.72),
+      12
+    );
+    // the CPU's side is not the kernel's business
+    expect(mixed.cpuSeconds).toBe(predictResident(work(2)).cpuSeconds);
+  });
+
+  it('stencil passes count only within the passes', () => {
+    expect(predictResident(work(2 / 3, 5)).gpuSeconds).toBeCloseTo(predictResident(work(2 / 3, 2 / 3)).gpuSeconds, 12);
+    expect(predictResident(work(1, -1)).gpuSeconds).toBe(predictResident(work(1)).gpuSeconds);
   });
 });
