@@ -328,12 +328,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
 
   // what is built only for a host consumer stays on the host
   const hostOnly = refs.length > 0 ? hostOnlyExpressions(root, model, cell) : [];
-  {
-    if (hostOnly.length > 0) {
-      for (const r of refs) {
-        if (r.action === 'cupy' && hostOnly.some(e => isInside(r.node, e))) {
-          r.action = 'keep';
-        }
+  if (hostOnly.length > 0) {
+    for (const r of refs) {
+      if (r.action === 'cupy' && hostOnly.some(e => isInside(r.node, e))) {
+        r.action = 'keep';
       }
     }
   }
@@ -616,11 +614,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
   // iterating over a device array in Python: one small copy per element; iterate on the host
   walkTypes(root, FOR_STATEMENT, n => {
-    {
-      const right = field(n, 'right');
-      if (right && mentions(right, localDevice) && model.inferValue(right, cell).kind === 'ndarray') {
-        edits.push(insert(right.startIndex, `${cp}.asnumpy(`), insert(right.endIndex, ')'));
-      }
+    const right = field(n, 'right');
+    if (right && mentions(right, localDevice) && model.inferValue(right, cell).kind === 'ndarray') {
+      edits.push(insert(right.startIndex, `${cp}.asnumpy(`), insert(right.endIndex, ')'));
     }
     return true;
   });
@@ -818,13 +814,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
   let arrayMethods = 0;
   walkTypes(root, CALL, n => {
-    {
-      const fn = field(n, 'function');
-      const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
-      const method = fn?.type === 'attribute' ? field(fn, 'attribute')?.text ?? '' : '';
-      if (obj && ARRAY_COMPUTE_METHODS.has(method) && mentions(obj, deviceNames) && model.inferValue(obj, cell).kind === 'ndarray') {
-        arrayMethods += 1;
-      }
+    const fn = field(n, 'function');
+    const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+    const method = fn?.type === 'attribute' ? field(fn, 'attribute')?.text ?? '' : '';
+    if (obj && ARRAY_COMPUTE_METHODS.has(method) && mentions(obj, deviceNames) && model.inferValue(obj, cell).kind === 'ndarray') {
+      arrayMethods += 1;
     }
     return true;
   });
@@ -1269,11 +1263,9 @@ function hasDeviceControlFlow(root: SyntaxNode, deviceNames: ReadonlySet<string>
     if (hit) {
       return false;
     }
-    {
-      const cond = field(n, 'condition');
-      if (cond && mentions(cond, deviceNames)) {
-        hit = true;
-      }
+    const cond = field(n, 'condition');
+    if (cond && mentions(cond, deviceNames)) {
+      hit = true;
     }
     return true;
   });
@@ -1283,13 +1275,11 @@ function hasDeviceControlFlow(root: SyntaxNode, deviceNames: ReadonlySet<string>
 function userFunctionCallsWithDeviceArgs(root: SyntaxNode, model: NotebookModel, deviceNames: ReadonlySet<string>): string[] {
   const names = new Set<string>();
   walkTypes(root, CALL, n => {
-    {
-      const fn = field(n, 'function');
-      if (fn?.type === 'identifier' && model.bindings.get(fn.text)?.some(b => b.value.kind === 'function')) {
-        const args = field(n, 'arguments');
-        if (args && mentions(args, deviceNames)) {
-          names.add(fn.text);
-        }
+    const fn = field(n, 'function');
+    if (fn?.type === 'identifier' && model.bindings.get(fn.text)?.some(b => b.value.kind === 'function')) {
+      const args = field(n, 'arguments');
+      if (args && mentions(args, deviceNames)) {
+        names.add(fn.text);
       }
     }
     return true;
