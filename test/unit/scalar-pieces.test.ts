@@ -3,6 +3,7 @@
  * computes them first, and NumPy (NEP 50) casts the result once to the array's dtype, unless it
  * is a NumPy scalar that promotes the array (float64 with a float32 array).
  */
+import { analyzeNotebook } from '../../src/analysis/engine';
 import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
 import { kernelTakesScalar, scalarKind, scalarPiece, ScalarKind } from '../../src/analysis/rules/arrays/fusion';
@@ -74,5 +75,36 @@ describe('kernelTakesScalar', () => {
     expect(scalarKind({ kind: 'scalar', value: 0.1, dtype: 'float64', origin: 'literal' })).toBe('python');
     expect(scalarKind({ kind: 'scalar', dtype: 'float64', origin: 'inferred' })).toBe('unknown');
     expect(scalarKind({ kind: 'ndarray', dtype: 'float64', origin: 'inferred' })).toBeNull();
+  });
+});
+
+describe('a chain a scalar keeps from its typed kernel', () => {
+  const setup = 'import numpy as np\nrng = np.random.default_rng(1)\nu = rng.random(20_000_000, dtype=np.float32)\ndt = f()';
+  const notesOf = (runtime: Record<string, RuntimeValueInfo>): { candidate: string; notes: string[] } => {
+    const s = analyzeNotebook(cellsOf(setup, 'v = dt * 0.5 * u * u + 0.3'), { runtime }).suggestions.find(x => x.rule === 'GPU103')!;
+    return { candidate: s.candidate, notes: s.notes };
+  };
+
+  it('says so: a NumPy float64 scalar with float32 arrays (NumPy computes float64)', () => {
+    const s = notesOf({ dt: { type: 'numpy.float64', dtype: 'float64', shape: [] } });
+    expect(s.candidate).toContain('@cp.fuse()');
+    expect(s.notes.join('\n')).toMatch(/`dt \* 0\.5` is a NumPy scalar other than float32.*float64/);
+  });
+
+  it('says so: a scalar the analysis cannot tell from a NumPy one', () => {
+    const s = notesOf({});
+    expect(s.candidate).toContain('@cp.fuse()');
+    expect(s.notes.join('\n')).not.toMatch(/NumPy scalar other than/);
+    const unknown = analyzeNotebook(cellsOf(`${setup}\nh = float(f())`, 'v = h * 0.5 * u * u + 0.3')).suggestions.find(x => x.rule === 'GPU103')!;
+    expect(unknown.notes.join('\n')).toMatch(/cannot tell whether `h \* 0\.5` is a Python number/);
+  });
+
+  it('is typed, without such a note, for a Python float or a NumPy float32', () => {
+    for (const rt of [{ type: 'float' }, { type: 'numpy.float32', dtype: 'float32', shape: [] }]) {
+      const s = notesOf({ dt: rt });
+      expect(s.candidate).toContain("'float32 arg0, float32 u', 'float32 v'");
+      expect(s.candidate).toContain('v_kernel(dt * 0.5, u_gpu)');
+      expect(s.notes.join('\n')).not.toMatch(/typed kernel|float32 kernel/);
+    }
   });
 });

@@ -124,6 +124,8 @@ export const fuseElementwise: Rule = {
         a.stencil
           ? 'The kernel is compiled on its first call (NVRTC, then cached by CuPy in memory and on disk); the A/B run reports that first run separately. It is compiled with --fmad=false to keep NumPy\'s rounding.'
           : 'The kernel is compiled on its first call (then cached by CuPy in memory and on disk); the A/B run reports that first run separately.',
+        // a scalar that keeps a chain from its typed kernel (a NumPy float64 one, one of unknown kind)
+        ...chains.flatMap(c => (c.untyped ? [c.untyped] : [])),
         ...(reductions > 0
           ? [
               'Counts and extrema equal NumPy\'s exactly only when the element uses `+ - * /`, `sqrt` and comparisons (correctly rounded on both sides; the kernel is compiled with --fmad=false): CUDA\'s `exp`, `log`, `pow` and trig differ from NumPy\'s by an ulp or so, which can move a value across a comparison. The launcher raises TypeError if its arrays arrive with another dtype than the one the analysis inferred (rerun the analysis then).'

@@ -58,6 +58,11 @@ export interface ElementwiseChain {
   kernel: ElementwiseKernelSpec | null;
   /** A full reduction over the chain as one typed kernel (reduction-kernel.ts), when it translates. */
   reduce: ReductionKernelSpec | null;
+  /**
+   * Why the chain has no typed kernel when a scalar alone decides it (a NumPy float64 scalar
+   * with float32 arrays, a scalar that may be a NumPy one), for the suggestion's notes.
+   */
+  untyped?: string;
 }
 
 /** A chain written as one typed CuPy ElementwiseKernel. */
@@ -96,12 +101,10 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
     }
     const chain = analyseChain(expr, model, cell, resolveUfunc);
     if (chain && chain.ops >= 3) {
-      chains.push({
-        ...chain,
-        target,
-        kernel: elementwiseKernelFor({ ...chain, target }, model, cell, resolveUfunc),
-        reduce: reductionKernelFor(chain, model, cell, resolveUfunc)
-      });
+      const kernel = elementwiseKernelFor({ ...chain, target }, model, cell, resolveUfunc);
+      const reduce = reductionKernelFor(chain, model, cell, resolveUfunc);
+      const untyped = kernel || reduce ? null : scalarRefusal({ ...chain, target }, model, cell, resolveUfunc);
+      chains.push({ ...chain, target, kernel, reduce, ...(untyped ? { untyped } : {}) });
       return false;
     }
     return true;
@@ -785,7 +788,7 @@ interface TypedParams {
   taken: Set<string>;
 }
 
-function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookModel, cell: CellModel): TypedParams | null {
+function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookModel, cell: CellModel, anyScalar = false): TypedParams | null {
   let dtype: 'float32' | 'float64' | null = null;
   const taken = new Set<string>();
   const cNames = new Map<string, string>();
@@ -814,7 +817,33 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
   // a NumPy float64 (or int64...) scalar makes NumPy's result float64: no float32 kernel; a
   // scalar that may be either a Python number or a NumPy scalar gets no typed kernel at all
   const d: 'float32' | 'float64' | null = dtype;
-  return d && scalars.every(k => kernelTakesScalar(k, d)) ? { dtype: d, decls, cNames, taken } : null;
+  return d && (anyScalar || scalars.every(k => kernelTakesScalar(k, d))) ? { dtype: d, decls, cNames, taken } : null;
+}
+
+/**
+ * Why a chain that would otherwise get a typed kernel does not, when its scalars decide it; null
+ * when they do not (another piece has no C form, unknown arrays...).
+ */
+function scalarRefusal(
+  chain: Omit<ElementwiseChain, 'kernel' | 'reduce'>,
+  model: NotebookModel,
+  cell: CellModel,
+  resolveUfunc: (n: SyntaxNode) => string | null
+): string | null {
+  if (!elementwiseKernelFor(chain, model, cell, resolveUfunc, true) && !reductionKernelFor(chain, model, cell, resolveUfunc, true)) {
+    return null;
+  }
+  const t = typedParams(chain, model, cell, true);
+  for (const p of chain.params) {
+    const piece = model.inferValue(p.node, cell).kind === 'ndarray' ? null : scalarPiece(p.node, model, cell);
+    if (!t || !piece || kernelTakesScalar(piece.kind, t.dtype)) {
+      continue;
+    }
+    return piece.kind === 'real'
+      ? `\`${p.node.text}\` is a NumPy scalar other than float32, which NumPy 2 does not cast to the arrays' float32 (NEP 50): it computes this chain in float64, so the chain gets no float32 kernel (a \`@cp.fuse()\` function typed from the values it is given instead).`
+      : `The analysis cannot tell whether \`${p.node.text}\` is a Python number (cast to the arrays' ${t.dtype}) or a NumPy scalar (a NumPy float64 makes NumPy compute in float64), so the chain gets no typed kernel (a \`@cp.fuse()\` function typed from the values it is given instead); running the cell first lets the kernel report tell.`;
+  }
+  return null;
 }
 
 const C_COMPARISONS = new Set(['<', '<=', '>', '>=', '==', '!=']);
@@ -940,12 +969,13 @@ export function elementwiseKernelFor(
   chain: Omit<ElementwiseChain, 'kernel' | 'reduce'>,
   model: NotebookModel,
   cell: CellModel,
-  resolveUfunc: (n: SyntaxNode) => string | null
+  resolveUfunc: (n: SyntaxNode) => string | null,
+  anyScalar = false
 ): ElementwiseKernelSpec | null {
   if (chain.reduction) {
     return null;
   }
-  const t = typedParams(chain, model, cell);
+  const t = typedParams(chain, model, cell, anyScalar);
   if (!t || chain.value.kind !== 'ndarray' || floatCType(chain.value.dtype) !== t.dtype) {
     return null;
   }
@@ -969,13 +999,14 @@ export function reductionKernelFor(
   chain: Omit<ElementwiseChain, 'kernel' | 'reduce' | 'target'>,
   model: NotebookModel,
   cell: CellModel,
-  resolveUfunc: (n: SyntaxNode) => string | null
+  resolveUfunc: (n: SyntaxNode) => string | null,
+  anyScalar = false
 ): ReductionKernelSpec | null {
   const reduction = chain.reduction ? TYPED_REDUCTIONS.get(chain.reduction) : undefined;
   if (!reduction || !chain.reduced) {
     return null;
   }
-  const t = typedParams(chain, model, cell);
+  const t = typedParams(chain, model, cell, anyScalar);
   if (!t) {
     return null;
   }
