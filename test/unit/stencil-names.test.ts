@@ -62,3 +62,13 @@ describe('the rewrite\'s names avoid match captures and except targets', () => {
     expect(mine?.candidate).toContain('u_grid2, u_rows2, u_cols, u_r2 = u_stencil(u_src2, u_dst2, r)');
   });
 });
+
+describe('a scalar argument named like the launcher', () => {
+  it('does not take the launcher\'s name (u_stencil) for its loop variable', () => {
+    const setup = SETUP.replace('r = 0.2', 'stencil = 0.2');
+    const loop = LOOP.replace('+ r * (', '+ stencil * (');
+    const s = analyzeNotebook(cellsOf(setup, loop)).suggestions.find(x => x.rule === 'GPU103' && x.cellIndex === 1)!;
+    expect(s.candidate).toContain('u_grid, u_rows, u_cols, u_stencil_arg = u_stencil(u_src, u_dst, stencil)');
+    expect(s.candidate).toContain('def u_stencil(u, out, stencil):');
+  });
+});

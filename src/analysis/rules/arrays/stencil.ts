@@ -226,11 +226,14 @@ export type FreshName = (base: string) => string;
 
 /**
  * Until every caller passes its own: the first of `base`, `base2`... that no cell binds, imports,
- * writes or reads, and that this stencil has not taken.
+ * writes or reads and that this stencil has not taken. A base the caller picks from after
+ * (`reserved`: the launcher `<array>_stencil<k>` and its `_kernel`, which the loop variable of a
+ * scalar named `stencil` would otherwise meet) gets `_arg` first.
  */
-function notebookFreshNames(model: NotebookModel): FreshName {
+function notebookFreshNames(model: NotebookModel, reserved: RegExp): FreshName {
   const taken = new Set<string>();
-  return base => {
+  return wanted => {
+    const base = reserved.test(wanted) ? `${wanted}_arg` : wanted;
     let name = base;
     for (let k = 2; taken.has(name) || model.bindings.has(name) || model.aliases.has(name) || model.writers(name).length > 0 || model.readers(name).length > 0; k++) {
       name = `${base}${k}`;
@@ -276,7 +279,7 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
     return null;
   }
   // the loop variable is bound in the cell: the caller's names never take it
-  const fresh = freshName ?? notebookFreshNames(model);
+  const fresh = freshName ?? notebookFreshNames(model, new RegExp(`^${array.text}_stencil\\d*(_kernel)?$`));
   const named = (base: string): string => fresh(`${array.text}_${base}`);
   const current = named('src');
   const spare = named('dst');
