@@ -36,6 +36,8 @@ type Diagnostic = AnalysisResult['diagnostics'][number];
 /** The rules' outcomes for one cell, and what they read of the notebook to get them. */
 interface CellOutcomes {
   cell: CellModel;
+  /** The last update that used these outcomes (`NotebookAnalyzer.round`). */
+  round: number;
   index: number;
   reads: ModelReads;
   suggestions: Suggestion[];
@@ -47,10 +49,17 @@ export class NotebookAnalyzer {
   private readonly cache: CellCache;
   private options: AnalyzerOptions;
   private lastModel: NotebookModel | null = null;
+  /** Each code cell's outcomes, by cell id (kept between updates, updated in place). */
   private outcomes = new Map<string, CellOutcomes>();
+  private round = 0;
   private rerun: string[] = [];
   /** Cells whose rules ran so far (cached outcomes do not count). */
   ruleRunCount = 0;
+  /**
+   * Where the last update's time went (wall ms): parsing (the cache's look-ups and the
+   * re-parses), building the notebook model, and running the rules (with the engine's bookkeeping).
+   */
+  readonly lastTimings = { parse: 0, model: 0, rules: 0 };
 
   constructor(options: AnalyzerOptions = {}, parser: PythonParser = getParser()) {
     this.cache = new CellCache(parser);
@@ -82,6 +91,7 @@ export class NotebookAnalyzer {
 
   /** Analyses the notebook as it is now. Never throws on bad input: problems become diagnostics. */
   update(cells: CellInput[], runtime: Record<string, RuntimeValueInfo> = {}): AnalysisResult {
+    const t0 = performance.now();
     const diagnostics: AnalysisResult['diagnostics'] = [];
     const models: CellModel[] = [];
     for (const input of cells) {
@@ -101,8 +111,10 @@ export class NotebookAnalyzer {
         diagnostics.push({ cellId: input.id, cellIndex: input.index, message: `could not parse: ${(e as Error).message}` });
       }
     }
-    this.cache.retain(new Set(cells.map(c => c.id)));
+    this.cache.sweep();
+    const t1 = performance.now();
     const model = new NotebookModel(models, runtime, this.lastModel ?? undefined);
+    const t2 = performance.now();
     const changes = model.changes;
     if (!changes) {
       this.outcomes.clear();
@@ -120,7 +132,7 @@ export class NotebookAnalyzer {
 
     const suggestions: Suggestion[] = [];
     const refusals: Refusal[] = [];
-    const kept = new Map<string, CellOutcomes>();
+    const round = ++this.round;
     this.rerun = [];
     for (const cell of models) {
       if (cell.kind !== 'code' || !cell.tree || cell.syntaxError || cell.abCell) {
@@ -129,15 +141,24 @@ export class NotebookAnalyzer {
       let out = this.outcomes.get(cell.id);
       if (!out || !changes || !stillValid(out, cell, changes)) {
         out = runRules(cell, model, rules, ruleOptions);
+        this.outcomes.set(cell.id, out);
         this.rerun.push(cell.id);
         this.ruleRunCount += 1;
       }
-      kept.set(cell.id, out);
+      out.round = round;
       suggestions.push(...out.suggestions);
       refusals.push(...out.refusals);
       diagnostics.push(...out.diagnostics);
     }
-    this.outcomes = kept;
+    // the outcomes of cells that are gone (or no longer analysed) go
+    this.outcomes.forEach((out, id) => {
+      if (out.round !== round) {
+        this.outcomes.delete(id);
+      }
+    });
+    this.lastTimings.parse = t1 - t0;
+    this.lastTimings.model = t2 - t1;
+    this.lastTimings.rules = performance.now() - t2;
     return { suggestions, refusals, diagnostics };
   }
 }
@@ -163,7 +184,7 @@ function stillValid(out: CellOutcomes, cell: CellModel, changes: ModelChanges): 
 
 /** Runs the rules on one cell, recording what they read of the rest of the notebook. */
 function runRules(cell: CellModel, model: NotebookModel, rules: readonly Rule[], ruleOptions: RuleOptions): CellOutcomes {
-  const out: CellOutcomes = { cell, index: cell.index, reads: emptyReads(), suggestions: [], refusals: [], diagnostics: [] };
+  const out: CellOutcomes = { cell, round: 0, index: cell.index, reads: emptyReads(), suggestions: [], refusals: [], diagnostics: [] };
   model.track(out.reads, () => model.memoized(() => {
     const shared = new Map<string, unknown>();
     const claimed = new Set<RuleFamily>();

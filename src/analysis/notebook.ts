@@ -47,11 +47,14 @@ export interface CellModel {
 interface CacheEntry {
   source: string;
   cell: CellModel;
+  /** The `sweep` round the entry was last asked for in. */
+  round: number;
 }
 
 /** Parses cells, caching by id and source. */
 export class CellCache {
   private entries = new Map<string, CacheEntry>();
+  private round = 0;
 
   constructor(private readonly parser: PythonParser) {}
 
@@ -59,15 +62,34 @@ export class CellCache {
   get(input: CellInput): CellModel {
     const hit = this.entries.get(input.id);
     if (hit && hit.source === input.source && hit.cell.kind === input.kind) {
-      hit.cell.index = input.index;
+      // written only when it moves: V8 treats a field never rewritten as a constant, and the
+      // first rewrite of any cell's index throws away the optimised code of whatever reads one
+      if (hit.cell.index !== input.index) {
+        hit.cell.index = input.index;
+      }
+      hit.round = this.round;
       return hit.cell;
     }
     if (hit?.cell.tree) {
       hit.cell.tree.delete();
     }
     const cell = parseCell(this.parser, input);
-    this.entries.set(input.id, { source: input.source, cell });
+    this.entries.set(input.id, { source: input.source, cell, round: this.round });
     return cell;
+  }
+
+  /**
+   * Frees the trees of the cells not asked for (`get`) since the last sweep: after one `get` per
+   * cell of the notebook, the cells that are gone (`retain` without the set of ids).
+   */
+  sweep(): void {
+    const round = this.round++;
+    this.entries.forEach((entry, id) => {
+      if (entry.round !== round) {
+        entry.cell.tree?.delete();
+        this.entries.delete(id);
+      }
+    });
   }
 
   /** Frees the trees of cells that are gone. */
@@ -314,12 +336,12 @@ export class NotebookModel {
   private readonly rt: Readonly<Record<string, RuntimeValueInfo>>;
   private reads: ModelReads | null = null;
   private runtimeView: Readonly<Record<string, RuntimeValueInfo>> | null = null;
-  private readonly usersIndex: Map<string, NameUsers>;
+  private readonly usersIndex: UsersIndex;
 
   /** What differs from the model this one was built after (null: no earlier model, or not comparable). */
   readonly changes: ModelChanges | null;
-  /** Each cell's bindings and what computing them read (reused by the next model). */
-  private readonly perCell = new Map<string, CellBindings>();
+  /** Each cell's bindings and what computing them read, by position (reused by the next model). */
+  private readonly perCell: CellBindings[] = [];
 
   /**
    * `prev`, an earlier model of the same notebook, makes construction incremental: a cell whose
@@ -355,12 +377,16 @@ export class NotebookModel {
       }
     }
     const bindings = this.bindings as BindingMap;
-    for (const cell of cells) {
-      const old = comparable ? prev.perCell.get(cell.id) : undefined;
+    for (let k = 0; k < cells.length; k++) {
+      const cell = cells[k];
+      // comparable: the same ids in the same order
+      const old = comparable ? prev.perCell[k] : undefined;
       let rec: CellBindings;
       if (old && old.cell === cell && old.index === cell.index && old.deps && !intersects(old.deps, dirty)) {
         rec = old;
-        old.entries.forEach(b => bindings.add(b));
+        for (let j = 0; j < old.entries.length; j++) {
+          bindings.add(old.entries[j]);
+        }
       } else {
         const reads = emptyReads();
         const entries = cell.facts ? this.track(reads, () => this.bindCell(cell)) : [];
@@ -369,23 +395,30 @@ export class NotebookModel {
           markChanged(old?.entries ?? [], entries, dirty);
         }
       }
-      this.perCell.set(cell.id, rec);
+      this.perCell.push(rec);
     }
-    this.usersIndex = buildUsers(cells);
     if (comparable) {
+      // the names the changed cells (before and after the change) read or write; no other
+      // name's readers or writers differ, unless a cell kept but renumbered (then all are rebuilt)
       const users = new Set<string>();
-      cells.forEach((cell, k) => {
+      let renumbered = false;
+      for (let k = 0; k < cells.length; k++) {
+        const cell = cells[k];
         const before = prev.cellList[k];
         if (before !== cell) {
-          for (const facts of [before.facts, cell.facts]) {
-            facts?.reads.forEach(n => users.add(n));
-            facts?.writes.forEach(n => users.add(n));
-          }
+          before.facts?.reads.forEach(n => users.add(n));
+          before.facts?.writes.forEach(n => users.add(n));
+          cell.facts?.reads.forEach(n => users.add(n));
+          cell.facts?.writes.forEach(n => users.add(n));
+        } else if (prev.perCell[k].index !== cell.index) {
+          renumbered = true;
         }
-      });
+      }
+      this.usersIndex = renumbered ? new UsersIndex(buildUsers(cells)) : prev.usersIndex.update(cells, users);
       const boundNames = dirty.size > 0 && !sameList(bindings.rawKeys(), (prev.bindings as BindingMap).rawKeys());
       this.changes = { names: dirty, users, boundNames };
     } else {
+      this.usersIndex = new UsersIndex(buildUsers(cells));
       this.changes = prev ? this.changesSince(prev) : null;
     }
   }
@@ -511,8 +544,8 @@ export class NotebookModel {
       }
     }
     const users = new Set<string>();
-    const nowUsers = this.users();
-    const beforeUsers = prev.users();
+    const nowUsers = this.users().all();
+    const beforeUsers = prev.users().all();
     for (const [name, u] of nowUsers) {
       const b = beforeUsers.get(name);
       if (!b || !sameUsers(u, b)) {
@@ -527,7 +560,7 @@ export class NotebookModel {
     return { names, users, boundNames };
   }
 
-  private users(): Map<string, NameUsers> {
+  private users(): UsersIndex {
     return this.usersIndex;
   }
 
@@ -933,35 +966,141 @@ function lastPart(dotted: string): string {
   return dotted.slice(dotted.lastIndexOf('.') + 1);
 }
 
+/** No readers or no writers (shared: an entry's lists are never changed once built). */
+const NO_CELLS: CellModel[] = [];
+
 /** Readers and writers of every name (one pass over the cells' facts). */
 function buildUsers(cells: readonly CellModel[]): Map<string, NameUsers> {
   const index = new Map<string, NameUsers>();
-  const entry = (name: string): NameUsers => {
-    let e = index.get(name);
-    if (!e) {
-      e = { readers: [], writers: [], indices: [] };
-      index.set(name, e);
-    }
-    return e;
-  };
-  // Set.forEach and index loops: no iterator object per name (this runs for every update)
+  // Set.forEach and index loops: no iterator object per name; a name's first reader (writer)
+  // starts an array of one, and most names have one (this runs for every cold update)
   for (let k = 0; k < cells.length; k++) {
     const cell = cells[k];
-    cell.facts?.reads.forEach(name => entry(name).readers.push(cell));
+    cell.facts?.reads.forEach(name => {
+      const e = index.get(name);
+      if (e) {
+        e.readers.push(cell);
+      } else {
+        index.set(name, { readers: [cell], writers: NO_CELLS, indices: NO_INDICES });
+      }
+    });
   }
   for (let k = 0; k < cells.length; k++) {
     const cell = cells[k];
-    cell.facts?.writes.forEach(name => entry(name).writers.push(cell));
+    cell.facts?.writes.forEach(name => {
+      const e = index.get(name);
+      if (!e) {
+        index.set(name, { readers: NO_CELLS, writers: [cell], indices: NO_INDICES });
+      } else if (e.writers === NO_CELLS) {
+        e.writers = [cell];
+      } else {
+        e.writers.push(cell);
+      }
+    });
   }
-  index.forEach(e => {
-    for (let k = 0; k < e.readers.length; k++) {
-      e.indices.push(e.readers[k].index);
-    }
-    for (let k = 0; k < e.writers.length; k++) {
-      e.indices.push(e.writers[k].index);
-    }
-  });
+  index.forEach(setIndices);
   return index;
+}
+
+const NO_INDICES: number[] = [];
+
+/** Fills `e.indices`: each reader's index, then each writer's. */
+function setIndices(e: NameUsers): void {
+  const r = e.readers.length;
+  const indices = new Array<number>(r + e.writers.length);
+  for (let k = 0; k < r; k++) {
+    indices[k] = e.readers[k].index;
+  }
+  for (let k = 0; k < e.writers.length; k++) {
+    indices[r + k] = e.writers[k].index;
+  }
+  e.indices = indices;
+}
+
+/**
+ * Readers and writers by name: a full index (`base`, shared with earlier models) and the entries
+ * rebuilt since it was made (`overlay`; null for a name no cell reads or writes any more). An
+ * update after a small edit then costs the names the edit touched, not a copy of every name.
+ */
+class UsersIndex {
+  constructor(
+    private readonly base: ReadonlyMap<string, NameUsers>,
+    // always a map (an empty one for a full index): look-ups take one path from the first update on
+    private readonly overlay: ReadonlyMap<string, NameUsers | null> = NO_OVERLAY
+  ) {}
+
+  get(name: string): NameUsers | undefined {
+    const e = this.overlay.get(name);
+    if (e !== undefined) {
+      return e ?? undefined;
+    }
+    return this.base.get(name);
+  }
+
+  /** Every entry (a new map when there is an overlay). */
+  all(): ReadonlyMap<string, NameUsers> {
+    if (this.overlay.size === 0) {
+      return this.base;
+    }
+    const all = new Map(this.base);
+    this.overlay.forEach((e, name) => {
+      if (e === null) {
+        all.delete(name);
+      } else {
+        all.set(name, e);
+      }
+    });
+    return all;
+  }
+
+  /**
+   * The index of `cells` given this one, of an earlier model of the same cells (same ids, in
+   * order; the cells both have keep their index), and `touched`, the names the changed cells
+   * read or write (before and after): only those names' entries are rebuilt.
+   */
+  update(cells: readonly CellModel[], touched: ReadonlySet<string>): UsersIndex {
+    if (touched.size > 64 || this.overlay.size + touched.size > MAX_USERS_OVERLAY) {
+      return new UsersIndex(buildUsers(cells));
+    }
+    const overlay = new Map(this.overlay);
+    touched.forEach(name => overlay.set(name, usersOf(cells, name)));
+    return new UsersIndex(this.base, overlay);
+  }
+}
+
+const NO_OVERLAY: ReadonlyMap<string, NameUsers | null> = new Map();
+
+/** Names rebuilt over a shared index before the next update builds a full one. */
+const MAX_USERS_OVERLAY = 256;
+
+/** The readers and writers of one name (null: none), as `buildUsers` would list them. */
+function usersOf(cells: readonly CellModel[], name: string): NameUsers | null {
+  let readers = NO_CELLS;
+  let writers = NO_CELLS;
+  for (let k = 0; k < cells.length; k++) {
+    const facts = cells[k].facts;
+    if (facts === null) {
+      continue;
+    }
+    if (facts.reads.has(name)) {
+      if (readers === NO_CELLS) {
+        readers = [];
+      }
+      readers.push(cells[k]);
+    }
+    if (facts.writes.has(name)) {
+      if (writers === NO_CELLS) {
+        writers = [];
+      }
+      writers.push(cells[k]);
+    }
+  }
+  if (readers === NO_CELLS && writers === NO_CELLS) {
+    return null;
+  }
+  const e: NameUsers = { readers, writers, indices: NO_INDICES };
+  setIndices(e);
+  return e;
 }
 
 function sameIds(a: readonly CellModel[], b: readonly CellModel[]): boolean {

@@ -362,6 +362,12 @@ describe('incremental analysis', () => {
       const incremental = new NotebookModel(models, runtime, prev);
       const fresh = new NotebookModel(models, runtime);
       expect(new Map(incremental.bindings)).toStrictEqual(new Map(fresh.bindings));
+      // readers and writers of every name, the previous model's entries reused where the edit left them
+      const names = new Set(models.flatMap(c => (c.facts ? [...c.facts.reads, ...c.facts.writes] : [])));
+      for (const name of [...names, 'no_such_name']) {
+        const users = (m: NotebookModel): string[][] => [m.readers(name), m.writers(name)].map(cs => cs.map(c => `${c.id}@${c.index}`));
+        expect(users(incremental)).toEqual(users(fresh));
+      }
       // the cheap change summary agrees with the full comparison
       const full = incremental.changesSince(prev);
       if (full && incremental.changes) {
