@@ -353,8 +353,11 @@ export function collectFacts(root: SyntaxNode): CellFacts {
           visit(target, locals);
           if (target.type === 'identifier' && !scope.has(target.text)) {
             facts.writes.add(target.text);
-            written.add(target.text);
-            facts.assignments.push({ name: target.text, value: null, statement, at: statement.endIndex, augmented: false, nested: isNested(statement), deleted: true });
+            // in a function (a name declared global): unbound when it runs, which may be never
+            if (!locals) {
+              written.add(target.text);
+              facts.assignments.push({ name: target.text, value: null, statement, at: statement.endIndex, augmented: false, nested: isNested(statement), deleted: true });
+            }
           } else if (target.type === 'subscript' || target.type === 'attribute') {
             const base = baseName(target);
             if (base && !scope.has(base)) {

@@ -190,6 +190,13 @@ describe('del', () => {
     expect([...f.writes]).toEqual(['f']);
     expect(f.reads.has('t')).toBe(false);
   });
+
+  it('of a name a function declares global: a write, no unbinding the cell can count on', () => {
+    const f = facts('def f():\n    global g\n    del g\nprint(g)');
+    expect([...f.writes].sort()).toEqual(['f', 'g']);
+    expect(f.assignments.map(a => a.name)).toEqual(['f']);
+    expect(f.inputs.has('g')).toBe(true);
+  });
 });
 
 describe('match statements (PEP 634)', () => {
