@@ -11,6 +11,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { parseAnalyzeArgs, readDeviceProfile, UsageError } from '../../src/cli/main';
 import { deviceNote } from '../../src/cli/report';
+import { assertValidReport } from './report-schema';
 
 const ROOT = join(__dirname, '..', '..');
 const NOTEBOOK = join(ROOT, 'test', 'fixtures', 'cli', 'numpy_pipeline.ipynb');
@@ -117,6 +118,7 @@ describe('the command with --device', () => {
   test('the JSON report and the SARIF run say which device the figures are for', () => {
     const l4 = file('l4-json.json', L4);
     const json = JSON.parse(run(['analyze', NOTEBOOK, '--format', 'json', '--device', l4]).stdout);
+    assertValidReport(json);
     expect(json.device).toEqual({ name: 'NVIDIA L4', from_report: true, h200_figures: ['library_flops'] });
     expect(JSON.parse(run(['analyze', NOTEBOOK, '--format', 'json']).stdout).device).toEqual({
       name: 'NVIDIA H200 (measured 2026-11-30)',

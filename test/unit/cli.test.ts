@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'child_process';
 import { existsSync, mkdtempSync, readFileSync, copyFileSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import Ajv from 'ajv';
+import { assertValidReport, validateReportClosed } from './report-schema';
 
 const ROOT = join(__dirname, '..', '..');
 const BUNDLE = join(ROOT, 'python_shim', 'gpuoptimize', 'cli_bundle', 'gpuoptimize.cjs');
@@ -42,16 +42,11 @@ interface ReportJSON {
   }[];
 }
 
-const validateReport = new Ajv({ allErrors: true }).compile(
-  JSON.parse(readFileSync(join(ROOT, 'schema', 'cli', 'report.schema.json'), 'utf8'))
-);
-
+/** The JSON report of `analyze ARGS`, checked against schema/cli/report.schema.json (every field described). */
 function jsonReport(args: string[]): { run: Run; report: ReportJSON } {
   const r = run(['analyze', ...args, '--format', 'json']);
   const report = JSON.parse(r.stdout) as ReportJSON;
-  if (!validateReport(report)) {
-    throw new Error(`report violates the schema: ${JSON.stringify(validateReport.errors)}`);
-  }
+  assertValidReport(report);
   return { run: r, report };
 }
 
@@ -203,6 +198,27 @@ describe('gpuoptimize analyze', () => {
     const found = report.files[0].cells.filter(c => c.suggestions.length > 0).map(c => c.index);
     expect(found).toEqual([nb.cells.length - 1]);
     expect(run(['analyze', nbPath, '--baseline', join(dir, 'missing.json')]).code).toBe(2);
+  });
+
+  test('the JSON report follows schema/cli/report.schema.json, every field described, and says which device its figures are for', () => {
+    // the demo notebook and the fixtures folder: suggestions with notes, diagnostics, skipped and bad files
+    for (const path of [join(ROOT, 'examples', 'demo.ipynb'), FIX]) {
+      const { report } = jsonReport([path]);
+      expect(report.files.some(f => f.cells.some(c => c.suggestions.length > 0))).toBe(true);
+      expect((report as unknown as { device: unknown }).device).toEqual({
+        name: 'NVIDIA H200 (measured 2026-11-30)',
+        from_report: false,
+        h200_figures: ['device_bandwidth', 'copy_rates', 'launch_overhead', 'library_flops']
+      });
+    }
+    // the closed check is not vacuous: a field the schema does not describe fails it
+    const { report } = jsonReport([join(FIX, 'numpy_pipeline.ipynb')]);
+    expect(validateReportClosed({ ...report, extra: 1 })).toBe(false);
+    const s = report.files[0].cells.find(c => c.suggestions.length > 0)!.suggestions[0];
+    expect(validateReportClosed({ ...report, files: [{ ...report.files[0], cells: [{ index: 0, suggestions: [{ ...s, speedup: 2 }] }] }] })).toBe(false);
+    // without a report, the H200's figures are all four
+    expect(validateReportClosed({ ...report, device: { name: 'NVIDIA H200', from_report: false, h200_figures: ['library_flops'] } })).toBe(false);
+    expect(validateReportClosed({ ...report, device: { name: 'NVIDIA L4', from_report: true, h200_figures: ['library_flops'] } })).toBe(true);
   });
 
   test('usage errors exit 2 with the usage text', () => {
