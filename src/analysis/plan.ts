@@ -16,12 +16,22 @@
  * - a host cell that computes with a resident array on the host (loops, NumPy code the rules
  *   refused) brings it back at its top (`x = cp.asnumpy(x)`): the array leaves the device there.
  *
+ * What stays resident must fit in device memory. Before a cell becomes a GPU cell, the arrays on
+ * the device while it runs (the resident set, plus what the cell moves in and makes; sizes from
+ * the notebook model and the kernel's reports, unknown sizes not counted) are checked against
+ * 80% of the device's memory (`fitsOnDevice`: CuPy's memory pool keeps freed blocks cached, an
+ * unfused op makes an array-sized temporary, cuBLAS/cuFFT take workspaces and the CUDA context a
+ * few hundred MB, so a plan that fills the device dies with cudaErrorMemoryAllocation). Over
+ * that, the largest resident arrays the cell does not use go back to the host at its top
+ * (`x = cp.asnumpy(x)`; a later GPU cell moves them in again); if the cell's own arrays still do
+ * not fit, it stays a host cell, with the reason in its change.
+ *
  * `import cupy as cp` is added once, to the first cell that imports something; the kernels the
  * GPU cells use (ElementwiseKernel objects, fused functions, RawKernels) are defined once, in the
  * same cell, right after the imports: a fused function re-created by every execution of its cell
  * would be re-traced every time (references/cupy.md#fusion).
  */
-import { DEFAULT_DEVICE_PROFILE, predictResident } from './costmodel';
+import { DEFAULT_DEVICE_PROFILE, fitsOnDevice, predictResident } from './costmodel';
 import { applyEdits, insert } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
 import { getParser, PythonParser, SyntaxNode } from './parser';
@@ -29,6 +39,7 @@ import { escapingUse } from './rules/arrays/aliases';
 import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, prologueOffset, updatedInCell } from './rules/arrays/cupy-rewrite';
 import { field, kids } from './syntax';
 import type { CellInput, DeviceProfile, RuntimeValueInfo, TextEdit } from './types';
+import { formatBytes, valueBytes } from './values';
 
 export interface PlanOptions {
   parser?: PythonParser;
@@ -108,8 +119,30 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
     // prints (`print(y.mean())`) is a host boundary: those methods run on the device there too
     const methodsOnly = analysis !== null && ownCompute > 0 && ownCompute === analysis.arrayMethods;
     const boundaryKeepsAll = methodsOnly && hostBoundary(cell, model, new Set(resident), cp).transfers.every(t => !t.reason.startsWith('computed with'));
+    // device memory: what is on the device while the cell runs must fit (with room to spare)
+    let evicted: string[] = [];
+    let tooBig: string | null = null;
     if (analysis && worth && ownCompute > 0 && !boundaryKeepsAll) {
-      out[cell.index] = { ...out[cell.index], source: analysis.candidate };
+      const room = makeRoom(cell, model, resident, analysis.deviceNames, device);
+      evicted = room.evict;
+      tooBig = room.tooBig;
+    }
+    if (analysis && worth && ownCompute > 0 && !boundaryKeepsAll && tooBig === null) {
+      let source = analysis.candidate;
+      if (evicted.length > 0) {
+        // back to the host at the top of the cell, after its imports, before its copies in
+        const tree = parser.parse(source);
+        try {
+          source = applyEdits(source, [insert(prologueOrStart(tree.rootNode, source), evicted.map(n => `${n} = ${cp}.asnumpy(${n})  # makes room on the device`).join('\n') + '\n')]);
+        } finally {
+          tree.delete?.();
+        }
+        for (const name of evicted) {
+          resident.delete(name);
+          transfers.push({ cellIndex: cell.index, name, direction: 'to-host', reason: `makes room on the device for cell ${cell.index}` });
+        }
+      }
+      out[cell.index] = { ...out[cell.index], source };
       gpuCells.push(cell.index);
       for (const d of analysis.definitions) {
         hoisted.add(d.name);
@@ -133,6 +166,7 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
         }
       }
       const parts = [
+        evicted.length ? `first moves ${evicted.join(', ')} back to the host (room on the device)` : '',
         moved.length ? `moves ${moved.join(', ')} to the device once` : '',
         copied.length ? `copies ${copied.join(', ')} in (another name may share ${copied.length === 1 ? 'its' : 'their'} memory)` : '',
         analysis.writeBack.length ? `writes ${analysis.writeBack.join(', ')} back into ${analysis.writeBack.length === 1 ? 'its host array' : 'their host arrays'} in place` : ''
@@ -153,7 +187,10 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
     if (boundary.edits.length > 0) {
       out[cell.index] = { ...out[cell.index], source: applyEdits(cell.source, boundary.edits) };
       transfers.push(...boundary.transfers);
-      changes.push({ cellIndex: cell.index, cellId: cell.id, summary: boundary.summary });
+    }
+    const summary = [tooBig ?? '', boundary.summary].filter(Boolean).join('; ');
+    if (summary) {
+      changes.push({ cellIndex: cell.index, cellId: cell.id, summary });
     }
   }
 
@@ -200,6 +237,46 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
   }
   changes.sort((a, b) => a.cellIndex - b.cellIndex);
   return { cells: out, changes, transfers, gpuCells, definitions, definitionsCell };
+}
+
+/** Share of device memory the plan fills at most (`fitsOnDevice`: 80%). */
+const MEMORY_SHARE = 0.8;
+
+/**
+ * What must leave the device before `cell` runs there: the largest resident arrays the cell does
+ * not use, until what stays plus the cell's own arrays fits in `MEMORY_SHARE` of the device's
+ * memory; `tooBig`, the reason the cell stays on the host, when its own arrays alone do not fit.
+ * Sizes unknown to the model are not counted.
+ */
+function makeRoom(
+  cell: CellModel,
+  model: NotebookModel,
+  resident: ReadonlySet<string>,
+  cellNames: ReadonlySet<string>,
+  device: DeviceProfile
+): { evict: string[]; tooBig: string | null } {
+  const bytesOf = (name: string): number => Math.max(valueBytes(model.valueBefore(name, cell, 0)) ?? 0, valueBytes(model.valueAfter(name, cell)) ?? 0);
+  const own = [...cellNames].reduce((a, n) => a + bytesOf(n), 0);
+  const others = [...resident].filter(n => !cellNames.has(n)).map(n => ({ n, bytes: bytesOf(n) }));
+  let total = own + others.reduce((a, o) => a + o.bytes, 0);
+  if (fitsOnDevice(total, device)) {
+    return { evict: [], tooBig: null };
+  }
+  if (!fitsOnDevice(own, device)) {
+    return {
+      evict: [],
+      tooBig: `stays on the host: its arrays (${formatBytes(own)}) do not fit in ${Math.round(MEMORY_SHARE * 100)}% of the device's ${formatBytes(device.memoryBytes)} (room kept for CuPy's memory pool, temporaries and library workspaces)`
+    };
+  }
+  const evict: string[] = [];
+  for (const o of others.sort((a, b) => b.bytes - a.bytes || a.n.localeCompare(b.n))) {
+    if (fitsOnDevice(total, device)) {
+      break;
+    }
+    evict.push(o.n);
+    total -= o.bytes;
+  }
+  return { evict, tooBig: null };
 }
 
 /** How a host cell meets device-resident arrays. */
