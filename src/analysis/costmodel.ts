@@ -84,23 +84,21 @@ export const MEASURED_H200 = {
    */
   kernelCompileSeconds: 0.17,
   /**
-   * The doctor's own calibration on the H200 in run 2 (RESULTS.md, run 2 ceilings): a 64 MiB
-   * device copy (3.63 TB/s, below the 1 GiB copy's 4.128), a 64 MiB pageable host->device copy,
-   * the launch rate and NumPy's 64 MiB copy. `deviceProfileFromReport` scales the kernel's
-   * figures by these, which holds only while both devices ran the same measurement. The doctor
-   * now copies max(8 x L2, 256 MiB) on the device (bounded by free memory; ~400 MiB on the H200's
-   * 50 MB L2) and 512 MiB on the host, and records the sizes (`device_copy_bytes`,
-   * `host_copy_bytes`): these 64 MiB figures are not yet that measurement. A larger copy reads
-   * closer to the 1 GiB ceiling, so until the H200's doctor figures are measured again at the new
-   * sizes (the next GPU run), a kernel's ratio against them overstates its device bandwidth by up
-   * to ~14% (4.128 / 3.63), and the host->device ratio may shift (7.37 GB/s at 64 MiB here, 7.0 at
-   * 256 MiB in the ceilings). Host bandwidth and launch cost are taken as measured (no ratio).
+   * The doctor's own calibration on the H200, bench run 6 (bench/results/2026-12-01-h200-run6,
+   * `all.txt`), at the sizes it copies since 5b1b5ee: a 480 MiB device copy (max(8 x L2, 256 MiB))
+   * at 3.82 TB/s, a 480 MiB pageable host->device copy at 7.68 GB/s, 13.9 µs per launch, NumPy's
+   * 512 MiB copy at 22.3 GB/s. `deviceProfileFromReport` scales a kernel's device and copy figures
+   * by the ratio to these: both doctors ran the same measurement. (Run 2's doctor copied 64 MiB:
+   * 3.63 TB/s, 7.37 GB/s, 13 µs, 13.2 GB/s.) Launch cost and host bandwidth are not ratios: the
+   * kernel's are taken as measured, and the values here only record the run. The host's differs
+   * from the model's `hostBandwidth` (13.2 GB/s, which the CPU baselines fit): a kernel's host
+   * figure at 512 MiB reads faster than the figure its CPU predictions were fitted with.
    */
   doctorCalibration: {
-    deviceBandwidth: 3.63e12,
-    hostToDevice: 7.37e9,
-    launchOverhead: 13e-6,
-    hostBandwidth: 13.2e9
+    deviceBandwidth: 3.82e12,
+    hostToDevice: 7.68e9,
+    launchOverhead: 13.9e-6,
+    hostBandwidth: 22.3e9
   }
 } as const;
 
@@ -160,8 +158,8 @@ export interface DeviceReport {
  * stays the H200's: nothing the kernel reports scales it honestly. Library FLOP/s above all: a
  * GPU whose float64 runs at a small fraction of its float32 rate runs a float64 matmul or FFT
  * many times slower than the H200, so a prediction that used them says so (`h200Figures`).
- * The reference is the doctor's figure on the H200 at the copy size it used then (64 MiB; see
- * `MEASURED_H200.doctorCalibration`), while the doctor now copies larger buffers.
+ * The reference is the doctor's figure on the H200 at the copy sizes it uses now (run 6; see
+ * `MEASURED_H200.doctorCalibration`).
  */
 export function deviceProfileFromReport(
   report: DeviceReport | null | undefined,
