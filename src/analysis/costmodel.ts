@@ -153,7 +153,8 @@ export interface DeviceReport {
  * - device bandwidth, and with it the sparse product (a memory-bound kernel), by the device copies;
  * - host->device by the pageable copies, and device->host with it (not measured by the doctor:
  *   both directions are pageable copies over the same link);
- * - launch overhead and host bandwidth are taken as measured (the H200 figures are the doctor's).
+ * - launch overhead and host bandwidth are taken as measured (the model's H200 figures are run 2's
+ *   doctor at 64 MiB: 13 µs, 13.2 GB/s; at 512 MiB the H200's host reads 22.3 GB/s).
  * Everything else (library-kernel FLOP/s, the host's per-class rates, cuRAND, kernel compile)
  * stays the H200's: nothing the kernel reports scales it honestly. Library FLOP/s above all: a
  * GPU whose float64 runs at a small fraction of its float32 rate runs a float64 matmul or FFT
