@@ -45,6 +45,7 @@ describe('memorySharers: what the notebook shows sharing an array', () => {
     expect(sharers('u', `${SETUP}\nv = u.reshape(-1)`, 'u += 1')).toEqual(["`v` shares `u`'s memory (cell 0)"]);
     expect(sharers('u', `${SETUP}\nv = np.asarray(u)`, 'u += 1')).toEqual(["`v` shares `u`'s memory (cell 0)"]);
     expect(sharers('u', `${SETUP}\nhistory = [u]`, 'u += 1')).toEqual(['`u` is kept in `history` (cell 0)']);
+    expect(sharers('u', `${SETUP}\na, b = u, 1.0`, 'u += 1')).toEqual(["`a` shares `u`'s memory (cell 0)"]);
     expect(sharers('u', `${SETUP}\nstate = {}\nstate["u"] = u`, 'u += 1')).toEqual(['`u` is kept in `state` (cell 0)']);
     expect(sharers('u', `${SETUP}\nhistory = []\nhistory.append(u)`, 'u += 1')).toEqual(['`u` is passed to `history.append()` (cell 0), which may keep it']);
     expect(sharers('u', `${SETUP}\ndef grid():\n    return u`, 'u += 1')).toEqual(['`u` is returned by `grid` (cell 0)']);
@@ -62,6 +63,9 @@ describe('memorySharers: what the notebook shows sharing an array', () => {
     expect(sharers('u', `${SETUP}\nprint(u.sum(), len(u), float(u[0, 0]))\nw = u * 2\nc = u.copy()\nplt_args = np.mean(u)`, 'u += 1')).toEqual([]);
     expect(sharers('u', 'import numpy as np\nold = np.ones(4)\nv = old\nu = np.zeros(4)', 'u += 1')).toEqual([]);
     expect(sharers('u', 'import numpy as np\nu = np.ones(4)\nv = u', 'u = np.zeros(4)', 'u += 1')).toEqual([]);
+    // the other name was rebound since: it no longer holds u's memory
+    expect(sharers('u', 'import numpy as np\nu = np.ones(4)\nv = u', 'v = np.zeros(4)', 'u += 1')).toEqual([]);
+    expect(sharers('u', 'import numpy as np\nu = np.ones(4)\nv = u\nv = v * 2', 'u += 1')).toEqual([]);
     // the elements of a 1-D array are numbers
     expect(sharers('u', 'import numpy as np\nu = np.ones(4)\nfor x in u:\n    print(x)', 'u += 1')).toEqual([]);
     // a comprehension over rows that keeps numbers, not rows

@@ -136,6 +136,14 @@ export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number
     } else if (p.type === 'conditional_expression' || p.type === 'boolean_operator') {
       n = p; // `u if c else w`, `u or w`: may be u itself
     } else if (CONTAINERS.has(p.type)) {
+      // `a, b = u, w`: unpacked at once, `a` is u (not a tuple kept somewhere)
+      const assign = p.parent;
+      const left = assign?.type === 'assignment' && field(assign, 'right')?.id === p.id ? field(assign, 'left') : null;
+      if (!inContainer && (p.type === 'expression_list' || p.type === 'tuple') && left && (left.type === 'pattern_list' || left.type === 'tuple_pattern') && kids(left).length === kids(p).length) {
+        const target = kids(left)[kids(p).findIndex(k => k.id === n.id)];
+        const names = target ? identifiersIn(target) : [];
+        return names.length === 0 ? null : { kind: target.type === 'identifier' ? 'alias' : 'container', holders: names, named: true };
+      }
       inContainer ||= p.type !== 'parenthesized_expression';
       n = p;
     } else if (p.type === 'argument_list' || (p.type === 'keyword_argument' && field(p, 'value')?.id === n.id)) {
@@ -316,8 +324,8 @@ export function memorySharers(name: string, cell: CellModel, model: NotebookMode
   const out: MemorySharer[] = [];
   const seen = new Set<string>([name]);
   const queue: string[] = [name];
-  /** Names found as aliases made from another: where their binding came from is known. */
-  const derived = new Set<string>();
+  /** Names found holding (a view of) the memory: where they got it (cell, offset). */
+  const derived = new Map<string, { cellIndex: number; at: number }>();
   const ndimOf = (n: string): number | undefined => model.valueBefore(n, cell, 0).shape?.length;
   for (let depth = 0; queue.length > 0 && depth < 8; depth++) {
     const current = queue.shift()!;
@@ -326,13 +334,20 @@ export function memorySharers(name: string, cell: CellModel, model: NotebookMode
     const writers = model.writers(current).filter(c => c.index < cell.index).sort((a, b) => b.index - a.index);
     let from = -1;
     let bound = false;
+    let dropped = false;
     for (const w of writers) {
       const plain = (w.facts?.assignments ?? []).filter(a => a.name === current && !a.augmented && !isInScope(a.statement));
       if (plain.length > 0) {
         const last = plain[plain.length - 1];
         from = w.index;
         bound = true;
-        const origin = derived.has(current) ? null : originShares(last.value, last.statement, model, w);
+        const got = derived.get(current);
+        if (got && (w.index > got.cellIndex || (w.index === got.cellIndex && last.statement.startIndex > got.at))) {
+          // rebound since it took the memory: it no longer holds it
+          dropped = true;
+          break;
+        }
+        const origin = got ? null : originShares(last.value, last.statement, model, w);
         if (origin && !(origin.name !== null && seen.has(origin.name))) {
           const reason =
             origin.kind === 'view-of'
@@ -352,6 +367,15 @@ export function memorySharers(name: string, cell: CellModel, model: NotebookMode
         bound = true;
         break;
       }
+    }
+    if (dropped) {
+      // its entries go (what it kept before it was rebound is found through the names it gave it)
+      for (let k = out.length - 1; k >= 0; k--) {
+        if (out[k].name === current && (out[k].kind === 'alias' || out[k].kind === 'container')) {
+          out.splice(k, 1);
+        }
+      }
+      continue;
     }
     if (!bound && current === name && model.bindings.get(name) === undefined) {
       out.push({ holder: 'the kernel', kind: 'origin', cellIndex: -1, reason: `${label} is bound by no cell of the notebook (the kernel's namespace), so other names may share its memory`, name: null });
@@ -386,7 +410,7 @@ export function memorySharers(name: string, cell: CellModel, model: NotebookMode
           }
           if (e.named && !seen.has(holder)) {
             seen.add(holder);
-            derived.add(holder);
+            derived.set(holder, { cellIndex: reader.index, at: ref.startIndex });
             queue.push(holder);
           }
         }
