@@ -122,7 +122,11 @@ describe('in-place GPU rewrites and host aliases (per cell)', () => {
 
   it('refuses to bring back an array the cell shared with another name when a later cell updates it in place', () => {
     const a = analyse('import numpy as np', 'x = np.random.rand(20_000_000)\nfields = {"x": x}', 'x *= 2.0', 'print(fields["x"].mean())');
-    expect(a.refusal).toBe("`fields` shares `x`'s memory in this cell and a later cell updates it in place: bringing `x` back to the host makes a copy that `fields` does not share");
+    expect(a.refusal).toBe('`x` is kept in `fields` in this cell and a later cell updates it in place: bringing `x` back to the host makes a copy that `fields` does not share');
+    const alias = analyse('import numpy as np', 'x = np.random.rand(20_000_000)\nsnapshot = x', 'x *= 2.0', 'print(snapshot.mean())');
+    expect(alias.refusal).toBe("`snapshot` shares `x`'s memory in this cell and a later cell updates it in place: bringing `x` back to the host makes a copy that `snapshot` does not share");
+    // nothing updates it later: the copies stay equal, the rewrite stands
+    expect(analyse('import numpy as np', 'x = np.random.rand(20_000_000)\nsnapshot = x', 'print(snapshot.mean(), x.sum())').refusal).toBeUndefined();
   });
 });
 

@@ -641,8 +641,17 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     const holders = [name, ...escapes.flatMap(e => (e.named ? e.holders : []))];
     const updatedLater = (h: string): boolean => model.readersAfter(h, cell).some(c => !!c.tree && !!c.facts && updatedInCell(c.tree.rootNode, h, c.facts.mutates, model));
     if (escapes.length > 0 && holders.some(updatedLater)) {
-      const holder = escapes[0].holders[0];
-      refusals.push(`\`${holder}\` shares \`${name}\`'s memory in this cell and a later cell updates it in place: bringing \`${name}\` back to the host makes a copy that \`${holder}\` does not share`);
+      const e = escapes[0];
+      const holder = e.holders[0];
+      const how =
+        e.kind === 'alias'
+          ? `\`${holder}\` shares \`${name}\`'s memory in this cell`
+          : e.kind === 'container'
+            ? `\`${name}\` is kept in \`${holder}\` in this cell`
+            : e.kind === 'call'
+              ? `\`${name}\` is passed to \`${holder}\` in this cell, which may keep it,`
+              : `\`${name}\` is returned by \`${holder}\` in this cell`;
+      refusals.push(`${how} and a later cell updates it in place: bringing \`${name}\` back to the host makes a copy that \`${holder}\` does not share`);
     }
   }
   if (bringBack.length + writeBack.length > 0) {
