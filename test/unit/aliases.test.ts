@@ -89,7 +89,7 @@ describe('in-place GPU rewrites and host aliases (per cell)', () => {
     expect(a.refusal).toBeUndefined();
     expect(a.writeBack).toEqual(['u']);
     expect(a.candidate).toMatch(/^import cupy as cp\nu_gpu = cp\.asarray\(u\)\n/);
-    expect(a.candidate).toMatch(/\nu\[\.\.\.\] = cp\.asnumpy\(u_gpu\)  # into the same host array: initial shares its memory \(cell 0\)$/);
+    expect(a.candidate).toMatch(/\nu\[\.\.\.\] = cp\.asnumpy\(u_gpu\)  # into the same host array: initial shares its memory \(cell 0\)\ndel u_gpu$/);
     // never rebound: the host name keeps its host array
     expect(a.candidate).not.toMatch(/^u = /m);
     expect(a.notes.join('\n')).toContain("`initial` shares `u`'s memory (cell 0)");
@@ -138,6 +138,8 @@ describe('in-place GPU rewrites and host aliases (whole-notebook plan)', () => {
     expect(plan.gpuCells).toContain(1);
     // not `x = cp.asarray(x)`: the host x stays the array `snapshot` is
     expect(plan.cells[1].source).toMatch(/^x_gpu = cp\.asarray\(x\)\n/);
+    // the copy is released at the end of the cell (the plan counts only resident arrays)
+    expect(plan.cells[1].source).toMatch(/\ndel x_gpu$/);
     expect(plan.cells[2].source).not.toMatch(/x = cp\.asnumpy\(x\)/);
     expect(plan.transfers.filter(t => t.name === 'x').map(t => t.reason)).toEqual(['copied in by this cell: another name may share its host memory, so it stays a host array']);
   });
@@ -152,7 +154,7 @@ describe('in-place GPU rewrites and host aliases (whole-notebook plan)', () => {
     const plan = rewriteNotebook(cellsOf(`${SETUP}\ninitial = u`, JACOBI_LOOP, 'print(initial[1, 1])'));
     expect(plan.gpuCells).toContain(1);
     expect(plan.cells[1].source).toMatch(/^u_gpu = cp\.asarray\(u\)\n/);
-    expect(plan.cells[1].source).toMatch(/\nu\[\.\.\.\] = cp\.asnumpy\(u_gpu\)  # into the same host array: initial shares its memory \(cell 0\)$/);
+    expect(plan.cells[1].source).toMatch(/\nu\[\.\.\.\] = cp\.asnumpy\(u_gpu\)  # into the same host array: initial shares its memory \(cell 0\)\ndel u_gpu$/);
     expect(plan.transfers.filter(t => t.name === 'u').map(t => t.direction)).toEqual(['to-device', 'to-host']);
   });
 

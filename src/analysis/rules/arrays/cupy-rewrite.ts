@@ -654,8 +654,16 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       refusals.push(`${how} and a later cell updates it in place: bringing \`${name}\` back to the host makes a copy that \`${holder}\` does not share`);
     }
   }
-  if (bringBack.length + writeBack.length > 0) {
-    const { at, before } = epilogueOffset(root, cell.source);
+  // device copies of host-kept arrays (written back, or in the plan copied in by each cell) are
+  // released at the end: nothing reads them later, and the plan counts only resident arrays
+  // against device memory. Not where the cell's displayed value still reads one.
+  const { at: epilogueAt, before: beforeDisplayed } = epilogueOffset(root, cell.source);
+  const displayed = beforeDisplayed ? kids(root).filter(k => k.type !== 'comment').pop() : undefined;
+  const released = [...hostKept]
+    .filter(n => (plan || writeBack.includes(n)) && !(displayed && globalReferences(displayed, n).length > 0))
+    .map(n => transfers.get(n) as string);
+  if (bringBack.length + writeBack.length + released.length > 0) {
+    const [at, before] = [epilogueAt, beforeDisplayed];
     const lines = bringBack
       .map(n => {
         const v = model.valueAfter(n, cell);
@@ -666,6 +674,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
         return v.shape !== undefined && v.shape.length === 0 ? `${n} = ${n}.item()` : `${n} = ${cp}.asnumpy(${n})`;
       })
       .concat(writeBack.map(n => `${n}[...] = ${cp}.asnumpy(${transfers.get(n)})  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
+      .concat(released.length > 0 ? [`del ${released.join(', ')}`] : [])
       .join('\n');
     edits.push(insert(at, before ? `${lines}\n` : `\n${lines}`));
   }
