@@ -454,6 +454,7 @@ LAUNCHED = {
     "flag-stencil-scalar-coefficient": ((0, 1, 2, 31, 33, 130), ["du"], False),
     "flag-stencil-loop-scalar-coefficient": ((1, 2, 3, 33), ["u"], False),
     "flag-stencil-loop-grid-names-taken": ((1, 3, 33), ["u", "u_grid"], False),
+    "flag-stencil-loop-scalar-1d-float64": ((1, 2, 3, 1000), ["T"], False),
 }
 
 
