@@ -79,6 +79,14 @@ export class NotebookAnalyzer {
     this.outcomes.clear();
   }
 
+  /**
+   * What the rules read of the rest of the notebook (names looked up, readers/writers asked
+   * for) when they last ran on the cell: an edit re-runs them when it changes any of it.
+   */
+  readsOf(cellId: string): Readonly<ModelReads> | undefined {
+    return this.outcomes.get(cellId)?.reads;
+  }
+
   /** Ids of the cells whose rules ran in the last update (the others reused their outcomes). */
   get lastRerun(): readonly string[] {
     return this.rerun;

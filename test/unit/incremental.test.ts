@@ -332,14 +332,15 @@ describe('incremental analysis', () => {
         }
         if (edit.what.startsWith('comment')) {
           // a trailing comment changes no binding: besides the edited cell, only cells that asked
-          // who reads or writes one of its names re-run (they saw the edited cell's model)
+          // who reads or writes one of its names re-run (they saw the edited cell's model): a name
+          // the cell reads or writes, or one its rules asked about (a fresh name's candidates)
           const k = Number(edit.what.split(' ')[1]);
           const facts = (id: string) => analyzer.model!.cells.find(c => c.id === id)!.facts;
           const edited = facts(cells[k].id);
           const names = new Set([...(edited?.reads ?? []), ...(edited?.writes ?? [])]);
           for (const id of analyzer.lastRerun.filter(id => id !== cells[k].id)) {
-            const f = facts(id)!;
-            expect([...f.reads, ...f.writes].some(n => names.has(n))).toBe(true);
+            const asked = analyzer.readsOf(id)!.users;
+            expect([...asked].some(n => names.has(n))).toBe(true);
           }
         }
       }
