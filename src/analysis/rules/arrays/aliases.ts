@@ -205,10 +205,8 @@ export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number
         return o?.kind === 'view-of' && o.name !== null && targets.has(o.name);
       });
       return keeps ? { kind: 'container', holders: ['a comprehension'], named: false } : null;
-    } else if (p.type === 'with_item' || p.type === 'as_pattern') {
-      return null;
     } else {
-      return null;
+      return null; // an operand, an index, a condition, `with u:`...: no reference kept
     }
   }
 }
