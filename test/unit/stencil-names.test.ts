@@ -38,7 +38,7 @@ describe('findSliceStencil names', () => {
     const cache = new CellCache(p);
     const m = new NotebookModel(cellsOf(SETUP, LOOP.replace('r * (', '(r + step) * (')).map(c => cache.get(c)));
     const cell = m.cells[1];
-    expect(findSliceStencil(cell.tree!.rootNode, m, cell)).toBeNull();
+    expect(findSliceStencil(cell.tree!.rootNode, m, cell, base => base)).toBeNull();
   });
 });
 

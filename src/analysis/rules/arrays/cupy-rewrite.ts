@@ -709,20 +709,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   };
   const chains = findElementwiseChains(root, model, cell, resolveUfunc);
   // an exactly recognised slice stencil becomes one kernel writing the whole output
-  const found = findSliceStencil(root, model, cell);
-  // the loop form's two buffers: checked against every name the notebook binds or reads (the
-  // stencil's own choice does not see walrus targets or `global` writes that nothing reads)
-  const stencil =
-    found?.loop
-      ? {
-          ...found,
-          loop: {
-            ...found.loop,
-            current: claim(freshName(found.loop.current.replace(/\d+$/, ''), used)),
-            spare: claim(freshName(found.loop.spare.replace(/\d+$/, ''), used))
-          }
-        }
-      : found;
+  // (every name it adds, in the loop form: buffers, grid, sizes, scalar arguments, is one this
+  // cell's freshName gives: not bound, imported, written or read anywhere in the notebook; a
+  // scalar argument named `stencil` gets `_arg` so that `<array>_stencil` stays the launcher's)
+  const stencil = findSliceStencil(root, model, cell, base => claim(freshName(/_stencil$/.test(base) ? `${base}_arg` : base, used)));
   const inStencil = (start: number, end: number): boolean => !!stencil && start >= stencil.start && end <= stencil.end;
   let stencilName = '';
   if (stencil) {
@@ -818,6 +808,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     // launches and the copy's become one
     work.passes = Math.max(times * (2 / 3), work.passes - times * ops);
     work.launches = Math.max(times, work.launches - times * ops);
+    // those 2/3 are the stencil kernel's, priced at its own measured share of the bandwidth
+    work.stencilPasses = (work.stencilPasses ?? 0) + times * (2 / 3);
   }
   let arrayOperators = 0;
   walkTypes(root, OPERATORS, n => {

@@ -224,25 +224,6 @@ function stencilInput(name: string, model: NotebookModel, cell: CellModel, at: n
  */
 export type FreshName = (base: string) => string;
 
-/**
- * Until every caller passes its own: the first of `base`, `base2`... that no cell binds, imports,
- * writes or reads and that this stencil has not taken. A base the caller picks from after
- * (`reserved`: the launcher `<array>_stencil<k>` and its `_kernel`, which the loop variable of a
- * scalar named `stencil` would otherwise meet) gets `_arg` first.
- */
-function notebookFreshNames(model: NotebookModel, reserved: RegExp): FreshName {
-  const taken = new Set<string>();
-  return wanted => {
-    const base = reserved.test(wanted) ? `${wanted}_arg` : wanted;
-    let name = base;
-    for (let k = 2; taken.has(name) || model.bindings.has(name) || model.aliases.has(name) || model.writers(name).length > 0 || model.readers(name).length > 0; k++) {
-      name = `${base}${k}`;
-    }
-    taken.add(name);
-    return name;
-  };
-}
-
 /** The single statement of a block (comments aside), or null. */
 function onlyStatement(block: SyntaxNode | null): SyntaxNode | null {
   const stmts = block ? kids(block).filter(s => s.type !== 'comment') : [];
@@ -255,7 +236,7 @@ function onlyStatement(block: SyntaxNode | null): SyntaxNode | null {
  * before assigning, so each step reads the previous step's values only (Jacobi), and two buffers
  * read and written alternately give the same values.
  */
-function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, freshName: FreshName | undefined): SliceStencil | null {
+function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, freshName: FreshName): SliceStencil | null {
   const left = field(stmt, 'left');
   const right = field(stmt, 'right');
   const rangeFn = right?.type === 'call' ? field(right, 'function') : null;
@@ -279,8 +260,7 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
     return null;
   }
   // the loop variable is bound in the cell: the caller's names never take it
-  const fresh = freshName ?? notebookFreshNames(model, new RegExp(`^${array.text}_stencil\\d*(_kernel)?$`));
-  const named = (base: string): string => fresh(`${array.text}_${base}`);
+  const named = (base: string): string => freshName(`${array.text}_${base}`);
   const current = named('src');
   const spare = named('dst');
   const grid = named('grid');
@@ -301,9 +281,10 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
 /**
  * Finds the pattern among the cell's top-level statements (the first one, of either form). The
  * loop form's names (buffers, grid, sizes, scalar arguments) come from `freshName`, the caller's
- * (a caller that only looks at where the stencil is can leave it out).
+ * (cupy-rewrite.ts: free in the whole notebook and reserved for the rest of its rewrite; a caller
+ * that only looks at where the stencil is passes `base => base`).
  */
-export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: CellModel, freshName?: FreshName): SliceStencil | null {
+export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: CellModel, freshName: FreshName): SliceStencil | null {
   const stmts = kids(root).filter(s => s.type !== 'comment');
   for (let k = 0; k < stmts.length; k++) {
     const loop = loopStencil(stmts[k], model, cell, freshName);
