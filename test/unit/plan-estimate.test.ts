@@ -58,3 +58,17 @@ describe('slice assignment: the copy NumPy makes into the slice', () => {
     expect(a.work.hostPasses).toBeCloseTo(10 * (4 + 2 / 3), 10);
   });
 });
+
+describe('sorting methods', () => {
+  it('a.sort() and a.argsort() are priced as the sorts np.sort and np.argsort are', () => {
+    const setup = 'import numpy as np\na = np.random.rand(10_000_000)';
+    for (const [method, fn] of [['a.sort()', 'b = np.sort(a)'], ['c = a.argsort()', 'c = np.argsort(a)']]) {
+      const m = analyse(setup, method).a.work;
+      const f = analyse(setup, fn).a.work;
+      // n log2 n comparisons' worth of work, as the function form; not one streaming pass
+      expect(m.sortOps).toBeGreaterThan(4 * 1e7 * 23);
+      expect(m.sortOps).toBeCloseTo(f.sortOps!, 0);
+      expect(m.launches).toBe(f.launches);
+    }
+  });
+});

@@ -1453,6 +1453,14 @@ export function estimateWork(
           } else if (method === 'dot') {
             work.flops += times * 2 * Math.pow(Math.sqrt(v.size ?? 0), 3);
             work.launches += times;
+          } else if (method === 'sort' || method === 'argsort') {
+            // a sort, priced as np.sort / np.argsort are (a.sort() sorts in place, same work)
+            const elems = v.size ?? 0;
+            const f = times * 4 * elems * Math.log2(Math.max(2, elems));
+            work.flops += f;
+            work.sortOps = (work.sortOps ?? 0) + f;
+            work.passes += times * fraction(v, largest);
+            work.launches += times * 3;
           } else if (MUTATING_INPLACE.has(method) || method === 'astype' || method === 'copy') {
             work.passes += times * fraction(v, largest);
             work.launches += times;
