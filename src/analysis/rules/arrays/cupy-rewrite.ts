@@ -140,46 +140,54 @@ const KEYWORD_OR_CALL = ['keyword_argument', 'call'];
 const OPERATORS = ['binary_operator', 'augmented_assignment'];
 const CONDITIONALS = ['if_statement', 'while_statement', 'elif_clause'];
 const COMPREHENSION_TYPES = new Set(['list_comprehension', 'generator_expression', 'set_comprehension', 'dictionary_comprehension']);
+/** What `globalReferences` visits: identifiers, and the nodes that may shadow a name. */
+const REFERENCE_TYPES = ['identifier', ...SCOPES, ...COMPREHENSION_TYPES];
 
 /** Identifier nodes in the cell that read or write the module-level `name`. */
 export function globalReferences(root: SyntaxNode, name: string): SyntaxNode[] {
   const found: SyntaxNode[] = [];
-  const rec = (n: SyntaxNode, shadowed: boolean): void => {
-    if (n.type === 'identifier') {
-      if (!shadowed && n.text === name && isValueIdentifier(n)) {
+  // `name` as a whole word (built once, when a scope or comprehension asks)
+  let word: RegExp | null = null;
+  const bindsWord = (text: string): boolean => (word ??= new RegExp(`\\b${name}\\b`)).test(text);
+  const rootOrder = root.order;
+  // pre-order over the named nodes; a scope or comprehension that binds `name` shadows its
+  // whole subtree (nothing below it is found), so its subtree is skipped
+  walkTypes(root, REFERENCE_TYPES, n => {
+    const type = n.type;
+    if (type === 'identifier') {
+      if (
+        n.endIndex - n.startIndex === name.length &&
+        n.text === name &&
+        // a function's own name (the def binds it: not a reference), except the root itself
+        !(n.order !== rootOrder && n.fieldName === 'name' && n.parent?.type === 'function_definition') &&
+        isValueIdentifier(n)
+      ) {
         found.push(n);
       }
-      return;
+      return false;
     }
-    let inner = shadowed;
-    if (SCOPES.has(n.type)) {
+    if (SCOPES.has(type)) {
       const params = field(n, 'parameters');
-      if (params && params.text.match(new RegExp(`\\b${name}\\b`))) {
-        inner = true;
+      if (params && bindsWord(params.text)) {
+        return false;
       }
       const body = field(n, 'body');
-      if (body && n.type === 'function_definition' && assignsName(body, name)) {
-        inner = true;
+      if (body && type === 'function_definition' && assignsName(body, name)) {
+        return false;
       }
-    }
-    if (COMPREHENSION_TYPES.has(n.type)) {
-      for (const c of kids(n).filter(c => c.type === 'for_in_clause')) {
-        const left = field(c, 'left');
-        if (left && new RegExp(`\\b${name}\\b`).test(left.text)) {
-          inner = true;
+    } else {
+      // a comprehension
+      for (const c of kids(n)) {
+        if (c.type === 'for_in_clause') {
+          const left = field(c, 'left');
+          if (left && bindsWord(left.text)) {
+            return false;
+          }
         }
       }
     }
-    const cs = kids(n);
-    const defName = n.type === 'function_definition' ? field(n, 'name') : null;
-    for (let k = 0; k < cs.length; k++) {
-      if (defName !== null && cs[k].id === defName.id && defName.type === 'identifier') {
-        continue;
-      }
-      rec(cs[k], inner);
-    }
-  };
-  rec(root, false);
+    return true;
+  });
   return found;
 }
 
@@ -1336,13 +1344,16 @@ export function estimateWork(
       work.uniformDraws = (work.uniformDraws ?? 0) + count;
     }
   };
+  const hostOnlyIds = hostOnly.length > 0 ? new Set(hostOnly.map(h => h.id)) : null;
   const rec = (n: SyntaxNode, times: number): void => {
-    if (hostOnly.length > 0 && hostOnly.some(h => h.id === n.id)) {
+    if (hostOnlyIds !== null && hostOnlyIds.has(n.id)) {
       // stays NumPy on the host (built for a host consumer): no device work
       return;
     }
-    const mult = n.type === 'for_statement' || n.type === 'while_statement' ? times * loopTrips(n, model, cell) : times;
-    if (n.type === 'assignment') {
+    const type = n.type;
+    const loop = type === 'for_statement' || type === 'while_statement';
+    const mult = loop ? times * loopTrips(n, model, cell) : times;
+    if (type === 'assignment') {
       // `u[1:-1, 1:-1] = <array expression>`: NumPy evaluates the expression into a temporary,
       // then copies it into the slice (one more read and write of the slice: 2/3 of a pass).
       // CuPy does the same (its kernels return a new array; `__setitem__` copies it); the slice
@@ -1354,16 +1365,20 @@ export function estimateWork(
         work.launches += times;
       }
     }
-    if (n.type === 'binary_operator' || n.type === 'augmented_assignment') {
-      const v = n.type === 'binary_operator' ? model.inferValue(n, cell) : model.inferValue(field(n, 'left') ?? n, cell);
+    if (type === 'binary_operator' || type === 'augmented_assignment') {
+      const v = type === 'binary_operator' ? model.inferValue(n, cell) : model.inferValue(field(n, 'left') ?? n, cell);
       consider(v);
-      const op = n.type === 'binary_operator' ? operatorOf(n) : operatorOf(n).replace('=', '');
+      const op = type === 'binary_operator' ? operatorOf(n) : operatorOf(n).replace('=', '');
       const isSparse = (o: SyntaxNode | null): boolean => o !== null && model.inferValue(o, cell).kind === 'sparse';
-      const sparseOperand = n.type === 'binary_operator' && (isSparse(field(n, 'left')) || isSparse(field(n, 'right')));
+      const sparseOperand = type === 'binary_operator' && (isSparse(field(n, 'left')) || isSparse(field(n, 'right')));
       if (sparseOperand && (op === '@' || op === '*')) {
         // sparse matrix-vector product: the non-zero count is not tracked, so assume
         // SPARSE_NONZEROS_PER_ROW per row of the dense operand; the cost model prices them
-        const dense = [field(n, 'left'), field(n, 'right')].map(o => (o ? model.inferValue(o, cell) : undefined)).find(o => o?.kind === 'ndarray');
+        const left = field(n, 'left');
+        const right = field(n, 'right');
+        const lv = left ? model.inferValue(left, cell) : undefined;
+        const rv = right ? model.inferValue(right, cell) : undefined;
+        const dense = lv?.kind === 'ndarray' ? lv : rv?.kind === 'ndarray' ? rv : undefined;
         const rows = dense?.size ?? largest?.size ?? 0;
         sparseRows = Math.max(sparseRows, rows);
         work.sparseNonZeros = (work.sparseNonZeros ?? 0) + times * rows * SPARSE_NONZEROS_PER_ROW;
@@ -1383,7 +1398,7 @@ export function estimateWork(
           }
         }
       }
-    } else if (n.type === 'call') {
+    } else if (type === 'call') {
       const fn = field(n, 'function');
       const q = fn ? model.qualifiedName(fn) : null;
       const argValue = (k: number): ValueInfo => {
@@ -1475,10 +1490,14 @@ export function estimateWork(
         }
       }
     }
-    const cs = kids(n);
-    const body = n.type === 'for_statement' || n.type === 'while_statement' ? field(n, 'body') : null;
-    for (let k = 0; k < cs.length; k++) {
-      rec(cs[k], cs[k].id === body?.id ? mult : times);
+    // the named children (rows of the node table: no array of children)
+    const body = loop ? field(n, 'body') : null;
+    const tree = n.tree;
+    const end = n.subtreeEnd;
+    for (let c = n.order + 1; c < end; c = tree.subtreeEndAt(c)) {
+      if (tree.isNamedAt(c)) {
+        rec(tree.node(c), body !== null && c === body.order ? mult : times);
+      }
     }
   };
   rec(root, 1);
