@@ -18,12 +18,14 @@
  */
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
-import { callArguments, field, kids, unparen } from '../../syntax';
+import { callArguments, field, kids, unparen, walkTypes } from '../../syntax';
 
 export const PER_ELEMENT_ADVICE =
   "needs a kernel (Numba CUDA @cuda.jit or @vectorize(target='cuda')), not CuPy array calls; kernel rules (GPU2xx) are a later family";
 
 const COMPREHENSIONS = new Set(['list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression']);
+/** What `perElementPython` visits. */
+const PER_ELEMENT_TYPES = [...COMPREHENSIONS, 'call', 'for_statement'];
 const WRAPPERS = new Set(['enumerate', 'zip', 'reversed', 'sorted', 'list', 'tuple', 'iter']);
 const TO_PYTHON = new Set(['tolist', 'flat', 'ravel', 'flatten']);
 
@@ -123,11 +125,14 @@ export function perElementPython(root: SyntaxNode, model: NotebookModel, cell: C
   const found = (what: string, node: SyntaxNode): void => {
     reason = `per-element Python loop/function (${what}: \`${short(node.text)}\`): ${PER_ELEMENT_ADVICE}`;
   };
-  const rec = (n: SyntaxNode): void => {
+  // pre-order over the nodes that may run Python per element (no node object for the others);
+  // the first one found gives the reason, and the walk stops descending once it has one
+  walkTypes(root, PER_ELEMENT_TYPES, n => {
     if (reason) {
-      return;
+      return false;
     }
-    if (COMPREHENSIONS.has(n.type)) {
+    const type = n.type;
+    if (COMPREHENSIONS.has(type)) {
       for (const clause of kids(n)) {
         if (clause.type !== 'for_in_clause') {
           continue;
@@ -135,24 +140,25 @@ export function perElementPython(root: SyntaxNode, model: NotebookModel, cell: C
         const right = field(clause, 'right');
         if (right && (iteratesArray(right) || rangeOverArray(right))) {
           found('a comprehension over an array runs Python once per element', n);
-          return;
+          return false;
         }
       }
-    } else if (n.type === 'call') {
+    } else if (type === 'call') {
       const fn = field(n, 'function');
       if (fn?.type === 'identifier' && (fn.text === 'map' || fn.text === 'filter')) {
         const iterables = callArguments(n).positional.slice(1);
         if (iterables.some(a => iteratesArray(a))) {
           found(`${fn.text}() calls a Python function once per element`, n);
-          return;
+          return false;
         }
       }
       const q = fn ? model.qualifiedName(fn) : null;
       if (q === 'numpy.fromiter') {
         found('np.fromiter consumes a Python iterable element by element', n);
-        return;
+        return false;
       }
-    } else if (n.type === 'for_statement') {
+    } else {
+      // a for statement
       const right = field(n, 'right');
       const body = field(n, 'body');
       if (right && body) {
@@ -161,13 +167,12 @@ export function perElementPython(root: SyntaxNode, model: NotebookModel, cell: C
         const vars = loopVars(field(n, 'left'));
         if (oneD || (rangeOverArray(right) && indexesWith(body, vars))) {
           found('a Python for loop visits the array element by element', right);
-          return;
+          return false;
         }
       }
     }
-    recChildren(n, rec);
-  };
-  rec(root);
+    return true;
+  });
   return reason;
 }
 
