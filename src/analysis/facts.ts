@@ -223,15 +223,18 @@ export function collectFacts(root: SyntaxNode): CellFacts {
   /** `locals` is null at module level, else the enclosing function's (or comprehension's) names. */
   function visit(node: SyntaxNode, locals: Set<string> | null): void {
     const scope: ReadonlySet<string> = locals ?? NO_LOCALS;
-    switch (node.type) {
-      case 'identifier':
+    const type = node.type;
+    switch (type) {
+      case 'identifier': {
         facts.valueIds.push(node);
-        if (scope.has(node.text)) {
+        const text = node.text;
+        if (scope.has(text)) {
           facts.localIds.add(node.startIndex);
         } else {
-          read(node.text, scope);
+          read(text, scope);
         }
         return;
+      }
       case 'attribute': {
         const obj = field(node, 'object');
         if (obj) {
@@ -440,7 +443,7 @@ export function collectFacts(root: SyntaxNode): CellFacts {
         break;
       }
       default:
-        if (COMPREHENSIONS.has(node.type)) {
+        if (COMPREHENSIONS.has(type)) {
           // comprehension variables are local: visit the clauses first, in the order Python runs
           // them (`for`s and `if`s as written, then the element)
           const inner = new Set(scope);
@@ -455,9 +458,13 @@ export function collectFacts(root: SyntaxNode): CellFacts {
           return;
         }
     }
-    const cs = kids(node);
-    for (let k = 0; k < cs.length; k++) {
-      visit(cs[k], locals);
+    // the named children, by rows of the node table (no array of children)
+    const tree = node.tree;
+    const end = node.subtreeEnd;
+    for (let c = node.order + 1; c < end; c = tree.subtreeEndAt(c)) {
+      if (tree.isNamedAt(c)) {
+        visit(tree.node(c), locals);
+      }
     }
   }
 
