@@ -244,6 +244,17 @@ function mentions(node: SyntaxNode, names: ReadonlySet<string>): boolean {
   return hit;
 }
 
+/** The names of the collections, in order, as one Set (no spread arrays). */
+function union(...parts: Iterable<string>[]): Set<string> {
+  const out = new Set<string>();
+  for (const part of parts) {
+    for (const name of part) {
+      out.add(name);
+    }
+  }
+  return out;
+}
+
 function isInside(node: SyntaxNode, outer: SyntaxNode): boolean {
   return node.startIndex >= outer.startIndex && node.endIndex <= outer.endIndex;
 }
@@ -398,22 +409,28 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       localArrays.add(a.name);
     }
   }
-  const residentInputs = [...facts.inputs].filter(name => plan?.resident.has(name));
-  const arrayInputs = [...facts.inputs].filter(name => {
+  const residentInputs: string[] = [];
+  const arrayInputs: string[] = [];
+  for (const name of facts.inputs) {
     if (plan?.resident.has(name)) {
-      return false;
+      residentInputs.push(name);
+      continue;
     }
     const v = cellStartValue(name);
-    return (v.kind === 'ndarray' && v.device !== 'gpu') || (v.kind === 'sparse' && sparseOnDevice);
-  });
+    if ((v.kind === 'ndarray' && v.device !== 'gpu') || (v.kind === 'sparse' && sparseOnDevice)) {
+      arrayInputs.push(name);
+    }
+  }
 
   // dtype refusals: what the GPU cannot hold
-  for (const name of [...arrayInputs, ...localArrays]) {
+  const dtypeRefusal = (name: string): void => {
     const v = model.valueAfter(name, cell);
     if (isDeviceIncompatibleDtype(v.dtype)) {
       refusals.push(`\`${name}\` has dtype ${v.dtype}: CuPy has no object, string or structured arrays`);
     }
-  }
+  };
+  arrayInputs.forEach(dtypeRefusal);
+  localArrays.forEach(dtypeRefusal);
   walkTypes(root, KEYWORD_OR_CALL, n => {
     if (n.type === 'keyword_argument' && field(n, 'name')?.text === 'dtype') {
       const value = field(n, 'value');
@@ -484,7 +501,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   rangeRewrites.push(...castRewrites);
 
   // 3. Loops: element-by-element loops and recurrences belong to kernels, not to CuPy calls.
-  const loopRefusal = checkLoops(root, new Set([...arrayInputs, ...localArrays]));
+  const loopRefusal = checkLoops(root, union(arrayInputs, localArrays));
   if (loopRefusal) {
     refusals.push(loopRefusal);
   }
@@ -505,14 +522,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   };
 
   // Which inputs are read-only (get a device copy under a new name) or rebound in place.
-  const deviceNames = new Set<string>([...localArrays, ...residentInputs]);
+  const deviceNames = union(localArrays, residentInputs);
   const transfers = new Map<string, string>();
   const rebound = new Set<string>();
   const writeBack: string[] = [];
   const hostKept = new Set<string>();
   /** Per written-back name: what else sees its host array (for the comment and the note). */
   const sharedWith = new Map<string, MemorySharer>();
-  const hostConsumerArgs = collectHostConsumerArgs(root, model, cell, new Set([...localArrays, ...arrayInputs, ...residentInputs]));
+  const hostConsumerArgs = collectHostConsumerArgs(root, model, cell, union(localArrays, arrayInputs, residentInputs));
   for (const name of arrayInputs) {
     const refsToName = globalReferences(root, name);
     const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)));
@@ -602,8 +619,18 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
   }
   // host consumers of device results get host copies
-  const localDevice = new Set([...deviceNames].filter(n => !transfers.has(n) || rebound.has(n)));
-  const transferredReadOnly = new Set([...transfers].filter(([a, b]) => a !== b).map(([a]) => a));
+  const localDevice = new Set<string>();
+  for (const n of deviceNames) {
+    if (!transfers.has(n) || rebound.has(n)) {
+      localDevice.add(n);
+    }
+  }
+  const transferredReadOnly = new Set<string>();
+  for (const [a, b] of transfers) {
+    if (a !== b) {
+      transferredReadOnly.add(a);
+    }
+  }
   let hostCopies = 0;
   let hostCopyBytes = 0;
   for (const arg of hostConsumerArgs) {
@@ -631,7 +658,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
 
   // epilogue: results read by later cells go back to the host (the notebook plan can keep them)
   const bringBack: string[] = [];
-  for (const name of [...localDevice]) {
+  for (const name of localDevice) {
     const v = model.valueAfter(name, cell);
     const topLevel = facts.assignments.some(a => a.name === name);
     if (!(topLevel || rebound.has(name)) || (v.kind !== 'ndarray' && v.kind !== 'sparse')) {
@@ -736,7 +763,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     fused.edits.push(replace(stencil.start, stencil.end, code.call));
     fused.definitions.push(code.definition);
   }
-  const unfusedEdits = [...edits];
+  const unfusedEdits = edits.slice();
   edits.length = 0;
   edits.push(...fused.edits);
 
@@ -787,7 +814,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
 
   // 5. Work, for the cost model.
-  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, [...bringBack, ...writeBack], hostOnly);
+  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, bringBack.concat(writeBack), hostOnly);
   // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
   work.deviceToHostBytes += hostCopyBytes;
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
