@@ -1360,7 +1360,20 @@ export function estimateWork(
     flops: 0,
     launches: 0,
     hostToDeviceBytes: 0,
-    deviceToHostBytes: 0
+    deviceToHostBytes: 0,
+    // every field present from the start (0 where absent reads as 0; hostPasses and
+    // hostPassFactor stay undefined, their defaults): one object shape for the cost model's reads
+    hostPasses: undefined,
+    hostPassFactor: undefined,
+    fftFlops: 0,
+    sortOps: 0,
+    filterFlops: 0,
+    sparseNonZeros: 0,
+    sparseNonZerosFromHost: 0,
+    stencilPasses: 0,
+    kernelsDefined: 0,
+    uniformDraws: 0,
+    normalDraws: 0
   };
 
   let sparseRows = 0;
