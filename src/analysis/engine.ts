@@ -8,8 +8,13 @@
  * when its source and index are the same and none of what it read changed, so editing one cell
  * re-runs the rules for that cell and for the cells whose inputs the edit changed. The result
  * is the same as a fresh analysis (test/unit/incremental.test.ts checks it).
+ *
+ * Every candidate a rule proposes is parsed (IPython syntax masked, as cells are) before it is
+ * offered: one that does not parse, from a cell that did, is a bug in the rule, and becomes a
+ * refusal naming the line instead of a suggestion (test/unit/candidate-parses.test.ts).
  */
 import { DEFAULT_DEVICE_PROFILE } from './costmodel';
+import { maskIPython } from './ipython';
 import { CellCache, CellModel, emptyReads, ModelChanges, ModelReads, NotebookModel } from './notebook';
 import { getParser, PythonParser } from './parser';
 import { RULES } from './rules/registry';
@@ -112,7 +117,7 @@ export class NotebookAnalyzer {
           diagnostics.push({
             cellId: cell.id,
             cellIndex: cell.index,
-            message: `syntax error near line ${firstErrorLine(cell)}: not analysed`
+            message: `syntax error near line ${cell.tree ? firstErrorLine(cell.tree.rootNode) : 1}: not analysed`
           });
         }
       } catch (e) {
@@ -148,7 +153,7 @@ export class NotebookAnalyzer {
       }
       let out = this.outcomes.get(cell.id);
       if (!out || !changes || !stillValid(out, cell, changes)) {
-        out = runRules(cell, model, rules, ruleOptions);
+        out = runRules(cell, model, rules, ruleOptions, this.parser);
         this.outcomes.set(cell.id, out);
         this.rerun.push(cell.id);
         this.ruleRunCount += 1;
@@ -191,7 +196,13 @@ function stillValid(out: CellOutcomes, cell: CellModel, changes: ModelChanges): 
 }
 
 /** Runs the rules on one cell, recording what they read of the rest of the notebook. */
-function runRules(cell: CellModel, model: NotebookModel, rules: readonly Rule[], ruleOptions: RuleOptions): CellOutcomes {
+function runRules(
+  cell: CellModel,
+  model: NotebookModel,
+  rules: readonly Rule[],
+  ruleOptions: RuleOptions,
+  parser: PythonParser
+): CellOutcomes {
   const out: CellOutcomes = { cell, round: 0, index: cell.index, reads: emptyReads(), suggestions: [], refusals: [], diagnostics: [] };
   model.track(out.reads, () => model.memoized(() => {
     const shared = new Map<string, unknown>();
@@ -217,6 +228,17 @@ function runRules(cell: CellModel, model: NotebookModel, rules: readonly Rule[],
       claimed.add(rule.family);
       if (outcome.kind === 'refuse') {
         out.refusals.push({ rule: rule.id, cellId: cell.id, cellIndex: cell.index, reason: outcome.reason });
+        continue;
+      }
+      // the safety net: a candidate that does not parse (from a cell that did) is never offered
+      const badLine = cell.syntaxError ? 0 : candidateErrorLine(parser, outcome.candidate);
+      if (badLine > 0) {
+        out.refusals.push({
+          rule: rule.id,
+          cellId: cell.id,
+          cellIndex: cell.index,
+          reason: `the rewrite of this cell came out as invalid Python (line ${badLine}): not offered; please report it`
+        });
         continue;
       }
       out.suggestions.push({
@@ -259,12 +281,39 @@ function round(x: number, digits: number): number {
   return Math.round(x * f) / f;
 }
 
-function firstErrorLine(cell: CellModel): number {
-  let line = 1;
-  const root = cell.tree?.rootNode;
-  if (!root) {
-    return line;
+/**
+ * The line (1-based) of the first syntax error in a candidate cell source, or 0 when it parses
+ * cleanly. The candidate is masked like a cell (`maskIPython`: `%%time`, `!cmd`... are not
+ * errors) and parsed by the engine's parser without the copy into a node table: only the root's
+ * error flag is read, and the tree is walked only when it has an error. Not counted in
+ * `parseCount` (which counts cell parses). A candidate that is not Python at all (a non-Python
+ * cell magic) is not checked: such a cell is never analysed.
+ */
+export function candidateErrorLine(parser: PythonParser, candidate: string): number {
+  const mask = maskIPython(candidate);
+  if (mask.foreignCellMagic) {
+    return 0;
   }
+  const tree = parser.parseRaw(mask.masked);
+  try {
+    return tree.rootNode.hasError ? firstErrorLine(tree.rootNode) : 0;
+  } finally {
+    tree.delete();
+  }
+}
+
+/** What `firstErrorLine` reads of a node: the engine's `SyntaxNode` and web-tree-sitter's `Node` both have it. */
+interface ErrorSearchNode {
+  readonly isError: boolean;
+  readonly isMissing: boolean;
+  readonly hasError: boolean;
+  readonly startPosition: { row: number };
+  readonly children: readonly (ErrorSearchNode | null)[];
+}
+
+/** The line (1-based) of the first ERROR or MISSING node under `root` (1 when none is found). */
+function firstErrorLine(root: ErrorSearchNode): number {
+  let line = 1;
   const stack = [root];
   while (stack.length > 0) {
     const n = stack.pop()!;
