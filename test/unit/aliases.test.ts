@@ -73,6 +73,58 @@ describe('memorySharers: what the notebook shows sharing an array', () => {
   });
 });
 
+describe('memorySharers: chained assignments and rebound aliases', () => {
+  it('finds every target of a chained assignment', () => {
+    // `initial = u = np.zeros(...)`: initial is the same array as u
+    expect(sharers('u', 'import numpy as np\ninitial = u = np.zeros((64, 64))', 'u += 1')).toEqual(["`initial` shares `u`'s memory (cell 0)"]);
+    expect(sharers('initial', 'import numpy as np\ninitial = u = np.zeros((64, 64))', 'initial += 1')).toEqual(["`u` shares `initial`'s memory (cell 0)"]);
+    // `a = b = u`: both names
+    expect(sharers('u', `${SETUP}\na = b = u`, 'u += 1')).toEqual(["`a` shares `u`'s memory (cell 0)", "`b` shares `u`'s memory (cell 0)"]);
+    // a chain that stores it and names it
+    expect(sharers('u', `${SETUP}\nstate = {}\na = state["u"] = u`, 'u += 1')).toEqual(["`a` shares `u`'s memory (cell 0)", '`u` is kept in `state` (cell 0)']);
+    // a walrus on the way, and the result of an out= call (the out array itself)
+    expect(sharers('u', `${SETUP}\na = (v := u)`, 'u += 1')).toEqual(["`a` shares `u`'s memory (cell 0)", "`v` shares `u`'s memory (cell 0)"]);
+    expect(sharers('u', `${SETUP}\nr = np.multiply(u, 2.0, out=u)`, 'u += 1')).toEqual(["`r` shares `u`'s memory (cell 0)"]);
+    expect(sharers('r', `${SETUP}\nr = np.multiply(u, 2.0, out=u)`, 'r += 1')).toEqual(['`r` is `u` or a view of it (cell 0)']);
+  });
+
+  it('keeps an alias rebound to a view of the memory, and what it passed on before a rebinding', () => {
+    const alias = `${SETUP}\nv = u`;
+    expect(sharers('u', alias, 'v = v.reshape(-1)', 'u += 1')).toEqual(["`v` shares `u`'s memory (cell 0)"]);
+    expect(sharers('u', alias, 'v = v[1:]', 'u += 1')).toEqual(["`v` shares `u`'s memory (cell 0)"]);
+    // w took it from v before v was rebound: w still holds it, v does not
+    expect(sharers('u', alias, 'w = v\nv = None', 'u += 1')).toEqual(["`w` shares `v`'s memory (cell 1)"]);
+    // dropped, then taken again
+    expect(sharers('u', alias, 'v = None', 'v = u', 'u += 1')).toEqual(["`v` shares `u`'s memory (cell 2)"]);
+  });
+
+  it('does not count a rebinding that may not run', () => {
+    const alias = `${SETUP}\nv = u`;
+    const kept = ["`v` shares `u`'s memory (cell 0)"];
+    expect(sharers('u', alias, 'x = 7\nif x > 5:\n    v = None', 'u += 1')).toEqual(kept);
+    expect(sharers('u', alias, 'for k in range(0):\n    v = None', 'u += 1')).toEqual(kept);
+    expect(sharers('u', alias, 'try:\n    v = None\nexcept ValueError:\n    pass', 'u += 1')).toEqual(kept);
+    expect(sharers('u', alias, 'ok = True and (v := None)', 'u += 1')).toEqual(kept);
+    // rebound to what a call hands back (may be the array itself)
+    expect(sharers('u', alias, 'v = load(v)', 'u += 1')).toContain("`v` shares `u`'s memory (cell 0)");
+    // definite rebindings to new objects do count
+    expect(sharers('u', alias, 'del v', 'u += 1')).toEqual([]);
+    expect(sharers('u', alias, 'v = w = None', 'u += 1')).toEqual([]);
+  });
+
+  it('finds nothing when the cell first binds the name to a new array before any other use', () => {
+    expect(sharers('u', `${SETUP}\ninitial = u`, `u = u.copy()\n${JACOBI_LOOP}`)).toEqual([]);
+    expect(sharers('u', `${SETUP}\ninitial = u`, `u = np.zeros((64, 64))\nu += 1`)).toEqual([]);
+    // used first, a view, in a branch, or updated while rebinding: the sharers stand
+    const shared = ["`initial` shares `u`'s memory (cell 0)"];
+    expect(sharers('u', `${SETUP}\ninitial = u`, `u[0, 0] = 2.0\nu = u.copy()`)).toEqual(shared);
+    expect(sharers('u', `${SETUP}\ninitial = u`, `u = u[1:]\nu += 1`)).toEqual(shared);
+    expect(sharers('u', `${SETUP}\ninitial = u`, `if True:\n    u = u.copy()\nu += 1`)).toEqual(shared);
+    expect(sharers('u', `${SETUP}\ninitial = u`, `u = np.multiply(u, 2.0, out=u)\nu += 1`)).toEqual(shared);
+    expect(sharers('u', `${SETUP}\ninitial = u`, `def step():\n    u[0, 0] = 1.0\nu = u.copy()\nstep()`)).toEqual(shared);
+  });
+});
+
 describe('in-place GPU rewrites and host aliases (per cell)', () => {
   it('leaves the non-aliased in-place rewrite as it was: u rebound to the device array', () => {
     const a = analyse(SETUP, JACOBI_LOOP, 'np.save("u.npy", u)');
@@ -108,6 +160,21 @@ describe('in-place GPU rewrites and host aliases (per cell)', () => {
     expect(reads.refusal).toBe("`initial` shares `u`'s memory (cell 0), and this cell reads `initial`: updating a device copy of `u` would leave `initial` stale within the cell");
     const rebinds = analyse(`${SETUP}\nhistory = [u]`, 'u[1:-1] = np.sqrt(u[1:-1] * u[1:-1] + 1.0) * np.exp(-u[1:-1])\nu = u * 2.0');
     expect(rebinds.refusal).toMatch(/^`u` is kept in `history` \(cell 0\): this cell both updates `u` in place and rebinds it/);
+  });
+
+  it('writes back through every target of a chained assignment', () => {
+    const a = analyse('import numpy as np\ninitial = u = np.zeros((2048, 2048), dtype=np.float32)\nu[0, :] = 1.0', JACOBI_LOOP, 'print(initial[1, 1])');
+    expect(a.refusal).toBeUndefined();
+    expect(a.writeBack).toEqual(['u']);
+    expect(a.candidate).toMatch(/\nu\[\.\.\.\] = cp\.asnumpy\(u_gpu\)  # into the same host array: initial shares its memory \(cell 0\)\ndel u_gpu$/);
+  });
+
+  it('rebinds freely when the cell copies the array before updating it', () => {
+    const a = analyse(`${SETUP}\ninitial = u`, `u = u.copy()\n${JACOBI_LOOP}`, 'print(initial[1, 1], u[1, 1])');
+    expect(a.refusal).toBeUndefined();
+    expect(a.writeBack).toEqual([]);
+    expect(a.candidate).toMatch(/^import cupy as cp\nu = cp\.asarray\(u\)\n/);
+    expect(a.candidate).toMatch(/\nu = cp\.asnumpy\(u\)$/);
   });
 
   it('counts out= and views bound in the cell as in-place updates of the input', () => {

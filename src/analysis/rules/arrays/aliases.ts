@@ -17,7 +17,8 @@
  */
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
-import { callArguments, field, kids } from '../../syntax';
+import type { AssignmentFact } from '../../facts';
+import { callArguments, field, kids, walk } from '../../syntax';
 
 /** One way the notebook may see an array's memory other than through its name. */
 export interface MemorySharer {
@@ -57,6 +58,55 @@ interface Escape {
   /** Names now holding (a view of) the memory; or the call/function that received it. */
   holders: string[];
   named: boolean;
+  /** Per holder (same order), where a chained assignment mixes kinds (`a = d["k"] = u`). */
+  kinds?: MemorySharer['kind'][];
+}
+
+/**
+ * The targets of the chained assignment `assign` belongs to (`a = b = u`: Python binds every
+ * target to the innermost right side), from the outermost down: `assign`'s own left included.
+ */
+function chainTargets(assign: SyntaxNode): SyntaxNode[] {
+  let top = assign;
+  while (top.parent?.type === 'assignment' && field(top.parent, 'right')?.id === top.id) {
+    top = top.parent;
+  }
+  const out: SyntaxNode[] = [];
+  for (let a: SyntaxNode | null = top; a?.type === 'assignment'; a = field(a, 'right')) {
+    const left = field(a, 'left');
+    if (left) {
+      out.push(left);
+    }
+  }
+  return out;
+}
+
+/** The outermost assignment of the chain `assign` belongs to. */
+function chainTop(assign: SyntaxNode): SyntaxNode {
+  let top = assign;
+  while (top.parent?.type === 'assignment' && field(top.parent, 'right')?.id === top.id) {
+    top = top.parent;
+  }
+  return top;
+}
+
+/** Holders of a value bound by the targets of an assignment chain: names as aliases, stores as containers. */
+function targetsEscape(targets: SyntaxNode[], inContainer: boolean, augmented: boolean): Escape | null {
+  const entries: { holder: string; kind: MemorySharer['kind'] }[] = [];
+  for (const left of targets) {
+    const stored = left.type === 'subscript' || left.type === 'attribute' || inContainer || augmented;
+    for (const h of identifiersIn(left)) {
+      if (!entries.some(e => e.holder === h)) {
+        entries.push({ holder: h, kind: stored ? 'container' : 'alias' });
+      }
+    }
+  }
+  if (entries.length === 0) {
+    return null;
+  }
+  // aliases first: callers describe the escape by its first holder and kind
+  entries.sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'alias' ? -1 : 1));
+  return { kind: entries[0].kind, holders: entries.map(e => e.holder), named: true, kinds: entries.map(e => e.kind) };
 }
 
 function isNoCopyCall(call: SyntaxNode, model: NotebookModel): boolean {
@@ -116,6 +166,7 @@ function enclosingFunction(n: SyntaxNode): string | null {
 export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number): Escape | null {
   let n = ref;
   let inContainer = false;
+  const walrusTargets: SyntaxNode[] = [];
   for (;;) {
     const p = n.parent;
     if (!p) {
@@ -140,9 +191,17 @@ export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number
       const assign = p.parent;
       const left = assign?.type === 'assignment' && field(assign, 'right')?.id === p.id ? field(assign, 'left') : null;
       if (!inContainer && (p.type === 'expression_list' || p.type === 'tuple') && left && (left.type === 'pattern_list' || left.type === 'tuple_pattern') && kids(left).length === kids(p).length) {
-        const target = kids(left)[kids(p).findIndex(k => k.id === n.id)];
-        const names = target ? identifiersIn(target) : [];
-        return names.length === 0 ? null : { kind: target.type === 'identifier' ? 'alias' : 'container', holders: names, named: true };
+        // `a, b = c, d = u, w`: each pattern of the chain unpacks it; a plain name keeps the tuple
+        const k = kids(p).findIndex(x => x.id === n.id);
+        const targets = chainTargets(assign!).map(t =>
+          (t.type === 'pattern_list' || t.type === 'tuple_pattern') && kids(t).length === kids(p).length ? { node: kids(t)[k], whole: false } : { node: t, whole: true }
+        );
+        const one = targetsEscape(targets.filter(t => !t.whole && t.node).map(t => t.node), false, false);
+        const whole = targetsEscape(targets.filter(t => t.whole).map(t => t.node), true, false);
+        if (!one || !whole) {
+          return one ?? whole;
+        }
+        return { kind: one.kind, holders: [...one.holders, ...whole.holders], named: true, kinds: [...one.kinds!, ...whole.kinds!] };
       }
       inContainer ||= p.type !== 'parenthesized_expression';
       n = p;
@@ -153,6 +212,10 @@ export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number
       }
       if (!inContainer && isNoCopyCall(call, model)) {
         n = call;
+        continue;
+      }
+      if (p.type === 'keyword_argument' && field(p, 'name')?.text === 'out') {
+        n = call; // `v = np.add(a, b, out=u)`: the result is u itself
         continue;
       }
       const fn = field(call, 'function');
@@ -177,12 +240,27 @@ export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number
       if (p.type === 'augmented_assignment' && !inContainer) {
         return null; // `w += u`: u's values, not its memory
       }
-      const names = identifiersIn(left);
-      const stored = left.type === 'subscript' || left.type === 'attribute' || inContainer || p.type === 'augmented_assignment';
-      return names.length === 0 ? null : { kind: stored ? 'container' : 'alias', holders: names, named: true };
+      if (p.type === 'augmented_assignment') {
+        return targetsEscape([left], inContainer, true);
+      }
+      // `a = b = u`: every target of the chain holds it (and a walrus on the way, `a = (v := u)`)
+      const e = targetsEscape([...chainTargets(p), ...walrusTargets], inContainer, false);
+      return e;
     } else if (p.type === 'named_expression' && field(p, 'value')?.id === n.id) {
-      const name = field(p, 'name')?.text;
-      return name ? { kind: inContainer ? 'container' : 'alias', holders: [name], named: true } : null;
+      const name = field(p, 'name');
+      if (!name) {
+        return null;
+      }
+      let up: SyntaxNode = p;
+      while (up.parent?.type === 'parenthesized_expression') {
+        up = up.parent;
+      }
+      if (up.parent?.type === 'assignment' && field(up.parent, 'right')?.id === up.id) {
+        walrusTargets.push(name); // `a = (v := u)`: both hold it
+        n = up;
+        continue;
+      }
+      return { kind: inContainer ? 'container' : 'alias', holders: [name.text], named: true };
     } else if (p.type === 'return_statement' || p.type === 'yield' || (p.type === 'lambda' && field(p, 'body')?.id === n.id)) {
       return { kind: 'returned', holders: [enclosingFunction(n) ?? 'a function'], named: false };
     } else if ((p.type === 'for_statement' || p.type === 'for_in_clause') && field(p, 'right')?.id === n.id) {
@@ -230,6 +308,13 @@ function originOf(start: SyntaxNode, model: NotebookModel, cell: CellModel | nul
   for (;;) {
     if (v.type === 'parenthesized_expression' && kids(v).length === 1) {
       v = kids(v)[0];
+    } else if (v.type === 'assignment' || v.type === 'named_expression') {
+      // `initial = u = f()` records `u = f()` as initial's value; `v = (w := u)`: the innermost right side
+      const right = field(v, v.type === 'assignment' ? 'right' : 'value');
+      if (!right) {
+        return null;
+      }
+      v = right;
     } else if (v.type === 'identifier') {
       return { holder: v.text, kind: 'view-of', name: v.text };
     } else if (v.type === 'subscript') {
@@ -269,6 +354,11 @@ function originOf(start: SyntaxNode, model: NotebookModel, cell: CellModel | nul
           v = obj;
           continue;
         }
+      }
+      const out = callArguments(v).keywords.get('out');
+      if (out) {
+        v = out; // `np.add(a, b, out=u)` hands back u itself
+        continue;
       }
       const q = model.qualifiedName(fn);
       if (q !== null && /^(numpy|cupy|cupyx|scipy)\./.test(q)) {
@@ -313,109 +403,272 @@ function insideScopeShadowing(n: SyntaxNode): boolean {
   return false;
 }
 
+/** A place in the notebook: a cell and an offset in it. */
+interface Point {
+  cellIndex: number;
+  at: number;
+}
+
+/**
+ * The module-level statement of a binding when it certainly runs whenever its cell does: a plain
+ * (possibly chained or unpacking) assignment, a `del`, a `def` or `class`, at the cell's top level
+ * with `name` a target of its own (not in a loop, branch, `try`, `with`, function, or a walrus in
+ * an expression that may be skipped). Null for every other binding.
+ */
+function definiteStatement(fact: AssignmentFact, name: string): SyntaxNode | null {
+  if (fact.nested || fact.augmented) {
+    return null;
+  }
+  const s = fact.statement;
+  if (fact.deleted) {
+    return s.type === 'delete_statement' && s.parent?.type === 'module' ? s : null;
+  }
+  if ((s.type === 'function_definition' || s.type === 'class_definition') && s.parent?.type === 'module') {
+    return s;
+  }
+  const assign = s.type === 'expression_statement' ? kids(s)[0] : s;
+  if (assign?.type !== 'assignment') {
+    return null;
+  }
+  const top = chainTop(assign);
+  const statement = top.parent;
+  if (statement?.type !== 'expression_statement' || statement.parent?.type !== 'module') {
+    return null;
+  }
+  const names = (t: SyntaxNode): boolean =>
+    t.type === 'identifier' ? t.text === name : (t.type === 'pattern_list' || t.type === 'tuple_pattern') && kids(t).some(names);
+  return chainTargets(top).some(names) ? statement : null;
+}
+
+/**
+ * The bindings of `name` in the cells before `cell` that certainly end its holding what it held:
+ * definite (above), and to a new object (`v = None`, `v = np.zeros(3)`, `v = v * 2`, `del v`), not
+ * to a view of something (`v = v[1:]`, `v = w`) or to what a call hands back. Sorted.
+ */
+function droppingRebindings(name: string, cell: CellModel, model: NotebookModel): { cellIndex: number; start: number; at: number }[] {
+  const out: { cellIndex: number; start: number; at: number }[] = [];
+  for (const w of model.writers(name)) {
+    if (w.index >= cell.index) {
+      continue;
+    }
+    for (const a of w.facts?.assignments ?? []) {
+      if (a.name !== name) {
+        continue;
+      }
+      const statement = definiteStatement(a, name);
+      if (!statement) {
+        continue;
+      }
+      const fresh = a.deleted || statement.type === 'function_definition' || statement.type === 'class_definition' || (a.value !== null && originOf(a.value, model, w) === null);
+      if (fresh) {
+        out.push({ cellIndex: w.index, start: statement.startIndex, at: a.at });
+      }
+    }
+  }
+  return out.sort((x, y) => x.cellIndex - y.cellIndex || x.at - y.at);
+}
+
+const before = (a: Point, cellIndex: number, at: number): boolean => a.cellIndex < cellIndex || (a.cellIndex === cellIndex && a.at <= at);
+
+/** Methods that change the array they are called on. */
+const MUTATING = new Set(['sort', 'fill', 'resize', 'put', 'itemset', 'partition', 'setflags', 'byteswap', '__iadd__', '__isub__', '__imul__', '__itruediv__', '__setitem__']);
+
+/**
+ * Whether `cell` first binds `name` to a new array (`u = u.copy()`, `u = np.zeros(n)`) at its
+ * top level, before any other use of the name: then nothing the cell does to `name` reaches the
+ * memory it held when the cell started, and what shared that memory does not matter.
+ */
+function freshlyRebound(name: string, cell: CellModel, model: NotebookModel): boolean {
+  const root = cell.tree?.rootNode;
+  const first = (cell.facts?.assignments ?? []).find(a => a.name === name);
+  if (!root || !first || first.deleted || first.value === null) {
+    return false;
+  }
+  const statement = definiteStatement(first, name);
+  if (!statement || statement.type !== 'expression_statement' || originOf(first.value, model, cell) !== null) {
+    return false;
+  }
+  let ok = true;
+  walk(root, n => {
+    if (!ok) {
+      return false;
+    }
+    if (n.type !== 'identifier' || n.text !== name) {
+      return;
+    }
+    if (n.startIndex < statement.startIndex) {
+      ok = false; // used (read, updated, captured by a function) before the new binding
+    } else if (n.endIndex <= statement.endIndex) {
+      // in the binding statement: reading the old array is fine, updating or keeping it is not
+      const p = n.parent;
+      const method = p?.type === 'attribute' && field(p, 'object')?.id === n.id ? field(p, 'attribute')?.text ?? '' : '';
+      const target = chainTargets(chainTop(kids(statement)[0])).some(t => t.id === n.id);
+      if (!target && (MUTATING.has(method) || escapingUse(n, model) !== null)) {
+        ok = false;
+      }
+    }
+  });
+  return ok;
+}
+
 /**
  * Everything through which the notebook may see the memory `name` holds when `cell` starts:
  * aliases and views made from it in the cells since its reaching binding, the array it is itself
- * a view of, containers, attributes and calls that kept it. Empty when the notebook shows none.
+ * a view of, containers, attributes and calls that kept it. Empty when the notebook shows none,
+ * and when the cell itself first binds `name` to a new array before any other use of it (the
+ * cell's updates reach only that array).
+ *
+ * A name found holding the memory holds it from there until a definite rebinding to a new object
+ * (`v = None` at a cell's top level; not `v = v[1:]`, not one in a branch or loop): its reads in
+ * between are followed, and it is a sharer when the cell starts unless such a rebinding came since.
  */
 export function memorySharers(name: string, cell: CellModel, model: NotebookModel): MemorySharer[] {
-  const out: MemorySharer[] = [];
+  if (freshlyRebound(name, cell, model)) {
+    return [];
+  }
+  /** Found sharers, with the places the named ones took the memory. */
+  const out: { s: MemorySharer; since: Point[] }[] = [];
   const seen = new Set<string>([name]);
   const queue: string[] = [name];
-  /** Names found holding (a view of) the memory: where they got it (cell, offset). */
-  const derived = new Map<string, { cellIndex: number; at: number }>();
+  /** Names found holding (a view of) the memory: where they got it. */
+  const derived = new Map<string, Point[]>();
+  const drops = new Map<string, { cellIndex: number; start: number; at: number }[]>();
+  const dropsOf = (n: string) => {
+    let d = drops.get(n);
+    if (!d) {
+      d = droppingRebindings(n, cell, model);
+      drops.set(n, d);
+    }
+    return d;
+  };
+  /** Does `n`, got at `p`, still hold the memory at (cellIndex, at)? */
+  const holdsAt = (n: string, p: Point, cellIndex: number, at: number): boolean =>
+    before(p, cellIndex, at) && !dropsOf(n).some(d => (d.cellIndex > p.cellIndex || (d.cellIndex === p.cellIndex && d.start > p.at)) && before(d, cellIndex, at));
+  const add = (s: MemorySharer, since: Point | null): void => {
+    const had = out.find(o => o.s.reason === s.reason);
+    if (!had) {
+      out.push({ s, since: since ? [since] : [] });
+    } else if (since && !had.since.some(x => x.cellIndex === since.cellIndex && x.at === since.at)) {
+      had.since.push(since);
+    }
+  };
+  /** `holder` took the memory at `p`: follow its reads (again, when it is a new place). */
+  const derive = (holder: string, p: Point): void => {
+    const points = derived.get(holder) ?? [];
+    if (points.some(x => x.cellIndex === p.cellIndex && x.at === p.at)) {
+      return;
+    }
+    points.push(p);
+    derived.set(holder, points);
+    seen.add(holder);
+    if (!queue.includes(holder)) {
+      queue.push(holder);
+    }
+  };
   const ndimOf = (n: string): number | undefined => model.valueBefore(n, cell, 0).shape?.length;
-  for (let depth = 0; queue.length > 0 && depth < 8; depth++) {
+  for (let steps = 0; queue.length > 0 && steps < 24; steps++) {
     const current = queue.shift()!;
     const label = current === name ? `\`${name}\`` : `\`${current}\` (which shares \`${name}\`'s memory)`;
-    // the reaching binding: the last plain (not augmented) binding before the cell
-    const writers = model.writers(current).filter(c => c.index < cell.index).sort((a, b) => b.index - a.index);
+    const points = derived.get(current);
     let from = -1;
     let bound = false;
-    let dropped = false;
-    for (const w of writers) {
-      const plain = (w.facts?.assignments ?? []).filter(a => a.name === current && !a.augmented && !isInScope(a.statement));
-      if (plain.length > 0) {
-        const last = plain[plain.length - 1];
-        from = w.index;
-        bound = true;
-        const got = derived.get(current);
-        if (got && (w.index > got.cellIndex || (w.index === got.cellIndex && last.statement.startIndex > got.at))) {
-          // rebound since it took the memory: it no longer holds it
-          dropped = true;
+    if (points) {
+      // got the memory at `points`: its reads while it holds it
+      from = Math.min(...points.map(x => x.cellIndex));
+      bound = true;
+    } else {
+      // the reaching binding: the last plain (not augmented) binding before the cell
+      const writers = model.writers(current).filter(c => c.index < cell.index).sort((a, b) => b.index - a.index);
+      for (const w of writers) {
+        const plain = (w.facts?.assignments ?? []).filter(a => a.name === current && !a.augmented && !isInScope(a.statement));
+        if (plain.length > 0) {
+          const last = plain[plain.length - 1];
+          from = w.index;
+          bound = true;
+          const origin = originShares(last.value, last.statement, model, w);
+          if (origin && !(origin.name !== null && seen.has(origin.name))) {
+            const reason =
+              origin.kind === 'view-of'
+                ? `${label} is \`${origin.holder}\` or a view of it (cell ${w.index})`
+                : `${label} comes from \`${origin.holder}\` (cell ${w.index}), which may hand back an array held elsewhere`;
+            add({ holder: origin.holder, kind: origin.kind, cellIndex: w.index, reason, name: origin.name }, null);
+            if (origin.name && !seen.has(origin.name)) {
+              seen.add(origin.name);
+              queue.push(origin.name);
+            }
+          }
+          // `initial = u = f()`: the other targets of a chained binding hold it too
+          const assign = last.statement.type === 'expression_statement' ? kids(last.statement)[0] : last.statement;
+          if (assign?.type === 'assignment' && !last.deleted) {
+            const top = chainTop(assign);
+            const others = targetsEscape(chainTargets(top).filter(t => !(t.type === 'identifier' && t.text === current)), false, false);
+            others?.holders.forEach((holder, k) => {
+              if (holder === current || seen.has(holder)) {
+                return;
+              }
+              const kind = others.kinds?.[k] ?? others.kind;
+              const reason = kind === 'alias' ? `\`${holder}\` shares ${label}'s memory (cell ${w.index})` : `${label} is kept in \`${holder}\` (cell ${w.index})`;
+              const p = { cellIndex: w.index, at: top.endIndex };
+              add({ holder, kind, cellIndex: w.index, reason, name: holder }, p);
+              derive(holder, p);
+            });
+          }
           break;
         }
-        const origin = got ? null : originShares(last.value, last.statement, model, w);
-        if (origin && !(origin.name !== null && seen.has(origin.name))) {
-          const reason =
-            origin.kind === 'view-of'
-              ? `${label} is \`${origin.holder}\` or a view of it (cell ${w.index})`
-              : `${label} comes from \`${origin.holder}\` (cell ${w.index}), which may hand back an array held elsewhere`;
-          out.push({ holder: origin.holder, kind: origin.kind, cellIndex: w.index, reason, name: origin.name });
-          if (origin.name && !seen.has(origin.name)) {
-            seen.add(origin.name);
-            queue.push(origin.name);
-          }
-        }
-        break;
-      }
-      if (w.facts?.writes.has(current) && !(w.facts.assignments ?? []).some(a => a.name === current)) {
-        // bound by a def, an import, a `global` write in a function: not an array we can follow
-        from = w.index;
-        bound = true;
-        break;
-      }
-    }
-    if (dropped) {
-      // its entries go (what it kept before it was rebound is found through the names it gave it)
-      for (let k = out.length - 1; k >= 0; k--) {
-        if (out[k].name === current && (out[k].kind === 'alias' || out[k].kind === 'container')) {
-          out.splice(k, 1);
+        if (w.facts?.writes.has(current) && !(w.facts.assignments ?? []).some(a => a.name === current)) {
+          // bound by a def, an import, a \`global\` write in a function: not an array we can follow
+          from = w.index;
+          bound = true;
+          break;
         }
       }
-      continue;
     }
     if (!bound && current === name && model.bindings.get(name) === undefined) {
-      out.push({ holder: 'the kernel', kind: 'origin', cellIndex: -1, reason: `${label} is bound by no cell of the notebook (the kernel's namespace), so other names may share its memory`, name: null });
+      add({ holder: 'the kernel', kind: 'origin', cellIndex: -1, reason: `${label} is bound by no cell of the notebook (the kernel's namespace), so other names may share its memory`, name: null }, null);
     }
     for (const reader of model.readers(current)) {
       if (reader.index < from || reader.index >= cell.index) {
         continue;
       }
       for (const ref of readsOf(reader, current)) {
-        if (reader.index === from && !isAfterBinding(reader, current, ref)) {
+        if (points ? !points.some(p => holdsAt(current, p, reader.index, ref.startIndex)) : reader.index === from && !isAfterBinding(reader, current, ref)) {
           continue;
         }
         const e = escapingUse(ref, model, ndimOf(current));
         if (!e) {
           continue;
         }
-        for (const holder of e.holders) {
-          if (holder === current || (e.named && seen.has(holder))) {
-            continue;
+        e.holders.forEach((holder, k) => {
+          if (holder === current) {
+            return;
           }
-          const h = e.named ? `\`${holder}\`` : `\`${holder}\``;
+          const kind = e.kinds?.[k] ?? e.kind;
+          const h = `\`${holder}\``;
           const reason =
-            e.kind === 'alias'
+            kind === 'alias'
               ? `${h} shares ${current === name ? `\`${name}\`` : `\`${current}\``}'s memory (cell ${reader.index})`
-              : e.kind === 'container'
+              : kind === 'container'
                 ? `${label} is kept in ${h} (cell ${reader.index})`
-                : e.kind === 'call'
+                : kind === 'call'
                   ? `${label} is passed to ${h} (cell ${reader.index}), which may keep it`
                   : `${label} is returned by ${h} (cell ${reader.index})`;
-          if (!out.some(o => o.reason === reason)) {
-            out.push({ holder, kind: e.kind, cellIndex: reader.index, reason, name: e.named ? holder : null });
+          const p = { cellIndex: reader.index, at: ref.startIndex };
+          if (e.named && holder === name) {
+            return; // the memory back under its own name
           }
-          if (e.named && !seen.has(holder)) {
-            seen.add(holder);
-            derived.set(holder, { cellIndex: reader.index, at: ref.startIndex });
-            queue.push(holder);
+          add({ holder, kind, cellIndex: reader.index, reason, name: e.named ? holder : null }, e.named ? p : null);
+          if (e.named) {
+            derive(holder, p);
           }
-        }
+        });
       }
     }
   }
-  return out;
+  // a name rebound to a new object since it took the memory no longer holds it (what it passed
+  // the memory to before was followed above)
+  return out
+    .filter(({ s, since }) => s.name === null || since.length === 0 || since.some(p => holdsAt(s.name!, p, cell.index, -1)))
+    .map(o => o.s);
 }
 
 /** Does this binding statement sit in a function or class body (not the module's binding)? */
