@@ -455,6 +455,8 @@ LAUNCHED = {
     "flag-stencil-loop-scalar-coefficient": ((1, 2, 3, 33), ["u"], False),
     "flag-stencil-loop-grid-names-taken": ((1, 3, 33), ["u", "u_grid"], False),
     "flag-stencil-loop-scalar-1d-float64": ((1, 2, 3, 1000), ["T"], False),
+    # a NumPy float32 piece (np.float32(0.2) * 0.5: float32 under NEP 50) with float32 arrays
+    "flag-elementwise-numpy-float32-call": ((0, 1, 31, 1000), ["v"], False),
 }
 
 

@@ -39,6 +39,24 @@ describe('pythonConstant', () => {
     expect(constant('1e308 * 10')).toBe('refused'); // inf
     expect(constant('1j * 2')).toBe('refused');
   });
+
+  it('refuses imaginary and non-finite literals, reads every int base with underscores', () => {
+    // Python: 1j * 2 == 2j, 2 * 1.5J == 3j (complex: no float value at all)
+    expect(constant('2 * 1.5J')).toBe('refused');
+    expect(constant('-1j')).toBe('refused');
+    expect(constant('1e3j + 1')).toBe('refused');
+    // Python: 1e400 == inf (not folded: a kernel would need inf, and -1e400 - 1e400 is nan)
+    expect(constant('1e400')).toBe('refused');
+    expect(constant('-1e400 * 0.5')).toBe('refused');
+    // Python: 0b1_01 + 0o1_7 + 0x_ff == 275, 0X1F == 31, 0O17 == 15, 0B11 == 3, 1_0.5e1_0 == 105000000000.0
+    expect(constant('0b1_01 + 0o1_7 + 0x_ff')).toEqual({ int: 275n });
+    expect(constant('0X1F + 0O17 + 0B11')).toEqual({ int: 49n });
+    expect(constant('1_0.5e1_0')).toEqual({ float: 105000000000 });
+    // Python: 10 ** 30 is exact; no float literal stands for it exactly in a float kernel here
+    expect(constant('10 ** 30')).toEqual({ int: 10n ** 30n });
+    expect(cNumber({ int: 10n ** 30n }, 'float32')).toBeNull();
+    expect(cNumber({ int: 10n ** 30n }, 'float64')).toBeNull();
+  });
 });
 
 describe('cNumber', () => {

@@ -62,6 +62,33 @@ describe('scalarPiece', () => {
   });
 });
 
+describe('scalarPiece: complex and NumPy-constructed scalars', () => {
+  it('gives a complex piece the complex kind (NumPy: float32 array * complex -> complex64)', () => {
+    expect(pieceKind(SETUP, 'dt * 1j')).toBe('complex');
+    expect(pieceKind(SETUP, '(dt + 1J)')).toBe('complex');
+    expect(pieceKind(SETUP, 'dt * 2.5j * n')).toBe('complex');
+    expect(pieceKind(SETUP, 'complex(dt, 0)')).toBe('complex');
+    expect(pieceKind(SETUP, 'np.complex64(dt)')).toBe('complex');
+    expect(pieceKind('z = f()', 'z * 0.5', { z: { type: 'complex' } })).toBe('complex');
+    expect(pieceKind(SETUP, '1j * 2')).toBeNull(); // literals only: pythonConstant refuses them
+    // a user's own `complex` is not the builtin
+    expect(pieceKind(`${SETUP}\ndef complex(a, b):\n    return a`, 'complex(dt, 0)')).not.toBe('complex');
+  });
+
+  it('types np.float32(<real scalar>) as a NumPy float32, np.float64(...) as a NumPy float64', () => {
+    // NumPy: np.float32(0.2) * 0.5 is np.float32 (NEP 50), and with float32 arrays stays float32
+    expect(pieceKind(SETUP, 'np.float32(0.2)')).toBe('float32');
+    expect(pieceKind(SETUP, 'np.float32(0.2) * 0.5')).toBe('float32');
+    expect(pieceKind(SETUP, 'np.single(dt) * n')).toBe('float32');
+    expect(pieceKind(SETUP, 'np.float64(0.2)')).toBe('real');
+    expect(pieceKind(SETUP, 'np.float32(0.2) * np.float64(2)')).toBe('real');
+    expect(pieceKind(SETUP, 'np.float32(0.2) * 1j')).toBe('complex');
+    expect(pieceKind(SETUP, 'np.float32(1j)')).toBeNull(); // TypeError in NumPy
+    expect(pieceKind(SETUP, 'np.float32([0.2, 0.3])')).toBeNull(); // an array
+    expect(pieceKind(SETUP, 'np.float32(u)')).toBeNull();
+  });
+});
+
 describe('kernelTakesScalar', () => {
   it('keeps a float32 kernel only where NumPy keeps float32', () => {
     expect(kernelTakesScalar('python', 'float32')).toBe(true);
@@ -69,6 +96,8 @@ describe('kernelTakesScalar', () => {
     expect(kernelTakesScalar('real', 'float32')).toBe(false); // float32 array * np.float64 -> float64
     expect(kernelTakesScalar('real', 'float64')).toBe(true);
     expect(kernelTakesScalar('unknown', 'float64')).toBe(false);
+    expect(kernelTakesScalar('complex', 'float32')).toBe(false);
+    expect(kernelTakesScalar('complex', 'float64')).toBe(false);
   });
 
   it('scalarKind of a value the engine inferred', () => {
@@ -106,5 +135,68 @@ describe('a chain a scalar keeps from its typed kernel', () => {
       expect(s.candidate).toContain('v_kernel(dt * 0.5, u_gpu)');
       expect(s.notes.join('\n')).not.toMatch(/typed kernel|float32 kernel/);
     }
+  });
+});
+
+describe('a complex scalar never enters a float kernel', () => {
+  const setup = 'import numpy as np\nrng = np.random.default_rng(1)\nu = rng.random(20_000_000, dtype=np.float32)\nx = rng.random((4096, 4096), dtype=np.float32)\ndt = 0.1\nc = 0.3';
+  const gpu103 = (target: string, runtime: Record<string, RuntimeValueInfo> = {}): { candidate: string; notes: string } => {
+    const s = analyzeNotebook(cellsOf(setup, target), { runtime }).suggestions.find(x => x.rule === 'GPU103')!;
+    return { candidate: s.candidate, notes: s.notes.join('\n') };
+  };
+
+  it('a complex piece gets cp.fuse and a note (NumPy computes complex64)', () => {
+    for (const [target, piece] of [
+      ['v = dt * 1j * u * u + c', '1j'],
+      ['v = (dt + 1j) * u * u + c', '1j'],
+      ['v = 1j * u * u + c', '1j'],
+      ['v = complex(dt, 0) * u * u + c', 'complex(dt, 0)']
+    ]) {
+      const s = gpu103(target);
+      expect(s.candidate).toContain('@cp.fuse()');
+      expect(s.candidate).not.toMatch(/ElementwiseKernel|float32 /);
+      expect(s.notes).toContain(`\`${piece}\` is complex`);
+    }
+    const rt = gpu103('v = z * u * u + c', { z: { type: 'complex' } });
+    expect(rt.candidate).toContain('@cp.fuse()');
+    expect(rt.notes).toContain('`z` is complex');
+  });
+
+  it('no float reduction kernel or stencil launcher casts a complex coefficient with cp.float32', () => {
+    for (const target of ['t = np.sum(dt * 1j * u * u)', 'y = dt * 1j * (x[:-2, 1:-1] + x[2:, 1:-1] + x[1:-1, :-2] + x[1:-1, 2:] - 4 * x[1:-1, 1:-1])']) {
+      const s = gpu103(target);
+      expect(s.candidate).not.toMatch(/cp\.float32\(|RawKernel|ReductionKernel|ElementwiseKernel/);
+      expect(s.notes).toContain('`1j` is complex');
+    }
+  });
+});
+
+describe('a NumPy float32 scalar made by np.float32(...)', () => {
+  const setup = 'import numpy as np\nrng = np.random.default_rng(1)\nu = rng.random(20_000_000, dtype=np.float32)\ns = np.float32(0.2)\nc = 0.3';
+  const gpu103 = (target: string, runtime: Record<string, RuntimeValueInfo> = {}): { candidate: string; notes: string } => {
+    const s = analyzeNotebook(cellsOf(setup, target), { runtime }).suggestions.find(x => x.rule === 'GPU103')!;
+    return { candidate: s.candidate, notes: s.notes.join('\n') };
+  };
+
+  it('written in the chain: one typed float32 kernel (NumPy keeps float32)', () => {
+    const s = gpu103('v = np.float32(0.2) * 0.5 * u * u + c');
+    expect(s.candidate).toContain("'float32 arg0, float32 u, float32 c', 'float32 v'");
+    expect(s.candidate).toContain('v_kernel(np.float32(0.2) * 0.5, u_gpu, c)');
+    expect(s.notes).not.toMatch(/typed kernel|float32 kernel/);
+  });
+
+  it('written in the chain as np.float64(...): no float32 kernel, and the note says why', () => {
+    const s = gpu103('v = np.float64(0.2) * u * u + c');
+    expect(s.candidate).toContain('@cp.fuse()');
+    expect(s.notes).toMatch(/`np\.float64\(0\.2\)` is a NumPy scalar other than float32/);
+  });
+
+  it('bound to a name the analysis infers nothing for: cp.fuse with a note; typed with the kernel report', () => {
+    const s = gpu103('v = s * u * u + c');
+    expect(s.candidate).toContain('@cp.fuse()');
+    expect(s.notes).toMatch(/infers nothing for `s`.*no typed kernel/);
+    const rt = gpu103('v = s * u * u + c', { s: { type: 'numpy.float32', dtype: 'float32', shape: [] } });
+    expect(rt.candidate).toContain("'float32 s, float32 u, float32 c', 'float32 v'");
+    expect(rt.notes).not.toMatch(/typed kernel|float32 kernel/);
   });
 });

@@ -41,7 +41,10 @@
  * arrays' dtype, as NumPy (NEP 50) casts a Python number; a NumPy float64 scalar is not weak
  * (`float32 array * np.float64(0.1)` is float64), so it gets no float32 kernel, and a scalar the
  * analysis cannot tell from a NumPy one (no value inferred, no kernel report) gets no typed
- * kernel (fusion.ts `scalarPiece`). Slices (`u[1:-1, 1:-1]`) and other
+ * kernel, and the note says so (fusion.ts `scalarPiece`); `np.float32(0.2)` written in the chain
+ * is a NumPy float32 (float32 with float32 arrays: typed). A complex scalar (`dt * 1j`,
+ * `complex(...)`, an imaginary literal) makes NumPy compute complex64/complex128: never a typed
+ * float kernel, a `@cp.fuse()` function with a note saying why. Slices (`u[1:-1, 1:-1]`) and other
  * non-elementwise pieces are evaluated outside and passed in. The exact slice-stencil pattern
  * (`out = np.zeros_like(u); out[1:-1, 1:-1] = u[:-2, 1:-1] + ...`) becomes one `cp.RawKernel`
  * writing the whole output in one coalesced pass, each thread walking 8 rows of one column with

@@ -103,7 +103,8 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
     if (chain && chain.ops >= 3) {
       const kernel = elementwiseKernelFor({ ...chain, target }, model, cell, resolveUfunc);
       const reduce = reductionKernelFor(chain, model, cell, resolveUfunc);
-      const untyped = kernel || reduce ? null : scalarRefusal({ ...chain, target }, model, cell, resolveUfunc);
+      const imaginary = kernel || reduce ? null : imaginaryLiteral(chain.node);
+      const untyped = kernel || reduce ? null : imaginary ? complexNote(imaginary.text) : scalarRefusal({ ...chain, target }, model, cell, resolveUfunc);
       chains.push({ ...chain, target, kernel, reduce, ...(untyped ? { untyped } : {}) });
       return false;
     }
@@ -399,9 +400,11 @@ export function numpyConstantOf(model: NotebookModel): (n: SyntaxNode) => number
  * What a scalar gives where it meets an array (NEP 50): `python` a Python int or float (weak:
  * cast once to the array's dtype), `float32` a NumPy float32 scalar, `real` another real NumPy
  * scalar (float64, an int...: a float32 array meeting one becomes float64), `unknown` where the
- * analysis cannot tell a Python number from a NumPy scalar.
+ * analysis cannot tell a Python number from a NumPy scalar, `complex` a complex number (an
+ * imaginary literal `1j`, `complex(...)`, a NumPy complex scalar, any arithmetic with one: NumPy
+ * computes complex64/complex128 with it, which no typed float kernel does).
  */
-export type ScalarKind = 'python' | 'float32' | 'real' | 'unknown';
+export type ScalarKind = 'python' | 'float32' | 'real' | 'unknown' | 'complex';
 
 const REAL_NUMPY_SCALARS: ReadonlySet<string> = new Set([
   'float64', 'float16', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'bool'
@@ -417,6 +420,9 @@ export function scalarKind(v: ValueInfo): ScalarKind | null {
     if (v.library === 'float' || v.library === 'int' || v.library === 'bool') {
       return 'python';
     }
+    if (v.library === 'complex' || v.dtype?.startsWith('complex')) {
+      return 'complex';
+    }
     if (v.library === 'numpy' && v.dtype !== undefined) {
       return v.dtype === 'float32' ? 'float32' : REAL_NUMPY_SCALARS.has(v.dtype) ? 'real' : 'unknown';
     }
@@ -425,11 +431,14 @@ export function scalarKind(v: ValueInfo): ScalarKind | null {
   // The engine computes a value for Python numbers only: literals and their arithmetic,
   // int()/float()/round() of them, an array's .size and .ndim. `np.float64(0.1)`, `x.mean()`,
   // `rng.integers(9)` get none: their kind stays unknown.
-  return v.value !== undefined ? 'python' : 'unknown';
+  return v.dtype?.startsWith('complex') ? 'complex' : v.value !== undefined ? 'python' : 'unknown';
 }
 
 /** The kind of `a op b` for two scalar kinds. */
 function combineScalarKinds(a: ScalarKind, b: ScalarKind): ScalarKind {
+  if (a === 'complex' || b === 'complex') {
+    return 'complex'; // a Python or NumPy number meeting a complex one gives a complex one
+  }
   if (a === 'unknown' || b === 'unknown') {
     return 'unknown';
   }
@@ -461,7 +470,8 @@ export function scalarPiece(node: SyntaxNode, model: NotebookModel, cell: CellMo
     switch (n.type) {
       case 'integer':
       case 'float':
-        return { kind: 'python', names: false };
+        // `1j`, `2.5J`: a Python complex (NumPy computes complex64/complex128 with it)
+        return { kind: IMAGINARY.test(n.text) ? 'complex' : 'python', names: false };
       case 'parenthesized_expression': {
         const inner = n.namedChild(0);
         return inner && n.namedChildCount === 1 ? rec(inner) : null;
@@ -484,6 +494,10 @@ export function scalarPiece(node: SyntaxNode, model: NotebookModel, cell: CellMo
         if (constant(n) !== undefined) {
           return { kind: 'python', names: false };
         }
+        const made = n.type === 'call' ? scalarConstructor(n, model, rec) : null;
+        if (made) {
+          return { kind: made, names: true };
+        }
         const kind = scalarKind(model.inferValue(n, cell));
         return kind ? { kind, names: true } : null;
       }
@@ -493,6 +507,62 @@ export function scalarPiece(node: SyntaxNode, model: NotebookModel, cell: CellMo
   };
   const found = rec(unparen(node));
   return found?.names ? { kind: found.kind } : null;
+}
+
+/** An imaginary literal's text (`1j`, `2.5J`, `1e3j`). */
+const IMAGINARY = /[jJ]$/;
+
+const NUMPY_FLOAT32_TYPES: ReadonlySet<string> = new Set(['numpy.float32', 'numpy.single']);
+const NUMPY_FLOAT64_TYPES: ReadonlySet<string> = new Set(['numpy.float64', 'numpy.double']);
+const NUMPY_COMPLEX_TYPES: ReadonlySet<string> = new Set(['numpy.complex64', 'numpy.complex128', 'numpy.csingle', 'numpy.cdouble', 'numpy.clongdouble']);
+
+/**
+ * The kind of a scalar a call makes, or null: `complex(...)` (the builtin) and NumPy's complex
+ * types make a complex; `np.float32(x)` of a real scalar piece or literal (`np.float32(0.2)`,
+ * `np.float32(dt)`: not of a list or an array, which it turns into an array) makes a NumPy float32
+ * scalar, and `np.float64(x)` a NumPy float64 one.
+ */
+function scalarConstructor(
+  n: SyntaxNode,
+  model: NotebookModel,
+  rec: (n: SyntaxNode) => { kind: ScalarKind; names: boolean } | null
+): ScalarKind | null {
+  const fn = field(n, 'function');
+  if (!fn) {
+    return null;
+  }
+  const q = model.qualifiedName(fn);
+  if (q === null && fn.type === 'identifier' && fn.text === 'complex' && model.writers('complex').length === 0) {
+    return 'complex';
+  }
+  if (q !== null && NUMPY_COMPLEX_TYPES.has(q)) {
+    return 'complex';
+  }
+  if (q === null || !(NUMPY_FLOAT32_TYPES.has(q) || NUMPY_FLOAT64_TYPES.has(q))) {
+    return null;
+  }
+  const { positional, keywords } = callArguments(n);
+  const arg = positional.length === 1 && keywords.size === 0 ? rec(unparen(positional[0])) : null;
+  if (!arg || arg.kind === 'complex') {
+    return null; // np.float32(1j) raises TypeError
+  }
+  return NUMPY_FLOAT32_TYPES.has(q) ? 'float32' : 'real';
+}
+
+/** Whether a subtree holds an imaginary literal (`1j`): NumPy then computes complex values. */
+export function imaginaryLiteral(node: SyntaxNode): SyntaxNode | null {
+  let found: SyntaxNode | null = null;
+  walk(node, n => {
+    if (found) {
+      return false;
+    }
+    if ((n.type === 'integer' || n.type === 'float') && IMAGINARY.test(n.text)) {
+      found = n;
+      return false;
+    }
+    return true;
+  });
+  return found;
 }
 
 /** The CuPy/C type name of a float dtype, or null for anything else. */
@@ -510,13 +580,18 @@ function intToDouble(v: bigint): number | null {
   return v <= EXACT_INT && v >= -EXACT_INT ? Number(v) : null;
 }
 
-/** A Python numeric literal's value (`4`, `0x10`, `1_000.5`, `1e-3`), or null (complex, malformed). */
+/**
+ * A Python numeric literal's value (`4`, `0x10`, `0b1_01`, `1_000.5`, `1e-3`), or null: complex
+ * (`1j`), malformed, or not finite (`1e400` is inf in Python).
+ */
 export function pythonLiteral(text: string): PyNumber | null {
   const t = text.replace(/_/g, '');
-  if (/^(0[xXoObB][0-9a-fA-F]+|[1-9]\d*|0+)$/.test(t)) {
-    return { int: BigInt(t.replace(/^0+(?=\d)/, '')) };
+  if (/^(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|[1-9]\d*|0+)$/.test(t)) {
+    return { int: BigInt(t.replace(/^0+(?=\d)/, '').replace(/^0[xXoObB]/, p => p.toLowerCase())) };
   }
-  return /^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t) ? { float: Number(t) } : null;
+  // `1e400` is inf in Python: not folded (refused), like any non-finite value
+  const f = /^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t) ? Number(t) : NaN;
+  return Number.isFinite(f) ? { float: f } : null;
 }
 
 /**
@@ -809,6 +884,10 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
       // kernel gets its value cast once to the arrays' dtype, as NumPy (NEP 50) casts it
       scalars.push(scalar.kind);
       decls.push({ name: cName(p.name, taken), array: false });
+    } else if (anyScalar && v.kind === 'unknown' && p.node.type === 'identifier') {
+      // (for scalarRefusal only) a name the analysis infers nothing for: `s = np.float32(0.2)`
+      scalars.push('unknown');
+      decls.push({ name: cName(p.name, taken), array: false });
     } else {
       return null;
     }
@@ -835,15 +914,26 @@ function scalarRefusal(
   }
   const t = typedParams(chain, model, cell, true);
   for (const p of chain.params) {
-    const piece = model.inferValue(p.node, cell).kind === 'ndarray' ? null : scalarPiece(p.node, model, cell);
+    const v = model.inferValue(p.node, cell);
+    const piece = v.kind === 'ndarray' ? null : scalarPiece(p.node, model, cell);
+    if (t && !piece && v.kind === 'unknown' && p.node.type === 'identifier') {
+      return `The analysis infers nothing for \`${p.node.text}\` (a NumPy scalar such as \`np.float32(...)\` bound to a name, a call's result: a NumPy float64 or complex scalar would make NumPy compute in float64 or complex), so the chain gets no typed kernel (a \`@cp.fuse()\` function typed from the values it is given instead); running the cell first lets the kernel report tell.`;
+    }
     if (!t || !piece || kernelTakesScalar(piece.kind, t.dtype)) {
       continue;
+    }
+    if (piece.kind === 'complex') {
+      return complexNote(p.node.text);
     }
     return piece.kind === 'real'
       ? `\`${p.node.text}\` is a NumPy scalar other than float32, which NumPy 2 does not cast to the arrays' float32 (NEP 50): it computes this chain in float64, so the chain gets no float32 kernel (a \`@cp.fuse()\` function typed from the values it is given instead).`
       : `The analysis cannot tell whether \`${p.node.text}\` is a Python number (cast to the arrays' ${t.dtype}) or a NumPy scalar (a NumPy float64 makes NumPy compute in float64), so the chain gets no typed kernel (a \`@cp.fuse()\` function typed from the values it is given instead); running the cell first lets the kernel report tell.`;
   }
   return null;
+}
+
+function complexNote(text: string): string {
+  return `\`${text}\` is complex (an imaginary literal, \`complex(...)\` or a NumPy complex scalar): NumPy computes this chain in complex64/complex128, which no typed float kernel does, so the chain gets a \`@cp.fuse()\` function typed from the values it is given instead.`;
 }
 
 const C_COMPARISONS = new Set(['<', '<=', '>', '>=', '==', '!=']);
