@@ -136,6 +136,8 @@ const CALL = ['call'];
 const IDENTIFIER = ['identifier'];
 const FOR_STATEMENT = ['for_statement'];
 const BINARY_OR_CALL = ['binary_operator', 'call'];
+/** What the walk for NumPy / SciPy references visits (imports: to skip them). */
+const REF_WALK_TYPES = ['attribute', 'identifier', 'import_statement', 'import_from_statement'];
 const KEYWORD_OR_CALL = ['keyword_argument', 'call'];
 const OPERATORS = ['binary_operator', 'augmented_assignment'];
 const CONDITIONALS = ['if_statement', 'while_statement', 'elif_clause'];
@@ -330,12 +332,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     imports.clear();
   }
 
-  // 1. NumPy / SciPy references, outermost resolvable attribute only.
-  walk(root, n => {
-    if (n.type === 'import_statement' || n.type === 'import_from_statement') {
+  // 1. NumPy / SciPy references, outermost resolvable attribute only (the walk passes over the
+  // other node types without making node objects for them)
+  walkTypes(root, REF_WALK_TYPES, n => {
+    const type = n.type;
+    if (type === 'import_statement' || type === 'import_from_statement') {
       return false;
     }
-    if ((n.type === 'attribute' || n.type === 'identifier') && isValueIdentifierOrAttr(n)) {
+    if (type === 'attribute' || isValueIdentifier(n)) {
       const q = model.qualifiedName(n);
       if (q && (q.startsWith('numpy.') || q.startsWith('scipy.'))) {
         refs.push(classify(n, q, cp));
@@ -383,7 +387,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // scipy.sparse products (`M @ v`, `M.dot(v)`, `M * v`): cupyx.scipy.sparse runs them (cuSPARSE)
   let sparseOps = 0;
   walkTypes(root, BINARY_OR_CALL, n => {
-    if (n.type === 'binary_operator' && (operatorOf(n) === '@' || operatorOf(n) === '*')) {
+    const op = n.type === 'binary_operator' ? operatorOf(n) : null;
+    if (op === '@' || op === '*') {
       const l = field(n, 'left');
       const r = field(n, 'right');
       if ((l && model.inferValue(l, cell).kind === 'sparse') || (r && model.inferValue(r, cell).kind === 'sparse')) {
@@ -947,13 +952,6 @@ function readsStructure(root: SyntaxNode, name: string, from: number): boolean {
     return !found;
   });
   return found;
-}
-
-function isValueIdentifierOrAttr(n: SyntaxNode): boolean {
-  if (n.type === 'identifier') {
-    return isValueIdentifier(n);
-  }
-  return true;
 }
 
 /** Decides what the rewrite does with `numpy.X` / `scipy.X`. */
