@@ -89,6 +89,18 @@ describe('scalarPiece: complex and NumPy-constructed scalars', () => {
   });
 });
 
+describe('scalarPiece: Python ints beyond 2^53', () => {
+  it('keeps a wide Python int out of typed kernels (CuPy packs it as int64/uint64 first)', () => {
+    // NumPy: float32 array * 10**30 is float32 1e30; a CuPy kernel argument 10**30 raises OverflowError
+    const big = `${SETUP}\nbig = 10 ** 30`;
+    expect(pieceKind(big, 'big')).toBe('wide-int');
+    expect(pieceKind(big, 'big * n')).toBe('wide-int');
+    expect(pieceKind(big, 'big * dt')).toBe('python'); // a Python float, computed by the cell
+    expect(pieceKind(SETUP, 'n * 2 ** 20')).toBe('python');
+    expect(kernelTakesScalar('wide-int', 'float64')).toBe(false);
+  });
+});
+
 describe('kernelTakesScalar', () => {
   it('keeps a float32 kernel only where NumPy keeps float32', () => {
     expect(kernelTakesScalar('python', 'float32')).toBe(true);

@@ -402,9 +402,11 @@ export function numpyConstantOf(model: NotebookModel): (n: SyntaxNode) => number
  * scalar (float64, an int...: a float32 array meeting one becomes float64), `unknown` where the
  * analysis cannot tell a Python number from a NumPy scalar, `complex` a complex number (an
  * imaginary literal `1j`, `complex(...)`, a NumPy complex scalar, any arithmetic with one: NumPy
- * computes complex64/complex128 with it, which no typed float kernel does).
+ * computes complex64/complex128 with it, which no typed float kernel does), `wide-int` a piece
+ * whose Python int value is beyond 2^53 or not known (`10 ** 30`: CuPy packs a Python int kernel
+ * argument as int64/uint64 first, OverflowError beyond 2^64, and converts it to float from there).
  */
-export type ScalarKind = 'python' | 'float32' | 'real' | 'unknown' | 'complex';
+export type ScalarKind = 'python' | 'float32' | 'real' | 'unknown' | 'complex' | 'wide-int';
 
 const REAL_NUMPY_SCALARS: ReadonlySet<string> = new Set([
   'float64', 'float16', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'bool'
@@ -506,7 +508,17 @@ export function scalarPiece(node: SyntaxNode, model: NotebookModel, cell: CellMo
     }
   };
   const found = rec(unparen(node));
-  return found?.names ? { kind: found.kind } : null;
+  if (!found?.names) {
+    return null;
+  }
+  if (found.kind === 'python') {
+    // a Python int piece: exact only where every int converts to a double exactly
+    const v = model.inferValue(unparen(node), cell);
+    if (v.dtype === 'int64' && (v.value === undefined || Math.abs(v.value) > 2 ** 53)) {
+      return { kind: 'wide-int' };
+    }
+  }
+  return { kind: found.kind };
 }
 
 /** An imaginary literal's text (`1j`, `2.5J`, `1e3j`). */
@@ -924,6 +936,9 @@ function scalarRefusal(
     }
     if (piece.kind === 'complex') {
       return complexNote(p.node.text);
+    }
+    if (piece.kind === 'wide-int') {
+      return `\`${p.node.text}\` is a Python int the analysis cannot show to lie within 2^53 (NumPy casts its exact value to the arrays' ${t.dtype}; a typed kernel's argument goes through int64/uint64 first, OverflowError beyond 2^64), so the chain gets no typed kernel (a \`@cp.fuse()\` function typed from the values it is given instead).`;
     }
     return piece.kind === 'real'
       ? `\`${p.node.text}\` is a NumPy scalar other than float32, which NumPy 2 does not cast to the arrays' float32 (NEP 50): it computes this chain in float64, so the chain gets no float32 kernel (a \`@cp.fuse()\` function typed from the values it is given instead).`
