@@ -31,14 +31,14 @@
  * same cell, right after the imports: a fused function re-created by every execution of its cell
  * would be re-traced every time (references/cupy.md#fusion).
  */
-import { DEFAULT_DEVICE_PROFILE, fitsOnDevice, predictResident } from './costmodel';
+import { DEFAULT_DEVICE_PROFILE, fitsOnDevice, formatSeconds, formatSpeedup, predict, predictResident } from './costmodel';
 import { applyEdits, insert } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
 import { getParser, PythonParser, SyntaxNode } from './parser';
-import { escapingUse } from './rules/arrays/aliases';
+import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, prologueOffset, updatedInCell } from './rules/arrays/cupy-rewrite';
 import { field, kids } from './syntax';
-import type { CellInput, DeviceProfile, RuntimeValueInfo, TextEdit } from './types';
+import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
 import { formatBytes, valueBytes } from './values';
 
 export interface PlanOptions {
@@ -108,10 +108,20 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
     const analysis = cell.abCell ? null : analyseArrayCell(cell, model, { resident, hoisted });
     let worth = false;
     let rule: string | undefined;
+    let slow: string | null = null;
     if (analysis && analysis.applicable && !analysis.refusal) {
-      // the data stays on the device across the plan's cells: copies are not the cell's to pay
-      const prediction = predictResident(analysis.work, device);
+      // the data stays on the device across the plan's cells: copies are not the cell's to pay,
+      // except an array another name may share: the cell copies it in, and writes it back if it
+      // updates it, on every run (it never stays resident)
+      const copies = copiesPerRun(cell, model, analysis.hostKept, analysis.writeBack);
+      const prediction =
+        copies.in + copies.out > 0
+          ? predict({ ...analysis.work, hostToDeviceBytes: copies.in, deviceToHostBytes: copies.out, sparseNonZerosFromHost: 0, kernelsDefined: 0 }, device)
+          : predictResident(analysis.work, device);
       worth = !analysis.sizeKnown || prediction.speedup >= minSpeedup;
+      if (!worth && copies.in + copies.out > 0 && predictResident(analysis.work, device).speedup >= minSpeedup) {
+        slow = slowWithCopies(copies, prediction);
+      }
       rule = analysis.scipyCompute > 0 || analysis.sparseOps > 0 ? 'GPU102' : analysis.chains.length > 0 || analysis.stencil ? 'GPU103' : analysis.numpyCompute === 0 && analysis.randomCalls > 0 ? 'GPU104' : 'GPU101';
     }
     const ownCompute = analysis ? analysis.numpyCompute + analysis.scipyCompute + analysis.randomCalls + analysis.arrayOperators + analysis.arrayMethods : 0;
@@ -121,10 +131,12 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
     const boundaryKeepsAll = methodsOnly && hostBoundary(cell, model, new Set(resident), cp).transfers.every(t => !t.reason.startsWith('computed with'));
     // device memory: what is on the device while the cell runs must fit (with room to spare)
     let evicted: string[] = [];
+    let evictLines: string[] = [];
     let tooBig: string | null = null;
     if (analysis && worth && ownCompute > 0 && !boundaryKeepsAll) {
-      const room = makeRoom(cell, model, resident, analysis.deviceNames, device);
+      const room = makeRoom(cell, model, resident, analysis.deviceNames, analysis.hostKept, device, cp);
       evicted = room.evict;
+      evictLines = room.lines;
       tooBig = room.tooBig;
     }
     if (analysis && worth && ownCompute > 0 && !boundaryKeepsAll && tooBig === null) {
@@ -133,7 +145,7 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
         // back to the host at the top of the cell, after its imports, before its copies in
         const tree = parser.parse(source);
         try {
-          source = applyEdits(source, [insert(prologueOrStart(tree.rootNode, source), evicted.map(n => `${n} = ${cp}.asnumpy(${n})  # makes room on the device`).join('\n') + '\n')]);
+          source = applyEdits(source, [insert(prologueOrStart(tree.rootNode, source), evictLines.join('\n') + '\n')]);
         } finally {
           tree.delete?.();
         }
@@ -188,7 +200,7 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       out[cell.index] = { ...out[cell.index], source: applyEdits(cell.source, boundary.edits) };
       transfers.push(...boundary.transfers);
     }
-    const summary = [tooBig ?? '', boundary.summary].filter(Boolean).join('; ');
+    const summary = [slow ?? tooBig ?? '', boundary.summary].filter(Boolean).join('; ');
     if (summary) {
       changes.push({ cellIndex: cell.index, cellId: cell.id, summary });
     }
@@ -242,41 +254,223 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
 /** Share of device memory the plan fills at most (`fitsOnDevice`: 80%). */
 const MEMORY_SHARE = 0.8;
 
+/** What a GPU cell copies on every run: arrays another name may share (never resident). */
+interface Copies {
+  /** Host-kept inputs, copied in. */
+  names: string[];
+  /** Those updated in place, written back into their host arrays. */
+  writeBack: string[];
+  in: number;
+  out: number;
+}
+
+/** The bytes a GPU cell of the plan copies in (host-kept inputs) and back (written-back ones) each run. */
+function copiesPerRun(cell: CellModel, model: NotebookModel, hostKept: ReadonlySet<string>, writeBack: readonly string[]): Copies {
+  const names = [...hostKept];
+  return {
+    names,
+    writeBack: [...writeBack],
+    in: names.reduce((a, n) => a + (valueBytes(model.valueBefore(n, cell, 0)) ?? 0), 0),
+    out: writeBack.reduce((a, n) => a + (valueBytes(model.valueAfter(n, cell)) ?? 0), 0)
+  };
+}
+
+/** Why a cell that would pay with its data resident does not with the copies it makes each run. */
+function slowWithCopies(copies: Copies, p: Prediction): string {
+  const list = (names: string[]): string => names.join(', ');
+  const one = copies.names.length === 1;
+  const moved = copies.writeBack.length > 0 ? `copying ${list(copies.names)} in and writing ${list(copies.writeBack)} back` : `copying ${list(copies.names)} in`;
+  return (
+    `stays on the host: another name may share the memory of ${list(copies.names)}, so ${one ? 'it stays a host array' : 'they stay host arrays'} ` +
+    `and a GPU version of this cell would pay ${moved} (${formatBytes(copies.in + copies.out)}, ${formatSeconds(p.transferSeconds)}) on every run: ` +
+    `${formatSeconds(p.gpuSeconds)} against ${formatSeconds(p.cpuSeconds)} on the CPU (${formatSpeedup(p.speedup)})`
+  );
+}
+
+/**
+ * The distinct arrays behind `names` on the device while `cell` runs: names that hold the same
+ * memory (`v = x`, a basic slice or `.T` of it; confirmed by aliases.ts's memorySharers for
+ * sharing made before the cell) are one array, counted once at its largest member's size (a view
+ * adds no bytes). Names that cannot be proven to share stay apart: a name the cell rebinds to a new
+ * array, one it copies in under a fresh device name (`hostKept`: each gets its own device copy),
+ * a fancy index or a method that may copy.
+ */
+function distinctArrays(
+  cell: CellModel,
+  model: NotebookModel,
+  names: ReadonlySet<string>,
+  hostKept: ReadonlySet<string>,
+  bytesOf: (name: string) => number
+): { names: string[]; bytes: number; root: string; same: boolean }[] {
+  const facts = cell.facts!;
+  /** Names bound to another name itself (`v = x`, not a view): the same array object. */
+  const same = new Map<string, string>();
+  const parent = new Map<string, string>([...names].map(n => [n, n]));
+  const find = (n: string): string => {
+    let r = n;
+    while (parent.get(r) !== r) {
+      r = parent.get(r)!;
+    }
+    return r;
+  };
+  const union = (a: string, b: string): void => {
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) {
+      parent.set(rb, ra);
+    }
+  };
+  // `x = ...` (not `x += ...`) in the cell binds a new array: its memory before and after differ
+  const rebound = (n: string): boolean => facts.writes.has(n) && !facts.assignments.some(a => a.name === n && a.augmented) || facts.assignments.some(a => a.name === n && !a.augmented);
+  const candidate = (n: string): boolean => names.has(n) && !hostKept.has(n);
+  for (const holder of names) {
+    if (!candidate(holder)) {
+      continue;
+    }
+    const mine = facts.assignments.filter(a => a.name === holder);
+    if (!rebound(holder)) {
+      // shared before the cell: the holder's reaching binding made it a view of another name
+      const writer = model.writers(holder).filter(c => c.index < cell.index).sort((a, b) => b.index - a.index)[0];
+      const own = (writer?.facts?.assignments ?? []).filter(a => a.name === holder);
+      const last = own[own.length - 1];
+      const base = last && !last.augmented && !last.nested && !last.deleted ? viewOf(last.value) : null;
+      if (base && base !== holder && candidate(base) && !rebound(base) && memorySharers(holder, cell, model).some(s => s.name === base)) {
+        union(base, holder);
+        if (unparenthesized(last.value)?.type === 'identifier') {
+          same.set(holder, base);
+        }
+      }
+      continue;
+    }
+    // made in the cell by its one binding there, a view of a name the cell does not rebind
+    if (mine.length !== 1 || mine[0].augmented || mine[0].nested || mine[0].deleted) {
+      continue;
+    }
+    const base = viewOf(mine[0].value);
+    // the base's own bindings in the cell, if any, all before this one: the holder gets its last array
+    const settled = (b: string): boolean => !rebound(b) || facts.assignments.filter(a => a.name === b).every(a => !a.nested && !a.deleted && a.at <= mine[0].statement.startIndex);
+    if (base && base !== holder && candidate(base) && settled(base)) {
+      union(base, holder);
+      if (unparenthesized(mine[0].value)?.type === 'identifier') {
+        same.set(holder, base);
+      }
+    }
+  }
+  const groups = new Map<string, string[]>();
+  for (const n of names) {
+    const r = find(n);
+    groups.set(r, [...(groups.get(r) ?? []), n]);
+  }
+  return [...groups.entries()].map(([root, g]) => ({
+    names: [root, ...g.filter(n => n !== root).sort()],
+    bytes: Math.max(...g.map(bytesOf)),
+    root,
+    // every other name is bound to the root (or to one bound to it) itself: one object
+    same: g.every(n => n === root || same.has(n))
+  }));
+}
+
+function unparenthesized(v: SyntaxNode | null): SyntaxNode | null {
+  while (v && v.type === 'parenthesized_expression' && v.namedChildCount === 1) {
+    v = v.namedChild(0);
+  }
+  return v;
+}
+
+/** The name an expression is, or is a view of without a copy: `x`, `x[1:-1, 0]`, `x.T`, `(x)`. */
+function viewOf(value: SyntaxNode | null): string | null {
+  let v = value;
+  while (v) {
+    if (v.type === 'identifier') {
+      return v.text;
+    }
+    if (v.type === 'parenthesized_expression' && v.namedChildCount === 1) {
+      v = v.namedChild(0);
+    } else if (v.type === 'attribute' && field(v, 'attribute')?.text === 'T') {
+      v = field(v, 'object');
+    } else if (v.type === 'subscript') {
+      // basic indexing only: slices, integer literals, `...` (fancy indexing copies)
+      const base = field(v, 'value');
+      const index = kids(v).filter(k => k.id !== base?.id && k.type !== 'comment');
+      if (index.length === 0 || !index.every(basicIndex)) {
+        return null;
+      }
+      v = base;
+    } else {
+      return null;
+    }
+  }
+  return null;
+}
+
+function basicIndex(k: SyntaxNode): boolean {
+  if (k.type === 'slice' || k.type === 'integer' || k.type === 'ellipsis') {
+    return kids(k).every(c => c.type === 'integer' || (c.type === 'unary_operator' && kids(c).every(d => d.type === 'integer')));
+  }
+  if (k.type === 'unary_operator') {
+    return kids(k).every(c => c.type === 'integer');
+  }
+  if (k.type === 'tuple' || k.type === 'expression_list') {
+    return kids(k).every(basicIndex);
+  }
+  return false;
+}
+
 /**
  * What must leave the device before `cell` runs there: the largest resident arrays the cell does
  * not use, until what stays plus the cell's own arrays fits in `MEMORY_SHARE` of the device's
  * memory; `tooBig`, the reason the cell stays on the host, when its own arrays alone do not fit.
- * Sizes unknown to the model are not counted.
+ * Memory is counted per distinct array (`distinctArrays`: aliases and views once); an array goes
+ * back with every resident name holding it. Sizes unknown to the model are not counted.
  */
 function makeRoom(
   cell: CellModel,
   model: NotebookModel,
   resident: ReadonlySet<string>,
   cellNames: ReadonlySet<string>,
-  device: DeviceProfile
-): { evict: string[]; tooBig: string | null } {
+  hostKept: ReadonlySet<string>,
+  device: DeviceProfile,
+  cp: string
+): { evict: string[]; lines: string[]; tooBig: string | null } {
   const bytesOf = (name: string): number => Math.max(valueBytes(model.valueBefore(name, cell, 0)) ?? 0, valueBytes(model.valueAfter(name, cell)) ?? 0);
-  const own = [...cellNames].reduce((a, n) => a + bytesOf(n), 0);
-  const others = [...resident].filter(n => !cellNames.has(n)).map(n => ({ n, bytes: bytesOf(n) }));
+  const arrays = distinctArrays(cell, model, new Set([...cellNames, ...resident]), hostKept, bytesOf);
+  const ownArrays = arrays.filter(a => a.names.some(n => cellNames.has(n)));
+  const own = ownArrays.reduce((a, o) => a + o.bytes, 0);
+  const others = arrays.filter(a => !ownArrays.includes(a));
   let total = own + others.reduce((a, o) => a + o.bytes, 0);
   if (fitsOnDevice(total, device)) {
-    return { evict: [], tooBig: null };
+    return { evict: [], lines: [], tooBig: null };
+  }
+  // an array several names hold goes back only if they are one object (`v = x`): the first
+  // name's copy, rebound to the others; views of it cannot follow (they would become copies)
+  const pinned = others.filter(o => o.names.length > 1 && !o.same);
+  const pinnedBytes = pinned.reduce((a, o) => a + o.bytes, 0);
+  if (!fitsOnDevice(own + pinnedBytes, device)) {
+    const shared = pinned.map(o => o.names.join(', ')).join('; ');
+    return {
+      evict: [],
+      lines: [],
+      tooBig: pinned.length === 0 || !fitsOnDevice(own, device) ? `stays on the host: its arrays (${formatBytes(own)}) do not fit in ${Math.round(MEMORY_SHARE * 100)}% of the device's ${formatBytes(device.memoryBytes)} (room kept for CuPy's memory pool, temporaries and library workspaces)` : `stays on the host: its arrays (${formatBytes(own)}) and the resident ${shared} (${formatBytes(pinnedBytes)}, views of one array, which cannot go back to the host apart) do not fit in ${Math.round(MEMORY_SHARE * 100)}% of the device's ${formatBytes(device.memoryBytes)} (room kept for CuPy's memory pool, temporaries and library workspaces)`
+    };
   }
   if (!fitsOnDevice(own, device)) {
     return {
       evict: [],
+      lines: [],
       tooBig: `stays on the host: its arrays (${formatBytes(own)}) do not fit in ${Math.round(MEMORY_SHARE * 100)}% of the device's ${formatBytes(device.memoryBytes)} (room kept for CuPy's memory pool, temporaries and library workspaces)`
     };
   }
   const evict: string[] = [];
-  for (const o of others.sort((a, b) => b.bytes - a.bytes || a.n.localeCompare(b.n))) {
+  const lines: string[] = [];
+  for (const o of others.filter(a => !pinned.includes(a)).sort((a, b) => b.bytes - a.bytes || a.names[0].localeCompare(b.names[0]))) {
     if (fitsOnDevice(total, device)) {
       break;
     }
-    evict.push(o.n);
+    evict.push(...o.names);
+    lines.push(`${o.root} = ${cp}.asnumpy(${o.root})  # makes room on the device`, ...o.names.filter(n => n !== o.root).map(n => `${n} = ${o.root}  # the same array`));
     total -= o.bytes;
   }
-  return { evict, tooBig: null };
+  return { evict, lines, tooBig: null };
 }
 
 /** How a host cell meets device-resident arrays. */

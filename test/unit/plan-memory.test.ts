@@ -57,4 +57,48 @@ describe('residency plan and device memory', () => {
       }
     ]);
   });
+
+  describe('names that share one array count once', () => {
+    // x is 400 MB; `v = x` is the same array, `v = x[1:]` a view of it: no more bytes
+    const aliased = (bind: string, last: string) =>
+      cellsOf('import numpy as np\nN = 50_000_000', 'x = np.random.rand(N)', `${bind}\ny = np.sqrt(x * x + 1.0) * np.exp(-x)`, last, 'print(v[:3], z[:3])');
+
+    it('runs a cell that binds an alias and makes one array (800 MB, not 1.2 GB) on the GPU', () => {
+      const plan = rewriteNotebook(aliased('v = x', 'z = np.sin(y) * np.cos(y) + 1.0'), { device: SMALL });
+      expect(plan.gpuCells).toEqual([1, 2, 3]);
+      expect(plan.cells[2].source).toBe('v = x\ny = y_kernel(x)');
+      expect(plan.changes.find(c => c.cellIndex === 2)?.summary).toBe('runs on the GPU');
+    });
+
+    it('moves an aliased array back to the host as one array, the alias rebound to it', () => {
+      const plan = rewriteNotebook(aliased('v = x', 'z = np.sin(y) * np.cos(y) + 1.0'), { device: SMALL });
+      // cell 3 needs y and z (800 MB): x (= v, 400 MB) leaves, once, and v stays the same array as x
+      expect(plan.cells[3].source).toBe('x = cp.asnumpy(x)  # makes room on the device\nv = x  # the same array\nz = z_kernel(y)');
+      expect(plan.transfers.filter(t => t.cellIndex === 3).map(t => `${t.name} ${t.direction}`)).toEqual(['x to-host', 'v to-host']);
+    });
+
+    it('counts an alias made in an earlier cell once', () => {
+      const plan = rewriteNotebook(aliased('v = x', 'w = np.sqrt(x * v + 1.0)\nz = w'), { device: SMALL });
+      // cell 3 holds x = v (made in cell 2) and w = z: 800 MB, not 1.6 GB; y (400 MB) makes room
+      expect(plan.gpuCells).toEqual([1, 2, 3]);
+      expect(plan.cells[3].source).toMatch(/^y = cp\.asnumpy\(y\)  # makes room on the device\n/);
+    });
+
+    it('keeps a cell on the host when a resident view would have to leave apart from its array, saying why', () => {
+      const plan = rewriteNotebook(aliased('v = x[1:]', 'z = np.sin(y) * np.cos(y) + 1.0'), { device: SMALL });
+      // cell 2 fits (x and its view: 400 MB, y 400 MB); cell 3 would need x to leave, which v views
+      expect(plan.gpuCells).toEqual([1, 2]);
+      expect(plan.changes.find(c => c.cellIndex === 3)?.summary).toBe(
+        "stays on the host: its arrays (800.0 MB) and the resident x, v (400.0 MB, views of one array, which cannot go back to the host apart) do not fit in 80% of the device's 1.1 GB (room kept for CuPy's memory pool, temporaries and library workspaces); brings y back to the host (used in host code)"
+      );
+    });
+
+    it('counts a fancy-indexed copy and a name rebound in the cell as arrays of their own', () => {
+      const fancy = rewriteNotebook(aliased('v = x[np.arange(N)]', 'z = np.sin(y) * np.cos(y) + 1.0'), { device: SMALL });
+      // x, the copy v and y: 1.2 GB
+      expect(fancy.changes.find(c => c.cellIndex === 2)?.summary).toMatch(/^stays on the host: its arrays \(1\.2 GB\) do not fit/);
+      const rebound = rewriteNotebook(aliased('v = x\nv = np.exp(v)', 'z = np.sin(y) * np.cos(y) + 1.0'), { device: SMALL });
+      expect(rebound.changes.find(c => c.cellIndex === 2)?.summary).toMatch(/^stays on the host: its arrays \(1\.2 GB\) do not fit/);
+    });
+  });
 });

@@ -1,0 +1,59 @@
+/**
+ * A GPU cell of the whole-notebook plan pays the copies it makes on every run: an array another
+ * name may share never stays resident (plan.ts), so the cell copies it in (and writes it back when
+ * it updates it in place) each time. The plan's worth check charges those bytes; a cell that only
+ * pays with its data resident stays on the host, with the reason.
+ */
+import { DEFAULT_DEVICE_PROFILE, predictResident } from '../../src/analysis/costmodel';
+import { CellCache, NotebookModel } from '../../src/analysis/notebook';
+import { rewriteNotebook } from '../../src/analysis/plan';
+import { analyseArrayCell } from '../../src/analysis/rules/arrays/cupy-rewrite';
+import { cellsOf, parser } from './helpers';
+
+beforeAll(async () => {
+  await parser();
+});
+
+describe('residency plan: copies of arrays another name shares', () => {
+  // 50M float64: 400 MB in and 400 MB back for one multiply
+  const aliasedUpdate = () => cellsOf('import numpy as np\nx = np.random.rand(50_000_000)\nv = x', 'x *= 2.0', 'print(v[0], x[0])');
+
+  it('keeps a written-back cell on the host when its copies cost more than it saves, saying why', async () => {
+    const cells = aliasedUpdate();
+    const plan = rewriteNotebook(cells);
+    expect(plan.gpuCells).toEqual([]);
+    expect(plan.cells.map(c => c.source)).toEqual(cells.map(c => c.source));
+    expect(plan.transfers).toEqual([]);
+    expect(plan.changes).toEqual([
+      {
+        cellIndex: 1,
+        cellId: 'c1',
+        summary:
+          'stays on the host: another name may share the memory of x, so it stays a host array and a GPU version of this cell would pay copying x in and writing x back (800.0 MB, 191 ms) on every run: 191 ms against 90.9 ms on the CPU (0.48x)'
+      }
+    ]);
+    // with its data resident it would have passed: the copies are what sink it
+    const p = await parser();
+    const cache = new CellCache(p);
+    const model = new NotebookModel(cells.map(c => cache.get(c)), {});
+    const analysis = analyseArrayCell(model.cells[1], model, { resident: new Set(), hoisted: new Set() })!;
+    expect(analysis.hostKept).toEqual(new Set(['x']));
+    expect(analysis.writeBack).toEqual(['x']);
+    expect(predictResident(analysis.work, DEFAULT_DEVICE_PROFILE).speedup).toBeGreaterThan(1.5);
+  });
+
+  it('still runs a written-back cell on the GPU when its work pays for the copies', () => {
+    const plan = rewriteNotebook(cellsOf('import numpy as np\na = np.random.rand(4000, 4000)\nv = a', 'a[...] = np.sin(a @ a)', 'print(v[0, 0])'));
+    expect(plan.gpuCells).toEqual([1]);
+    expect(plan.cells[1].source).toBe(
+      'a_gpu = cp.asarray(a)\na_gpu[...] = cp.sin(a_gpu @ a_gpu)\na[...] = cp.asnumpy(a_gpu)  # into the same host array: v shares its memory (cell 0)\ndel a_gpu'
+    );
+    expect(plan.changes.find(c => c.cellIndex === 1)?.summary).toBe('runs on the GPU; copies a in (another name may share its memory); writes a back into its host array in place');
+  });
+
+  it('charges nothing for arrays that stay resident (no shared memory)', () => {
+    const plan = rewriteNotebook(cellsOf('import numpy as np\nx = np.random.rand(50_000_000)', 'x *= 2.0', 'print(x[0])'));
+    expect(plan.gpuCells).toEqual([0, 1]);
+    expect(plan.cells[1].source).toBe('x *= 2.0');
+  });
+});
