@@ -1201,11 +1201,11 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
   const none: ReadonlySet<string> = new Set();
   const readsArray = (e: SyntaxNode): boolean => {
     let hit = false;
-    walk(e, k => {
+    walkTypes(e, IDENTIFIER, k => {
       if (hit) {
         return false;
       }
-      if (k.type === 'identifier' && isValueIdentifier(k)) {
+      if (isValueIdentifier(k)) {
         const kind = model.inferValue(k, cell).kind;
         if (kind === 'ndarray' || kind === 'sparse' || kind === 'rng') {
           hit = true;
