@@ -9,7 +9,10 @@
  *
  * - a GPU cell (one the array rules would rewrite, judged with the plan's residency) uses
  *   resident arrays as they are, moves host arrays in once by rebinding them
- *   (`x = cp.asarray(x)`), and leaves its results on the device;
+ *   (`x = cp.asarray(x)`), and leaves its results on the device. An array another name may
+ *   share never becomes resident: the cell copies it in, and writes it back into its host array
+ *   if it updates it, on every run; the worth check charges those copies, and a cell they make
+ *   slower stays on the host, with the reason;
  * - a host cell that only hands resident arrays to host consumers (matplotlib, pandas, file
  *   writes, Python builtins) gets `cp.asnumpy(...)` around those arguments, and the arrays stay
  *   resident; printing and formatting work on CuPy values as they are;
@@ -18,13 +21,15 @@
  *
  * What stays resident must fit in device memory. Before a cell becomes a GPU cell, the arrays on
  * the device while it runs (the resident set, plus what the cell moves in and makes; sizes from
- * the notebook model and the kernel's reports, unknown sizes not counted) are checked against
+ * the notebook model and the kernel's reports, unknown sizes not counted; names holding one
+ * array, `v = x` or a basic slice of it, count once) are checked against
  * 80% of the device's memory (`fitsOnDevice`: CuPy's memory pool keeps freed blocks cached, an
  * unfused op makes an array-sized temporary, cuBLAS/cuFFT take workspaces and the CUDA context a
  * few hundred MB, so a plan that fills the device dies with cudaErrorMemoryAllocation). Over
  * that, the largest resident arrays the cell does not use go back to the host at its top
- * (`x = cp.asnumpy(x)`; a later GPU cell moves them in again); if the cell's own arrays still do
- * not fit, it stays a host cell, with the reason in its change.
+ * (`x = cp.asnumpy(x)`, an alias of them rebound to it, `v = x`; a later GPU cell moves them in
+ * again; an array views of which stay resident cannot leave apart from them); if the cell's own
+ * arrays still do not fit, it stays a host cell, with the reason in its change.
  *
  * `import cupy as cp` is added once, to the first cell that imports something; the kernels the
  * GPU cells use (ElementwiseKernel objects, fused functions, RawKernels) are defined once, in the
@@ -321,7 +326,7 @@ function distinctArrays(
     }
   };
   // `x = ...` (not `x += ...`) in the cell binds a new array: its memory before and after differ
-  const rebound = (n: string): boolean => facts.writes.has(n) && !facts.assignments.some(a => a.name === n && a.augmented) || facts.assignments.some(a => a.name === n && !a.augmented);
+  const rebound = (n: string): boolean => (facts.writes.has(n) && !facts.assignments.some(a => a.name === n && a.augmented)) || facts.assignments.some(a => a.name === n && !a.augmented);
   const candidate = (n: string): boolean => names.has(n) && !hostKept.has(n);
   for (const holder of names) {
     if (!candidate(holder)) {
