@@ -112,6 +112,14 @@ describe('memorySharers: chained assignments and rebound aliases', () => {
     expect(sharers('u', alias, 'v = w = None', 'u += 1')).toEqual([]);
   });
 
+  it('follows the earlier binding of the array when its last one may not run', () => {
+    const view = 'import numpy as np\nbig = np.zeros((10, 10))\nu = big[1:-1, 1:-1]';
+    expect(sharers('u', view, 'reset = False\nif reset:\n    u = np.zeros((8, 8))', 'u += 1')).toEqual(['`u` is `big` or a view of it (cell 0)']);
+    expect(sharers('u', `${SETUP}\nv = u`, 'for k in range(0):\n    u = np.ones((4, 4))', 'u += 1')).toEqual(["`v` shares `u`'s memory (cell 0)"]);
+    // a definite one ends the search
+    expect(sharers('u', view, 'u = np.zeros((8, 8))', 'u += 1')).toEqual([]);
+  });
+
   it('finds nothing when the cell first binds the name to a new array before any other use', () => {
     expect(sharers('u', `${SETUP}\ninitial = u`, `u = u.copy()\n${JACOBI_LOOP}`)).toEqual([]);
     expect(sharers('u', `${SETUP}\ninitial = u`, `u = np.zeros((64, 64))\nu += 1`)).toEqual([]);

@@ -571,21 +571,27 @@ export function memorySharers(name: string, cell: CellModel, model: NotebookMode
     const label = current === name ? `\`${name}\`` : `\`${current}\` (which shares \`${name}\`'s memory)`;
     const points = derived.get(current);
     let from = -1;
+    /** In cell `from`, reads from here on (after the earliest reaching binding). */
+    let fromAt = 0;
     let bound = false;
     if (points) {
       // got the memory at `points`: its reads while it holds it
       from = Math.min(...points.map(x => x.cellIndex));
       bound = true;
     } else {
-      // the reaching binding: the last plain (not augmented) binding before the cell
+      // the reaching bindings: the last plain (not augmented) binding before the cell, and the
+      // ones before it while it is one that may not run (`if reset: u = np.zeros(n)`)
       const writers = model.writers(current).filter(c => c.index < cell.index).sort((a, b) => b.index - a.index);
+      let definite = false;
       for (const w of writers) {
         const plain = (w.facts?.assignments ?? []).filter(a => a.name === current && !a.augmented && !isInScope(a.statement));
-        if (plain.length > 0) {
-          const last = plain[plain.length - 1];
+        for (let k = plain.length - 1; k >= 0 && !definite; k--) {
+          const last = plain[k];
           from = w.index;
+          fromAt = last.at;
           bound = true;
-          const origin = originShares(last.value, last.statement, model, w);
+          definite = definiteStatement(last, current) !== null;
+          const origin = last.deleted ? null : originShares(last.value, last.statement, model, w);
           if (origin && !(origin.name !== null && seen.has(origin.name))) {
             const reason =
               origin.kind === 'view-of'
@@ -602,22 +608,25 @@ export function memorySharers(name: string, cell: CellModel, model: NotebookMode
           if (assign?.type === 'assignment' && !last.deleted) {
             const top = chainTop(assign);
             const others = targetsEscape(chainTargets(top).filter(t => !(t.type === 'identifier' && t.text === current)), false, false);
-            others?.holders.forEach((holder, k) => {
+            others?.holders.forEach((holder, j) => {
               if (holder === current || seen.has(holder)) {
                 return;
               }
-              const kind = others.kinds?.[k] ?? others.kind;
+              const kind = others.kinds?.[j] ?? others.kind;
               const reason = kind === 'alias' ? `\`${holder}\` shares ${label}'s memory (cell ${w.index})` : `${label} is kept in \`${holder}\` (cell ${w.index})`;
               const p = { cellIndex: w.index, at: top.endIndex };
               add({ holder, kind, cellIndex: w.index, reason, name: holder }, p);
               derive(holder, p);
             });
           }
+        }
+        if (definite) {
           break;
         }
-        if (w.facts?.writes.has(current) && !(w.facts.assignments ?? []).some(a => a.name === current)) {
-          // bound by a def, an import, a \`global\` write in a function: not an array we can follow
+        if (plain.length === 0 && w.facts?.writes.has(current) && !(w.facts.assignments ?? []).some(a => a.name === current)) {
+          // bound by a def, an import, a `global` write in a function: not an array we can follow
           from = w.index;
+          fromAt = 0;
           bound = true;
           break;
         }
@@ -631,7 +640,7 @@ export function memorySharers(name: string, cell: CellModel, model: NotebookMode
         continue;
       }
       for (const ref of readsOf(reader, current)) {
-        if (points ? !points.some(p => holdsAt(current, p, reader.index, ref.startIndex)) : reader.index === from && !isAfterBinding(reader, current, ref)) {
+        if (points ? !points.some(p => holdsAt(current, p, reader.index, ref.startIndex)) : reader.index === from && ref.startIndex < fromAt && !isInScope(ref)) {
           continue;
         }
         const e = escapingUse(ref, model, ndimOf(current));
@@ -679,11 +688,4 @@ function isInScope(statement: SyntaxNode): boolean {
     }
   }
   return false;
-}
-
-/** In the binding cell, only reads after the reaching (last plain) binding count. */
-function isAfterBinding(cell: CellModel, name: string, ref: SyntaxNode): boolean {
-  const plain = (cell.facts?.assignments ?? []).filter(a => a.name === name && !a.augmented);
-  const last = plain[plain.length - 1];
-  return !last || ref.startIndex >= last.at || isInScope(ref);
 }
