@@ -566,7 +566,7 @@ export function memorySharers(name: string, cell: CellModel, model: NotebookMode
     }
   };
   const ndimOf = (n: string): number | undefined => model.valueBefore(n, cell, 0).shape?.length;
-  for (let steps = 0; queue.length > 0 && steps < 24; steps++) {
+  for (let steps = 0; queue.length > 0 && steps < 64; steps++) {
     const current = queue.shift()!;
     const label = current === name ? `\`${name}\`` : `\`${current}\` (which shares \`${name}\`'s memory)`;
     const points = derived.get(current);
