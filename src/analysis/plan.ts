@@ -41,6 +41,7 @@ import { applyEdits, insert } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers } from './rules/arrays/aliases';
+import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
 import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, prologueOffset, updatedInCell } from './rules/arrays/cupy-rewrite';
 import { field, kids } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
@@ -118,11 +119,7 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       // the data stays on the device across the plan's cells: copies are not the cell's to pay,
       // except an array another name may share: the cell copies it in, and writes it back if it
       // updates it, on every run (it never stays resident)
-      const copies = copiesPerRun(cell, model, analysis.hostKept, analysis.writeBack);
-      const prediction =
-        copies.in + copies.out > 0
-          ? predict({ ...analysis.work, hostToDeviceBytes: copies.in, deviceToHostBytes: copies.out, sparseNonZerosFromHost: 0, kernelsDefined: 0 }, device)
-          : predictResident(analysis.work, device);
+      const { copies, prediction } = planPrediction(cell, model, analysis, device);
       worth = !analysis.sizeKnown || prediction.speedup >= minSpeedup;
       if (!worth && copies.in + copies.out > 0 && predictResident(analysis.work, device).speedup >= minSpeedup) {
         slow = slowWithCopies(copies, prediction);
@@ -260,7 +257,7 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
 const MEMORY_SHARE = 0.8;
 
 /** What a GPU cell copies on every run: arrays another name may share (never resident). */
-interface Copies {
+export interface Copies {
   /** Host-kept inputs, copied in. */
   names: string[];
   /** Those updated in place, written back into their host arrays. */
@@ -278,6 +275,24 @@ function copiesPerRun(cell: CellModel, model: NotebookModel, hostKept: ReadonlyS
     in: names.reduce((a, n) => a + (valueBytes(model.valueBefore(n, cell, 0)) ?? 0), 0),
     out: writeBack.reduce((a, n) => a + (valueBytes(model.valueAfter(n, cell)) ?? 0), 0)
   };
+}
+
+/**
+ * A GPU cell's prediction inside the whole-notebook rewrite: its data on the device, except the
+ * arrays another name may share, which it copies in (and writes back) on every run.
+ */
+export function planPrediction(
+  cell: CellModel,
+  model: NotebookModel,
+  analysis: Pick<ArrayCellAnalysis, 'work' | 'hostKept' | 'writeBack'>,
+  device: DeviceProfile
+): { copies: Copies; prediction: Prediction } {
+  const copies = copiesPerRun(cell, model, analysis.hostKept, analysis.writeBack);
+  const prediction =
+    copies.in + copies.out > 0
+      ? predict({ ...analysis.work, hostToDeviceBytes: copies.in, deviceToHostBytes: copies.out, sparseNonZerosFromHost: 0, kernelsDefined: 0 }, device)
+      : predictResident(analysis.work, device);
+  return { copies, prediction };
 }
 
 /** Why a cell that would pay with its data resident does not with the copies it makes each run. */
