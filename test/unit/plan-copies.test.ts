@@ -6,6 +6,7 @@
  */
 import { DEFAULT_DEVICE_PROFILE, predictResident } from '../../src/analysis/costmodel';
 import { CellCache, NotebookModel } from '../../src/analysis/notebook';
+import { analyzeNotebook } from '../../src/analysis/engine';
 import { rewriteNotebook } from '../../src/analysis/plan';
 import { analyseArrayCell } from '../../src/analysis/rules/arrays/cupy-rewrite';
 import { cellsOf, parser } from './helpers';
@@ -40,6 +41,18 @@ describe('residency plan: copies of arrays another name shares', () => {
     expect(analysis.hostKept).toEqual(new Set(['x']));
     expect(analysis.writeBack).toEqual(['x']);
     expect(predictResident(analysis.work, DEFAULT_DEVICE_PROFILE).speedup).toBeGreaterThan(1.5);
+  });
+
+  it('the single-cell suggestion does not promise a whole-notebook speedup the plan will not give', () => {
+    const result = analyzeNotebook(aliasedUpdate());
+    const offered = result.suggestions.filter(s => s.cellIndex === 1);
+    const refused = result.refusals.filter(r => r.cellIndex === 1);
+    const reasons = [...offered.map(s => s.prediction.reason), ...refused.map(r => r.reason)].join('\n');
+    expect(reasons).toContain('the whole-notebook rewrite copies `x` too, on every run (another name may share its memory): 0.48x there');
+    expect(reasons).not.toContain('it pays only with the data kept on the device');
+    for (const s of offered) {
+      expect(s.prediction.residentSpeedup).toBeLessThan(1);
+    }
   });
 
   it('still runs a written-back cell on the GPU when its work pays for the copies', () => {
