@@ -135,6 +135,8 @@ const SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
 const CALL = ['call'];
 const IDENTIFIER = ['identifier'];
 const FOR_STATEMENT = ['for_statement'];
+const LOOPS = ['for_statement', 'while_statement'];
+const ASSIGNMENTS = ['assignment', 'augmented_assignment'];
 const BINARY_OR_CALL = ['binary_operator', 'call'];
 /** What the walk for NumPy / SciPy references visits (imports: to skip them). */
 const REF_WALK_TYPES = ['attribute', 'identifier', 'import_statement', 'import_from_statement'];
@@ -1235,12 +1237,10 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
  */
 function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>): string | null {
   let reason: string | null = null;
-  walk(root, n => {
+  // only loops (and in their bodies, assignments) are visited: no node objects for other rows
+  walkTypes(root, LOOPS, n => {
     if (reason) {
       return false;
-    }
-    if (n.type !== 'for_statement' && n.type !== 'while_statement') {
-      return true;
     }
     const loopVars = new Set<string>();
     const left = field(n, 'left');
@@ -1255,12 +1255,9 @@ function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>): string | nul
     if (!body) {
       return true;
     }
-    walk(body, s => {
+    walkTypes(body, ASSIGNMENTS, s => {
       if (reason) {
         return false;
-      }
-      if (s.type !== 'assignment' && s.type !== 'augmented_assignment') {
-        return true;
       }
       const target = field(s, 'left');
       if (target?.type !== 'subscript') {
