@@ -488,7 +488,17 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
         );
       }
     } else {
-      hostRngCalls.push(n);
+      // a NumPy Generator made in another cell: its draw is copied to the device, but it can
+      // neither take a device array nor update one in place (`rng.shuffle(u)` returns None)
+      const args = field(n, 'arguments');
+      const onDevice = args ? [...localArrays, ...arrayInputs, ...residentInputs].find(a => globalReferences(args, a).length > 0) : undefined;
+      if (n.parent?.type === 'expression_statement' || onDevice) {
+        refusals.push(
+          `\`${obj.text}.${method}(...)\` calls a NumPy Generator made in another cell ${onDevice ? `on \`${onDevice}\`, which this cell would move to the device (NumPy's Generator takes no CuPy array)` : 'for its effect (it returns nothing to copy to the device)'}: rewrite the cell that makes \`${obj.text}\` first, or keep this cell on the host`
+        );
+      } else {
+        hostRngCalls.push(n);
+      }
     }
     return true;
   });
@@ -802,11 +812,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     prologue.push(...(prologue.length > 0 ? [''] : []), ...fused.definitions);
   }
   if (prologue.length > 0) {
-    edits.push(insert(prologueAt, prologue.join('\n') + '\n'));
+    // before any other insert at the same offset (a wrap `cp.asarray(` of the cell's first expression)
+    const first = edits.findIndex(e => e.start === prologueAt && e.end === prologueAt);
+    edits.splice(first < 0 ? edits.length : first, 0, insert(prologueAt, prologue.join('\n') + '\n'));
   }
   const plainPrologue = hoist ? prologue : prologue.slice(0, prologue.length - fusedLines(fused.definitions, prologue));
   if (plainPrologue.length > 0) {
-    unfusedEdits.push(insert(prologueAt, plainPrologue.join('\n') + '\n'));
+    const first = unfusedEdits.findIndex(e => e.start === prologueAt && e.end === prologueAt);
+    unfusedEdits.splice(first < 0 ? unfusedEdits.length : first, 0, insert(prologueAt, plainPrologue.join('\n') + '\n'));
   }
 
   let candidate: string;
