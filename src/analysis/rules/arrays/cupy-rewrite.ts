@@ -502,6 +502,18 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
     return true;
   });
+  // A Generator made here becomes CuPy's for every later cell too: a later method CuPy's lacks
+  // (`rng.shuffle(u)`, `rng.choice(...)`) or a consumer other than its own draws would break.
+  const movesGenerator = refs.some(r => r.action === 'cupy' && /^numpy\.random\.(default_rng|Generator)$/.test(r.qualified));
+  for (const name of movesGenerator ? new Set(facts.assignments.map(a => a.name)) : []) {
+    if (model.valueAfter(name, cell).kind !== 'rng') {
+      continue;
+    }
+    const problem = laterGeneratorProblem(name, cell, model, !!plan);
+    if (problem) {
+      refusals.push(`\`${name}\` would become a CuPy Generator for later cells too, and ${problem}: keep \`${name}\` a NumPy Generator (rewrite that cell too, or draw on the device with a separate \`cp.random.default_rng\`)`);
+    }
+  }
 
   // Draws cast to float32/float64 (`np.random.rand(n).astype(np.float32)`): generated in that
   // dtype on the device (cuRAND fills float32 directly: half the bytes, no cast pass).
@@ -1665,6 +1677,63 @@ function loopCount(iter: SyntaxNode, model: NotebookModel, cell: CellModel): num
  * `rng.normal(loc, scale, size)` -> `(loc + scale * rng.standard_normal(size))` for CuPy's
  * Generator, which lacks `normal`. Only for plain arguments (names, numbers, tuples).
  */
+/**
+ * What breaks in a later cell when the Generator `name` made in `cell` becomes CuPy's: the first
+ * later use (up to the cell that surely rebinds `name`), said in words; null when there is none.
+ * In the whole-notebook plan a draw CuPy's Generator has is fine; as a single cell it is not (the
+ * later host cell would get a CuPy array).
+ */
+function laterGeneratorProblem(name: string, cell: CellModel, model: NotebookModel, planned: boolean): string | null {
+  // the first later cell that surely rebinds it (a top-level, unconditional binding)
+  const rebinds = (c: CellModel): number => {
+    const at = (c.facts?.assignments ?? []).filter(a => a.name === name && !a.nested).map(a => a.at);
+    return at.length > 0 ? Math.min(...at) : Infinity;
+  };
+  const stop = model.writers(name).filter(c => c.index > cell.index && rebinds(c) < Infinity).sort((a, b) => a.index - b.index)[0];
+  const later = [...new Set([...model.readersAfter(name, cell), ...(stop ? [stop] : [])])]
+    .filter(c => !stop || c.index <= stop.index)
+    .sort((a, b) => a.index - b.index);
+  for (const c of later) {
+    if (!c.tree) {
+      continue;
+    }
+    const until = c === stop ? rebinds(c) : Infinity;
+    for (const r of globalReferences(c.tree.rootNode, name)) {
+      if (r.startIndex >= until) {
+        break;
+      }
+      const p = r.parent;
+      if (p?.type === 'assignment' && field(p, 'left')?.id === r.id) {
+        continue; // a nested rebinding (the name is not read there)
+      }
+      const where = `cell ${c.index + 1}`;
+      if (p?.type === 'attribute' && field(p, 'object')?.id === r.id) {
+        const method = field(p, 'attribute')?.text ?? '';
+        const called = p.parent?.type === 'call' && field(p.parent, 'function')?.id === p.id;
+        if (called && CUPY_GENERATOR_METHODS.has(method)) {
+          if (planned) {
+            continue; // the plan moves the cells that read the draw, or copies it back for them
+          }
+          return `${where} draws \`${name}.${method}(...)\`, which would hand that host cell a CuPy array`;
+        }
+        return called
+          ? `${where} calls \`${name}.${method}(...)\`, which cupy.random.Generator does not have`
+          : `${where} reads \`${name}.${method}\`, which cupy.random.Generator does not have`;
+      }
+      return `${where} uses \`${name}\` other than for a draw (\`${lineOf(c.tree.rootNode, r)}\`), which may need NumPy's Generator`;
+    }
+  }
+  return null;
+}
+
+/** The source line that holds `node`, trimmed. */
+function lineOf(root: SyntaxNode, node: SyntaxNode): string {
+  const text = root.text;
+  const start = text.lastIndexOf('\n', node.startIndex - 1 - root.startIndex) + 1;
+  const end = text.indexOf('\n', node.startIndex - root.startIndex);
+  return text.slice(start, end < 0 ? undefined : end).trim();
+}
+
 function normalViaStandardNormal(call: SyntaxNode, rng: string, model: NotebookModel): TextEdit | null {
   const { positional, keywords } = callArguments(call);
   const arg = (k: number, kw: string): SyntaxNode | undefined => keywords.get(kw) ?? positional[k];
