@@ -6,7 +6,7 @@
  * hold is worked out by the notebook model, which sees all cells.
  */
 import type { SyntaxNode } from './parser';
-import { field, kids } from './syntax';
+import { callArguments, field, kids } from './syntax';
 
 export interface ImportFact {
   /** The name bound in the namespace (`np`, `fft2`, `ndi`); '*' for a star import. */
@@ -436,8 +436,25 @@ export function collectFacts(root: SyntaxNode): CellFacts {
         if (fn?.type === 'attribute') {
           const method = field(fn, 'attribute')?.text;
           const base = baseName(fn);
-          if (method && MUTATING_METHODS.has(method) && base && field(fn, 'object')?.type === 'identifier') {
+          // `u.sort()`, and through a view of it: `u[:10].sort()`, `u.T.sort()`
+          if (method && MUTATING_METHODS.has(method) && base && !locals?.has(base) && field(fn, 'object')?.type !== 'call') {
             facts.mutates.add(base);
+          }
+          // `rng.shuffle(u)`, `np.add.at(u, idx, 1)` (ufunc.at): the first argument in place
+          const first = method === 'shuffle' || (method === 'at' && field(fn, 'object')?.type === 'attribute') ? callArguments(node).positional[0] : undefined;
+          const updated = first ? baseName(first) : null;
+          if (updated && !locals?.has(updated)) {
+            facts.mutates.add(updated);
+          }
+        }
+        // `out=u` (`out=(u,)`), scipy.ndimage's `output=u`: written in place
+        const keywords = callArguments(node).keywords;
+        for (const value of [keywords.get('out'), keywords.get('output')]) {
+          for (const v of value ? (value.type === 'tuple' ? kids(value) : [value]) : []) {
+            const updated = baseName(v);
+            if (updated && !locals?.has(updated)) {
+              facts.mutates.add(updated);
+            }
           }
         }
         break;

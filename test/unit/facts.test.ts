@@ -241,3 +241,31 @@ describe('match statements (PEP 634)', () => {
     expect(f.reads.has('hit')).toBe(false);
   });
 });
+
+describe('in-place updates NumPy makes outside assignments', () => {
+  it.each([
+    ['u[:10].sort()', 'u'],
+    ['u.T.sort()', 'u'],
+    ['u[1:, 0].fill(0)', 'u'],
+    ['rng.shuffle(u)', 'u'],
+    ['np.random.shuffle(u[5:])', 'u'],
+    ['np.add.at(u, idx, 1)', 'u'],
+    ['np.add(u, 1.0, out=u)', 'u'],
+    ['np.divmod(a, b, out=(q, r))', 'q'],
+    ['np.divmod(a, b, out=(q, r))', 'r'],
+    ['rng.permuted(u, out=u)', 'u'],
+    ['ndimage.uniform_filter(src, 9, output=u)', 'u']
+  ])('%s updates %s', (src, name) => {
+    expect(facts(src).mutates.has(name)).toBe(true);
+  });
+
+  it.each([
+    ['u.copy().sort()', 'u'],
+    ['v = np.sort(u)', 'u'],
+    ['ndimage.uniform_filter(src, 9, output=u)', 'src'],
+    ['np.add.at(u, idx, 1)', 'idx'],
+    ['def f(u):\n    u[:3].sort()', 'u']
+  ])('%s leaves %s', (src, name) => {
+    expect(facts(src).mutates.has(name)).toBe(false);
+  });
+});

@@ -167,3 +167,24 @@ export function cupyHasNumpyPath(path: string): boolean {
   }
   return false;
 }
+
+/**
+ * NumPy ufuncs by number of inputs (`np.add.nin == 2`, NumPy 2.4): a positional argument at
+ * index nin and after is an output (`np.add(u, 1.0, u)`, `np.sqrt(u, u)` update `u` in place).
+ */
+export const NUMPY_UFUNC_NIN: ReadonlyMap<string, number> = new Map([
+  ...[...list(`
+    abs absolute acos acosh arccos arccosh arcsin arcsinh arctan arctanh asin asinh atan atanh
+    bitwise_count bitwise_invert bitwise_not cbrt ceil conj conjugate cos cosh deg2rad degrees
+    exp exp2 expm1 fabs floor invert isfinite isinf isnan isnat log log10 log1p log2 logical_not
+    negative positive rad2deg radians reciprocal rint sign signbit sin sinh spacing sqrt square
+    tan tanh trunc frexp modf
+  `)].map(n => [n, 1] as [string, number]),
+  ...[...list(`
+    add arctan2 atan2 bitwise_and bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor
+    copysign divide equal float_power floor_divide fmax fmin fmod gcd greater greater_equal
+    heaviside hypot lcm ldexp left_shift less less_equal logaddexp logaddexp2 logical_and
+    logical_or logical_xor matmul matvec maximum minimum mod multiply nextafter not_equal pow
+    power remainder right_shift subtract true_divide vecdot vecmat divmod
+  `)].map(n => [n, 2] as [string, number])
+]);

@@ -26,7 +26,7 @@
  * when anything updates it in place: each GPU cell copies it in (and writes it back where it
  * updates it), and a host cell that lets another object keep a resident array brings it back.
  */
-import { cupyHasNumpyPath, CUPY_GENERATOR_METHODS, ELEMENTWISE_UFUNCS, NUMPY_HOST_IO_CONSUMERS, NUMPY_HOST_IO_PRODUCERS, NUMPY_PASSTHROUGH_NAMES, NUMPY_REFUSED, REDUCTIONS, TRANSCENDENTAL_UFUNCS } from '../../apis/cupy';
+import { cupyHasNumpyPath, CUPY_GENERATOR_METHODS, ELEMENTWISE_UFUNCS, NUMPY_HOST_IO_CONSUMERS, NUMPY_HOST_IO_PRODUCERS, NUMPY_PASSTHROUGH_NAMES, NUMPY_REFUSED, NUMPY_UFUNC_NIN, REDUCTIONS, TRANSCENDENTAL_UFUNCS } from '../../apis/cupy';
 import { cupyxHasScipyPath, cupyxModuleOf } from '../../apis/cupyx';
 import { WorkEstimate } from '../../costmodel';
 import { applyEdits, insert, replace } from '../../edits';
@@ -509,9 +509,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     if (model.valueAfter(name, cell).kind !== 'rng') {
       continue;
     }
-    const problem = laterGeneratorProblem(name, cell, model, !!plan);
+    const problem = laterGeneratorProblem(name, cell, model);
     if (problem) {
-      refusals.push(`\`${name}\` would become a CuPy Generator for later cells too, and ${problem}: keep \`${name}\` a NumPy Generator (rewrite that cell too, or draw on the device with a separate \`cp.random.default_rng\`)`);
+      refusals.push(`\`${name}\` would become a CuPy Generator for later cells too, and ${problem}: keep \`${name}\` NumPy's, and draw on the device from a separate \`cp.random.default_rng(...)\``);
     }
   }
 
@@ -1083,8 +1083,10 @@ function isBareOrHostSafe(arg: SyntaxNode, name: string): boolean {
 const NUMPY_WRITES_FIRST_ARGUMENT = /^numpy\.(copyto|put|place|putmask|fill_diagonal|put_along_axis|random\.shuffle)$/;
 
 /**
- * Does the cell change the array `name` holds in place: `u[...] = v`, `u += 1`, `u.sort()`
- * (the cell's `mutates`), `out=u`, `np.copyto(u, ...)`, or through a view it binds from it
+ * Does the cell change the array `name` holds in place: `u[...] = v`, `u += 1`, `u.sort()`,
+ * `u[:10].sort()`, `rng.shuffle(u)`, `out=u`, `output=u` (the cell's `mutates`; again here, with
+ * views `out=u[1:]`), `np.copyto(u, ...)`, a ufunc's positional output `np.add(u, 1.0, u)`,
+ * `np.add.at(u, idx, 1)`, or through a view it binds from it
  * (`w = u[1:-1]; w[...] = 0`, `for row in u: row[:] = 0`)?
  */
 export function updatedInCell(root: SyntaxNode, name: string, mutates: ReadonlySet<string>, model: NotebookModel): boolean {
@@ -1092,15 +1094,37 @@ export function updatedInCell(root: SyntaxNode, name: string, mutates: ReadonlyS
     return true;
   }
   for (const r of globalReferences(root, name)) {
-    const p = r.parent;
-    if (p?.type === 'keyword_argument' && field(p, 'name')?.text === 'out' && field(p, 'value')?.id === r.id) {
-      return true;
+    // `u`, or a view of it written through (`out=u[1:]`, `np.copyto(u[:, 0], v)`)
+    let t = r;
+    while (t.parent && ((t.parent.type === 'subscript' && field(t.parent, 'value')?.id === t.id) || (t.parent.type === 'attribute' && field(t.parent, 'object')?.id === t.id && field(t.parent, 'attribute')?.text === 'T'))) {
+      t = t.parent;
+    }
+    let p = t.parent;
+    if (p?.type === 'tuple' && p.parent?.type === 'keyword_argument') {
+      t = p; // out=(u,)
+      p = p.parent;
+    }
+    if (p?.type === 'keyword_argument' && /^out(put)?$/.test(field(p, 'name')?.text ?? '') && field(p, 'value')?.id === t.id) {
+      return true; // out=u; scipy.ndimage's output=u
     }
     const call = p?.type === 'argument_list' ? p.parent : null;
     const fn = call ? field(call, 'function') : null;
-    if (call && fn && callArguments(call).positional[0]?.id === r.id && NUMPY_WRITES_FIRST_ARGUMENT.test(model.qualifiedName(fn) ?? '')) {
+    if (!call || !fn) {
+      continue;
+    }
+    const positional = callArguments(call).positional;
+    const at = positional.findIndex(a => a.id === t.id);
+    const q = model.qualifiedName(fn) ?? '';
+    if (at === 0 && NUMPY_WRITES_FIRST_ARGUMENT.test(q)) {
       return true;
     }
+    // a ufunc's positional output (`np.add(u, 1.0, u)`, `np.sqrt(u, u)`), `np.add.at(u, idx, 1)`
+    const ufunc = /^numpy\.(\w+)(\.at)?$/.exec(q);
+    const nin = ufunc ? NUMPY_UFUNC_NIN.get(ufunc[1]) : undefined;
+    if (nin !== undefined && (ufunc![2] ? at === 0 : at >= nin)) {
+      return true;
+    }
+
     const e = escapingUse(r, model);
     if (e?.kind === 'alias' && e.holders.some(h => h !== name && mutates.has(h))) {
       return true;
@@ -1680,10 +1704,9 @@ function loopCount(iter: SyntaxNode, model: NotebookModel, cell: CellModel): num
 /**
  * What breaks in a later cell when the Generator `name` made in `cell` becomes CuPy's: the first
  * later use (up to the cell that surely rebinds `name`), said in words; null when there is none.
- * In the whole-notebook plan a draw CuPy's Generator has is fine; as a single cell it is not (the
- * later host cell would get a CuPy array).
+ * A draw CuPy's Generator has counts too: that cell would get a CuPy array.
  */
-function laterGeneratorProblem(name: string, cell: CellModel, model: NotebookModel, planned: boolean): string | null {
+function laterGeneratorProblem(name: string, cell: CellModel, model: NotebookModel): string | null {
   // the first later cell that surely rebinds it (a top-level, unconditional binding)
   const rebinds = (c: CellModel): number => {
     const at = (c.facts?.assignments ?? []).filter(a => a.name === name && !a.nested).map(a => a.at);
@@ -1711,10 +1734,9 @@ function laterGeneratorProblem(name: string, cell: CellModel, model: NotebookMod
         const method = field(p, 'attribute')?.text ?? '';
         const called = p.parent?.type === 'call' && field(p.parent, 'function')?.id === p.id;
         if (called && CUPY_GENERATOR_METHODS.has(method)) {
-          if (planned) {
-            continue; // the plan moves the cells that read the draw, or copies it back for them
-          }
-          return `${where} draws \`${name}.${method}(...)\`, which would hand that host cell a CuPy array`;
+          // (the plan too: it brings device values back to host cells with cp.asnumpy, which a
+          // Generator is not)
+          return `${where} draws \`${name}.${method}(...)\`, which would hand that cell a CuPy array where it may expect NumPy's`;
         }
         return called
           ? `${where} calls \`${name}.${method}(...)\`, which cupy.random.Generator does not have`
