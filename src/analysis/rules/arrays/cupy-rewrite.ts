@@ -634,12 +634,29 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   for (const call of hostRngCalls) {
     edits.push(insert(call.startIndex, `${cp}.asarray(`), insert(call.endIndex, ')'));
   }
+  // The cell's displayed value (its last expression) comes after the epilogue: where it reads a
+  // written-back array and nothing else on the device (no other device name, no CuPy call), it
+  // reads the host array, current after the write-back, and the device copy is released.
+  const { at: epilogueAt, before: beforeDisplayed } = epilogueOffset(root, cell.source);
+  const displayed = beforeDisplayed ? kids(root).filter(k => k.type !== 'comment').pop() : undefined;
+  const hostDisplayed = new Set(displayed ? writeBack.filter(n => globalReferences(displayed, n).length > 0) : []);
+  if (
+    displayed &&
+    ([...deviceNames].some(n => !hostDisplayed.has(n) && globalReferences(displayed, n).length > 0) ||
+      refs.some(r => r.action === 'cupy' && isInside(r.node, displayed)) ||
+      [...rangeRewrites, ...castRewrites].some(e => e.start < displayed.endIndex && e.end > displayed.startIndex))
+  ) {
+    hostDisplayed.clear();
+  }
   // read-only inputs are read through their device copy, except where a host consumer takes them
   for (const [name, dev] of transfers) {
     if (dev === name) {
       continue;
     }
     for (const r of globalReferences(root, name)) {
+      if (hostDisplayed.has(name) && isInside(r, displayed!)) {
+        continue; // displayed after the write-back: the host array
+      }
       const hostArg = hostConsumerArgs.find(arg => isInside(r, arg));
       if (hostArg && isBareOrHostSafe(hostArg, name) && !writeBack.includes(name)) {
         continue; // the host original, unless the cell updates it (then only the device copy is current)
@@ -720,11 +737,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
   // device copies of host-kept arrays (written back, or in the plan copied in by each cell) are
   // released at the end: nothing reads them later, and the plan counts only resident arrays
-  // against device memory. Not where the cell's displayed value still reads one.
-  const { at: epilogueAt, before: beforeDisplayed } = epilogueOffset(root, cell.source);
-  const displayed = beforeDisplayed ? kids(root).filter(k => k.type !== 'comment').pop() : undefined;
+  // against device memory. Not where the cell's displayed value still reads one (a written-back
+  // one it reads on the host, hostDisplayed, is released).
   const released = [...hostKept]
-    .filter(n => (plan || writeBack.includes(n)) && !(displayed && globalReferences(displayed, n).length > 0))
+    .filter(n => (plan || writeBack.includes(n)) && (hostDisplayed.has(n) || !(displayed && globalReferences(displayed, n).length > 0)))
     .map(n => transfers.get(n) as string);
   if (bringBack.length + writeBack.length + released.length > 0) {
     const [at, before] = [epilogueAt, beforeDisplayed];
