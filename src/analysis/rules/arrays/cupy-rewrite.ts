@@ -739,6 +739,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // released at the end: nothing reads them later, and the plan counts only resident arrays
   // against device memory. Not where the cell's displayed value still reads one (a written-back
   // one it reads on the host, hostDisplayed, is released).
+  const writeBackLine = (n: string): string =>
+    `${n}[...] = ${cp}.asnumpy(${transfers.get(n)})`;
   const released = [...hostKept]
     .filter(n => (plan || writeBack.includes(n)) && (hostDisplayed.has(n) || !(displayed && globalReferences(displayed, n).length > 0)))
     .map(n => transfers.get(n) as string);
@@ -753,14 +755,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
         // a full reduction leaves a 0-d device array: the host wants a Python number
         return v.shape !== undefined && v.shape.length === 0 ? `${n} = ${n}.item()` : `${n} = ${cp}.asnumpy(${n})`;
       })
-      .concat(writeBack.map(n => `${n}[...] = ${cp}.asnumpy(${transfers.get(n)})  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
+      .concat(writeBack.map(n => `${writeBackLine(n)}  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
       .concat(released.length > 0 ? [`del ${released.join(', ')}`] : [])
       .join('\n');
     edits.push(insert(at, before ? `${lines}\n` : `\n${lines}`));
   }
   if (writeBack.length > 0) {
     notes.push(
-      `${writeBack.map(n => `\`${n}\``).join(', ')} ${writeBack.length === 1 ? 'is' : 'are'} updated in place on a device copy and written back into the same host array at the end of the cell (${writeBack.map(n => `\`${n}[...] = ${cp}.asnumpy(${transfers.get(n)})\``).join(', ')}): ${writeBack.map(n => sharedWith.get(n)!.reason).join('; ')}. Rebinding ${writeBack.length === 1 ? 'it' : 'them'} to a new array would leave that stale.`
+      `${writeBack.map(n => `\`${n}\``).join(', ')} ${writeBack.length === 1 ? 'is' : 'are'} updated in place on a device copy and written back into the same host array at the end of the cell (${writeBack.map(n => `\`${writeBackLine(n)}\``).join(', ')}): ${writeBack.map(n => sharedWith.get(n)!.reason).join('; ')}. Rebinding ${writeBack.length === 1 ? 'it' : 'them'} to a new array would leave that stale.`
     );
   }
   if (bringBack.length > 0) {
@@ -1123,6 +1125,10 @@ export function updatedInCell(root: SyntaxNode, name: string, mutates: ReadonlyS
     if (p?.type === 'keyword_argument' && /^out(put)?$/.test(field(p, 'name')?.text ?? '') && field(p, 'value')?.id === t.id) {
       return true; // out=u; scipy.ndimage's output=u
     }
+    const e = escapingUse(r, model);
+    if (e?.kind === 'alias' && e.holders.some(h => h !== name && mutates.has(h))) {
+      return true;
+    }
     const call = p?.type === 'argument_list' ? p.parent : null;
     const fn = call ? field(call, 'function') : null;
     if (!call || !fn) {
@@ -1138,11 +1144,6 @@ export function updatedInCell(root: SyntaxNode, name: string, mutates: ReadonlyS
     const ufunc = /^numpy\.(\w+)(\.at)?$/.exec(q);
     const nin = ufunc ? NUMPY_UFUNC_NIN.get(ufunc[1]) : undefined;
     if (nin !== undefined && (ufunc![2] ? at === 0 : at >= nin)) {
-      return true;
-    }
-
-    const e = escapingUse(r, model);
-    if (e?.kind === 'alias' && e.holders.some(h => h !== name && mutates.has(h))) {
       return true;
     }
   }
