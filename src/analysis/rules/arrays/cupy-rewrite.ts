@@ -739,8 +739,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // released at the end: nothing reads them later, and the plan counts only resident arrays
   // against device memory. Not where the cell's displayed value still reads one (a written-back
   // one it reads on the host, hostDisplayed, is released).
+  // device -> host straight into the host array when it is known C-contiguous (CuPy's
+  // ndarray.get(out=...) wants that); else through a host temporary
   const writeBackLine = (n: string): string =>
-    `${n}[...] = ${cp}.asnumpy(${transfers.get(n)})`;
+    hostCContiguous(n, cell, model) ? `${transfers.get(n)}.get(out=${n})` : `${n}[...] = ${cp}.asnumpy(${transfers.get(n)})`;
   const released = [...hostKept]
     .filter(n => (plan || writeBack.includes(n)) && (hostDisplayed.has(n) || !(displayed && globalReferences(displayed, n).length > 0)))
     .map(n => transfers.get(n) as string);
@@ -1763,6 +1765,29 @@ function laterGeneratorProblem(name: string, cell: CellModel, model: NotebookMod
     }
   }
   return null;
+}
+
+/** NumPy creators whose result is a new C-contiguous array (unless `order=` says otherwise). */
+const NUMPY_C_CONTIGUOUS_CREATORS = /^numpy\.(zeros|ones|empty|full|arange|linspace|random\.(rand|randn|random|random_sample|standard_normal|uniform|normal|randint))$/;
+
+/**
+ * Is the host array `name` reaching `cell` known to be C-contiguous (its own memory, not a
+ * view)? Only where one earlier cell binds it, once, unconditionally, to a NumPy creator called
+ * without `order=`, and rebinds it after that only by augmented assignment (in place).
+ */
+function hostCContiguous(name: string, cell: CellModel, model: NotebookModel): boolean {
+  const writers = model.writers(name).filter(c => c.index < cell.index);
+  if (writers.length !== 1 || !writers[0].facts) {
+    return false;
+  }
+  const bindings = writers[0].facts.assignments.filter(a => a.name === name);
+  const plain = bindings.filter(a => !a.augmented);
+  if (plain.length !== 1 || bindings.some(a => a.nested || a.deleted) || bindings.some(a => a.augmented && a.at < plain[0].at)) {
+    return false;
+  }
+  const value = plain[0].value ? unparen(plain[0].value) : null;
+  const fn = value?.type === 'call' ? field(value, 'function') : null;
+  return !!fn && NUMPY_C_CONTIGUOUS_CREATORS.test(model.qualifiedName(fn) ?? '') && !callArguments(value!).keywords.has('order');
 }
 
 /** The source line that holds `node`, trimmed. */
