@@ -19,7 +19,7 @@ import {
   NUMPY_PASSTHROUGH_NAMES,
   REDUCTIONS
 } from './apis/cupy';
-import { normaliseDtype, shapeSize, UNKNOWN, ValueInfo } from './values';
+import { normaliseDtype, promoteTypes, promoteWeak, scalarType, shapeSize, trueDivideDtype, UNKNOWN, ValueInfo } from './values';
 
 /** Cells larger than this are not analysed (a clear diagnostic instead of a slow parse). */
 export const MAX_CELL_CHARS = 200_000;
@@ -720,10 +720,16 @@ export class NotebookModel {
     const n = unparen(node);
     switch (n.type) {
       case 'integer': {
+        if (IMAGINARY.test(n.text)) {
+          return { kind: 'scalar', dtype: 'complex128', origin: 'literal' }; // `2j`: a Python complex
+        }
         const v = Number(n.text.replace(/_/g, '').replace(/[lL]$/, ''));
         return { kind: 'scalar', value: Number.isFinite(v) ? v : undefined, dtype: 'int64', origin: 'literal' };
       }
       case 'float': {
+        if (IMAGINARY.test(n.text)) {
+          return { kind: 'scalar', dtype: 'complex128', origin: 'literal' }; // `2.5j`, `1e3J`
+        }
         const v = Number(n.text.replace(/_/g, ''));
         return { kind: 'scalar', value: Number.isFinite(v) ? v : undefined, dtype: 'float64', origin: 'literal' };
       }
@@ -746,7 +752,8 @@ export class NotebookModel {
           const op = operatorOf(n);
           return { ...v, value: op === '-' ? -v.value : op === '~' ? ~v.value : v.value };
         }
-        return v.kind === 'ndarray' ? { ...v, origin: 'inferred' } : UNKNOWN;
+        // an array, or a scalar of known type but no value (`-np.float32(x)`, `-2j`): same type
+        return v.kind === 'ndarray' || (v.kind === 'scalar' && v.dtype !== undefined) ? { ...v, origin: 'inferred' } : UNKNOWN;
       }
       case 'binary_operator':
         return this.inferBinary(n, cell);
@@ -756,7 +763,18 @@ export class NotebookModel {
         const value = field(n, 'value');
         const v = value ? this.inferValue(value, cell) : UNKNOWN;
         if (v.kind === 'ndarray') {
-          // a slice or element of a known array: at most its size
+          const indexed = v.shape ? basicIndexShape(n, v.shape, this, cell) : undefined;
+          if (indexed === 'element') {
+            // `a[0, 0]`: NumPy gives a NumPy scalar of the array's dtype, CuPy a 0-d array
+            return v.library === 'cupy'
+              ? { kind: 'ndarray', shape: [], size: 1, dtype: v.dtype, origin: 'inferred', library: v.library, device: v.device }
+              : { kind: 'scalar', dtype: v.dtype, origin: 'inferred', library: 'numpy' };
+          }
+          if (indexed) {
+            // basic slicing (a view of the array): its exact shape
+            return { kind: 'ndarray', dtype: v.dtype, shape: indexed, size: shapeSize(indexed), origin: 'inferred', library: v.library, device: v.device };
+          }
+          // fancy or boolean indexing, bounds the analysis cannot read: at most its size
           return { kind: 'ndarray', dtype: v.dtype, size: v.size, shape: undefined, origin: 'inferred', approx: true, library: v.library };
         }
         if (v.kind === 'dataframe') {
@@ -794,8 +812,14 @@ export class NotebookModel {
     if (a.kind === 'scalar' && b.kind === 'scalar') {
       const x = a.value;
       const y = b.value;
-      const dtype = a.dtype === 'float64' || b.dtype === 'float64' || op === '/' ? 'float64' : 'int64';
-      if (x === undefined || y === undefined) {
+      const numpy = NUMPY_SCALARS_TYPED ? scalarBinaryDtype(a, b, op) : undefined;
+      if (numpy) {
+        // a NumPy scalar meeting a scalar: a NumPy scalar (NEP 50), no value computed
+        return { kind: 'scalar', dtype: numpy, origin: 'inferred', library: 'numpy' };
+      }
+      const complex = a.dtype === 'complex128' || b.dtype === 'complex128';
+      const dtype = complex ? 'complex128' : a.dtype === 'float64' || b.dtype === 'float64' || op === '/' || (op === '**' && y !== undefined && y < 0) ? 'float64' : 'int64';
+      if (x === undefined || y === undefined || complex) {
         return { kind: 'scalar', dtype, origin: 'inferred' };
       }
       const results: Record<string, number> = {
@@ -816,7 +840,8 @@ export class NotebookModel {
       return matmulValue(a, b);
     }
     if (a.kind === 'ndarray' || b.kind === 'ndarray') {
-      return broadcastValues([a, b], ['<', '>', '<=', '>=', '==', '!='].includes(op) ? 'bool' : undefined);
+      const out = broadcastValues([a, b], ['<', '>', '<=', '>=', '==', '!='].includes(op) ? 'bool' : undefined);
+      return op === '/' && out.dtype ? { ...out, dtype: trueDivideDtype(out.dtype) } : out;
     }
     if (a.kind === 'dataframe' || b.kind === 'dataframe') {
       return { kind: 'dataframe', origin: 'inferred', library: 'pandas' };
@@ -1336,7 +1361,11 @@ function floatResult(dtype: string | undefined): string {
   return dtype === 'float32' || dtype === 'complex64' || dtype === 'complex128' ? dtype : 'float64';
 }
 
-/** Broadcast of several array/scalar values (shape of the largest array). */
+/**
+ * Broadcast of several array/scalar values: NumPy's broadcast shape where every array's shape is
+ * known (else the largest array's), and NumPy 2's result dtype (NEP 50: arrays and NumPy scalars
+ * promote, a Python number then takes that dtype unless its kind is higher; `dtype` overrides).
+ */
 export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo {
   const arrays = values.filter(v => v.kind === 'ndarray');
   if (arrays.length === 0) {
@@ -1344,8 +1373,223 @@ export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo 
   }
   const largest = arrays.reduce((a, b) => ((b.size ?? -1) > (a.size ?? -1) ? b : a));
   const dtypes = arrays.map(a => a.dtype ?? 'float64');
-  const promoted = dtype ?? (dtypes.includes('float64') ? 'float64' : dtypes.includes('complex128') ? 'complex128' : largest.dtype ?? 'float64');
-  return { ...largest, dtype: promoted, origin: 'inferred' };
+  const promoted = dtype ?? resultDtype(values) ?? (dtypes.includes('float64') ? 'float64' : dtypes.includes('complex128') ? 'complex128' : largest.dtype ?? 'float64');
+  const shape = broadcastShape(arrays);
+  return shape && arrays.length > 1
+    ? { ...largest, shape, size: shapeSize(shape), approx: undefined, dtype: promoted, origin: 'inferred' }
+    : { ...largest, dtype: promoted, origin: 'inferred' };
+}
+
+/**
+ * Whether the model infers NumPy scalars (`np.float32(x)`: a scalar of that dtype, `library:
+ * 'numpy'`) and lets them and Python complex numbers decide an operation's dtype (NEP 50:
+ * `float32_array * np.float64(x)` is float64, `float32_array * 1j` complex64). Off until
+ * rules/arrays/fusion.ts reads such scalars (its scalarKind takes an inferred scalar without a
+ * value for an unknown one, and its refusal notes compare the chain's dtype with its arrays'):
+ * with it on and fusion.ts as it is, a chain a NumPy float64 scalar keeps from its float32 kernel
+ * loses the note that says why. The patch for fusion.ts that goes with turning it on is in the
+ * commit message that added this flag.
+ */
+export const NUMPY_SCALARS_TYPED: boolean = false;
+
+/**
+ * NumPy 2's result dtype of arrays and scalars computed together (numeric dtypes only: undefined
+ * otherwise, and where a value is neither an array nor a scalar): arrays (dtype unknown: float64)
+ * and NumPy scalars promote (`np.promote_types`), then each Python number (weak) takes part.
+ * A scalar whose type the analysis cannot tell is left out (as if weak and of a lower kind).
+ */
+function resultDtype(values: ValueInfo[]): string | undefined {
+  let strong: string | undefined;
+  const weak: ('bool' | 'int' | 'float' | 'complex')[] = [];
+  for (const v of values) {
+    if (v.kind === 'ndarray') {
+      const d = v.dtype ?? 'float64';
+      strong = strong === undefined ? d : promoteTypes(strong, d);
+    } else if (v.kind === 'scalar') {
+      const t = scalarType(v);
+      if (!NUMPY_SCALARS_TYPED && (t?.strong || t?.python === 'complex')) {
+        continue; // (until fusion.ts reads them: see NUMPY_SCALARS_TYPED) left out, as before
+      }
+      if (t?.strong) {
+        strong = strong === undefined ? t.dtype : promoteTypes(strong, t.dtype);
+      } else if (t) {
+        weak.push(t.python);
+      }
+      continue;
+    } else {
+      return undefined;
+    }
+    if (strong === undefined) {
+      return undefined;
+    }
+  }
+  for (const python of weak) {
+    strong = strong === undefined ? undefined : promoteWeak(strong, python);
+  }
+  return strong;
+}
+
+/** NumPy's broadcast of known shapes (a dimension not known: `null`); undefined when one is unknown or they do not broadcast. */
+function broadcastShape(arrays: ValueInfo[]): (number | null)[] | undefined {
+  let out: (number | null)[] = [];
+  for (const a of arrays) {
+    if (!a.shape) {
+      return undefined;
+    }
+    const n = Math.max(out.length, a.shape.length);
+    const next: (number | null)[] = [];
+    for (let i = 0; i < n; i++) {
+      const x = i - (n - out.length) >= 0 ? out[i - (n - out.length)] : 1;
+      const y = i - (n - a.shape.length) >= 0 ? a.shape[i - (n - a.shape.length)] : 1;
+      if (x === 1 || x === y) {
+        next.push(y);
+      } else if (y === 1) {
+        next.push(x);
+      } else if (x === null || y === null) {
+        next.push(x ?? y); // the unknown one is 1 or the other's size (anything else does not broadcast)
+      } else {
+        return undefined;
+      }
+    }
+    out = next;
+  }
+  return out;
+}
+
+/**
+ * The dtype of `a op b` for two scalars when one is a NumPy scalar (NEP 50: two NumPy scalars
+ * promote, a Python number takes the NumPy scalar's dtype unless its kind is higher); undefined
+ * when neither is one or a type is not known.
+ */
+function scalarBinaryDtype(a: ValueInfo, b: ValueInfo, op: string): string | undefined {
+  const ta = scalarType(a);
+  const tb = scalarType(b);
+  if (!ta || !tb || (!ta.strong && !tb.strong) || ['<', '>', '<=', '>=', '==', '!='].includes(op)) {
+    return undefined;
+  }
+  const d = ta.strong && tb.strong ? promoteTypes(ta.dtype, tb.dtype) : ta.strong ? promoteWeak(ta.dtype, (tb as { python: 'bool' | 'int' | 'float' | 'complex' }).python) : promoteWeak((tb as { dtype: string }).dtype, (ta as { python: 'bool' | 'int' | 'float' | 'complex' }).python);
+  return d && op === '/' ? trueDivideDtype(d) : d;
+}
+
+/** An imaginary literal's text (`2j`, `2.5J`, `1e3j`). */
+const IMAGINARY = /[jJ]$/;
+
+/** NumPy's scalar types that `np.<type>(x)` makes (of a real scalar x: a NumPy scalar of that dtype). */
+const NUMPY_SCALAR_TYPES: ReadonlyMap<string, string> = new Map([
+  ['float16', 'float16'], ['half', 'float16'], ['float32', 'float32'], ['single', 'float32'], ['float64', 'float64'], ['double', 'float64'],
+  ['int8', 'int8'], ['int16', 'int16'], ['int32', 'int32'], ['int64', 'int64'], ['intp', 'int64'],
+  ['uint8', 'uint8'], ['uint16', 'uint16'], ['uint32', 'uint32'], ['uint64', 'uint64'],
+  ['complex64', 'complex64'], ['csingle', 'complex64'], ['complex128', 'complex128'], ['cdouble', 'complex128']
+]);
+
+/**
+ * The shape `a[...]` takes under basic indexing (slices with bounds that are integer constants,
+ * omitted or None; integers; `...`; `None`), given `a`'s shape: a dimension the analysis cannot
+ * work out (unknown size or bound) is null. `element` where every dimension is taken by an
+ * integer (`a[0, 0]`: a scalar). Undefined for anything else (fancy or boolean indexing, an
+ * index the analysis cannot type, too many indices, an integer out of range).
+ */
+function basicIndexShape(n: SyntaxNode, shape: (number | null)[], model: NotebookModel, cell: CellModel): (number | null)[] | 'element' | undefined {
+  const value = field(n, 'value');
+  let indices = kids(n).filter(k => k.id !== value?.id && k.type !== 'comment');
+  if (indices.length === 1 && indices[0].type === 'tuple') {
+    indices = kids(indices[0]).filter(k => k.type !== 'comment'); // `a[(1, 2)]` is `a[1, 2]`
+  }
+  const consumed = indices.filter(k => k.type !== 'ellipsis' && k.type !== 'none').length;
+  const ellipses = indices.filter(k => k.type === 'ellipsis').length;
+  if (consumed > shape.length || ellipses > 1) {
+    return undefined;
+  }
+  const out: (number | null)[] = [];
+  let dim = 0;
+  let integers = 0;
+  for (const k of indices) {
+    if (k.type === 'ellipsis') {
+      const skip = shape.length - consumed;
+      out.push(...shape.slice(dim, dim + skip));
+      dim += skip;
+    } else if (k.type === 'none') {
+      out.push(1);
+    } else if (k.type === 'slice') {
+      const bounds = sliceBounds(k, model, cell);
+      if (bounds === undefined) {
+        return undefined;
+      }
+      out.push(sliceLength(shape[dim], bounds));
+      dim++;
+    } else {
+      const v = model.inferValue(k, cell);
+      const t = scalarType(v);
+      const integer = t && (t.strong ? /^u?int/.test(t.dtype) : t.python === 'int');
+      if (!integer) {
+        return undefined; // an array, a list, a bool, a name the analysis cannot type: not basic
+      }
+      const size = shape[dim];
+      if (v.value !== undefined && size !== null && (v.value >= size || v.value < -size)) {
+        return undefined; // IndexError
+      }
+      integers++;
+      dim++;
+    }
+  }
+  out.push(...shape.slice(dim));
+  return integers === indices.length && out.length === 0 ? 'element' : out;
+}
+
+/** A slice's start, stop and step: a number, `null` for omitted (or None), `undefined` for unknown. */
+function sliceBounds(s: SyntaxNode, model: NotebookModel, cell: CellModel): (number | null | undefined)[] | undefined {
+  const bounds: (number | null | undefined)[] = [null, null, null];
+  let part = 0;
+  for (const c of s.children) {
+    if (c.type === ':') {
+      part++;
+    } else if (c.isNamed && c.type !== 'comment') {
+      if (part > 2) {
+        return undefined;
+      }
+      if (c.type === 'none') {
+        continue;
+      }
+      const v = model.inferValue(c, cell);
+      const t = scalarType(v);
+      if (t && !(t.strong ? /^u?int/.test(t.dtype) : t.python === 'int')) {
+        return undefined; // a float bound: TypeError
+      }
+      bounds[part] = v.kind === 'scalar' && v.value !== undefined && Number.isInteger(v.value) ? v.value : undefined;
+    }
+  }
+  return bounds;
+}
+
+/** The length of `slice(start, stop, step)` over `size` elements (Python's `slice.indices`). */
+function sliceLength(size: number | null, [start, stop, step]: (number | null | undefined)[]): number | null {
+  if (step === undefined || start === undefined || stop === undefined) {
+    return null;
+  }
+  const st = step ?? 1;
+  if (size === null) {
+    return null;
+  }
+  if (st === 0) {
+    return null; // ValueError
+  }
+  const lower = st < 0 ? -1 : 0;
+  const upper = st < 0 ? size - 1 : size;
+  const clamp = (x: number | null, dflt: number): number => {
+    if (x === null) {
+      return dflt;
+    }
+    if (x < 0) {
+      return Math.max(x + size, lower);
+    }
+    return Math.min(x, upper);
+  };
+  const a = clamp(start, st < 0 ? upper : lower);
+  const b = clamp(stop, st < 0 ? lower : upper);
+  if (st < 0) {
+    return b < a ? Math.floor((a - b - 1) / -st) + 1 : 0;
+  }
+  return a < b ? Math.floor((b - a - 1) / st) + 1 : 0;
 }
 
 function matmulValue(a: ValueInfo, b: ValueInfo): ValueInfo {
@@ -1386,6 +1630,18 @@ function numpyCallValue(
       return { kind: 'rng', origin: 'literal', library };
     }
     return randomValue(name, positional, keywords, model, cell, library);
+  }
+  if (NUMPY_SCALARS_TYPED && single && NUMPY_SCALAR_TYPES.has(name) && positional.length === 1 && keywords.size === 0) {
+    // np.float32(0.2): a NumPy scalar of that type; np.float32(arr): the array converted
+    const dtype = NUMPY_SCALAR_TYPES.get(name) as string;
+    const arg = model.inferValue(positional[0], cell);
+    if ((arg.kind === 'scalar' && (dtype.startsWith('complex') || !arg.dtype?.startsWith('complex'))) || arg.kind === 'string') {
+      return { kind: 'scalar', dtype, origin: 'inferred', library: 'numpy' };
+    }
+    if (arg.kind === 'ndarray') {
+      return { ...arg, dtype, origin: 'inferred', library, device: library === 'cupy' ? 'gpu' : 'host' };
+    }
+    return UNKNOWN;
   }
   if (single && ARRAY_CREATORS_SHAPE_ARG.has(name) && positional[0]) {
     const shape = shapeOf(positional[0], model, cell);

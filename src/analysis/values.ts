@@ -27,11 +27,21 @@ export interface ValueInfo {
   value?: number;
   /** Where the figure comes from: the kernel (runtime) wins over literals and inference. */
   origin: 'runtime' | 'literal' | 'inferred';
-  /** Library of the object's type: numpy, cupy, pandas, networkx, sklearn, scipy... */
+  /**
+   * Library of the object's type: numpy, cupy, pandas, networkx, sklearn, scipy... For a scalar,
+   * `numpy` marks a NumPy scalar (`np.float32(0.2)`, a kernel-reported `numpy.float64`: strong
+   * under NEP 50, its dtype decides); a Python number has none (or, from the kernel, its type:
+   * `float`, `int`, `complex`, `bool`: weak, the array's dtype decides).
+   */
   library?: string;
   /** Where the data lives (cupy arrays, runtime reports). */
   device?: 'host' | 'gpu';
-  /** The size is an upper bound (a slice of a known array). */
+  /**
+   * The size is an upper bound (a subscript of a known array whose shape the analysis cannot
+   * work out: fancy or boolean indexing, bounds it cannot evaluate). A basic slice with known
+   * bounds gets its exact shape instead. Whether a value shares another array's memory (a view)
+   * is not recorded here: rules/arrays/aliases.ts reads it from the syntax.
+   */
   approx?: boolean;
 }
 
@@ -179,4 +189,122 @@ export function formatBytes(bytes: number): string {
     return `${(bytes / 1e3).toFixed(1)} kB`;
   }
   return `${bytes} B`;
+}
+
+const SIGNED_INTS = ['int8', 'int16', 'int32', 'int64'];
+const UNSIGNED_INTS = ['uint8', 'uint16', 'uint32', 'uint64'];
+const FLOATS = ['float16', 'float32', 'float64'];
+const COMPLEXES = ['complex64', 'complex128'];
+
+/** Whether a dtype name is bool, an integer, a float or a complex (NumPy's numeric types). */
+export function isNumericDtype(d: string): boolean {
+  return d === 'bool' || SIGNED_INTS.includes(d) || UNSIGNED_INTS.includes(d) || FLOATS.includes(d) || COMPLEXES.includes(d);
+}
+
+function isIntegerDtype(d: string): boolean {
+  return SIGNED_INTS.includes(d) || UNSIGNED_INTS.includes(d);
+}
+
+/** The smallest float that holds every value of an integer dtype (NumPy's promotion). */
+function floatFor(d: string): string {
+  return d === 'int8' || d === 'uint8' ? 'float16' : d === 'int16' || d === 'uint16' ? 'float32' : 'float64';
+}
+
+function maxOf(order: string[], a: string, b: string): string {
+  return order.indexOf(a) >= order.indexOf(b) ? a : b;
+}
+
+/**
+ * `np.promote_types(a, b)` for NumPy's numeric dtypes (NumPy 2; checked against 2.4): the dtype
+ * two arrays (or NumPy scalars, strong under NEP 50) of these dtypes compute in. Undefined for
+ * any other dtype (str, object, datetime...).
+ */
+export function promoteTypes(a: string, b: string): string | undefined {
+  if (!isNumericDtype(a) || !isNumericDtype(b)) {
+    return undefined;
+  }
+  if (a === b || b === 'bool') {
+    return a;
+  }
+  if (a === 'bool') {
+    return b;
+  }
+  if (COMPLEXES.includes(a) || COMPLEXES.includes(b)) {
+    // the real parts promote; the complex type of that float
+    const real = promoteTypes(a === 'complex64' ? 'float32' : a === 'complex128' ? 'float64' : a, b === 'complex64' ? 'float32' : b === 'complex128' ? 'float64' : b);
+    return real === 'float64' ? 'complex128' : 'complex64';
+  }
+  if (FLOATS.includes(a) || FLOATS.includes(b)) {
+    const fa = FLOATS.includes(a) ? a : floatFor(a);
+    const fb = FLOATS.includes(b) ? b : floatFor(b);
+    return maxOf(FLOATS, fa, fb);
+  }
+  const sa = SIGNED_INTS.includes(a);
+  const sb = SIGNED_INTS.includes(b);
+  if (sa === sb) {
+    return maxOf(sa ? SIGNED_INTS : UNSIGNED_INTS, a, b);
+  }
+  const signed = sa ? a : b;
+  const unsigned = sa ? b : a;
+  const ui = UNSIGNED_INTS.indexOf(unsigned);
+  if (SIGNED_INTS.indexOf(signed) > ui) {
+    return signed;
+  }
+  return ui + 1 < SIGNED_INTS.length ? SIGNED_INTS[ui + 1] : 'float64';
+}
+
+/**
+ * The dtype an array (or NumPy scalar) of dtype `a` computes in with a Python number of type
+ * `python` (`bool`, `int`, `float`, `complex`): NEP 50's weak scalar, which takes the array's
+ * dtype unless its kind is higher (float32 * 0.5 is float32, int64 * 1.5 float64, float32 * 1j
+ * complex64, bool * 2 int64). Undefined for a non-numeric `a`.
+ */
+export function promoteWeak(a: string, python: 'bool' | 'int' | 'float' | 'complex'): string | undefined {
+  if (!isNumericDtype(a)) {
+    return undefined;
+  }
+  switch (python) {
+    case 'bool':
+      return a;
+    case 'int':
+      return a === 'bool' ? 'int64' : a;
+    case 'float':
+      return a === 'bool' || isIntegerDtype(a) ? 'float64' : a;
+    case 'complex':
+      return COMPLEXES.includes(a) ? a : a === 'float16' || a === 'float32' ? 'complex64' : 'complex128';
+  }
+}
+
+/** `a / b`'s dtype from the operands' promoted one: integers and bool divide into float64. */
+export function trueDivideDtype(d: string): string {
+  return d === 'bool' || isIntegerDtype(d) ? 'float64' : d;
+}
+
+/**
+ * What a scalar value is under NEP 50: `strong` a NumPy scalar of `dtype`, or a Python number of
+ * `python` type (weak); null when not a scalar or its type is not known.
+ */
+export function scalarType(v: ValueInfo): { strong: true; dtype: string } | { strong: false; python: 'bool' | 'int' | 'float' | 'complex' } | null {
+  if (v.kind !== 'scalar') {
+    return null;
+  }
+  if (v.library === 'numpy') {
+    return v.dtype !== undefined && isNumericDtype(v.dtype) ? { strong: true, dtype: v.dtype } : null;
+  }
+  const t = v.library === 'float' || v.library === 'int' || v.library === 'bool' || v.library === 'complex' ? v.library : v.dtype;
+  switch (t) {
+    case 'bool':
+      return { strong: false, python: 'bool' };
+    case 'int':
+    case 'int64':
+      return { strong: false, python: 'int' };
+    case 'float':
+    case 'float64':
+      return { strong: false, python: 'float' };
+    case 'complex':
+    case 'complex128':
+      return { strong: false, python: 'complex' };
+    default:
+      return null;
+  }
 }

@@ -457,6 +457,9 @@ LAUNCHED = {
     "flag-stencil-loop-scalar-1d-float64": ((1, 2, 3, 1000), ["T"], False),
     # a NumPy float32 piece (np.float32(0.2) * 0.5: float32 under NEP 50) with float32 arrays
     "flag-elementwise-numpy-float32-call": ((0, 1, 31, 1000), ["v"], False),
+    # u a view of padded's interior (its shape inferred from the slice): the loop's result written
+    # back into the host view, so padded sees it too (sizes are padded's: u is 2 smaller)
+    "flag-stencil-loop-view-written-back": ((3, 4, 5, 35), ["u", "padded"], False),
 }
 
 
@@ -464,8 +467,27 @@ _DEFAULT_RNG = np.random.default_rng
 
 
 def _copied(env: dict) -> dict:
-    """The namespace with its own copy of every array."""
-    return {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in env.items()}
+    """The namespace with its own copy of every array; a view of another array of the namespace
+    (`u = padded[1:-1, 1:-1]`) stays a view of that array's copy, so a write through one is seen
+    through the other, as in the notebook."""
+    owners = {
+        id(v): v.copy() for v in env.values() if isinstance(v, np.ndarray) and v.base is None
+    }
+    out = {}
+    for k, v in env.items():
+        if not isinstance(v, np.ndarray):
+            out[k] = v
+        elif id(v) in owners:
+            out[k] = owners[id(v)]
+        elif isinstance(v.base, np.ndarray) and id(v.base) in owners:
+            base = v.base
+            offset = v.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+            out[k] = np.ndarray(
+                v.shape, v.dtype, buffer=owners[id(base)], offset=offset, strides=v.strides
+            )
+        else:
+            out[k] = v.copy()
+    return out
 
 
 def fixture_seed(case: str) -> int:

@@ -1,0 +1,199 @@
+/**
+ * Value inference (NotebookModel.inferValue): basic-slice shapes, NumPy scalar constructors,
+ * imaginary literals, and NumPy 2 (NEP 50) result dtypes of binary operators. Every expectation
+ * was checked against NumPy 2.4 (the shape, dtype and type of the same expression).
+ */
+import { CellCache, NotebookModel, NUMPY_SCALARS_TYPED } from '../../src/analysis/notebook';
+import type { PythonParser } from '../../src/analysis/parser';
+import type { CellInput } from '../../src/analysis/types';
+import { promoteTypes, promoteWeak } from '../../src/analysis/values';
+import { cellsOf, parser } from './helpers';
+
+/** Tests of what NUMPY_SCALARS_TYPED turns on (off until fusion.ts reads NumPy scalars). */
+const typedIt = NUMPY_SCALARS_TYPED ? it : it.skip;
+
+let p: PythonParser;
+beforeAll(async () => {
+  p = await parser();
+});
+
+function model(cells: CellInput[]): NotebookModel {
+  const cache = new CellCache(p);
+  return new NotebookModel(cells.map(c => cache.get(c)), {});
+}
+
+const SETUP = [
+  'import numpy as np',
+  'p = np.zeros((2050, 2050), dtype=np.float32)',
+  'a = np.zeros(10)',
+  'b = np.zeros((4, 5, 6), dtype=np.float32)',
+  'f32 = np.ones(1000, dtype=np.float32)',
+  'i64 = np.arange(1000)',
+  'N = 3',
+  'c = np.zeros((2050, 2050), dtype=np.float32)[1:-1, 1:-1].copy()'
+].join('\n');
+
+/** The value of each expression, written as `r0 = <expr>` ... in a second cell. */
+function values(exprs: string[]) {
+  const m = model(cellsOf(SETUP, exprs.map((e, i) => `r${i} = ${e}`).join('\n')));
+  const cell = m.cells[1];
+  return exprs.map((_, i) => m.valueAfter(`r${i}`, cell));
+}
+
+describe('basic slicing', () => {
+  it('gives the exact shape and keeps the dtype', () => {
+    const cases: [string, (number | null)[], string][] = [
+      ['p[1:-1, 1:-1]', [2048, 2048], 'float32'],
+      ['a[2:]', [8], 'float64'],
+      ['p[:, 0]', [2050], 'float32'],
+      ['a[::2]', [5], 'float64'],
+      ['a[1:-1]', [8], 'float64'],
+      ['b[..., 0]', [4, 5], 'float32'],
+      ['b[None]', [1, 4, 5, 6], 'float32'],
+      ['a[-3:]', [3], 'float64'],
+      ['a[:-12]', [0], 'float64'],
+      ['a[::-3]', [4], 'float64'],
+      ['a[8:2:-2]', [3], 'float64'],
+      ['b[1:, ..., ::2]', [3, 5, 3], 'float32'],
+      ['b[0, 0]', [6], 'float32'],
+      ['b[:, None, 1]', [4, 1, 6], 'float32'],
+      ['a[()]', [10], 'float64'],
+      ['a[...]', [10], 'float64'],
+      ['a[N:]', [7], 'float64'],
+      ['a[N:None]', [7], 'float64'],
+      ['p[1:-1, 1:-1].copy()', [2048, 2048], 'float32'],
+      ['c', [2048, 2048], 'float32']
+    ];
+    const vs = values(cases.map(c => c[0]));
+    cases.forEach(([expr, shape, dtype], i) => {
+      expect({ expr, kind: vs[i].kind, shape: vs[i].shape, dtype: vs[i].dtype }).toEqual({ expr, kind: 'ndarray', shape, dtype });
+      expect(vs[i].size).toBe(shape.reduce((x, y) => (x ?? 0) * (y ?? 0), 1));
+      expect(vs[i].approx).toBeUndefined();
+    });
+  });
+
+  it('keeps a dimension it cannot work out unknown, and the rank', () => {
+    const [v] = values(['p[1:k, 2:]']);
+    expect(v).toMatchObject({ kind: 'ndarray', shape: [null, 2048], dtype: 'float32' });
+    expect(v.size).toBeUndefined();
+  });
+
+  it('gives a NumPy scalar for an element', () => {
+    const vs = values(['b[0, 0, 0]', 'a[(1,)]']);
+    for (const v of vs) {
+      expect(v).toMatchObject({ kind: 'scalar', library: 'numpy' });
+    }
+    expect(vs.map(v => v.dtype)).toEqual(['float32', 'float64']);
+  });
+
+  it('leaves fancy and boolean indexing, and unreadable indices, as before', () => {
+    const vs = values(['a[[1, 2]]', 'a[a > 0]', 'a[True]', 'a[idx]', 'a[0, 0]', 'a[10]', 'a[1.5:]']);
+    for (const v of vs) {
+      expect(v).toMatchObject({ kind: 'ndarray', dtype: 'float64', shape: undefined, approx: true });
+    }
+  });
+});
+
+describe('NumPy scalars and Python numbers', () => {
+  typedIt('np.float32(x), np.single, np.float64, np.double make NumPy scalars of that dtype', () => {
+    const vs = values(['np.float32(0.2)', 'np.single(N)', 'np.float64(0.1)', 'np.double(2)', 'np.float32(-0.5)', '-np.float32(0.5)']);
+    expect(vs.map(v => [v.kind, v.dtype, v.library])).toEqual([
+      ['scalar', 'float32', 'numpy'],
+      ['scalar', 'float32', 'numpy'],
+      ['scalar', 'float64', 'numpy'],
+      ['scalar', 'float64', 'numpy'],
+      ['scalar', 'float32', 'numpy'],
+      ['scalar', 'float32', 'numpy']
+    ]);
+    // no value: a Python number is what carries one (fusion.ts's scalarKind reads it so)
+    expect(vs.every(v => v.value === undefined)).toBe(true);
+  });
+
+  typedIt('a NumPy scalar bound in one cell is one in the next', () => {
+    const m = model(cellsOf('import numpy as np\ns = np.float32(0.2)', 'v = s * 2.0\nw = s * np.float64(2)\nx = np.float32(2) / 2'));
+    const cell = m.cells[1];
+    expect(m.valueBefore('s', cell, 0)).toMatchObject({ kind: 'scalar', dtype: 'float32', library: 'numpy' });
+    expect(m.valueAfter('v', cell)).toMatchObject({ kind: 'scalar', dtype: 'float32', library: 'numpy' });
+    expect(m.valueAfter('w', cell)).toMatchObject({ kind: 'scalar', dtype: 'float64', library: 'numpy' });
+    expect(m.valueAfter('x', cell)).toMatchObject({ kind: 'scalar', dtype: 'float32', library: 'numpy' });
+  });
+
+  typedIt('np.float32(array) is the array converted', () => {
+    const [v] = values(['np.float32(a)']);
+    expect(v).toMatchObject({ kind: 'ndarray', shape: [10], dtype: 'float32' });
+  });
+
+  it('imaginary literals are Python complex numbers', () => {
+    const vs = values(['2j', '2.5J', '1e3j', '-1j', '1 + 2j']);
+    for (const v of vs) {
+      expect(v).toMatchObject({ kind: 'scalar', dtype: 'complex128' });
+      expect(v.value).toBeUndefined();
+      expect(v.library).toBeUndefined();
+    }
+    expect(values(['2'])[0]).toMatchObject({ kind: 'scalar', dtype: 'int64', value: 2 });
+  });
+});
+
+describe('binary operators follow NumPy 2 (NEP 50)', () => {
+  typedIt('arrays with NumPy scalars (strong) and Python complex numbers', () => {
+    const cases: [string, string][] = [
+      ['f32 * np.float64(0.5)', 'float64'],
+      ['f32 * 1j', 'complex64'],
+      ['i64 * 1j', 'complex128'],
+      ['f32 * np.float32(0.5)', 'float32'],
+      ['i64 * np.float32(2)', 'float64'],
+      ['np.multiply(f32, np.float64(2))', 'float64']
+    ];
+    const vs = values(cases.map(c => c[0]));
+    cases.forEach(([expr, dtype], i) => expect({ expr, dtype: vs[i].dtype }).toEqual({ expr, dtype }));
+  });
+
+  it('arrays with arrays and Python numbers (weak)', () => {
+    const cases: [string, string][] = [
+      ['f32 * 0.5', 'float32'],
+      ['0.5 * f32', 'float32'],
+      ['i64 * 1.5', 'float64'],
+      ['f32 * 2', 'float32'],
+      ['i64 * 2', 'int64'],
+      ['i64 / 2', 'float64'],
+      ['f32 / 2', 'float32'],
+      ['f32 + i64', 'float64'],
+      ['f32 > 0.5', 'bool'],
+      ['np.multiply(f32, 2.0)', 'float32'],
+      ['np.where(f32 > 0, f32, 0.0)', 'float32'],
+      ['np.where(f32 > 0, 1, 0)', 'int64']
+    ];
+    const vs = values(cases.map(c => c[0]));
+    cases.forEach(([expr, dtype], i) => expect({ expr, dtype: vs[i].dtype }).toEqual({ expr, dtype }));
+  });
+
+  it('broadcasts known shapes', () => {
+    const vs = values(['a[:, None] * a[None, :]', 'b + b[0]', 'np.zeros((4, 1, 3)) + np.zeros((5, 1))']);
+    expect(vs.map(v => v.shape)).toEqual([
+      [10, 10],
+      [4, 5, 6],
+      [4, 5, 3]
+    ]);
+    expect(vs[0].size).toBe(100);
+  });
+
+  it('promoteTypes and promoteWeak match np.promote_types and NEP 50', () => {
+    expect(promoteTypes('int32', 'uint32')).toBe('int64');
+    expect(promoteTypes('uint64', 'int8')).toBe('float64');
+    expect(promoteTypes('int8', 'uint8')).toBe('int16');
+    expect(promoteTypes('uint8', 'float16')).toBe('float16');
+    expect(promoteTypes('int16', 'float16')).toBe('float32');
+    expect(promoteTypes('int32', 'float32')).toBe('float64');
+    expect(promoteTypes('complex64', 'float64')).toBe('complex128');
+    expect(promoteTypes('int16', 'complex64')).toBe('complex64');
+    expect(promoteTypes('int32', 'complex64')).toBe('complex128');
+    expect(promoteTypes('bool', 'float32')).toBe('float32');
+    expect(promoteTypes('str', 'float32')).toBeUndefined();
+    expect(promoteWeak('bool', 'int')).toBe('int64');
+    expect(promoteWeak('uint8', 'int')).toBe('uint8');
+    expect(promoteWeak('int8', 'float')).toBe('float64');
+    expect(promoteWeak('float16', 'float')).toBe('float16');
+    expect(promoteWeak('float16', 'complex')).toBe('complex64');
+    expect(promoteWeak('complex64', 'complex')).toBe('complex64');
+  });
+});
