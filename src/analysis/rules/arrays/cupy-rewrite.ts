@@ -834,6 +834,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
         prologue.splice(importLine ? 1 : 0, 0, 'import cupyx.scipy.sparse');
         imports.add('import cupyx.scipy.sparse');
       }
+    } else if (writtenWholeFirst(root, name, model)) {
+      // its old contents are never read: an uninitialised device array, not an upload
+      prologue.push(`${dev} = ${cp}.empty(${name}.shape, dtype=${name}.dtype)`);
     } else {
       prologue.push(`${dev} = ${cp}.asarray(${name})`);
     }
@@ -1788,6 +1791,30 @@ function hostCContiguous(name: string, cell: CellModel, model: NotebookModel): b
   const value = plain[0].value ? unparen(plain[0].value) : null;
   const fn = value?.type === 'call' ? field(value, 'function') : null;
   return !!fn && NUMPY_C_CONTIGUOUS_CREATORS.test(model.qualifiedName(fn) ?? '') && !callArguments(value!).keywords.has('order');
+}
+
+/**
+ * Is the cell's first use of the array `name` (in source order, at top level, so it runs first
+ * and once) a whole-array output that does not read it: `ndimage.uniform_filter(src, 9,
+ * output=u)`, `np.multiply(a, b, out=u)` (a NumPy ufunc without `where=`)? Then its contents
+ * before the cell do not matter.
+ */
+function writtenWholeFirst(root: SyntaxNode, name: string, model: NotebookModel): boolean {
+  const first = globalReferences(root, name)[0];
+  const kw = first?.parent;
+  if (!first || kw?.type !== 'keyword_argument' || !/^out(put)?$/.test(field(kw, 'name')?.text ?? '') || field(kw, 'value')?.id !== first.id) {
+    return false;
+  }
+  const call = kw.parent?.type === 'argument_list' ? kw.parent.parent : null;
+  const fn = call?.type === 'call' ? field(call, 'function') : null;
+  if (!call || !fn || call.parent?.type !== 'expression_statement' || call.parent.parent?.id !== root.id) {
+    return false;
+  }
+  const q = model.qualifiedName(fn) ?? '';
+  const output = field(kw, 'name')?.text === 'output';
+  return output
+    ? /^scipy\.ndimage\.\w+$/.test(q)
+    : q.startsWith('numpy.') && NUMPY_UFUNC_NIN.has(q.slice('numpy.'.length)) && !callArguments(call).keywords.has('where');
 }
 
 /** The source line that holds `node`, trimmed. */
