@@ -489,14 +489,15 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       }
     } else {
       // a NumPy Generator made in another cell: its draw is copied to the device, but it can
-      // neither take a device array nor update one in place (`rng.shuffle(u)` returns None)
+      // neither take a device array nor update one in place. A call on its own line (its value
+      // discarded, or displayed) stays as it is: a host draw, `rng.shuffle(v)` of a host array
       const args = field(n, 'arguments');
       const onDevice = args ? [...localArrays, ...arrayInputs, ...residentInputs].find(a => globalReferences(args, a).length > 0) : undefined;
-      if (n.parent?.type === 'expression_statement' || onDevice) {
+      if (onDevice) {
         refusals.push(
-          `\`${obj.text}.${method}(...)\` calls a NumPy Generator made in another cell ${onDevice ? `on \`${onDevice}\`, which this cell would move to the device (NumPy's Generator takes no CuPy array)` : 'for its effect (it returns nothing to copy to the device)'}: rewrite the cell that makes \`${obj.text}\` first, or keep this cell on the host`
+          `\`${obj.text}.${method}(...)\` calls a NumPy Generator made in another cell on \`${onDevice}\`, which this cell would move to the device (NumPy's Generator takes no CuPy array): rewrite the cell that makes \`${obj.text}\` first, or keep this cell on the host`
         );
-      } else {
+      } else if (n.parent?.type !== 'expression_statement') {
         hostRngCalls.push(n);
       }
     }
