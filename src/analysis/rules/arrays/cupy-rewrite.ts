@@ -510,6 +510,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     if (model.valueAfter(name, cell).kind !== 'rng') {
       continue;
     }
+    // in this cell: a use other than its methods (checked above) hands CuPy's Generator on
+    const created = Math.min(...facts.assignments.filter(a => a.name === name).map(a => a.at));
+    const handed = globalReferences(root, name).find(
+      r => r.startIndex >= created && !(r.parent?.type === 'attribute' && field(r.parent, 'object')?.id === r.id) && !(r.parent?.type === 'assignment' && field(r.parent, 'left')?.id === r.id)
+    );
+    if (handed) {
+      refusals.push(`\`${name}\` would become a CuPy Generator, and this cell uses it other than for a draw (\`${lineOf(root, handed)}\`), which may need NumPy's Generator`);
+    }
     const problem = laterGeneratorProblem(name, cell, model);
     if (problem) {
       refusals.push(`\`${name}\` would become a CuPy Generator for later cells too, and ${problem}: keep \`${name}\` NumPy's, and draw on the device from a separate \`cp.random.default_rng(...)\``);
