@@ -59,7 +59,7 @@ describe('residency plan: copies of arrays another name shares', () => {
     const plan = rewriteNotebook(cellsOf('import numpy as np\na = np.random.rand(4000, 4000)\nv = a', 'a[...] = np.sin(a @ a)', 'print(v[0, 0])'));
     expect(plan.gpuCells).toEqual([1]);
     expect(plan.cells[1].source).toBe(
-      'a_gpu = cp.asarray(a)\na_gpu[...] = cp.sin(a_gpu @ a_gpu)\na[...] = cp.asnumpy(a_gpu)  # into the same host array: v shares its memory (cell 0)\ndel a_gpu'
+      'a_gpu = cp.asarray(a)\na_gpu[...] = cp.sin(a_gpu @ a_gpu)\na_gpu.get(out=a)  # into the same host array: v shares its memory (cell 0)\ndel a_gpu'
     );
     expect(plan.changes.find(c => c.cellIndex === 1)?.summary).toBe('runs on the GPU; copies a in (another name may share its memory); writes a back into its host array in place');
   });
