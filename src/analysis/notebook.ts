@@ -1390,7 +1390,7 @@ export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo 
  * loses the note that says why. The patch for fusion.ts that goes with turning it on is in the
  * commit message that added this flag.
  */
-export const NUMPY_SCALARS_TYPED: boolean = false;
+export const NUMPY_SCALARS_TYPED: boolean = true;
 
 /**
  * NumPy 2's result dtype of arrays and scalars computed together (numeric dtypes only: undefined

@@ -457,6 +457,8 @@ LAUNCHED = {
     "flag-stencil-loop-scalar-1d-float64": ((1, 2, 3, 1000), ["T"], False),
     # a NumPy float32 piece (np.float32(0.2) * 0.5: float32 under NEP 50) with float32 arrays
     "flag-elementwise-numpy-float32-call": ((0, 1, 31, 1000), ["v"], False),
+    # the same, s = np.float32(0.2) bound in the setup cell (a NumPy float32 scalar to the model)
+    "flag-elementwise-numpy-float32-name-typed": ((0, 1, 31, 1000), ["v"], False),
     # u a view of padded's interior (its shape inferred from the slice): the loop's result written
     # back into the host view, so padded sees it too (sizes are padded's: u is 2 smaller)
     "flag-stencil-loop-view-written-back": ((3, 4, 5, 35), ["u", "padded"], False),

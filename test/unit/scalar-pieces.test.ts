@@ -47,8 +47,8 @@ describe('scalarPiece', () => {
   });
 
   it('does not take a NumPy scalar for a Python number', () => {
-    // np.float64(0.5) has no value the engine computes: unknown kind, not a weak Python float
-    expect(pieceKind(SETUP, 'h')).toBeNull();
+    // h = np.float64(0.5): a NumPy float64 scalar (strong under NEP 50), not a weak Python float
+    expect(pieceKind(SETUP, 'h')).toBe('real');
     expect(pieceKind(SETUP, 'float(h)')).toBe('unknown');
   });
 
@@ -203,10 +203,10 @@ describe('a NumPy float32 scalar made by np.float32(...)', () => {
     expect(s.notes).toMatch(/`np\.float64\(0\.2\)` is a NumPy scalar other than float32/);
   });
 
-  it('bound to a name the analysis infers nothing for: cp.fuse with a note; typed with the kernel report', () => {
+  it('bound to a name in another cell: a NumPy float32 scalar to the model, typed; and with the kernel report', () => {
     const s = gpu103('v = s * u * u + c');
-    expect(s.candidate).toContain('@cp.fuse()');
-    expect(s.notes).toMatch(/infers nothing for `s`.*no typed kernel/);
+    expect(s.candidate).toContain("'float32 s, float32 u, float32 c', 'float32 v'");
+    expect(s.notes).not.toMatch(/typed kernel|float32 kernel/);
     const rt = gpu103('v = s * u * u + c', { s: { type: 'numpy.float32', dtype: 'float32', shape: [] } });
     expect(rt.candidate).toContain("'float32 s, float32 u, float32 c', 'float32 v'");
     expect(rt.notes).not.toMatch(/typed kernel|float32 kernel/);

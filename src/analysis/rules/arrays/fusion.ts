@@ -430,9 +430,13 @@ export function scalarKind(v: ValueInfo): ScalarKind | null {
     }
     return 'unknown';
   }
+  if (v.library === 'numpy' && v.dtype !== undefined) {
+    // a NumPy scalar the model infers (`np.float32(0.2)`, `np.float64(x) * 0.5`): strong (NEP 50)
+    return v.dtype.startsWith('complex') ? 'complex' : v.dtype === 'float32' ? 'float32' : REAL_NUMPY_SCALARS.has(v.dtype) ? 'real' : 'unknown';
+  }
   // The engine computes a value for Python numbers only: literals and their arithmetic,
-  // int()/float()/round() of them, an array's .size and .ndim. `np.float64(0.1)`, `x.mean()`,
-  // `rng.integers(9)` get none: their kind stays unknown.
+  // int()/float()/round() of them, an array's .size and .ndim. `x.mean()`, `rng.integers(9)`
+  // get none: their kind stays unknown.
   return v.dtype?.startsWith('complex') ? 'complex' : v.value !== undefined ? 'python' : 'unknown';
 }
 
@@ -1081,7 +1085,8 @@ export function elementwiseKernelFor(
     return null;
   }
   const t = typedParams(chain, model, cell, anyScalar);
-  if (!t || chain.value.kind !== 'ndarray' || floatCType(chain.value.dtype) !== t.dtype) {
+  // (the refusal probe: a scalar may make NumPy's result float64 or complex; that is the note)
+  if (!t || chain.value.kind !== 'ndarray' || (!anyScalar && floatCType(chain.value.dtype) !== t.dtype)) {
     return null;
   }
   const body = cExpression(chain.node, t, model, resolveUfunc, false);
@@ -1117,7 +1122,7 @@ export function reductionKernelFor(
   }
   const elementIsBool = unparen(chain.reduced.node).type === 'comparison_operator';
   const dt = chain.value.kind === 'ndarray' ? chain.value.dtype : undefined;
-  if (elementIsBool ? dt !== undefined && dt !== 'bool' : floatCType(dt) !== t.dtype) {
+  if (elementIsBool ? dt !== undefined && dt !== 'bool' : !anyScalar && floatCType(dt) !== t.dtype) {
     return null;
   }
   const element = cExpression(chain.reduced.node, t, model, resolveUfunc, true);
