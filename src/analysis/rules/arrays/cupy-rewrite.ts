@@ -903,9 +903,12 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     const chain = chains.find(c => inStencil(c.node.startIndex, c.node.endIndex));
     const times = timesRun(stencil.expr, model, cell);
     const ops = (chain?.ops ?? stencil.taps) + (stencil.loop ? 0 : 1);
-    // the ops' passes and the copy's 2/3 become the kernel's 2/3 (one read, one write); the ops'
-    // launches and the copy's become one
-    work.passes = Math.max(times * (2 / 3), work.passes - times * ops);
+    // the ops' passes and the copy's 2/3 (over the slice: its share of the grid) and zeros_like's
+    // pass become the kernel's 2/3 over the whole grid (one read, one write); the ops' launches
+    // and the copy's become one
+    const share = largest?.size && chain?.value.size ? Math.min(1, chain.value.size / largest.size) : 1;
+    const replaced = ((chain?.ops ?? stencil.taps) + 2 / 3) * share + (stencil.loop ? 0 : 1);
+    work.passes = Math.max(times * (2 / 3), work.passes - times * replaced + times * (2 / 3));
     work.launches = Math.max(times, work.launches - times * ops);
     // those 2/3 are the stencil kernel's, priced at its own measured share of the bandwidth
     work.stencilPasses = (work.stencilPasses ?? 0) + times * (2 / 3);
