@@ -43,6 +43,18 @@ _spec.loader.exec_module(verify)
         # a continuation line belongs to the statement that opened the bracket
         ("out = kernel(\n    a,\n    b)\n", False),
         ("%%time\nx = 1\n", False),  # not Python: never warmed twice by accident of a parse error
+        # calls that update an outside array in place (H200 run 8: the loop candidates' write-back
+        # u_gpu.get(out=u) and the original np.add(u, 1.0, u) were warmed up, running twice)
+        ("np.add(u, 1.0, u)\n", True),
+        ("np.sqrt(u, u)\n", True),
+        ("u_gpu = cp.asarray(u)\nu_gpu.get(out=u)\n", True),
+        ("np.multiply(a, b, out=x)\n", True),
+        ("ndimage.uniform_filter(src, 9, output=u)\n", True),
+        ("u.sort()\n", True),
+        ("rng.shuffle(u)\n", True),
+        ("v = u.copy()\nv.sort()\n", False),
+        ("u_gpu = cp.asarray(u)\ncp.add(u_gpu, 1.0, u_gpu)\n", False),
+        ("x = rng.random(5)\n", False),
     ],
 )
 def test_updates_state_cases(src: str, expected: bool) -> None:
