@@ -377,8 +377,25 @@ export const STREAMS_PER_PASS = 3;
 /** A predicted single-cell speedup below this is no speedup: it is not presented as one. */
 export const NOT_A_SPEEDUP = 1.2;
 
-/** The cell rewritten on its own: its copies charged (see the module comment). */
-export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVICE_PROFILE): Prediction {
+/**
+ * What the whole-notebook rewrite gives a cell when it cannot keep the cell's data resident (an
+ * array another name may share is copied in and back on every run: plan.ts `planPrediction`):
+ * its speedup, and why, in words.
+ */
+export interface WholeNotebookFigure {
+  speedup: number;
+  why: string;
+}
+
+/**
+ * The cell rewritten on its own: its copies charged (see the module comment). `wholeNotebook`:
+ * the plan's own figure, when it differs from the data-resident one.
+ */
+export function predict(
+  work: WorkEstimate,
+  device: DeviceProfile = DEFAULT_DEVICE_PROFILE,
+  wholeNotebook?: WholeNotebookFigure
+): Prediction {
   const resident = estimate(residentWork(work), device);
   const cell = estimate(work, device);
   const speedup = cell.gpuSeconds > 0 ? cell.cpuSeconds / cell.gpuSeconds : 1;
@@ -394,8 +411,9 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
       `takes ${formatSeconds(cell.transferSeconds)}` +
       `${(work.sparseNonZerosFromHost ?? 0) > 0 ? ' (and the converted matrix is sorted again on the device)' : ''}, ` +
       `the whole cell ${formatSeconds(cell.gpuSeconds)} against ${formatSeconds(cell.cpuSeconds)} on the CPU; ` +
-      `it pays only with the data kept on the device across cells ` +
-      `(whole-notebook rewrite: ${formatSpeedup(residentSpeedup)})`;
+      (wholeNotebook
+        ? `${wholeNotebook.why}: ${formatSpeedup(wholeNotebook.speedup)} there`
+        : `it pays only with the data kept on the device across cells (whole-notebook rewrite: ${formatSpeedup(residentSpeedup)})`);
   } else if (compile > 0 && firstRunSpeedup < NOT_A_SPEEDUP && speedup >= NOT_A_SPEEDUP) {
     reason = `${reason}; its first run also compiles ${plural(work.kernelsDefined ?? 0, 'kernel', 'kernels')} (~${formatSeconds(compile)}): ${formatSpeedup(firstRunSpeedup)} that time`;
   }
@@ -406,7 +424,7 @@ export function predict(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVI
     transferSeconds: cell.transferSeconds,
     reason,
     firstRunSeconds,
-    residentSpeedup,
+    residentSpeedup: wholeNotebook?.speedup ?? residentSpeedup,
     ...predictedFor(device, work)
   };
 }

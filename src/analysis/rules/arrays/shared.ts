@@ -20,19 +20,17 @@ export function arrayPrediction(ctx: RuleContext, a: ArrayCellAnalysis): Predict
       reason: 'array sizes unknown: run the cells (or let the panel inspect the kernel) for a prediction'
     };
   }
-  const p = predict(a.work, ctx.options.device);
   if (a.hostKept.size === 0) {
-    return p;
+    return predict(a.work, ctx.options.device);
   }
   // an array another name may share stays a host array in the whole-notebook rewrite too: its
   // cell copies it in (and writes it back) on every run, so "resident" is that figure
   const { copies, prediction: plan } = planPrediction(ctx.cell, ctx.model, a, ctx.options.device);
   const names = copies.names.map(n => `\`${n}\``).join(', ');
-  const reason = p.reason.replace(
-    /it pays only with the data kept on the device across cells \(whole-notebook rewrite: [^)]*\)/,
-    `the whole-notebook rewrite copies ${names} too, on every run (another name may share ${copies.names.length === 1 ? 'its' : 'their'} memory): ${formatSpeedup(plan.speedup)} there`
-  );
-  return { ...p, residentSpeedup: plan.speedup, reason };
+  return predict(a.work, ctx.options.device, {
+    speedup: plan.speedup,
+    why: `the whole-notebook rewrite copies ${names} too, on every run (another name may share ${copies.names.length === 1 ? 'its' : 'their'} memory)`
+  });
 }
 
 /**
