@@ -80,7 +80,7 @@ export class CellCache {
 
   /**
    * Frees the trees of the cells not asked for (`get`) since the last sweep: after one `get` per
-   * cell of the notebook, the cells that are gone (`retain` without the set of ids).
+   * cell of the notebook, the cells that are gone.
    */
   sweep(): void {
     const round = this.round++;
@@ -90,16 +90,6 @@ export class CellCache {
         this.entries.delete(id);
       }
     });
-  }
-
-  /** Frees the trees of cells that are gone. */
-  retain(ids: ReadonlySet<string>): void {
-    for (const [id, entry] of this.entries) {
-      if (!ids.has(id)) {
-        entry.cell.tree?.delete();
-        this.entries.delete(id);
-      }
-    }
   }
 }
 
@@ -812,7 +802,7 @@ export class NotebookModel {
     if (a.kind === 'scalar' && b.kind === 'scalar') {
       const x = a.value;
       const y = b.value;
-      const numpy = NUMPY_SCALARS_TYPED ? scalarBinaryDtype(a, b, op) : undefined;
+      const numpy = scalarBinaryDtype(a, b, op);
       if (numpy) {
         // a NumPy scalar meeting a scalar: a NumPy scalar (NEP 50), no value computed
         return { kind: 'scalar', dtype: numpy, origin: 'inferred', library: 'numpy' };
@@ -1381,18 +1371,6 @@ export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo 
 }
 
 /**
- * Whether the model infers NumPy scalars (`np.float32(x)`: a scalar of that dtype, `library:
- * 'numpy'`) and lets them and Python complex numbers decide an operation's dtype (NEP 50:
- * `float32_array * np.float64(x)` is float64, `float32_array * 1j` complex64). Off until
- * rules/arrays/fusion.ts reads such scalars (its scalarKind takes an inferred scalar without a
- * value for an unknown one, and its refusal notes compare the chain's dtype with its arrays'):
- * with it on and fusion.ts as it is, a chain a NumPy float64 scalar keeps from its float32 kernel
- * loses the note that says why. The patch for fusion.ts that goes with turning it on is in the
- * commit message that added this flag.
- */
-export const NUMPY_SCALARS_TYPED: boolean = true;
-
-/**
  * NumPy 2's result dtype of arrays and scalars computed together (numeric dtypes only: undefined
  * otherwise, and where a value is neither an array nor a scalar): arrays (dtype unknown: float64)
  * and NumPy scalars promote (`np.promote_types`), then each Python number (weak) takes part.
@@ -1407,9 +1385,6 @@ function resultDtype(values: ValueInfo[]): string | undefined {
       strong = strong === undefined ? d : promoteTypes(strong, d);
     } else if (v.kind === 'scalar') {
       const t = scalarType(v);
-      if (!NUMPY_SCALARS_TYPED && (t?.strong || t?.python === 'complex')) {
-        continue; // (until fusion.ts reads them: see NUMPY_SCALARS_TYPED) left out, as before
-      }
       if (t?.strong) {
         strong = strong === undefined ? t.dtype : promoteTypes(strong, t.dtype);
       } else if (t) {
@@ -1631,7 +1606,7 @@ function numpyCallValue(
     }
     return randomValue(name, positional, keywords, model, cell, library);
   }
-  if (NUMPY_SCALARS_TYPED && single && NUMPY_SCALAR_TYPES.has(name) && positional.length === 1 && keywords.size === 0) {
+  if (single && NUMPY_SCALAR_TYPES.has(name) && positional.length === 1 && keywords.size === 0) {
     // np.float32(0.2): a NumPy scalar of that type; np.float32(arr): the array converted
     const dtype = NUMPY_SCALAR_TYPES.get(name) as string;
     const arg = model.inferValue(positional[0], cell);

@@ -3,14 +3,11 @@
  * imaginary literals, and NumPy 2 (NEP 50) result dtypes of binary operators. Every expectation
  * was checked against NumPy 2.4 (the shape, dtype and type of the same expression).
  */
-import { CellCache, NotebookModel, NUMPY_SCALARS_TYPED } from '../../src/analysis/notebook';
+import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
 import type { CellInput } from '../../src/analysis/types';
 import { promoteTypes, promoteWeak } from '../../src/analysis/values';
 import { cellsOf, parser } from './helpers';
-
-/** Tests of what NUMPY_SCALARS_TYPED turns on (off until fusion.ts reads NumPy scalars). */
-const typedIt = NUMPY_SCALARS_TYPED ? it : it.skip;
 
 let p: PythonParser;
 beforeAll(async () => {
@@ -95,7 +92,7 @@ describe('basic slicing', () => {
 });
 
 describe('NumPy scalars and Python numbers', () => {
-  typedIt('np.float32(x), np.single, np.float64, np.double make NumPy scalars of that dtype', () => {
+  it('np.float32(x), np.single, np.float64, np.double make NumPy scalars of that dtype', () => {
     const vs = values(['np.float32(0.2)', 'np.single(N)', 'np.float64(0.1)', 'np.double(2)', 'np.float32(-0.5)', '-np.float32(0.5)']);
     expect(vs.map(v => [v.kind, v.dtype, v.library])).toEqual([
       ['scalar', 'float32', 'numpy'],
@@ -109,7 +106,7 @@ describe('NumPy scalars and Python numbers', () => {
     expect(vs.every(v => v.value === undefined)).toBe(true);
   });
 
-  typedIt('a NumPy scalar bound in one cell is one in the next', () => {
+  it('a NumPy scalar bound in one cell is one in the next', () => {
     const m = model(cellsOf('import numpy as np\ns = np.float32(0.2)', 'v = s * 2.0\nw = s * np.float64(2)\nx = np.float32(2) / 2'));
     const cell = m.cells[1];
     expect(m.valueBefore('s', cell, 0)).toMatchObject({ kind: 'scalar', dtype: 'float32', library: 'numpy' });
@@ -118,7 +115,7 @@ describe('NumPy scalars and Python numbers', () => {
     expect(m.valueAfter('x', cell)).toMatchObject({ kind: 'scalar', dtype: 'float32', library: 'numpy' });
   });
 
-  typedIt('np.float32(array) is the array converted', () => {
+  it('np.float32(array) is the array converted', () => {
     const [v] = values(['np.float32(a)']);
     expect(v).toMatchObject({ kind: 'ndarray', shape: [10], dtype: 'float32' });
   });
@@ -135,7 +132,7 @@ describe('NumPy scalars and Python numbers', () => {
 });
 
 describe('binary operators follow NumPy 2 (NEP 50)', () => {
-  typedIt('arrays with NumPy scalars (strong) and Python complex numbers', () => {
+  it('arrays with NumPy scalars (strong) and Python complex numbers', () => {
     const cases: [string, string][] = [
       ['f32 * np.float64(0.5)', 'float64'],
       ['f32 * 1j', 'complex64'],
