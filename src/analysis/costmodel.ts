@@ -541,9 +541,12 @@ function libraryRates(device: DeviceProfile) {
   };
 }
 
+/** Share of device memory a working set may fill (room kept for CuPy's memory pool, temporaries and library workspaces). */
+export const DEVICE_MEMORY_SHARE = 0.8;
+
 /** Does the working set fit on the device (with room for temporaries)? */
 export function fitsOnDevice(bytes: number, device: DeviceProfile = DEFAULT_DEVICE_PROFILE): boolean {
-  return bytes <= device.memoryBytes * 0.8;
+  return bytes <= device.memoryBytes * DEVICE_MEMORY_SHARE;
 }
 
 /**

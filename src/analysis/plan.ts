@@ -36,14 +36,14 @@
  * same cell, right after the imports: a fused function re-created by every execution of its cell
  * would be re-traced every time (references/cupy.md#fusion).
  */
-import { DEFAULT_DEVICE_PROFILE, fitsOnDevice, formatSeconds, formatSpeedup, predict, predictResident } from './costmodel';
+import { DEFAULT_DEVICE_PROFILE, DEVICE_MEMORY_SHARE, fitsOnDevice, formatSeconds, formatSpeedup, predict, predictResident } from './costmodel';
 import { applyEdits, insert } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
 import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, prologueOffset, updatedInCell } from './rules/arrays/cupy-rewrite';
-import { field, kids } from './syntax';
+import { field, kids, unparen } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
 import { formatBytes, valueBytes } from './values';
 
@@ -121,7 +121,8 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       // updates it, on every run (it never stays resident)
       const { copies, prediction } = planPrediction(cell, model, analysis, device);
       worth = !analysis.sizeKnown || prediction.speedup >= minSpeedup;
-      if (!worth && copies.in + copies.out > 0 && predictResident(analysis.work, device).speedup >= minSpeedup) {
+      // (prediction, with copies charged, carries the data-resident figure too)
+      if (!worth && copies.in + copies.out > 0 && (prediction.residentSpeedup ?? 0) >= minSpeedup) {
         slow = slowWithCopies(copies, prediction);
       }
       rule = analysis.scipyCompute > 0 || analysis.sparseOps > 0 ? 'GPU102' : analysis.chains.length > 0 || analysis.stencil ? 'GPU103' : analysis.numpyCompute === 0 && analysis.randomCalls > 0 ? 'GPU104' : 'GPU101';
@@ -253,9 +254,6 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
   return { cells: out, changes, transfers, gpuCells, definitions, definitionsCell };
 }
 
-/** Share of device memory the plan fills at most (`fitsOnDevice`: 80%). */
-const MEMORY_SHARE = 0.8;
-
 /** What a GPU cell copies on every run: arrays another name may share (never resident). */
 export interface Copies {
   /** Host-kept inputs, copied in. */
@@ -356,7 +354,7 @@ function distinctArrays(
       const base = last && !last.augmented && !last.nested && !last.deleted ? viewOf(last.value) : null;
       if (base && base !== holder && candidate(base) && !rebound(base) && memorySharers(holder, cell, model).some(s => s.name === base)) {
         union(base, holder);
-        if (unparenthesized(last.value)?.type === 'identifier') {
+        if (last.value && unparen(last.value).type === 'identifier') {
           same.set(holder, base);
         }
       }
@@ -371,7 +369,7 @@ function distinctArrays(
     const settled = (b: string): boolean => !rebound(b) || facts.assignments.filter(a => a.name === b).every(a => !a.nested && !a.deleted && a.at <= mine[0].statement.startIndex);
     if (base && base !== holder && candidate(base) && settled(base)) {
       union(base, holder);
-      if (unparenthesized(mine[0].value)?.type === 'identifier') {
+      if (mine[0].value && unparen(mine[0].value).type === 'identifier') {
         same.set(holder, base);
       }
     }
@@ -388,13 +386,6 @@ function distinctArrays(
     // every other name is bound to the root (or to one bound to it) itself: one object
     same: g.every(n => n === root || same.has(n))
   }));
-}
-
-function unparenthesized(v: SyntaxNode | null): SyntaxNode | null {
-  while (v && v.type === 'parenthesized_expression' && v.namedChildCount === 1) {
-    v = v.namedChild(0);
-  }
-  return v;
 }
 
 /** The name an expression is, or is a view of without a copy: `x`, `x[1:-1, 0]`, `x.T`, `(x)`. */
@@ -438,7 +429,7 @@ function basicIndex(k: SyntaxNode): boolean {
 
 /**
  * What must leave the device before `cell` runs there: the largest resident arrays the cell does
- * not use, until what stays plus the cell's own arrays fits in `MEMORY_SHARE` of the device's
+ * not use, until what stays plus the cell's own arrays fits in `DEVICE_MEMORY_SHARE` of the device's
  * memory; `tooBig`, the reason the cell stays on the host, when its own arrays alone do not fit.
  * Memory is counted per distinct array (`distinctArrays`: aliases and views once); an array goes
  * back with every resident name holding it. Sizes unknown to the model are not counted.
@@ -467,17 +458,13 @@ function makeRoom(
   const pinnedBytes = pinned.reduce((a, o) => a + o.bytes, 0);
   if (!fitsOnDevice(own + pinnedBytes, device)) {
     const shared = pinned.map(o => o.names.join(', ')).join('; ');
+    const what = pinned.length === 0 || !fitsOnDevice(own, device)
+      ? `its arrays (${formatBytes(own)})`
+      : `its arrays (${formatBytes(own)}) and the resident ${shared} (${formatBytes(pinnedBytes)}, views of one array, which cannot go back to the host apart)`;
     return {
       evict: [],
       lines: [],
-      tooBig: pinned.length === 0 || !fitsOnDevice(own, device) ? `stays on the host: its arrays (${formatBytes(own)}) do not fit in ${Math.round(MEMORY_SHARE * 100)}% of the device's ${formatBytes(device.memoryBytes)} (room kept for CuPy's memory pool, temporaries and library workspaces)` : `stays on the host: its arrays (${formatBytes(own)}) and the resident ${shared} (${formatBytes(pinnedBytes)}, views of one array, which cannot go back to the host apart) do not fit in ${Math.round(MEMORY_SHARE * 100)}% of the device's ${formatBytes(device.memoryBytes)} (room kept for CuPy's memory pool, temporaries and library workspaces)`
-    };
-  }
-  if (!fitsOnDevice(own, device)) {
-    return {
-      evict: [],
-      lines: [],
-      tooBig: `stays on the host: its arrays (${formatBytes(own)}) do not fit in ${Math.round(MEMORY_SHARE * 100)}% of the device's ${formatBytes(device.memoryBytes)} (room kept for CuPy's memory pool, temporaries and library workspaces)`
+      tooBig: `stays on the host: ${what} do not fit in ${Math.round(DEVICE_MEMORY_SHARE * 100)}% of the device's ${formatBytes(device.memoryBytes)} (room kept for CuPy's memory pool, temporaries and library workspaces)`
     };
   }
   const evict: string[] = [];

@@ -17,7 +17,7 @@
  */
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
-import type { AssignmentFact } from '../../facts';
+import { baseName, type AssignmentFact } from '../../facts';
 import { callArguments, field, kids, walk } from '../../syntax';
 
 /** One way the notebook may see an array's memory other than through its name. */
@@ -67,12 +67,8 @@ interface Escape {
  * target to the innermost right side), from the outermost down: `assign`'s own left included.
  */
 function chainTargets(assign: SyntaxNode): SyntaxNode[] {
-  let top = assign;
-  while (top.parent?.type === 'assignment' && field(top.parent, 'right')?.id === top.id) {
-    top = top.parent;
-  }
   const out: SyntaxNode[] = [];
-  for (let a: SyntaxNode | null = top; a?.type === 'assignment'; a = field(a, 'right')) {
+  for (let a: SyntaxNode | null = chainTop(assign); a?.type === 'assignment'; a = field(a, 'right')) {
     const left = field(a, 'left');
     if (left) {
       out.push(left);
@@ -136,14 +132,6 @@ function identifiersIn(target: SyntaxNode): string[] {
     return base ? [base] : [];
   }
   return kids(target).flatMap(identifiersIn);
-}
-
-function baseName(n: SyntaxNode): string | null {
-  let k: SyntaxNode | null = n;
-  while (k && (k.type === 'subscript' || k.type === 'attribute')) {
-    k = field(k, k.type === 'subscript' ? 'value' : 'object');
-  }
-  return k?.type === 'identifier' ? k.text : null;
 }
 
 function enclosingFunction(n: SyntaxNode): string | null {
