@@ -750,13 +750,13 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // one it reads on the host, hostDisplayed, is released).
   // device -> host straight into the host array when it is known C-contiguous (CuPy's
   // ndarray.get(out=...) wants that); else through a host temporary
-  const writeBackLine = (n: string): string =>
-    hostCContiguous(n, cell, model) ? `${transfers.get(n)}.get(out=${n})` : `${n}[...] = ${cp}.asnumpy(${transfers.get(n)})`;
+  const writeBackLines = new Map(
+    writeBack.map(n => [n, hostCContiguous(n, cell, model) ? `${transfers.get(n)}.get(out=${n})` : `${n}[...] = ${cp}.asnumpy(${transfers.get(n)})`])
+  );
   const released = [...hostKept]
     .filter(n => (plan || writeBack.includes(n)) && (hostDisplayed.has(n) || !(displayed && globalReferences(displayed, n).length > 0)))
     .map(n => transfers.get(n) as string);
   if (bringBack.length + writeBack.length + released.length > 0) {
-    const [at, before] = [epilogueAt, beforeDisplayed];
     const lines = bringBack
       .map(n => {
         const v = model.valueAfter(n, cell);
@@ -766,14 +766,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
         // a full reduction leaves a 0-d device array: the host wants a Python number
         return v.shape !== undefined && v.shape.length === 0 ? `${n} = ${n}.item()` : `${n} = ${cp}.asnumpy(${n})`;
       })
-      .concat(writeBack.map(n => `${writeBackLine(n)}  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
+      .concat(writeBack.map(n => `${writeBackLines.get(n)}  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
       .concat(released.length > 0 ? [`del ${released.join(', ')}`] : [])
       .join('\n');
-    edits.push(insert(at, before ? `${lines}\n` : `\n${lines}`));
+    edits.push(insert(epilogueAt, beforeDisplayed ? `${lines}\n` : `\n${lines}`));
   }
   if (writeBack.length > 0) {
     notes.push(
-      `${writeBack.map(n => `\`${n}\``).join(', ')} ${writeBack.length === 1 ? 'is' : 'are'} updated in place on a device copy and written back into the same host array at the end of the cell (${writeBack.map(n => `\`${writeBackLine(n)}\``).join(', ')}): ${writeBack.map(n => sharedWith.get(n)!.reason).join('; ')}. Rebinding ${writeBack.length === 1 ? 'it' : 'them'} to a new array would leave that stale.`
+      `${writeBack.map(n => `\`${n}\``).join(', ')} ${writeBack.length === 1 ? 'is' : 'are'} updated in place on a device copy and written back into the same host array at the end of the cell (${writeBack.map(n => `\`${writeBackLines.get(n)}\``).join(', ')}): ${writeBack.map(n => sharedWith.get(n)!.reason).join('; ')}. Rebinding ${writeBack.length === 1 ? 'it' : 'them'} to a new array would leave that stale.`
     );
   }
   if (bringBack.length > 0) {
@@ -1730,11 +1730,6 @@ function loopCount(iter: SyntaxNode, model: NotebookModel, cell: CellModel): num
   return undefined;
 }
 
-
-/**
- * `rng.normal(loc, scale, size)` -> `(loc + scale * rng.standard_normal(size))` for CuPy's
- * Generator, which lacks `normal`. Only for plain arguments (names, numbers, tuples).
- */
 /**
  * What breaks in a later cell when the Generator `name` made in `cell` becomes CuPy's: the first
  * later use (up to the cell that surely rebinds `name`), said in words; null when there is none.
@@ -1837,6 +1832,10 @@ function lineOf(root: SyntaxNode, node: SyntaxNode): string {
   return text.slice(start, end < 0 ? undefined : end).trim();
 }
 
+/**
+ * `rng.normal(loc, scale, size)` -> `(loc + scale * rng.standard_normal(size))` for CuPy's
+ * Generator, which lacks `normal`. Only for plain arguments (names, numbers, tuples).
+ */
 function normalViaStandardNormal(call: SyntaxNode, rng: string, model: NotebookModel): TextEdit | null {
   const { positional, keywords } = callArguments(call);
   const arg = (k: number, kw: string): SyntaxNode | undefined => keywords.get(kw) ?? positional[k];
