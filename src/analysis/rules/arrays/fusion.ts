@@ -24,7 +24,7 @@ import { ELEMENTWISE_UFUNCS, FUSABLE_REDUCTIONS } from '../../apis/cupy';
 import { applyEdits } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
-import { callArguments, field, kids, operatorOf, unparen, walk } from '../../syntax';
+import { callArguments, field, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
 import type { TextEdit } from '../../types';
 import { ValueInfo } from '../../values';
 import { reductionDefinition, ReductionKernelSpec, TYPED_REDUCTIONS } from './reduction-kernel';
@@ -78,13 +78,17 @@ export interface ElementwiseKernelSpec {
 /** Finds fusable chains in the cell (outermost only, assignment right-hand sides and returns). */
 export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): ElementwiseChain[] {
   const chains: ElementwiseChain[] = [];
-  walk(root, n => {
+  // only these nodes can start a chain (or hide one: a function's or lambda's body); the walk
+  // searches through the others without making node objects for them
+  walkTypes(root, CHAIN_STARTS, n => {
     if (n.type === 'function_definition' || n.type === 'lambda') {
       return false;
     }
     let expr: SyntaxNode | null = null;
     let target: string | null = null;
-    if (n.type === 'call' && fullReduction(n, model, cell, resolveUfunc)) {
+    // (a call counts fewer operations than the bound: fullReduction, which may infer a value, is
+    // asked only where it can make a difference)
+    if (n.type === 'call' && opsBound(n, true, resolveUfunc) >= 3 && fullReduction(n, model, cell, resolveUfunc)) {
       // a reduction inside a larger expression: `4.0 * np.count_nonzero(x * x + y * y <= 1.0) / n`
       expr = n;
       target = assignedName(n);
@@ -96,7 +100,8 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
       expr = field(n, 'right');
       target = field(n, 'left')?.text ?? null;
     }
-    if (!expr) {
+    // fewer than three operations from the syntax alone: no chain, and no value to infer
+    if (!expr || opsBound(expr, true, resolveUfunc) < 3) {
       return true;
     }
     const chain = analyseChain(expr, model, cell, resolveUfunc);
@@ -113,8 +118,20 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
   return chains;
 }
 
+/** Where a chain can start: see findElementwiseChains. */
+const CHAIN_STARTS = ['function_definition', 'lambda', 'call', 'assignment', 'augmented_assignment'];
+
 /** A full reduction of one expression: `np.sum(e)` (no other argument) or `(e).sum()`. */
 function fullReduction(n: SyntaxNode, model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): { name: string; arg: SyntaxNode; method: boolean } | null {
+  const form = reductionForm(n, resolveUfunc);
+  return form && (!form.method || model.inferValue(form.arg, cell).kind === 'ndarray') ? form : null;
+}
+
+/**
+ * fullReduction from the syntax alone: `np.sum(e)`, or `(e).sum()` whatever `e` holds (the
+ * method form is a reduction only when `e` is an array, which fullReduction asks the model).
+ */
+function reductionForm(n: SyntaxNode, resolveUfunc: (n: SyntaxNode) => string | null): { name: string; arg: SyntaxNode; method: boolean } | null {
   const fn = field(n, 'function');
   if (n.type !== 'call' || !fn) {
     return null;
@@ -129,10 +146,53 @@ function fullReduction(n: SyntaxNode, model: NotebookModel, cell: CellModel, res
   }
   const obj = fn.type === 'attribute' ? field(fn, 'object') : null;
   const method = fn.type === 'attribute' ? field(fn, 'attribute')?.text ?? '' : '';
-  if (obj && positional.length === 0 && METHOD_REDUCTIONS.has(method) && unparen(obj).type !== 'identifier' && model.inferValue(obj, cell).kind === 'ndarray') {
+  if (obj && positional.length === 0 && METHOD_REDUCTIONS.has(method) && unparen(obj).type !== 'identifier') {
     return { name: method, arg: obj, method: true };
   }
   return null;
+}
+
+/**
+ * An upper bound on the operations analyseChain's `visit` counts in `node`, from the syntax
+ * alone (no value inferred): it descends as `visit` does and counts every node `visit` may count.
+ * `visit` counts no more: a piece of scalars or of numbers only counts none there, and a method
+ * reduction (`(e).sum()`) counts only when `e` is an array. Stops counting at 3, all the caller
+ * asks (a chain needs three operations), so a long expression costs no more than a short one.
+ */
+function opsBound(node: SyntaxNode, top: boolean, resolveUfunc: (n: SyntaxNode) => string | null): number {
+  const n = unparen(node);
+  switch (n.type) {
+    case 'binary_operator':
+      return FUSABLE_BINARY.has(operatorOf(n)) ? boundOfParts(1, [field(n, 'left'), field(n, 'right')], resolveUfunc) : 0;
+    case 'unary_operator':
+      return boundOfParts(1, [field(n, 'argument')], resolveUfunc);
+    case 'comparison_operator': {
+      const parts = kids(n);
+      return parts.length === 2 ? boundOfParts(1, parts, resolveUfunc) : 0;
+    }
+    case 'call': {
+      const fn = field(n, 'function');
+      const ufunc = fn ? resolveUfunc(fn) : null;
+      const { positional, keywords } = callArguments(n);
+      if (ufunc && FUSABLE_UFUNCS.has(ufunc) && keywords.size === 0) {
+        return boundOfParts(1, positional, resolveUfunc);
+      }
+      const red = top ? reductionForm(n, resolveUfunc) : null;
+      return red ? boundOfParts(1, [red.arg], resolveUfunc) : 0;
+    }
+    default:
+      return 0;
+  }
+}
+
+/** `own` plus the bounds of `parts` (not at the top), up to 3. */
+function boundOfParts(own: number, parts: (SyntaxNode | null)[], resolveUfunc: (n: SyntaxNode) => string | null): number {
+  let count = own;
+  for (let k = 0; k < parts.length && count < 3; k++) {
+    const part = parts[k];
+    count += part ? opsBound(part, false, resolveUfunc) : 0;
+  }
+  return count;
 }
 
 /** ndarray methods that reduce the whole array when called without arguments. */
