@@ -106,10 +106,7 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
     }
     const chain = analyseChain(expr, model, cell, resolveUfunc);
     if (chain && chain.ops >= 3) {
-      const kernel = elementwiseKernelFor({ ...chain, target }, model, cell, resolveUfunc);
-      const reduce = reductionKernelFor(chain, model, cell, resolveUfunc);
-      const imaginary = kernel || reduce ? null : imaginaryLiteral(chain.node);
-      const untyped = kernel || reduce ? null : imaginary ? complexNote(imaginary.text) : scalarRefusal({ ...chain, target }, model, cell, resolveUfunc);
+      const { kernel, reduce, untyped } = typedKernels({ ...chain, target }, model, cell, resolveUfunc);
       chains.push({ ...chain, target, kernel, reduce, ...(untyped ? { untyped } : {}) });
       return false;
     }
@@ -368,10 +365,16 @@ export function fuseChains(
         .map(r => ({ start: r.node.startIndex - node.startIndex, end: r.node.endIndex - node.startIndex, text: r.text }));
       return applyEdits(source.slice(node.startIndex, node.endIndex), [...local, ...reps]);
     };
-    // every occurrence of a param's text inside the chain becomes the param name
+    // every occurrence of a param's text inside the chain becomes the param name (the texts are
+    // read once; a node's text only where its length is one of theirs)
     const occurrences: { node: SyntaxNode; text: string }[] = [];
+    const paramTexts = chain.params.map(q => q.node.text);
+    const paramLengths = new Set(paramTexts.map(t => t.length));
     walk(chain.node, n => {
-      const p = chain.params.find(q => q.node.text === unparen(n).text && (n.type === unparen(n).type) && n.type !== 'integer' && n.type !== 'float');
+      const u = unparen(n);
+      const candidate = n.type === u.type && n.type !== 'integer' && n.type !== 'float' && paramLengths.has(u.endIndex - u.startIndex);
+      const k = candidate ? paramTexts.indexOf(u.text) : -1;
+      const p = k >= 0 ? chain.params[k] : undefined;
       if (p && n.id !== chain.node.id) {
         occurrences.push({ node: n, text: p.name });
         return false;
@@ -705,8 +708,11 @@ export function pythonConstant(node: SyntaxNode, constant?: (n: SyntaxNode) => n
     case 'binary_operator': {
       const l = field(node, 'left');
       const r = field(node, 'right');
+      // a side that reads anything else makes the whole null: the right side is not looked at
+      // then (emit and visit ask this of every node of a chain, so walking both sides of each
+      // would cost its size times its depth)
       const a = l ? pythonConstant(l, constant) : null;
-      const b = r ? pythonConstant(r, constant) : null;
+      const b = a !== null && r ? pythonConstant(r, constant) : null;
       if (a === null || b === null) {
         return null;
       }
@@ -930,21 +936,32 @@ export function cName(name: string, taken: Set<string>): string {
   return out;
 }
 
-/** The chain's parameters as typed kernel parameters: one float dtype for every array. */
+/**
+ * The chain's parameters as typed kernel parameters: one float dtype for every array, and every
+ * other parameter a scalar (a piece of scalars, or a name the analysis infers nothing for).
+ */
 interface TypedParams {
   dtype: 'float32' | 'float64';
   decls: { name: string; array: boolean }[];
   /** A parameter's source text -> its C name. */
   cNames: Map<string, string>;
   taken: Set<string>;
+  /**
+   * The first scalar parameter that keeps the chain from a typed kernel, or null: one NumPy
+   * would not cast to `dtype` as the kernel does (a NumPy float64 with float32 arrays, a complex,
+   * one of unknown kind: kernelTakesScalar), or a name the analysis infers nothing for (`kind`
+   * null). Nothing else here depends on it: the parameters and the kernel's C text are the same
+   * either way, and only the note (scalarNote) says which scalar decided.
+   */
+  refused: { text: string; kind: ScalarKind | null } | null;
 }
 
-function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookModel, cell: CellModel, anyScalar = false): TypedParams | null {
+function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookModel, cell: CellModel): TypedParams | null {
   let dtype: 'float32' | 'float64' | null = null;
   const taken = new Set<string>();
   const cNames = new Map<string, string>();
   const decls: { name: string; array: boolean }[] = [];
-  const scalars: ScalarKind[] = [];
+  const scalars: { text: string; kind: ScalarKind | null }[] = [];
   for (const p of chain.params) {
     const v = model.inferValue(p.node, cell);
     const scalar = v.kind === 'ndarray' ? null : scalarPiece(p.node, model, cell);
@@ -958,11 +975,11 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
     } else if (scalar) {
       // a scalar, or a piece of scalars (`dt * 0.5`) the cell computes as Python does: the
       // kernel gets its value cast once to the arrays' dtype, as NumPy (NEP 50) casts it
-      scalars.push(scalar.kind);
+      scalars.push({ text: p.node.text, kind: scalar.kind });
       decls.push({ name: cName(p.name, taken), array: false });
-    } else if (anyScalar && v.kind === 'unknown' && p.node.type === 'identifier') {
-      // (for scalarRefusal only) a name the analysis infers nothing for: `s = np.float32(0.2)`
-      scalars.push('unknown');
+    } else if (v.kind === 'unknown' && p.node.type === 'identifier') {
+      // a name the analysis infers nothing for (`s = np.float32(0.2)`): refused below, kept for the note
+      scalars.push({ text: p.node.text, kind: null });
       decls.push({ name: cName(p.name, taken), array: false });
     } else {
       return null;
@@ -972,43 +989,58 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
   // a NumPy float64 (or int64...) scalar makes NumPy's result float64: no float32 kernel; a
   // scalar that may be either a Python number or a NumPy scalar gets no typed kernel at all
   const d: 'float32' | 'float64' | null = dtype;
-  return d && (anyScalar || scalars.every(k => kernelTakesScalar(k, d))) ? { dtype: d, decls, cNames, taken } : null;
+  if (!d) {
+    return null;
+  }
+  const refused = scalars.find(s => s.kind === null || !kernelTakesScalar(s.kind, d)) ?? null;
+  return { dtype: d, decls, cNames, taken, refused };
 }
 
 /**
- * Why a chain that would otherwise get a typed kernel does not, when its scalars decide it; null
- * when they do not (another piece has no C form, unknown arrays...).
+ * The chain's typed kernel (an ElementwiseKernel, or one for its full reduction), and when it
+ * gets none, why, where the reason is worth a note (`untyped`): an imaginary literal, or a scalar
+ * that alone decides it (the chain translates to C once that scalar is taken as a Python number).
  */
-function scalarRefusal(
-  chain: Omit<ElementwiseChain, 'kernel' | 'reduce'>,
+function typedKernels(
+  chain: Omit<ElementwiseChain, 'kernel' | 'reduce' | 'untyped'>,
   model: NotebookModel,
   cell: CellModel,
   resolveUfunc: (n: SyntaxNode) => string | null
-): string | null {
-  if (!elementwiseKernelFor(chain, model, cell, resolveUfunc, true) && !reductionKernelFor(chain, model, cell, resolveUfunc, true)) {
-    return null;
+): Pick<ElementwiseChain, 'kernel' | 'reduce' | 'untyped'> {
+  const t = typedParams(chain, model, cell);
+  const typed = t !== null && t.refused === null;
+  const kernel = typed ? elementwiseKernelFor(chain, t, model, resolveUfunc) : null;
+  const reduce = typed ? reductionKernelFor(chain, t, model, resolveUfunc) : null;
+  if (kernel || reduce) {
+    return { kernel, reduce };
   }
-  const t = typedParams(chain, model, cell, true);
-  for (const p of chain.params) {
-    const v = model.inferValue(p.node, cell);
-    const piece = v.kind === 'ndarray' ? null : scalarPiece(p.node, model, cell);
-    if (t && !piece && v.kind === 'unknown' && p.node.type === 'identifier') {
-      return `The analysis infers nothing for \`${p.node.text}\` (a NumPy scalar such as \`np.float32(...)\` bound to a name, a call's result: a NumPy float64 or complex scalar would make NumPy compute in float64 or complex), so the chain gets no typed kernel (a \`@cp.fuse()\` function typed from the values it is given instead); running the cell first lets the kernel report tell.`;
-    }
-    if (!t || !piece || kernelTakesScalar(piece.kind, t.dtype)) {
-      continue;
-    }
-    if (piece.kind === 'complex') {
-      return complexNote(p.node.text);
-    }
-    if (piece.kind === 'wide-int') {
-      return `\`${p.node.text}\` is a Python int the analysis cannot show to lie within 2^53 (NumPy casts its exact value to the arrays' ${t.dtype}; a typed kernel's argument goes through int64/uint64 first, OverflowError beyond 2^64), so the chain gets no typed kernel (a \`@cp.fuse()\` function typed from the values it is given instead).`;
-    }
-    return piece.kind === 'real'
-      ? `\`${p.node.text}\` is a NumPy scalar other than float32, which NumPy 2 does not cast to the arrays' float32 (NEP 50): it computes this chain in float64, so the chain gets no float32 kernel (a \`@cp.fuse()\` function typed from the values it is given instead).`
-      : `The analysis cannot tell whether \`${p.node.text}\` is a Python number (cast to the arrays' ${t.dtype}) or a NumPy scalar (a NumPy float64 makes NumPy compute in float64), so the chain gets no typed kernel (a \`@cp.fuse()\` function typed from the values it is given instead); running the cell first lets the kernel report tell.`;
+  const imaginary = imaginaryLiteral(chain.node);
+  if (imaginary) {
+    return { kernel, reduce, untyped: complexNote(imaginary.text) };
   }
-  return null;
+  // (the probe: with the scalar taken as NumPy would cast a Python number, and NumPy's result
+  // dtype not asked for, since that scalar is what changes it)
+  if (t?.refused && (elementwiseKernelFor(chain, t, model, resolveUfunc, true) || reductionKernelFor(chain, t, model, resolveUfunc, true))) {
+    return { kernel, reduce, untyped: scalarNote(t.refused, t.dtype) };
+  }
+  return { kernel, reduce };
+}
+
+/** Why the scalar `refused` (TypedParams) keeps a chain of `dtype` arrays from a typed kernel. */
+function scalarNote(refused: { text: string; kind: ScalarKind | null }, dtype: 'float32' | 'float64'): string {
+  const { text, kind } = refused;
+  if (kind === null) {
+    return `The analysis infers nothing for \`${text}\` (a NumPy scalar such as \`np.float32(...)\` bound to a name, a call's result: a NumPy float64 or complex scalar would make NumPy compute in float64 or complex), so the chain gets no typed kernel (a \`@cp.fuse()\` function typed from the values it is given instead); running the cell first lets the kernel report tell.`;
+  }
+  if (kind === 'complex') {
+    return complexNote(text);
+  }
+  if (kind === 'wide-int') {
+    return `\`${text}\` is a Python int the analysis cannot show to lie within 2^53 (NumPy casts its exact value to the arrays' ${dtype}; a typed kernel's argument goes through int64/uint64 first, OverflowError beyond 2^64), so the chain gets no typed kernel (a \`@cp.fuse()\` function typed from the values it is given instead).`;
+  }
+  return kind === 'real'
+    ? `\`${text}\` is a NumPy scalar other than float32, which NumPy 2 does not cast to the arrays' float32 (NEP 50): it computes this chain in float64, so the chain gets no float32 kernel (a \`@cp.fuse()\` function typed from the values it is given instead).`
+    : `The analysis cannot tell whether \`${text}\` is a Python number (cast to the arrays' ${dtype}) or a NumPy scalar (a NumPy float64 makes NumPy compute in float64), so the chain gets no typed kernel (a \`@cp.fuse()\` function typed from the values it is given instead); running the cell first lets the kernel report tell.`;
 }
 
 function complexNote(text: string): string {
@@ -1132,21 +1164,22 @@ function cExpression(
 /**
  * The chain as a typed ElementwiseKernel, or null when some piece has no C form with NumPy's
  * meaning (comparisons, `//`, `%`, bit operations, maximum/minimum with NaN propagation, a
- * reduction), or when the dtypes are unknown, mixed or not float32/float64.
+ * reduction), or when NumPy's result is not of the kernel's dtype. `t` is typedParams' (whether
+ * its scalars allow a typed kernel is typedKernels' question); with `anyScalar` (typedKernels'
+ * probe), NumPy's result dtype is not asked for.
  */
-export function elementwiseKernelFor(
-  chain: Omit<ElementwiseChain, 'kernel' | 'reduce'>,
+function elementwiseKernelFor(
+  chain: Omit<ElementwiseChain, 'kernel' | 'reduce' | 'untyped'>,
+  t: TypedParams,
   model: NotebookModel,
-  cell: CellModel,
   resolveUfunc: (n: SyntaxNode) => string | null,
   anyScalar = false
 ): ElementwiseKernelSpec | null {
   if (chain.reduction) {
     return null;
   }
-  const t = typedParams(chain, model, cell, anyScalar);
   // (the refusal probe: a scalar may make NumPy's result float64 or complex; that is the note)
-  if (!t || chain.value.kind !== 'ndarray' || (!anyScalar && floatCType(chain.value.dtype) !== t.dtype)) {
+  if (chain.value.kind !== 'ndarray' || (!anyScalar && floatCType(chain.value.dtype) !== t.dtype)) {
     return null;
   }
   const body = cExpression(chain.node, t, model, resolveUfunc, false);
@@ -1163,21 +1196,18 @@ export function elementwiseKernelFor(
 
 /**
  * A full reduction over the chain as one typed kernel (rules/arrays/reduction-kernel.ts), or null
- * (types unknown or mixed, a piece with no C form, a reduction without a typed kernel).
+ * (types unknown or mixed, a piece with no C form, a reduction without a typed kernel). `t` and
+ * `anyScalar` as for elementwiseKernelFor.
  */
-export function reductionKernelFor(
-  chain: Omit<ElementwiseChain, 'kernel' | 'reduce' | 'target'>,
+function reductionKernelFor(
+  chain: Omit<ElementwiseChain, 'kernel' | 'reduce' | 'untyped' | 'target'>,
+  t: TypedParams,
   model: NotebookModel,
-  cell: CellModel,
   resolveUfunc: (n: SyntaxNode) => string | null,
   anyScalar = false
 ): ReductionKernelSpec | null {
   const reduction = chain.reduction ? TYPED_REDUCTIONS.get(chain.reduction) : undefined;
   if (!reduction || !chain.reduced) {
-    return null;
-  }
-  const t = typedParams(chain, model, cell, anyScalar);
-  if (!t) {
     return null;
   }
   const elementIsBool = unparen(chain.reduced.node).type === 'comparison_operator';
