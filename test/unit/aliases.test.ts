@@ -53,6 +53,32 @@ describe('memorySharers: what the notebook shows sharing an array', () => {
     expect(sharers('u', `${SETUP}\nfor row in u:\n    pass`, 'u += 1')).toEqual(["`row` shares `u`'s memory (cell 0)"]);
   });
 
+  it('counts a memory map of a file as memory held elsewhere (its updates go to the file)', () => {
+    const mapped = (call: string): string[] => sharers('u', `import numpy as np\nu = ${call}`, 'u += 1');
+    const why = (call: string): string[] => [`\`u\` comes from \`${call}\` (cell 0), which maps a file into memory, and NumPy's in-place updates go to the file`];
+    expect(mapped('np.load("f.npy", mmap_mode="r+")')).toEqual(why('np.load()'));
+    expect(mapped('np.load("f.npy", "r")')).toEqual(why('np.load()'));
+    expect(mapped('np.load("f.npy", mmap_mode=mode)')).toEqual(why('np.load()'));
+    expect(mapped('np.memmap("f.dat", dtype=np.float32, shape=(64, 64))')).toEqual(why('np.memmap()'));
+    expect(mapped('np.memmap("f.dat", np.float32, "w+", shape=(64, 64))')).toEqual(why('np.memmap()'));
+    expect(mapped('np.lib.format.open_memmap("f.npy", mode="r+")')).toEqual(why('np.lib.format.open_memmap()'));
+    // read into a new array, or a copy-on-write map (its writes stay in memory): its own memory
+    expect(mapped('np.load("f.npy")')).toEqual([]);
+    expect(mapped('np.load("f.npy", mmap_mode=None)')).toEqual([]);
+    expect(mapped('np.load("f.npy", mmap_mode="c")')).toEqual([]);
+    expect(mapped('np.memmap("f.dat", dtype=np.float32, mode="copyonwrite", shape=(64, 64))')).toEqual([]);
+  });
+
+  it('writes an update of a mapped file back into the map, never rebinding the name', () => {
+    const a = analyse('import numpy as np\nu = np.load("field.npy", mmap_mode="r+")', JACOBI_LOOP);
+    expect(a.writeBack).toEqual(['u']);
+    expect(a.candidate).toContain('u[...] = cp.asnumpy(u_gpu)  # into the same host array: it comes from np.load() (cell 0)');
+    expect(a.candidate).not.toMatch(/^u = cp\.asnumpy/m);
+    // read into memory: the name is rebound to the device array as before
+    const own = analyse('import numpy as np\nu = np.load("field.npy")', JACOBI_LOOP);
+    expect(own.writeBack).toEqual([]);
+  });
+
   it('finds what u itself is a view of, and follows aliases of aliases', () => {
     expect(sharers('u', 'import numpy as np\nbig = np.zeros((10, 10))\nu = big[1:-1, 1:-1]', 'u += 1')).toEqual(['`u` is `big` or a view of it (cell 0)']);
     expect(sharers('u', `${SETUP}\nv = u`, 'w = v', 'u += 1')).toEqual(["`v` shares `u`'s memory (cell 0)", "`w` shares `v`'s memory (cell 1)"]);

@@ -277,8 +277,43 @@ export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number
   }
 }
 
+/** Where a binding's array came from, when that may be memory something else holds. */
+interface Origin {
+  holder: string;
+  kind: 'view-of' | 'origin';
+  name: string | null;
+  /** What the holder does with the memory, for the message (default: may hand back an array held elsewhere). */
+  why?: string;
+}
+
+/**
+ * Does the call `q(...)` map a file into memory, writes to the array reaching the file:
+ * `np.memmap(path, ...)` (default mode "r+"), `np.lib.format.open_memmap`, `np.load(path,
+ * mmap_mode=...)`. A copy-on-write map (mode "c") keeps its writes in memory: its own memory.
+ * A mode the analysis cannot read counts as a map that writes.
+ */
+function mapsFile(call: SyntaxNode, q: string): boolean {
+  const keywords = callArguments(call).keywords;
+  const positional = callArguments(call).positional;
+  let mode: SyntaxNode | undefined;
+  if (q === 'numpy.memmap' || q === 'numpy.lib.format.open_memmap') {
+    mode = keywords.get('mode') ?? positional[q === 'numpy.memmap' ? 2 : 1];
+    if (mode === undefined) {
+      return true; // np.memmap's default "r+"; open_memmap's "r+" too
+    }
+  } else if (q === 'numpy.load') {
+    mode = keywords.get('mmap_mode') ?? positional[1];
+    if (mode === undefined || mode.type === 'none') {
+      return false; // read into a new array
+    }
+  } else {
+    return false;
+  }
+  return !/^(['"])(c|copyonwrite)\1$/.test(mode.text);
+}
+
 /** Where the array a binding holds came from, when that may be memory something else holds. */
-function originShares(value: SyntaxNode | null, statement: SyntaxNode, model: NotebookModel, cell: CellModel): { holder: string; kind: 'view-of' | 'origin'; name: string | null } | null {
+function originShares(value: SyntaxNode | null, statement: SyntaxNode, model: NotebookModel, cell: CellModel): Origin | null {
   let v = value;
   if (!v) {
     // unpacking (`a, b = f(x)`), loop and with targets: read the statement's right side
@@ -291,7 +326,7 @@ function originShares(value: SyntaxNode | null, statement: SyntaxNode, model: No
   return originOf(v, model, cell);
 }
 
-function originOf(start: SyntaxNode, model: NotebookModel, cell: CellModel | null): { holder: string; kind: 'view-of' | 'origin'; name: string | null } | null {
+function originOf(start: SyntaxNode, model: NotebookModel, cell: CellModel | null): Origin | null {
   let v = start;
   for (;;) {
     if (v.type === 'parenthesized_expression' && kids(v).length === 1) {
@@ -349,6 +384,10 @@ function originOf(start: SyntaxNode, model: NotebookModel, cell: CellModel | nul
         continue;
       }
       const q = model.qualifiedName(fn);
+      if (q !== null && mapsFile(v, q)) {
+        // a memory map: NumPy's in-place updates go to the file
+        return { holder: `${fn.text}()`, kind: 'origin', name: null, why: 'maps a file into memory, and NumPy\'s in-place updates go to the file' };
+      }
       if (q !== null && /^(numpy|cupy|cupyx|scipy)\./.test(q)) {
         return null; // a library call computing a new array
       }
@@ -584,7 +623,7 @@ export function memorySharers(name: string, cell: CellModel, model: NotebookMode
             const reason =
               origin.kind === 'view-of'
                 ? `${label} is \`${origin.holder}\` or a view of it (cell ${w.index})`
-                : `${label} comes from \`${origin.holder}\` (cell ${w.index}), which may hand back an array held elsewhere`;
+                : `${label} comes from \`${origin.holder}\` (cell ${w.index}), which ${origin.why ?? 'may hand back an array held elsewhere'}`;
             add({ holder: origin.holder, kind: origin.kind, cellIndex: w.index, reason, name: origin.name }, null);
             if (origin.name && !seen.has(origin.name)) {
               seen.add(origin.name);
