@@ -579,15 +579,17 @@ export class NotebookModel {
    * rebinds.
    */
   valueBefore(name: string, cell: CellModel, at: number): ValueInfo {
-    const list = this.bindings.get(name) ?? NO_BINDINGS;
+    // every answer depends on the name's bindings (and most on its runtime report): one read
+    this.reads?.names.add(name);
+    const list = (this.bindings as BindingMap).rawGet(name) ?? NO_BINDINGS;
     // the last binding of each kind, scanning from the end (no intermediate arrays)
+    const id = cell.id;
     for (let k = list.length - 1; k >= 0; k--) {
       const b = list[k];
-      if (b.cellId === cell.id && b.at <= at) {
+      if (b.cellId === id && b.at <= at) {
         return b.value;
       }
     }
-    this.reads?.names.add(name);
     const rt = this.rt[name];
     if (rt) {
       return fromRuntime(rt);
@@ -598,16 +600,28 @@ export class NotebookModel {
       }
     }
     for (let k = list.length - 1; k >= 0; k--) {
-      if (list[k].cellId !== cell.id) {
+      if (list[k].cellId !== id) {
         return list[k].value;
       }
     }
-    const qualified = this.aliases.get(name);
-    if (qualified) {
-      return { kind: 'module', origin: 'literal', library: firstPart(qualified) };
-    }
-    return UNKNOWN;
+    return this.moduleValue(name);
   }
+
+  /**
+   * What an imported name holds (`np`: the module numpy), else UNKNOWN. One value per name and
+   * model: the aliases are fixed once the model is built, and values are never changed in place.
+   */
+  private moduleValue(name: string): ValueInfo {
+    let v = this.moduleValues.get(name);
+    if (v === undefined) {
+      const qualified = this.aliases.get(name);
+      v = qualified ? { kind: 'module', origin: 'literal', library: firstPart(qualified) } : UNKNOWN;
+      this.moduleValues.set(name, v);
+    }
+    return v;
+  }
+
+  private readonly moduleValues = new Map<string, ValueInfo>();
 
   /** What `name` holds at the end of `cell`. */
   valueAfter(name: string, cell: CellModel): ValueInfo {
@@ -740,10 +754,17 @@ export class NotebookModel {
         const v = arg ? this.inferValue(arg, cell) : UNKNOWN;
         if (v.kind === 'scalar' && v.value !== undefined) {
           const op = operatorOf(n);
-          return { ...v, value: op === '-' ? -v.value : op === '~' ? ~v.value : v.value };
+          const out = copyOf(v);
+          out.value = op === '-' ? -v.value : op === '~' ? ~v.value : v.value;
+          return out;
         }
         // an array, or a scalar of known type but no value (`-np.float32(x)`, `-2j`): same type
-        return v.kind === 'ndarray' || (v.kind === 'scalar' && v.dtype !== undefined) ? { ...v, origin: 'inferred' } : UNKNOWN;
+        if (v.kind === 'ndarray' || (v.kind === 'scalar' && v.dtype !== undefined)) {
+          const out = copyOf(v);
+          out.origin = 'inferred';
+          return out;
+        }
+        return UNKNOWN;
       }
       case 'binary_operator':
         return this.inferBinary(n, cell);
@@ -812,26 +833,20 @@ export class NotebookModel {
       if (x === undefined || y === undefined || complex) {
         return { kind: 'scalar', dtype, origin: 'inferred' };
       }
-      const results: Record<string, number> = {
-        '+': x + y,
-        '-': x - y,
-        '*': x * y,
-        '/': x / y,
-        '//': Math.floor(x / y),
-        '%': x % y,
-        '**': x ** y,
-        '<<': x * 2 ** y,
-        '>>': Math.floor(x / 2 ** y)
-      };
-      const value = results[op];
+      const value = scalarArithmetic(op, x, y);
       return { kind: 'scalar', value: Number.isFinite(value) ? value : undefined, dtype, origin: 'inferred' };
     }
     if (op === '@') {
       return matmulValue(a, b);
     }
     if (a.kind === 'ndarray' || b.kind === 'ndarray') {
-      const out = broadcastValues([a, b], ['<', '>', '<=', '>=', '==', '!='].includes(op) ? 'bool' : undefined);
-      return op === '/' && out.dtype ? { ...out, dtype: trueDivideDtype(out.dtype) } : out;
+      const out = broadcastValues([a, b], COMPARISONS.has(op) ? 'bool' : undefined);
+      if (op === '/' && out.dtype) {
+        const divided = copyOf(out);
+        divided.dtype = trueDivideDtype(out.dtype);
+        return divided;
+      }
+      return out;
     }
     if (a.kind === 'dataframe' || b.kind === 'dataframe') {
       return { kind: 'dataframe', origin: 'inferred', library: 'pandas' };
@@ -852,14 +867,20 @@ export class NotebookModel {
     const v = this.inferValue(obj, cell);
     if (v.kind === 'ndarray') {
       if (attr === 'T') {
-        return { ...v, shape: v.shape ? [...v.shape].reverse() : undefined, origin: 'inferred' };
+        const out = copyOf(v);
+        out.shape = v.shape ? [...v.shape].reverse() : undefined;
+        out.origin = 'inferred';
+        return out;
       }
       if (attr === 'size' || attr === 'ndim' || attr === 'nbytes' || attr === 'itemsize') {
         const value = attr === 'size' ? v.size : attr === 'ndim' ? v.shape?.length : undefined;
         return { kind: 'scalar', dtype: 'int64', value, origin: 'inferred' };
       }
       if (attr === 'real' || attr === 'imag') {
-        return { ...v, dtype: v.dtype === 'complex64' ? 'float32' : 'float64', origin: 'inferred' };
+        const out = copyOf(v);
+        out.dtype = v.dtype === 'complex64' ? 'float32' : 'float64';
+        out.origin = 'inferred';
+        return out;
       }
     }
     return UNKNOWN;
@@ -961,13 +982,27 @@ export class NotebookModel {
         return UNKNOWN;
       }
       if (first.kind === 'ndarray') {
-        return { ...first, origin: 'inferred', approx: true };
+        const out = copyOf(first);
+        out.origin = 'inferred';
+        out.approx = true;
+        return out;
       }
       // filter design, windows, transforms: arrays of a size the literals rarely tell
       return { kind: 'ndarray', origin: 'inferred', library: 'numpy', device: 'host', dtype: 'float64' };
     }
     return UNKNOWN;
   }
+}
+
+/**
+ * A copy of `v` to change. Inference derives values as `const out = copyOf(v); out.dtype = ...`
+ * rather than `{ ...v, dtype: ... }`: the same object (same keys, in the same order), but V8
+ * defines a literal's properties listed after a spread through a slow generic path when the
+ * spread values come in many shapes (measured: ~1.5 µs a value, 5x the copy and assignments),
+ * and an analysis derives thousands.
+ */
+function copyOf(v: ValueInfo): ValueInfo {
+  return { ...v };
 }
 
 /** `numpy` of `numpy.fft.fft2` (the whole name when it has no dot). */
@@ -1357,17 +1392,40 @@ function floatResult(dtype: string | undefined): string {
  * promote, a Python number then takes that dtype unless its kind is higher; `dtype` overrides).
  */
 export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo {
-  const arrays = values.filter(v => v.kind === 'ndarray');
-  if (arrays.length === 0) {
+  // one pass, no intermediate arrays: the largest array (the first of the largest size), how
+  // many arrays, and whether one is (or defaults to) float64 / is complex128
+  let largest: ValueInfo | undefined;
+  let arrays = 0;
+  let float64 = false;
+  let complex128 = false;
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k];
+    if (v.kind !== 'ndarray') {
+      continue;
+    }
+    arrays++;
+    if (largest === undefined || (v.size ?? -1) > (largest.size ?? -1)) {
+      largest = v;
+    }
+    const d = v.dtype ?? 'float64';
+    float64 ||= d === 'float64';
+    complex128 ||= d === 'complex128';
+  }
+  if (largest === undefined) {
     return UNKNOWN;
   }
-  const largest = arrays.reduce((a, b) => ((b.size ?? -1) > (a.size ?? -1) ? b : a));
-  const dtypes = arrays.map(a => a.dtype ?? 'float64');
-  const promoted = dtype ?? resultDtype(values) ?? (dtypes.includes('float64') ? 'float64' : dtypes.includes('complex128') ? 'complex128' : largest.dtype ?? 'float64');
-  const shape = broadcastShape(arrays);
-  return shape && arrays.length > 1
-    ? { ...largest, shape, size: shapeSize(shape), approx: undefined, dtype: promoted, origin: 'inferred' }
-    : { ...largest, dtype: promoted, origin: 'inferred' };
+  const promoted = dtype ?? resultDtype(values) ?? (float64 ? 'float64' : complex128 ? 'complex128' : largest.dtype ?? 'float64');
+  // one array keeps its own shape: the broadcast is only worked out for two or more
+  const shape = arrays > 1 ? broadcastShape(values) : undefined;
+  const out = copyOf(largest);
+  if (shape) {
+    out.shape = shape;
+    out.size = shapeSize(shape);
+    out.approx = undefined;
+  }
+  out.dtype = promoted;
+  out.origin = 'inferred';
+  return out;
 }
 
 /**
@@ -1378,8 +1436,9 @@ export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo 
  */
 function resultDtype(values: ValueInfo[]): string | undefined {
   let strong: string | undefined;
-  const weak: ('bool' | 'int' | 'float' | 'complex')[] = [];
-  for (const v of values) {
+  let weak = false;
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k];
     if (v.kind === 'ndarray') {
       const d = v.dtype ?? 'float64';
       strong = strong === undefined ? d : promoteTypes(strong, d);
@@ -1388,7 +1447,7 @@ function resultDtype(values: ValueInfo[]): string | undefined {
       if (t?.strong) {
         strong = strong === undefined ? t.dtype : promoteTypes(strong, t.dtype);
       } else if (t) {
-        weak.push(t.python);
+        weak = true;
       }
       continue;
     } else {
@@ -1398,30 +1457,44 @@ function resultDtype(values: ValueInfo[]): string | undefined {
       return undefined;
     }
   }
-  for (const python of weak) {
-    strong = strong === undefined ? undefined : promoteWeak(strong, python);
+  // then the Python numbers (weak), in order: a second pass instead of a list of them
+  for (let k = 0; weak && k < values.length; k++) {
+    const t = scalarType(values[k]);
+    if (t && !t.strong) {
+      strong = strong === undefined ? undefined : promoteWeak(strong, t.python);
+    }
   }
   return strong;
 }
 
-/** NumPy's broadcast of known shapes (a dimension not known: `null`); undefined when one is unknown or they do not broadcast. */
-function broadcastShape(arrays: ValueInfo[]): (number | null)[] | undefined {
+/**
+ * NumPy's broadcast of the known shapes of the arrays among `values` (a dimension not known:
+ * `null`); undefined when one is unknown or they do not broadcast.
+ */
+function broadcastShape(values: ValueInfo[]): (number | null)[] | undefined {
   let out: (number | null)[] = [];
-  for (const a of arrays) {
-    if (!a.shape) {
+  for (let v = 0; v < values.length; v++) {
+    const a = values[v];
+    if (a.kind !== 'ndarray') {
+      continue;
+    }
+    const shape = a.shape;
+    if (!shape) {
       return undefined;
     }
-    const n = Math.max(out.length, a.shape.length);
-    const next: (number | null)[] = [];
+    const n = Math.max(out.length, shape.length);
+    const next: (number | null)[] = new Array(n);
+    const dx = n - out.length;
+    const dy = n - shape.length;
     for (let i = 0; i < n; i++) {
-      const x = i - (n - out.length) >= 0 ? out[i - (n - out.length)] : 1;
-      const y = i - (n - a.shape.length) >= 0 ? a.shape[i - (n - a.shape.length)] : 1;
+      const x = i - dx >= 0 ? out[i - dx] : 1;
+      const y = i - dy >= 0 ? shape[i - dy] : 1;
       if (x === 1 || x === y) {
-        next.push(y);
+        next[i] = y;
       } else if (y === 1) {
-        next.push(x);
+        next[i] = x;
       } else if (x === null || y === null) {
-        next.push(x ?? y); // the unknown one is 1 or the other's size (anything else does not broadcast)
+        next[i] = x ?? y; // the unknown one is 1 or the other's size (anything else does not broadcast)
       } else {
         return undefined;
       }
@@ -1439,11 +1512,40 @@ function broadcastShape(arrays: ValueInfo[]): (number | null)[] | undefined {
 function scalarBinaryDtype(a: ValueInfo, b: ValueInfo, op: string): string | undefined {
   const ta = scalarType(a);
   const tb = scalarType(b);
-  if (!ta || !tb || (!ta.strong && !tb.strong) || ['<', '>', '<=', '>=', '==', '!='].includes(op)) {
+  if (!ta || !tb || (!ta.strong && !tb.strong) || COMPARISONS.has(op)) {
     return undefined;
   }
   const d = ta.strong && tb.strong ? promoteTypes(ta.dtype, tb.dtype) : ta.strong ? promoteWeak(ta.dtype, (tb as { python: 'bool' | 'int' | 'float' | 'complex' }).python) : promoteWeak((tb as { dtype: string }).dtype, (ta as { python: 'bool' | 'int' | 'float' | 'complex' }).python);
   return d && op === '/' ? trueDivideDtype(d) : d;
+}
+
+/** The comparison operators (their result is bool). */
+const COMPARISONS: ReadonlySet<string> = new Set(['<', '>', '<=', '>=', '==', '!=']);
+
+/** `x op y` for two Python numbers of known value (undefined for an operator not evaluated). */
+function scalarArithmetic(op: string, x: number, y: number): number | undefined {
+  switch (op) {
+    case '+':
+      return x + y;
+    case '-':
+      return x - y;
+    case '*':
+      return x * y;
+    case '/':
+      return x / y;
+    case '//':
+      return Math.floor(x / y);
+    case '%':
+      return x % y;
+    case '**':
+      return x ** y;
+    case '<<':
+      return x * 2 ** y;
+    case '>>':
+      return Math.floor(x / 2 ** y);
+    default:
+      return undefined;
+  }
 }
 
 /** An imaginary literal's text (`2j`, `2.5J`, `1e3j`). */
@@ -1614,7 +1716,12 @@ function numpyCallValue(
       return { kind: 'scalar', dtype, origin: 'inferred', library: 'numpy' };
     }
     if (arg.kind === 'ndarray') {
-      return { ...arg, dtype, origin: 'inferred', library, device: library === 'cupy' ? 'gpu' : 'host' };
+      const out = copyOf(arg);
+      out.dtype = dtype;
+      out.origin = 'inferred';
+      out.library = library;
+      out.device = library === 'cupy' ? 'gpu' : 'host';
+      return out;
     }
     return UNKNOWN;
   }
@@ -1626,7 +1733,12 @@ function numpyCallValue(
   if (single && (name === 'zeros_like' || name === 'ones_like' || name === 'empty_like' || name === 'full_like' || name === 'copy' || name === 'ascontiguousarray')) {
     const base = positional[0] ? model.inferValue(positional[0], cell) : UNKNOWN;
     if (base.kind === 'ndarray') {
-      return { ...base, dtype: dtypeArg(keywords, undefined) ?? base.dtype, origin: 'inferred', library, device: library === 'cupy' ? 'gpu' : 'host' };
+      const out = copyOf(base);
+      out.dtype = dtypeArg(keywords, undefined) ?? base.dtype;
+      out.origin = 'inferred';
+      out.library = library;
+      out.device = library === 'cupy' ? 'gpu' : 'host';
+      return out;
     }
     return arrayValue(undefined, 'float64', library, 'inferred');
   }
@@ -1638,7 +1750,12 @@ function numpyCallValue(
     }
     const base = positional[0] ? model.inferValue(positional[0], cell) : UNKNOWN;
     if (base.kind === 'ndarray') {
-      return { ...base, dtype: dtype ?? base.dtype, library, device: library === 'cupy' ? 'gpu' : 'host', origin: 'inferred' };
+      const out = copyOf(base);
+      out.dtype = dtype ?? base.dtype;
+      out.library = library;
+      out.device = library === 'cupy' ? 'gpu' : 'host';
+      out.origin = 'inferred';
+      return out;
     }
     return arrayValue(undefined, dtype ?? 'float64', library, 'inferred');
   }
@@ -1675,16 +1792,27 @@ function numpyCallValue(
     const isCompare = /^(greater|less|equal|not_equal|isnan|isinf|isfinite|logical_|signbit)/.test(name);
     const out = broadcastValues(args, isCompare ? 'bool' : undefined);
     if (out.kind === 'ndarray' && !isCompare && name !== 'where' && name !== 'clip' && !/^(add|subtract|multiply|maximum|minimum|negative|positive|absolute|abs|fabs|sign|square)$/.test(name)) {
-      return { ...out, dtype: floatResult(out.dtype), library };
+      const float = copyOf(out);
+      float.dtype = floatResult(out.dtype);
+      float.library = library;
+      return float;
     }
-    return out.kind === 'ndarray' ? { ...out, library } : out;
+    if (out.kind === 'ndarray') {
+      const same = copyOf(out);
+      same.library = library;
+      return same;
+    }
+    return out;
   }
   if (single && REDUCTIONS.has(name)) {
     const base = args[0];
     if (base?.kind === 'ndarray') {
       const hasAxis = keywords.has('axis') || positional.length > 1;
       if (/^cum/.test(name)) {
-        return { ...base, library, origin: 'inferred' };
+        const out = copyOf(base);
+        out.library = library;
+        out.origin = 'inferred';
+        return out;
       }
       return hasAxis
         ? { kind: 'ndarray', dtype: base.dtype, origin: 'inferred', library, approx: true }
@@ -1693,7 +1821,11 @@ function numpyCallValue(
   }
   if (head === 'fft' && args[0]?.kind === 'ndarray') {
     const complex = /^(fft|ifft|fft2|ifft2|fftn|ifftn|rfft|rfft2|rfftn)$/.test(name) ? (args[0].dtype === 'float32' || args[0].dtype === 'complex64' ? 'complex64' : 'complex128') : args[0].dtype;
-    return { ...args[0], dtype: complex, library, origin: 'inferred' };
+    const out = copyOf(args[0]);
+    out.dtype = complex;
+    out.library = library;
+    out.origin = 'inferred';
+    return out;
   }
   if (head === 'linalg' && args[0]?.kind === 'ndarray') {
     if (name === 'norm' || name === 'det' || name === 'matrix_rank' || name === 'slogdet') {
@@ -1702,12 +1834,21 @@ function numpyCallValue(
         ? { kind: 'ndarray', dtype: floatResult(args[0].dtype), origin: 'inferred', library, approx: true }
         : { kind: 'ndarray', shape: [], size: 1, dtype: floatResult(args[0].dtype), origin: 'inferred', library };
     }
-    return { ...args[0], dtype: floatResult(args[0].dtype), library, origin: 'inferred' };
+    const out = copyOf(args[0]);
+    out.dtype = floatResult(args[0].dtype);
+    out.library = library;
+    out.origin = 'inferred';
+    return out;
   }
   const firstArray = args.find(a => a.kind === 'ndarray');
   if (firstArray) {
     // other array functions: an array of roughly the input's size
-    return { ...firstArray, library, origin: 'inferred', approx: true, shape: undefined };
+    const out = copyOf(firstArray);
+    out.library = library;
+    out.origin = 'inferred';
+    out.approx = true;
+    out.shape = undefined;
+    return out;
   }
   return UNKNOWN;
 }
@@ -1749,20 +1890,35 @@ function arrayMethodValue(
   cell: CellModel
 ): ValueInfo {
   if (method === 'astype' && positional[0]) {
-    return { ...v, dtype: dtypeArg(keywords, positional[0]) ?? v.dtype, origin: 'inferred' };
+    const out = copyOf(v);
+    out.dtype = dtypeArg(keywords, positional[0]) ?? v.dtype;
+    out.origin = 'inferred';
+    return out;
   }
   if (method === 'reshape') {
     const shape = positional.length === 1 ? shapeOf(positional[0], model, cell) : positional.map(p => model.constantValue(p, cell) ?? null);
-    return { ...v, shape, origin: 'inferred' };
+    const out = copyOf(v);
+    out.shape = shape;
+    out.origin = 'inferred';
+    return out;
   }
   if (method === 'copy' || method === 'clip' || method === 'round' || method === 'conj') {
-    return { ...v, origin: 'inferred' };
+    const out = copyOf(v);
+    out.origin = 'inferred';
+    return out;
   }
   if (method === 'ravel' || method === 'flatten') {
-    return { ...v, shape: v.size !== undefined ? [v.size] : undefined, origin: 'inferred' };
+    const out = copyOf(v);
+    out.shape = v.size !== undefined ? [v.size] : undefined;
+    out.origin = 'inferred';
+    return out;
   }
   if (method === 'get') {
-    return { ...v, library: 'numpy', device: 'host', origin: 'inferred' };
+    const out = copyOf(v);
+    out.library = 'numpy';
+    out.device = 'host';
+    out.origin = 'inferred';
+    return out;
   }
   if (method === 'tolist' || method === 'item') {
     return method === 'item' ? { kind: 'scalar', origin: 'inferred' } : { kind: 'sequence', origin: 'inferred' };

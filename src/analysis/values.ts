@@ -196,9 +196,13 @@ const UNSIGNED_INTS = ['uint8', 'uint16', 'uint32', 'uint64'];
 const FLOATS = ['float16', 'float32', 'float64'];
 const COMPLEXES = ['complex64', 'complex128'];
 
+/** NumPy's numeric dtypes, each with its row in the promotion tables below. */
+const NUMERIC_DTYPES = ['bool', ...SIGNED_INTS, ...UNSIGNED_INTS, ...FLOATS, ...COMPLEXES];
+const NUMERIC_INDEX: ReadonlyMap<string, number> = new Map(NUMERIC_DTYPES.map((d, k) => [d, k]));
+
 /** Whether a dtype name is bool, an integer, a float or a complex (NumPy's numeric types). */
 export function isNumericDtype(d: string): boolean {
-  return d === 'bool' || SIGNED_INTS.includes(d) || UNSIGNED_INTS.includes(d) || FLOATS.includes(d) || COMPLEXES.includes(d);
+  return NUMERIC_INDEX.has(d);
 }
 
 function isIntegerDtype(d: string): boolean {
@@ -214,12 +218,8 @@ function maxOf(order: string[], a: string, b: string): string {
   return order.indexOf(a) >= order.indexOf(b) ? a : b;
 }
 
-/**
- * `np.promote_types(a, b)` for NumPy's numeric dtypes (NumPy 2; checked against 2.4): the dtype
- * two arrays (or NumPy scalars, strong under NEP 50) of these dtypes compute in. Undefined for
- * any other dtype (str, object, datetime...).
- */
-export function promoteTypes(a: string, b: string): string | undefined {
+/** `promoteTypes`, worked out from NumPy's rules (it fills the table `promoteTypes` reads). */
+function promoteTypesByRules(a: string, b: string): string | undefined {
   if (!isNumericDtype(a) || !isNumericDtype(b)) {
     return undefined;
   }
@@ -231,7 +231,7 @@ export function promoteTypes(a: string, b: string): string | undefined {
   }
   if (COMPLEXES.includes(a) || COMPLEXES.includes(b)) {
     // the real parts promote; the complex type of that float
-    const real = promoteTypes(a === 'complex64' ? 'float32' : a === 'complex128' ? 'float64' : a, b === 'complex64' ? 'float32' : b === 'complex128' ? 'float64' : b);
+    const real = promoteTypesByRules(a === 'complex64' ? 'float32' : a === 'complex128' ? 'float64' : a, b === 'complex64' ? 'float32' : b === 'complex128' ? 'float64' : b);
     return real === 'float64' ? 'complex128' : 'complex64';
   }
   if (FLOATS.includes(a) || FLOATS.includes(b)) {
@@ -253,13 +253,8 @@ export function promoteTypes(a: string, b: string): string | undefined {
   return ui + 1 < SIGNED_INTS.length ? SIGNED_INTS[ui + 1] : 'float64';
 }
 
-/**
- * The dtype an array (or NumPy scalar) of dtype `a` computes in with a Python number of type
- * `python` (`bool`, `int`, `float`, `complex`): NEP 50's weak scalar, which takes the array's
- * dtype unless its kind is higher (float32 * 0.5 is float32, int64 * 1.5 float64, float32 * 1j
- * complex64, bool * 2 int64). Undefined for a non-numeric `a`.
- */
-export function promoteWeak(a: string, python: 'bool' | 'int' | 'float' | 'complex'): string | undefined {
+/** `promoteWeak`, worked out from NEP 50's rules (it fills the table `promoteWeak` reads). */
+function promoteWeakByRules(a: string, python: PythonNumber): string | undefined {
   if (!isNumericDtype(a)) {
     return undefined;
   }
@@ -275,35 +270,83 @@ export function promoteWeak(a: string, python: 'bool' | 'int' | 'float' | 'compl
   }
 }
 
+type PythonNumber = 'bool' | 'int' | 'float' | 'complex';
+const PYTHON_NUMBERS: readonly PythonNumber[] = ['bool', 'int', 'float', 'complex'];
+
+/**
+ * The promotion tables, filled once at load from the rules above (they depend on nothing else):
+ * `PROMOTED[i * n + j]` is `promoteTypes` of the numeric dtypes of rows i and j, `WEAK[i * 4 + p]`
+ * `promoteWeak` of row i and the p-th Python number type. Inference promotes on every binary
+ * operation, ufunc call and broadcast: a look-up instead of list scans.
+ */
+const PROMOTED: readonly string[] = NUMERIC_DTYPES.flatMap(a => NUMERIC_DTYPES.map(b => promoteTypesByRules(a, b) as string));
+const WEAK: readonly string[] = NUMERIC_DTYPES.flatMap(a => PYTHON_NUMBERS.map(p => promoteWeakByRules(a, p) as string));
+
+/**
+ * `np.promote_types(a, b)` for NumPy's numeric dtypes (NumPy 2; checked against 2.4): the dtype
+ * two arrays (or NumPy scalars, strong under NEP 50) of these dtypes compute in. Undefined for
+ * any other dtype (str, object, datetime...).
+ */
+export function promoteTypes(a: string, b: string): string | undefined {
+  const i = NUMERIC_INDEX.get(a);
+  const j = NUMERIC_INDEX.get(b);
+  return i === undefined || j === undefined ? undefined : PROMOTED[i * NUMERIC_DTYPES.length + j];
+}
+
+/**
+ * The dtype an array (or NumPy scalar) of dtype `a` computes in with a Python number of type
+ * `python` (`bool`, `int`, `float`, `complex`): NEP 50's weak scalar, which takes the array's
+ * dtype unless its kind is higher (float32 * 0.5 is float32, int64 * 1.5 float64, float32 * 1j
+ * complex64, bool * 2 int64). Undefined for a non-numeric `a`.
+ */
+export function promoteWeak(a: string, python: PythonNumber): string | undefined {
+  const i = NUMERIC_INDEX.get(a);
+  if (i === undefined) {
+    return undefined;
+  }
+  const p = python === 'bool' ? 0 : python === 'int' ? 1 : python === 'float' ? 2 : 3;
+  return WEAK[i * 4 + p];
+}
+
 /** `a / b`'s dtype from the operands' promoted one: integers and bool divide into float64. */
 export function trueDivideDtype(d: string): string {
   return d === 'bool' || isIntegerDtype(d) ? 'float64' : d;
 }
 
+/** What `scalarType` answers (shared, read-only: one object per answer). */
+export type ScalarType = Readonly<{ strong: true; dtype: string }> | Readonly<{ strong: false; python: PythonNumber }>;
+
+const STRONG_SCALARS: ReadonlyMap<string, ScalarType> = new Map(NUMERIC_DTYPES.map(d => [d, Object.freeze({ strong: true as const, dtype: d })]));
+const WEAK_BOOL: ScalarType = Object.freeze({ strong: false as const, python: 'bool' as const });
+const WEAK_INT: ScalarType = Object.freeze({ strong: false as const, python: 'int' as const });
+const WEAK_FLOAT: ScalarType = Object.freeze({ strong: false as const, python: 'float' as const });
+const WEAK_COMPLEX: ScalarType = Object.freeze({ strong: false as const, python: 'complex' as const });
+
 /**
  * What a scalar value is under NEP 50: `strong` a NumPy scalar of `dtype`, or a Python number of
- * `python` type (weak); null when not a scalar or its type is not known.
+ * `python` type (weak); null when not a scalar or its type is not known. The answers are shared
+ * frozen objects (no allocation per call).
  */
-export function scalarType(v: ValueInfo): { strong: true; dtype: string } | { strong: false; python: 'bool' | 'int' | 'float' | 'complex' } | null {
+export function scalarType(v: ValueInfo): ScalarType | null {
   if (v.kind !== 'scalar') {
     return null;
   }
   if (v.library === 'numpy') {
-    return v.dtype !== undefined && isNumericDtype(v.dtype) ? { strong: true, dtype: v.dtype } : null;
+    return v.dtype !== undefined ? STRONG_SCALARS.get(v.dtype) ?? null : null;
   }
   const t = v.library === 'float' || v.library === 'int' || v.library === 'bool' || v.library === 'complex' ? v.library : v.dtype;
   switch (t) {
     case 'bool':
-      return { strong: false, python: 'bool' };
+      return WEAK_BOOL;
     case 'int':
     case 'int64':
-      return { strong: false, python: 'int' };
+      return WEAK_INT;
     case 'float':
     case 'float64':
-      return { strong: false, python: 'float' };
+      return WEAK_FLOAT;
     case 'complex':
     case 'complex128':
-      return { strong: false, python: 'complex' };
+      return WEAK_COMPLEX;
     default:
       return null;
   }
