@@ -104,10 +104,17 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
     if (!expr || opsBound(expr, true, resolveUfunc) < 3) {
       return true;
     }
-    const chain = analyseChain(expr, model, cell, resolveUfunc);
+    const chain = analyseChain(expr, target, model, cell, resolveUfunc);
     if (chain && chain.ops >= 3) {
-      const { kernel, reduce, untyped } = typedKernels({ ...chain, target }, model, cell, resolveUfunc);
-      chains.push({ ...chain, target, kernel, reduce, ...(untyped ? { untyped } : {}) });
+      // the chain's own object is completed (not copied with spreads: V8 builds a copy made by
+      // spreads slowly, and it may come out as a dictionary, slow to read for every later reader)
+      const { kernel, reduce, untyped } = typedKernels(chain, model, cell, resolveUfunc);
+      chain.kernel = kernel;
+      chain.reduce = reduce;
+      if (untyped) {
+        chain.untyped = untyped;
+      }
+      chains.push(chain);
       return false;
     }
     return true;
@@ -209,12 +216,14 @@ function assignedName(n: SyntaxNode): string | null {
   return null;
 }
 
+/** The chain of `expr` (its kernels not asked for yet: null), or null. */
 function analyseChain(
   expr: SyntaxNode,
+  target: string | null,
   model: NotebookModel,
   cell: CellModel,
   resolveUfunc: (n: SyntaxNode) => string | null
-): Omit<ElementwiseChain, 'target' | 'kernel' | 'reduce'> | null {
+): ElementwiseChain | null {
   const top = fullReduction(unparen(expr), model, cell, resolveUfunc);
   const value = model.inferValue(top ? top.arg : expr, cell);
   if (value.kind !== 'ndarray') {
@@ -324,7 +333,7 @@ function analyseChain(
   if (arrayParams.length === 0) {
     return null;
   }
-  return { node: expr, ops, transcendental, reduction, reduced, params, value };
+  return { node: expr, ops, transcendental, reduction, reduced, params, value, target, kernel: null, reduce: null };
 }
 
 /**
