@@ -494,15 +494,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       const args = field(n, 'arguments');
       const onDevice = args ? [...localArrays, ...arrayInputs, ...residentInputs].find(a => globalReferences(args, a).length > 0) : undefined;
       if (onDevice) {
-        // what the rewrite would do with it: an input is copied over, a resident one is there
-        // already, one the cell makes is made there
-        const where = facts.assignments.some(a => a.name === onDevice && a.at <= n.startIndex)
-          ? 'would make on the device'
-          : residentInputs.includes(onDevice)
-            ? 'has on the device'
-            : 'would copy to the device';
         refusals.push(
-          `\`${obj.text}.${method}(...)\` calls a NumPy Generator made in another cell on \`${onDevice}\`, which this cell ${where} (NumPy's Generator takes no CuPy array): rewrite the cell that makes \`${obj.text}\` first, or keep this cell on the host`
+          `\`${obj.text}.${method}(...)\` calls a NumPy Generator made in another cell on \`${onDevice}\`, which this cell would move to the device (NumPy's Generator takes no CuPy array): rewrite the cell that makes \`${obj.text}\` first, or keep this cell on the host`
         );
       } else if (n.parent?.type !== 'expression_statement') {
         hostRngCalls.push(n);
