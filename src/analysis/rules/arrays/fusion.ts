@@ -81,28 +81,32 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
   // only these nodes can start a chain (or hide one: a function's or lambda's body); the walk
   // searches through the others without making node objects for them
   walkTypes(root, CHAIN_STARTS, n => {
-    if (n.type === 'function_definition' || n.type === 'lambda') {
+    const type = n.type;
+    if (type === 'function_definition' || type === 'lambda') {
       return false;
     }
-    let expr: SyntaxNode | null = null;
-    let target: string | null = null;
-    // (a call counts fewer operations than the bound: fullReduction, which may infer a value, is
-    // asked only where it can make a difference)
-    if (n.type === 'call' && opsBound(n, true, resolveUfunc) >= 3 && fullReduction(n, model, cell, resolveUfunc)) {
+    // below three operations from the syntax alone (opsBound), there is no chain: the values
+    // analyseChain infers are not asked for
+    let expr: SyntaxNode | null;
+    let target: string | null;
+    if (type === 'call') {
       // a reduction inside a larger expression: `4.0 * np.count_nonzero(x * x + y * y <= 1.0) / n`
+      // (a reduction form counts one operation and its argument's: opsBound; the syntax is asked
+      // first, since whether `(e).sum()` reduces an array infers `e`)
+      const form = reductionForm(n, resolveUfunc);
+      if (!form || 1 + opsBound(form.arg, false, resolveUfunc) < 3 || !reducesArray(form, model, cell)) {
+        return true;
+      }
       expr = n;
       target = assignedName(n);
-    } else if (n.type === 'assignment') {
+    } else {
+      // an assignment's or an augmented assignment's right-hand side
       expr = field(n, 'right');
+      if (!expr || opsBound(expr, true, resolveUfunc) < 3) {
+        return true;
+      }
       const left = field(n, 'left');
-      target = left?.type === 'identifier' ? left.text : left?.type === 'subscript' ? field(left, 'value')?.text ?? null : null;
-    } else if (n.type === 'augmented_assignment') {
-      expr = field(n, 'right');
-      target = field(n, 'left')?.text ?? null;
-    }
-    // fewer than three operations from the syntax alone: no chain, and no value to infer
-    if (!expr || opsBound(expr, true, resolveUfunc) < 3) {
-      return true;
+      target = type === 'augmented_assignment' ? left?.text ?? null : left?.type === 'identifier' ? left.text : left?.type === 'subscript' ? field(left, 'value')?.text ?? null : null;
     }
     const chain = analyseChain(expr, target, model, cell, resolveUfunc);
     if (chain && chain.ops >= 3) {
@@ -126,25 +130,35 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
 const CHAIN_STARTS = ['function_definition', 'lambda', 'call', 'assignment', 'augmented_assignment'];
 
 /** A full reduction of one expression: `np.sum(e)` (no other argument) or `(e).sum()`. */
-function fullReduction(n: SyntaxNode, model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): { name: string; arg: SyntaxNode; method: boolean } | null {
+function fullReduction(n: SyntaxNode, model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): ReductionForm | null {
   const form = reductionForm(n, resolveUfunc);
-  return form && (!form.method || model.inferValue(form.arg, cell).kind === 'ndarray') ? form : null;
+  return form && reducesArray(form, model, cell) ? form : null;
 }
 
-/**
- * fullReduction from the syntax alone: `np.sum(e)`, or `(e).sum()` whatever `e` holds (the
- * method form is a reduction only when `e` is an array, which fullReduction asks the model).
- */
-function reductionForm(n: SyntaxNode, resolveUfunc: (n: SyntaxNode) => string | null): { name: string; arg: SyntaxNode; method: boolean } | null {
+/** A call that reduces `arg` whole, if `arg` is an array: fullReduction from the syntax alone. */
+type ReductionForm = { name: string; arg: SyntaxNode; method: boolean };
+
+/** Whether a reduction form reduces an array: `np.sum(e)` always, `(e).sum()` when `e` is an array. */
+function reducesArray(form: ReductionForm, model: NotebookModel, cell: CellModel): boolean {
+  return !form.method || model.inferValue(form.arg, cell).kind === 'ndarray';
+}
+
+/** `np.sum(e)` or `(e).sum()` (whatever `e` holds: reducesArray asks), or null. */
+function reductionForm(n: SyntaxNode, resolveUfunc: (n: SyntaxNode) => string | null): ReductionForm | null {
   const fn = field(n, 'function');
   if (n.type !== 'call' || !fn) {
     return null;
   }
   const { positional, keywords } = callArguments(n);
-  if (keywords.size > 0) {
-    return null;
-  }
-  const ufunc = resolveUfunc(fn);
+  // (no reduction form takes more than one argument: the ufunc is not resolved for those)
+  return keywords.size === 0 && positional.length <= 1 ? reductionOf(fn, resolveUfunc(fn), positional) : null;
+}
+
+/**
+ * reductionForm of a call without keyword arguments, from its function, the NumPy ufunc that
+ * names (`resolveUfunc`'s answer) and its positional arguments.
+ */
+function reductionOf(fn: SyntaxNode, ufunc: string | null, positional: SyntaxNode[]): ReductionForm | null {
   if (ufunc) {
     return FUSABLE_REDUCTIONS.has(ufunc) && positional.length === 1 ? { name: ufunc, arg: positional[0], method: false } : null;
   }
@@ -175,13 +189,17 @@ function opsBound(node: SyntaxNode, top: boolean, resolveUfunc: (n: SyntaxNode) 
       return parts.length === 2 ? boundOfParts(1, parts, resolveUfunc) : 0;
     }
     case 'call': {
+      // (visit counts nothing in a call with keyword arguments, neither a ufunc nor a reduction)
       const fn = field(n, 'function');
-      const ufunc = fn ? resolveUfunc(fn) : null;
       const { positional, keywords } = callArguments(n);
-      if (ufunc && FUSABLE_UFUNCS.has(ufunc) && keywords.size === 0) {
+      if (!fn || keywords.size > 0) {
+        return 0;
+      }
+      const ufunc = resolveUfunc(fn);
+      if (ufunc && FUSABLE_UFUNCS.has(ufunc)) {
         return boundOfParts(1, positional, resolveUfunc);
       }
-      const red = top ? reductionForm(n, resolveUfunc) : null;
+      const red = top ? reductionOf(fn, ufunc, positional) : null;
       return red ? boundOfParts(1, [red.arg], resolveUfunc) : 0;
     }
     default:
