@@ -151,11 +151,13 @@ export function maskIPython(source: string): MaskResult {
     return { masked: source, spans: [], cellMagic: undefined };
   }
   const spans: MaskedSpan[] = [];
-  const out = source.split('');
+  // the masked text, as replacements of `source` (each of its range's length), in increasing
+  // order and not overlapping: put together once at the end (the source itself when none)
+  const patchStarts: number[] = [];
+  const patchTexts: string[] = [];
   const put = (start: number, text: string): void => {
-    for (let k = 0; k < text.length; k++) {
-      out[start + k] = text[k];
-    }
+    patchStarts.push(start);
+    patchTexts.push(text);
   };
 
   /** A no-op on the first physical line of [start, end), spaces after, newlines kept. */
@@ -163,12 +165,7 @@ export function maskIPython(source: string): MaskResult {
     const newline = source.indexOf('\n', start);
     const firstEnd = newline < 0 || newline >= end ? end : newline;
     const headEnd = firstEnd > start && source[firstEnd - 1] === '\r' ? firstEnd - 1 : firstEnd;
-    put(start, noOp(headEnd - start));
-    for (let k = headEnd; k < end; k++) {
-      if (source[k] !== '\n' && source[k] !== '\r') {
-        out[k] = ' ';
-      }
-    }
+    put(start, noOp(headEnd - start) + blank(source.slice(headEnd, end)));
   };
 
   let bodyStart = 0;
@@ -195,13 +192,15 @@ export function maskIPython(source: string): MaskResult {
   for (const line of logicalLines(body)) {
     const start = line.start + bodyStart;
     const end = line.end + bodyStart;
-    const text = source.slice(start, end);
-    const indent = /^[ \t]*/.exec(text)![0].length;
-    const stmt = text.slice(indent);
-    const stmtStart = start + indent;
-    if (stmt.length === 0) {
+    let stmtStart = start;
+    while (stmtStart < end && (source.charCodeAt(stmtStart) === SPACE || source.charCodeAt(stmtStart) === TAB)) {
+      stmtStart++;
+    }
+    // every form below holds `%`, `!` or `?`: a line without one is plain Python
+    if (stmtStart === end || !hasIPythonChar(source, stmtStart, end)) {
       continue;
     }
+    const stmt = source.slice(stmtStart, end);
 
     // `%time x = f()`: keep the statement, replace the prefix by `if 1:` plus spaces.
     const timed = /^%(time|timeit|prun|gpu_timeit)((?:\s+-[A-Za-z](?:\s+[\w.]+)?)*)\s+(?=\S)/.exec(stmt);
@@ -237,5 +236,28 @@ export function maskIPython(source: string): MaskResult {
       spans.push({ kind: 'help', start: stmtStart, end, name: '?' });
     }
   }
-  return { masked: out.join(''), spans, cellMagic };
+  if (patchStarts.length === 0) {
+    return { masked: source, spans, cellMagic };
+  }
+  let masked = '';
+  let at = 0;
+  for (let k = 0; k < patchStarts.length; k++) {
+    masked += source.slice(at, patchStarts[k]) + patchTexts[k];
+    at = patchStarts[k] + patchTexts[k].length;
+  }
+  return { masked: masked + source.slice(at), spans, cellMagic };
+}
+
+const SPACE = 0x20;
+const TAB = 0x09;
+
+/** Whether `source[start, end)` holds `%`, `!` or `?`. */
+function hasIPythonChar(source: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) {
+    const c = source.charCodeAt(k);
+    if (c === 0x25 || c === 0x21 || c === 0x3f) {
+      return true;
+    }
+  }
+  return false;
 }
