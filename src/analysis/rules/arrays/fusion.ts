@@ -392,22 +392,6 @@ export function fuseChains(
         .map(r => ({ start: r.node.startIndex - node.startIndex, end: r.node.endIndex - node.startIndex, text: r.text }));
       return applyEdits(source.slice(node.startIndex, node.endIndex), [...local, ...reps]);
     };
-    // every occurrence of a param's text inside the chain becomes the param name (the texts are
-    // read once; a node's text only where its length is one of theirs)
-    const occurrences: { node: SyntaxNode; text: string }[] = [];
-    const paramTexts = chain.params.map(q => q.node.text);
-    const paramLengths = new Set(paramTexts.map(t => t.length));
-    walk(chain.node, n => {
-      const u = unparen(n);
-      const candidate = n.type === u.type && n.type !== 'integer' && n.type !== 'float' && paramLengths.has(u.endIndex - u.startIndex);
-      const k = candidate ? paramTexts.indexOf(u.text) : -1;
-      const p = k >= 0 ? chain.params[k] : undefined;
-      if (p && n.id !== chain.node.id) {
-        occurrences.push({ node: n, text: p.name });
-        return false;
-      }
-      return true;
-    });
     const args = chain.params.map(p => sub(p.node, []));
     let call = `${fname}(${args.join(', ')})`;
     if (chain.reduce) {
@@ -415,7 +399,7 @@ export function fuseChains(
     } else if (chain.reduction && chain.reduced) {
       // types unknown: fuse the elementwise part and let CuPy reduce its result. A cp.fuse ending
       // in the reduction would run as ONE block when it has several inputs (reduction-kernel.ts)
-      const body = sub(chain.reduced.node, occurrences);
+      const body = sub(chain.reduced.node, paramOccurrences(chain));
       definitions.push(`@${cp}.fuse()\ndef ${fname}(${chain.params.map(p => p.name).join(', ')}):\n    return ${body}\n`);
       call = chain.reduced.method ? `${call}.${chain.reduction}()` : `${cp}.${chain.reduction}(${call})`;
     } else if (chain.kernel) {
@@ -424,12 +408,35 @@ export function fuseChains(
         `${fname} = ${cp}.ElementwiseKernel(\n    ${pyString(k.inParams)}, ${pyString(k.outParams)},\n    ${pyString(k.operation)},\n    ${pyString(fname)})\n`
       );
     } else {
-      const body = sub(chain.node, occurrences);
+      const body = sub(chain.node, paramOccurrences(chain));
       definitions.push(`@${cp}.fuse()\ndef ${fname}(${chain.params.map(p => p.name).join(', ')}):\n    return ${body}\n`);
     }
     edits.push({ start: chain.node.startIndex, end: chain.node.endIndex, text: call });
   }
   return { edits, definitions };
+}
+
+/**
+ * Every occurrence of a param's text inside the chain, with the param's name: a `@cp.fuse()`
+ * body reads the params by name (the texts are read once; a node's text only where its length is
+ * one of theirs).
+ */
+function paramOccurrences(chain: ElementwiseChain): { node: SyntaxNode; text: string }[] {
+  const occurrences: { node: SyntaxNode; text: string }[] = [];
+  const paramTexts = chain.params.map(q => q.node.text);
+  const paramLengths = new Set(paramTexts.map(t => t.length));
+  walk(chain.node, n => {
+    const u = unparen(n);
+    const candidate = n.type === u.type && n.type !== 'integer' && n.type !== 'float' && paramLengths.has(u.endIndex - u.startIndex);
+    const k = candidate ? paramTexts.indexOf(u.text) : -1;
+    const p = k >= 0 ? chain.params[k] : undefined;
+    if (p && n.id !== chain.node.id) {
+      occurrences.push({ node: n, text: p.name });
+      return false;
+    }
+    return true;
+  });
+  return occurrences;
 }
 
 function pyString(text: string): string {
