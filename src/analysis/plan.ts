@@ -42,7 +42,7 @@ import { CellCache, CellModel, NotebookModel } from './notebook';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, prologueOffset, updatedInCell } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { field, kids, unparen } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
 import { formatBytes, valueBytes } from './values';
@@ -506,7 +506,7 @@ function hostBoundary(
     const holders = [name, ...escapes.flatMap(e => (e.named ? e.holders : []))];
     const kept =
       escapes.length > 0 &&
-      (escapes.some(e => !e.named) || model.cells.some(c => c.index >= cell.index && !!c.tree && !!c.facts && holders.some(h => updatedInCell(c.tree!.rootNode, h, c.facts!.mutates, model))));
+      (escapes.some(e => !e.named) || updatedInPlaceFrom(holders, cell.index, model));
     const safe = !kept && refs.every(r => hostArgs.some(a => isInside(r, a)) || deviceSafeUse(r));
     if (safe) {
       continue;

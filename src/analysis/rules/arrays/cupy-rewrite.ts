@@ -729,8 +729,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   for (const name of plan ? [...deviceNames].filter(n => !hostKept.has(n)) : bringBack) {
     const escapes = globalReferences(root, name).map(r => escapingUse(r, model)).filter(e => e !== null);
     const holders = [name, ...escapes.flatMap(e => (e.named ? e.holders : []))];
-    const updatedLater = (h: string): boolean => model.readersAfter(h, cell).some(c => !!c.tree && !!c.facts && updatedInCell(c.tree.rootNode, h, c.facts.mutates, model));
-    if (escapes.length > 0 && holders.some(updatedLater)) {
+    if (escapes.length > 0 && updatedInPlaceFrom(holders, cell.index + 1, model)) {
       const e = escapes[0];
       const holder = e.holders[0];
       const how =
@@ -1171,17 +1170,20 @@ export function updatedInCell(root: SyntaxNode, name: string, mutates: ReadonlyS
  * Whether the memory `name` shares with `sharers` may be updated in place from cell `from` on
  * (by any cell at or after it, through `name` or a named sharer): then a copy of it is told
  * apart from the array itself. A sharer with no name (a call that kept it, a function that
- * returns it, an unknown origin) may be updated anywhere: yes. Reads every cell: for the
- * notebook-wide plan, not for a rule's per-cell analysis.
+ * returns it, an unknown origin) may be updated anywhere: yes.
  */
 export function updatedFrom(name: string, sharers: readonly MemorySharer[], from: number, model: NotebookModel): boolean {
-  if (sharers.some(s => s.name === null)) {
-    return true;
-  }
-  const names = [name, ...sharers.map(s => s.name as string)];
-  return model.cells.some(
-    c => c.index >= from && !!c.tree && !!c.facts && names.some(n => c.facts!.reads.has(n) || c.facts!.mutates.has(n)) && names.some(n => updatedInCell(c.tree!.rootNode, n, c.facts!.mutates, model))
-  );
+  return sharers.some(s => s.name === null) || updatedInPlaceFrom([name, ...sharers.map(s => s.name as string)], from, model);
+}
+
+/**
+ * Is the array one of `holders` names updated in place (`updatedInCell`) by a cell at index
+ * `from` or later? Only cells that read a holder can update through it (`x[i] = v`, `x += 1`,
+ * `out=x`, `x.sort()` all read `x`), so the holders' readers are asked: a tracked rule depends on
+ * those names' readers, not on every cell.
+ */
+export function updatedInPlaceFrom(holders: readonly string[], from: number, model: NotebookModel): boolean {
+  return holders.some(h => model.readers(h).some(c => c.index >= from && !!c.tree && !!c.facts && updatedInCell(c.tree.rootNode, h, c.facts.mutates, model)));
 }
 
 /** The write-back line's comment: what else sees the host array. */
