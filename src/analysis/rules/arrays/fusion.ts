@@ -253,6 +253,7 @@ function analyseChain(
   let reduced: ElementwiseChain['reduced'] = null;
   const params: { node: SyntaxNode; name: string }[] = [];
   const constant = numpyConstantOf(model);
+  const scalarPieceOf = scalarPieces(model, cell);
   const paramFor = (node: SyntaxNode): void => {
     const n = unparen(node);
     const text = n.text;
@@ -273,7 +274,7 @@ function analyseChain(
       if (pythonConstant(n, constant) !== null) {
         return true;
       }
-      if (scalarPiece(n, model, cell)) {
+      if (scalarPieceOf(n)) {
         paramFor(n);
         return true;
       }
@@ -568,8 +569,29 @@ const SCALAR_OPERATORS: ReadonlySet<string> = new Set(['+', '-', '*', '/', '//',
  * pythonConstant folds those).
  */
 export function scalarPiece(node: SyntaxNode, model: NotebookModel, cell: CellModel): { kind: ScalarKind } | null {
+  return scalarPieces(model, cell)(node);
+}
+
+/**
+ * scalarPiece for the nodes of one cell's expressions, asked of each node of an expression from
+ * the top down (analyseChain's visit, the stencil's emit): each subtree's answer is made of its
+ * children's, so they are kept, keyed on the node's id (unique to one node of one tree), and
+ * each subtree is looked at once instead of once per ancestor. Valid while the model's values do
+ * not change: the callers keep the function for one analysis of one cell.
+ */
+export function scalarPieces(model: NotebookModel, cell: CellModel): (node: SyntaxNode) => { kind: ScalarKind } | null {
   const constant = numpyConstantOf(model);
+  const known = new Map<number, { kind: ScalarKind; names: boolean } | null>();
   const rec = (n: SyntaxNode): { kind: ScalarKind; names: boolean } | null => {
+    const id = n.id;
+    let found = known.get(id);
+    if (found === undefined) {
+      found = piece(n);
+      known.set(id, found);
+    }
+    return found;
+  };
+  const piece = (n: SyntaxNode): { kind: ScalarKind; names: boolean } | null => {
     switch (n.type) {
       case 'integer':
       case 'float':
@@ -608,18 +630,20 @@ export function scalarPiece(node: SyntaxNode, model: NotebookModel, cell: CellMo
         return null;
     }
   };
-  const found = rec(unparen(node));
-  if (!found?.names) {
-    return null;
-  }
-  if (found.kind === 'python') {
-    // a Python int piece: exact only where every int converts to a double exactly
-    const v = model.inferValue(unparen(node), cell);
-    if (v.dtype === 'int64' && (v.value === undefined || Math.abs(v.value) > 2 ** 53)) {
-      return { kind: 'wide-int' };
+  return node => {
+    const found = rec(unparen(node));
+    if (!found?.names) {
+      return null;
     }
-  }
-  return { kind: found.kind };
+    if (found.kind === 'python') {
+      // a Python int piece: exact only where every int converts to a double exactly
+      const v = model.inferValue(unparen(node), cell);
+      if (v.dtype === 'int64' && (v.value === undefined || Math.abs(v.value) > 2 ** 53)) {
+        return { kind: 'wide-int' };
+      }
+    }
+    return { kind: found.kind };
+  };
 }
 
 /** An imaginary literal's text (`1j`, `2.5J`, `1e3j`). */

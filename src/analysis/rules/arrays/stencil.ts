@@ -59,7 +59,7 @@
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, kids, operatorOf, unparen, walk } from '../../syntax';
-import { cName, cNumber, kernelTakesScalar, launcherInputChecks, numpyConstantOf, pythonConstant, rawKernelWithLauncher, scalarPiece } from './fusion';
+import { cName, cNumber, kernelTakesScalar, launcherInputChecks, numpyConstantOf, pythonConstant, rawKernelWithLauncher, scalarPieces } from './fusion';
 
 export interface SliceStencil {
   /** From the start of the zeros_like statement (or the loop) to the end of the slice assignment (or the loop). */
@@ -147,6 +147,7 @@ function stencilExpression(
   const scalars: { text: string; name: string }[] = [];
   const taken = new Set(STENCIL_OWN_NAMES);
   const constant = numpyConstantOf(model);
+  const scalarPieceOf = scalarPieces(model, cell);
   const emit = (n: SyntaxNode, tap: (di: number, dj: number) => string): string | null => {
     // numbers only (`0.1 * 0.1`): Python computes them in double before NumPy casts the result to
     // the array's dtype (NEP 50), so the kernel gets that one value, not the pieces in float
@@ -155,7 +156,7 @@ function stencilExpression(
       return folded === 'refused' ? null : cNumber(folded, dtype);
     }
     // scalars (`alpha * dt / dx ** 2`): likewise one value, computed by the cell as written
-    const piece = scalarPiece(n, model, cell);
+    const piece = scalarPieceOf(n);
     if (piece) {
       const text = unparen(n).text;
       if (!kernelTakesScalar(piece.kind, dtype) || (loopVariable !== null && readsName(n, loopVariable))) {
