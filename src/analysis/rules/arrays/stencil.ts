@@ -204,11 +204,23 @@ function stencilExpression(
         return null;
     }
   };
-  if (emit(expr, () => 'u') === null || taps < 2) {
+  // The C text is made once, each tap written as TAP_MARK, its two offsets (each + 1: one digit)
+  // and TAP_MARK again; split on TAP_MARK, the odd parts are the taps. The kernel renders it with
+  // two tap forms (a strip's registers, a flat index): each render only fills the taps in. (No
+  // C text emit makes holds the mark: numbers, names, operators, parentheses. A tap's text only
+  // matters where it starts with a sign, which neither the mark nor any tap form does.)
+  const text = emit(expr, (di, dj) => `${TAP_MARK}${di + 1}${dj + 1}${TAP_MARK}`);
+  if (text === null || taps < 2) {
     return null;
   }
-  return { render: tap => emit(expr, tap) ?? '', taps, scalars };
+  const parts = text.split(TAP_MARK);
+  const render = (tap: (di: number, dj: number) => string): string =>
+    parts.map((part, k) => (k % 2 === 0 ? part : tap(Number(part[0]) - 1, Number(part[1]) - 1))).join('');
+  return { render, taps, scalars };
 }
+
+/** Marks a tap in the stencil's C text (stencilExpression): a control character. */
+const TAP_MARK = '\u0001';
 
 /** A float32/float64 1-D or 2-D array of known shape before `at`, or null. */
 function stencilInput(name: string, model: NotebookModel, cell: CellModel, at: number): { dtype: 'float32' | 'float64'; ndim: 1 | 2 } | null {
@@ -238,10 +250,13 @@ function onlyStatement(block: SyntaxNode | null): SyntaxNode | null {
  * read and written alternately give the same values.
  */
 function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, freshName: FreshName): SliceStencil | null {
+  if (stmt.type !== 'for_statement') {
+    return null;
+  }
   const left = field(stmt, 'left');
   const right = field(stmt, 'right');
   const rangeFn = right?.type === 'call' ? field(right, 'function') : null;
-  if (stmt.type !== 'for_statement' || field(stmt, 'alternative') || left?.type !== 'identifier' || !right || rangeFn?.text !== 'range' || model.bindings.has('range') || model.aliases.has('range')) {
+  if (field(stmt, 'alternative') || left?.type !== 'identifier' || !right || rangeFn?.text !== 'range' || model.bindings.has('range') || model.aliases.has('range')) {
     return null;
   }
   const only = onlyStatement(field(stmt, 'body'));
