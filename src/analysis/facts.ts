@@ -5,7 +5,7 @@
  * Facts depend on the cell's text only, so they are cached with the parse; what the names
  * hold is worked out by the notebook model, which sees all cells.
  */
-import type { SyntaxNode } from './parser';
+import type { SyntaxNode, SyntaxTree } from './parser';
 import { callArguments, field, kids } from './syntax';
 
 export interface ImportFact {
@@ -81,6 +81,34 @@ const NESTING = new Set([
   'function_definition',
   'class_definition',
   'match_statement'
+]);
+
+/**
+ * The node types `collectFacts`'s `visit` has a case for (keep in step with its switch): a node
+ * of any other type is only a path to its named children.
+ */
+const VISITED_TYPES: ReadonlySet<string> = new Set([
+  'identifier',
+  'attribute',
+  'keyword_argument',
+  'import_statement',
+  'import_from_statement',
+  'assignment',
+  'augmented_assignment',
+  'for_statement',
+  'for_in_clause',
+  'named_expression',
+  'as_pattern',
+  'except_clause',
+  'delete_statement',
+  'case_pattern',
+  'function_definition',
+  'class_definition',
+  'lambda',
+  'global_statement',
+  'nonlocal_statement',
+  'call',
+  ...COMPREHENSIONS
 ]);
 
 /** Reads the facts of one parsed cell. */
@@ -475,20 +503,28 @@ export function collectFacts(root: SyntaxNode): CellFacts {
           return;
         }
     }
-    // the named children, by rows of the node table (no array of children)
-    const tree = node.tree;
-    const end = node.subtreeEnd;
-    for (let c = node.order + 1; c < end; c = tree.subtreeEndAt(c)) {
+    visitChildren(node.tree, node.order, locals);
+  }
+
+  /**
+   * Visits the named children of row `row`, by rows of the node table (no array of children).
+   * A child of a type `visit` has no case for is passed through here, row by row, without a
+   * node object: `visit` would only visit its named children.
+   */
+  function visitChildren(tree: SyntaxTree, row: number, locals: Set<string> | null): void {
+    const end = tree.subtreeEndAt(row);
+    for (let c = row + 1; c < end; c = tree.subtreeEndAt(c)) {
       if (tree.isNamedAt(c)) {
-        visit(tree.node(c), locals);
+        if (VISITED_TYPES.has(tree.typeAt(c))) {
+          visit(tree.node(c), locals);
+        } else {
+          visitChildren(tree, c, locals);
+        }
       }
     }
   }
 
-  const stmts = kids(root);
-  for (let k = 0; k < stmts.length; k++) {
-    visit(stmts[k], null);
-  }
+  visitChildren(root.tree, root.order, null);
   const top = kids(root).filter(c => c.type !== 'comment');
   const last = top[top.length - 1];
   if (last && last.type === 'expression_statement') {

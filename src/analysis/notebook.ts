@@ -635,12 +635,14 @@ export class NotebookModel {
    */
   qualifiedName(node: SyntaxNode): string | null {
     // aliases and star imports are fixed once the model is built: one answer per node and model
-    const known = (node.tree.memo(MEMO_NAMES, this.aliases) as (string | null | undefined)[])[node.order];
+    // (resolving keeps the tree's memo for the same owner: the slots stay the same array)
+    const names = node.tree.memo(MEMO_NAMES, this.aliases) as (string | null | undefined)[];
+    const known = names[node.order];
     if (known !== undefined) {
       return known;
     }
     const q = this.resolveName(node);
-    (node.tree.memo(MEMO_NAMES, this.aliases) as (string | null | undefined)[])[node.order] = q;
+    names[node.order] = q;
     return q;
   }
 
@@ -724,17 +726,19 @@ export class NotebookModel {
     const n = unparen(node);
     switch (n.type) {
       case 'integer': {
-        if (IMAGINARY.test(n.text)) {
+        const text = n.text;
+        if (isImaginary(text)) {
           return { kind: 'scalar', dtype: 'complex128', origin: 'literal' }; // `2j`: a Python complex
         }
-        const v = Number(n.text.replace(/_/g, '').replace(/[lL]$/, ''));
+        const v = Number(withoutLongSuffix(withoutUnderscores(text)));
         return { kind: 'scalar', value: Number.isFinite(v) ? v : undefined, dtype: 'int64', origin: 'literal' };
       }
       case 'float': {
-        if (IMAGINARY.test(n.text)) {
+        const text = n.text;
+        if (isImaginary(text)) {
           return { kind: 'scalar', dtype: 'complex128', origin: 'literal' }; // `2.5j`, `1e3J`
         }
-        const v = Number(n.text.replace(/_/g, ''));
+        const v = Number(withoutUnderscores(text));
         return { kind: 'scalar', value: Number.isFinite(v) ? v : undefined, dtype: 'float64', origin: 'literal' };
       }
       case 'true':
@@ -1548,8 +1552,22 @@ function scalarArithmetic(op: string, x: number, y: number): number | undefined 
   }
 }
 
-/** An imaginary literal's text (`2j`, `2.5J`, `1e3j`). */
-const IMAGINARY = /[jJ]$/;
+/** Whether a number literal's text is imaginary (`2j`, `2.5J`, `1e3j`). */
+function isImaginary(text: string): boolean {
+  const last = text.charCodeAt(text.length - 1);
+  return last === 0x6a || last === 0x4a; // j J
+}
+
+/** A number literal's text without its digit separators (`4_000_000`: `4000000`). */
+function withoutUnderscores(text: string): string {
+  return text.indexOf('_') < 0 ? text : text.replace(/_/g, '');
+}
+
+/** An integer literal's text without a Python 2 long suffix (`10L`: `10`). */
+function withoutLongSuffix(text: string): string {
+  const last = text.charCodeAt(text.length - 1);
+  return last === 0x6c || last === 0x4c ? text.slice(0, -1) : text; // l L
+}
 
 /** NumPy's scalar types that `np.<type>(x)` makes (of a real scalar x: a NumPy scalar of that dtype). */
 const NUMPY_SCALAR_TYPES: ReadonlyMap<string, string> = new Map([
