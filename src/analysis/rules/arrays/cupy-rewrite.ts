@@ -327,29 +327,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const importLine = plan ? null : cellImport;
   const refusals: string[] = [];
   const notes: string[] = [];
-  const refs: LibraryRef[] = [];
   const edits: TextEdit[] = [];
   const imports = new Set<string>(['import cupy as cp']);
   if (cp !== 'cp') {
     imports.clear();
   }
 
-  // 1. NumPy / SciPy references, outermost resolvable attribute only (the walk passes over the
-  // other node types without making node objects for them)
-  walkTypes(root, REF_WALK_TYPES, n => {
-    const type = n.type;
-    if (type === 'import_statement' || type === 'import_from_statement') {
-      return false;
-    }
-    if (type === 'attribute' || isValueIdentifier(n)) {
-      const q = model.qualifiedName(n);
-      if (q && (q.startsWith('numpy.') || q.startsWith('scipy.'))) {
-        refs.push(classify(n, q, cp));
-        return false;
-      }
-    }
-    return true;
-  });
+  // 1. NumPy / SciPy references
+  const refs = libraryRefs(root, model, cp);
 
   // what is built only for a host consumer stays on the host
   const hostOnly = refs.length > 0 ? hostOnlyExpressions(root, model, cell) : [];
@@ -364,9 +349,6 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   let numpyCompute = 0;
   let scipyCompute = 0;
   let randomCalls = 0;
-  const hostRngCalls: SyntaxNode[] = [];
-  /** Whole-range rewrites (e.g. rng.normal); plain edits inside them are dropped. */
-  const rangeRewrites: TextEdit[] = [];
   for (const r of refs) {
     const isCall = r.node.parent?.type === 'call' && field(r.node.parent, 'function')?.id === r.node.id;
     if (r.action === 'refuse' && r.reason) {
@@ -387,24 +369,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
 
   // scipy.sparse products (`M @ v`, `M.dot(v)`, `M * v`): cupyx.scipy.sparse runs them (cuSPARSE)
-  let sparseOps = 0;
-  walkTypes(root, BINARY_OR_CALL, n => {
-    const op = n.type === 'binary_operator' ? operatorOf(n) : null;
-    if (op === '@' || op === '*') {
-      const l = field(n, 'left');
-      const r = field(n, 'right');
-      if ((l && model.inferValue(l, cell).kind === 'sparse') || (r && model.inferValue(r, cell).kind === 'sparse')) {
-        sparseOps += 1;
-      }
-    } else if (n.type === 'call') {
-      const fn = field(n, 'function');
-      const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
-      if (obj && field(fn!, 'attribute')?.text === 'dot' && model.inferValue(obj, cell).kind === 'sparse') {
-        sparseOps += 1;
-      }
-    }
-    return true;
-  });
+  const sparseOps = countSparseProducts(root, model, cell);
   const sparseOnDevice = scipyCompute > 0 || sparseOps > 0;
 
   // 2. What lives on the device: in-cell array bindings and host array inputs used in device work.
@@ -430,111 +395,18 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
 
   // dtype refusals: what the GPU cannot hold
-  const dtypeRefusal = (name: string): void => {
-    const v = model.valueAfter(name, cell);
-    if (isDeviceIncompatibleDtype(v.dtype)) {
-      refusals.push(`\`${name}\` has dtype ${v.dtype}: CuPy has no object, string or structured arrays`);
-    }
-  };
-  arrayInputs.forEach(dtypeRefusal);
-  localArrays.forEach(dtypeRefusal);
-  walkTypes(root, KEYWORD_OR_CALL, n => {
-    if (n.type === 'keyword_argument' && field(n, 'name')?.text === 'dtype') {
-      const value = field(n, 'value');
-      const d = value ? (value.type === 'list' ? 'structured' : normaliseDtype(value.text)) : undefined;
-      if (isDeviceIncompatibleDtype(d)) {
-        refusals.push(`dtype=${value?.text}: CuPy has no object, string or structured arrays`);
-      }
-    }
-    if (n.type === 'call') {
-      const fn = field(n, 'function');
-      if (fn?.type === 'attribute' && field(fn, 'attribute')?.text === 'astype') {
-        const arg = callArguments(n).positional[0];
-        if (arg && isDeviceIncompatibleDtype(normaliseDtype(arg.text))) {
-          refusals.push(`.astype(${arg.text}): CuPy has no object or string arrays`);
-        }
-      }
-    }
-    return true;
-  });
+  refusals.push(...dtypeRefusals(root, model, cell, [...arrayInputs, ...localArrays]));
 
   // Generators: cupy.random.Generator has fewer methods than NumPy's; host generators stay host.
-  walkTypes(root, CALL, n => {
-    const fn = field(n, 'function');
-    const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
-    if (!fn || !obj || obj.type !== 'identifier') {
-      return true;
-    }
-    const v = model.valueBefore(obj.text, cell, n.startIndex);
-    if (v.kind !== 'rng') {
-      return true;
-    }
-    const method = field(fn, 'attribute')?.text ?? '';
-    const createdHere = facts.assignments.some(a => a.name === obj.text && a.at <= n.startIndex);
-    if (createdHere) {
-      randomCalls += 1;
-      if (method === 'normal') {
-        const rewritten = normalViaStandardNormal(n, obj.text, model);
-        if (rewritten) {
-          rangeRewrites.push(rewritten);
-          return true;
-        }
-      }
-      if (!CUPY_GENERATOR_METHODS.has(method)) {
-        refusals.push(
-          method === 'normal'
-            ? 'cupy.random.Generator has no .normal(); write loc + scale * rng.standard_normal(size)'
-            : `cupy.random.Generator has no .${method}()`
-        );
-      }
-    } else {
-      // a NumPy Generator made in another cell: its draw is copied to the device, but it can
-      // neither take a device array nor update one in place. A call on its own line (its value
-      // discarded, or displayed) stays as it is: a host draw, `rng.shuffle(v)` of a host array
-      const args = field(n, 'arguments');
-      const onDevice = args ? [...localArrays, ...arrayInputs, ...residentInputs].find(a => globalReferences(args, a).length > 0) : undefined;
-      if (onDevice) {
-        refusals.push(
-          `\`${obj.text}.${method}(...)\` calls a NumPy Generator made in another cell on \`${onDevice}\`, which this cell would move to the device (NumPy's Generator takes no CuPy array): rewrite the cell that makes \`${obj.text}\` first, or keep this cell on the host`
-        );
-      } else if (n.parent?.type !== 'expression_statement') {
-        hostRngCalls.push(n);
-      }
-    }
-    return true;
-  });
-  // A Generator made here becomes CuPy's for every later cell too: a later method CuPy's lacks
-  // (`rng.shuffle(u)`, `rng.choice(...)`) or a consumer other than its own draws would break.
-  const movesGenerator = refs.some(r => r.action === 'cupy' && /^numpy\.random\.(default_rng|Generator)$/.test(r.qualified));
-  for (const name of movesGenerator ? new Set(facts.assignments.map(a => a.name)) : []) {
-    if (model.valueAfter(name, cell).kind !== 'rng') {
-      continue;
-    }
-    // in this cell: a use other than its methods (checked above) hands CuPy's Generator on
-    const created = Math.min(...facts.assignments.filter(a => a.name === name).map(a => a.at));
-    const handed = globalReferences(root, name).find(
-      r => r.startIndex >= created && !(r.parent?.type === 'attribute' && field(r.parent, 'object')?.id === r.id) && !(r.parent?.type === 'assignment' && field(r.parent, 'left')?.id === r.id)
-    );
-    if (handed) {
-      refusals.push(`\`${name}\` would become a CuPy Generator, and this cell uses it other than for a draw (\`${lineOf(root, handed)}\`), which may need NumPy's Generator`);
-    }
-    const problem = laterGeneratorProblem(name, cell, model);
-    if (problem) {
-      refusals.push(`\`${name}\` would become a CuPy Generator for later cells too, and ${problem}: keep \`${name}\` NumPy's, and draw on the device from a separate \`cp.random.default_rng(...)\``);
-    }
-  }
+  const generators = generatorCalls(root, model, cell, [...localArrays, ...arrayInputs, ...residentInputs]);
+  randomCalls += generators.draws;
+  refusals.push(...generators.refusals);
+  const { rangeRewrites, hostRngCalls } = generators;
+  refusals.push(...movedGeneratorRefusals(root, refs, model, cell));
 
   // Draws cast to float32/float64 (`np.random.rand(n).astype(np.float32)`): generated in that
   // dtype on the device (cuRAND fills float32 directly: half the bytes, no cast pass).
-  const castRewrites: TextEdit[] = [];
-  walkTypes(root, CALL, n => {
-    const rw = drawInDtype(n, model, cell, cp, facts.assignments);
-    if (rw) {
-      castRewrites.push(rw);
-      return false;
-    }
-    return true;
-  });
+  const castRewrites = castDraws(root, model, cell, cp);
   const normalRewrites = rangeRewrites.length;
   rangeRewrites.push(...castRewrites);
 
@@ -964,6 +836,191 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     arrayMethods,
     unfused: { edits: unfusedEdits, candidate: unfusedCandidate, work: unfusedWork }
   };
+}
+
+/**
+ * The cell's NumPy / SciPy references, each classified (rules/arrays/mapping): the outermost
+ * resolvable attribute only (`np.linalg.norm`, not `np.linalg`), imports skipped. The walk
+ * passes over the other node types without making node objects for them.
+ */
+function libraryRefs(root: SyntaxNode, model: NotebookModel, cp: string): LibraryRef[] {
+  const refs: LibraryRef[] = [];
+  walkTypes(root, REF_WALK_TYPES, n => {
+    const type = n.type;
+    if (type === 'import_statement' || type === 'import_from_statement') {
+      return false;
+    }
+    if (type === 'attribute' || isValueIdentifier(n)) {
+      const q = model.qualifiedName(n);
+      if (q && (q.startsWith('numpy.') || q.startsWith('scipy.'))) {
+        refs.push(classify(n, q, cp));
+        return false;
+      }
+    }
+    return true;
+  });
+  return refs;
+}
+
+/** How many scipy.sparse products the cell makes: `M @ v`, `M * v`, `M.dot(v)` with a sparse operand. */
+function countSparseProducts(root: SyntaxNode, model: NotebookModel, cell: CellModel): number {
+  let sparseOps = 0;
+  walkTypes(root, BINARY_OR_CALL, n => {
+    const op = n.type === 'binary_operator' ? operatorOf(n) : null;
+    if (op === '@' || op === '*') {
+      const l = field(n, 'left');
+      const r = field(n, 'right');
+      if ((l && model.inferValue(l, cell).kind === 'sparse') || (r && model.inferValue(r, cell).kind === 'sparse')) {
+        sparseOps += 1;
+      }
+    } else if (n.type === 'call') {
+      const fn = field(n, 'function');
+      const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+      if (obj && field(fn!, 'attribute')?.text === 'dot' && model.inferValue(obj, cell).kind === 'sparse') {
+        sparseOps += 1;
+      }
+    }
+    return true;
+  });
+  return sparseOps;
+}
+
+/**
+ * What the GPU cannot hold: arrays of `names` (in order) with an object, string or structured
+ * dtype, and `dtype=` arguments or `.astype(...)` calls asking for one.
+ */
+function dtypeRefusals(root: SyntaxNode, model: NotebookModel, cell: CellModel, names: readonly string[]): string[] {
+  const refusals: string[] = [];
+  for (const name of names) {
+    const v = model.valueAfter(name, cell);
+    if (isDeviceIncompatibleDtype(v.dtype)) {
+      refusals.push(`\`${name}\` has dtype ${v.dtype}: CuPy has no object, string or structured arrays`);
+    }
+  }
+  walkTypes(root, KEYWORD_OR_CALL, n => {
+    if (n.type === 'keyword_argument' && field(n, 'name')?.text === 'dtype') {
+      const value = field(n, 'value');
+      const d = value ? (value.type === 'list' ? 'structured' : normaliseDtype(value.text)) : undefined;
+      if (isDeviceIncompatibleDtype(d)) {
+        refusals.push(`dtype=${value?.text}: CuPy has no object, string or structured arrays`);
+      }
+    }
+    if (n.type === 'call') {
+      const fn = field(n, 'function');
+      if (fn?.type === 'attribute' && field(fn, 'attribute')?.text === 'astype') {
+        const arg = callArguments(n).positional[0];
+        if (arg && isDeviceIncompatibleDtype(normaliseDtype(arg.text))) {
+          refusals.push(`.astype(${arg.text}): CuPy has no object or string arrays`);
+        }
+      }
+    }
+    return true;
+  });
+  return refusals;
+}
+
+/**
+ * Calls of Generator methods in the cell. A Generator made here becomes CuPy's: its draws count
+ * (`draws`), `rng.normal(...)` is rewritten (`rangeRewrites`: CuPy's Generator has no `normal`),
+ * methods CuPy's lacks are refused. A NumPy Generator made in another cell stays NumPy's: a call
+ * on one of `onDevice` is refused; a draw used in an expression is copied to the device
+ * (`hostRngCalls`); one on its own line stays as it is.
+ */
+function generatorCalls(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  onDevice: readonly string[]
+): { draws: number; refusals: string[]; rangeRewrites: TextEdit[]; hostRngCalls: SyntaxNode[] } {
+  const assignments = cell.facts!.assignments;
+  const out = { draws: 0, refusals: [] as string[], rangeRewrites: [] as TextEdit[], hostRngCalls: [] as SyntaxNode[] };
+  walkTypes(root, CALL, n => {
+    const fn = field(n, 'function');
+    const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+    if (!fn || !obj || obj.type !== 'identifier') {
+      return true;
+    }
+    const v = model.valueBefore(obj.text, cell, n.startIndex);
+    if (v.kind !== 'rng') {
+      return true;
+    }
+    const method = field(fn, 'attribute')?.text ?? '';
+    const createdHere = assignments.some(a => a.name === obj.text && a.at <= n.startIndex);
+    if (createdHere) {
+      out.draws += 1;
+      if (method === 'normal') {
+        const rewritten = normalViaStandardNormal(n, obj.text, model);
+        if (rewritten) {
+          out.rangeRewrites.push(rewritten);
+          return true;
+        }
+      }
+      if (!CUPY_GENERATOR_METHODS.has(method)) {
+        out.refusals.push(
+          method === 'normal'
+            ? 'cupy.random.Generator has no .normal(); write loc + scale * rng.standard_normal(size)'
+            : `cupy.random.Generator has no .${method}()`
+        );
+      }
+    } else {
+      // a NumPy Generator made in another cell: its draw is copied to the device, but it can
+      // neither take a device array nor update one in place. A call on its own line (its value
+      // discarded, or displayed) stays as it is: a host draw, `rng.shuffle(v)` of a host array
+      const args = field(n, 'arguments');
+      const arrayArg = args ? onDevice.find(a => globalReferences(args, a).length > 0) : undefined;
+      if (arrayArg) {
+        out.refusals.push(
+          `\`${obj.text}.${method}(...)\` calls a NumPy Generator made in another cell on \`${arrayArg}\`, which this cell would move to the device (NumPy's Generator takes no CuPy array): rewrite the cell that makes \`${obj.text}\` first, or keep this cell on the host`
+        );
+      } else if (n.parent?.type !== 'expression_statement') {
+        out.hostRngCalls.push(n);
+      }
+    }
+    return true;
+  });
+  return out;
+}
+
+/**
+ * A Generator made here becomes CuPy's for every later cell too: a later method CuPy's lacks
+ * (`rng.shuffle(u)`, `rng.choice(...)`) or a consumer other than its own draws would break.
+ */
+function movedGeneratorRefusals(root: SyntaxNode, refs: readonly LibraryRef[], model: NotebookModel, cell: CellModel): string[] {
+  const refusals: string[] = [];
+  const assignments = cell.facts!.assignments;
+  const movesGenerator = refs.some(r => r.action === 'cupy' && /^numpy\.random\.(default_rng|Generator)$/.test(r.qualified));
+  for (const name of movesGenerator ? new Set(assignments.map(a => a.name)) : []) {
+    if (model.valueAfter(name, cell).kind !== 'rng') {
+      continue;
+    }
+    // in this cell: a use other than its methods (checked by generatorCalls) hands CuPy's Generator on
+    const created = Math.min(...assignments.filter(a => a.name === name).map(a => a.at));
+    const handed = globalReferences(root, name).find(
+      r => r.startIndex >= created && !(r.parent?.type === 'attribute' && field(r.parent, 'object')?.id === r.id) && !(r.parent?.type === 'assignment' && field(r.parent, 'left')?.id === r.id)
+    );
+    if (handed) {
+      refusals.push(`\`${name}\` would become a CuPy Generator, and this cell uses it other than for a draw (\`${lineOf(root, handed)}\`), which may need NumPy's Generator`);
+    }
+    const problem = laterGeneratorProblem(name, cell, model);
+    if (problem) {
+      refusals.push(`\`${name}\` would become a CuPy Generator for later cells too, and ${problem}: keep \`${name}\` NumPy's, and draw on the device from a separate \`cp.random.default_rng(...)\``);
+    }
+  }
+  return refusals;
+}
+
+/** Draws cast with `.astype(float32|float64)`, each rewritten to draw in that dtype (`drawInDtype`). */
+function castDraws(root: SyntaxNode, model: NotebookModel, cell: CellModel, cp: string): TextEdit[] {
+  const rewrites: TextEdit[] = [];
+  walkTypes(root, CALL, n => {
+    const rw = drawInDtype(n, model, cell, cp, cell.facts!.assignments);
+    if (rw) {
+      rewrites.push(rw);
+      return false;
+    }
+    return true;
+  });
+  return rewrites;
 }
 
 /**
