@@ -433,50 +433,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
 
   // Which inputs are read-only (get a device copy under a new name) or rebound in place.
   const deviceNames = union(localArrays, residentInputs);
-  const transfers = new Map<string, string>();
-  const rebound = new Set<string>();
-  const writeBack: string[] = [];
-  const hostKept = new Set<string>();
-  /** Per written-back name: what else sees its host array (for the comment and the note). */
-  const sharedWith = new Map<string, MemorySharer>();
   const hostConsumerArgs = collectHostConsumerArgs(root, model, cell, union(localArrays, arrayInputs, residentInputs));
-  for (const name of arrayInputs) {
-    const refsToName = globalReferences(root, name);
-    const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)));
-    if (deviceUses.length === 0) {
-      continue;
-    }
-    // Host aliases (aliases.ts): rebinding `name` to a device array would leave every other
-    // holder of its host memory (`v = u`, a view, a list...) stale once the array is updated in
-    // place, by this cell or (in the plan, where the name would stay on the device) a later one
-    const updated = updatedInCell(root, name, facts.mutates, model);
-    // `u += 1` binds `u` to the same (updated) array; `u = u * 2` to a new one
-    const bindings = facts.assignments.filter(a => a.name === name);
-    const rebinds = facts.writes.has(name) && (bindings.length === 0 || bindings.some(a => !a.augmented));
-    const sharers = (updated || plan) && (updated || !rebinds) ? memorySharers(name, cell, model) : [];
-    if (sharers.length > 0 && (updated || updatedFrom(name, sharers, cell.index, model))) {
-      const stale = sharers.find(s => s.name !== null && s.name !== name && facts.reads.has(s.name));
-      if (updated && rebinds) {
-        refusals.push(`${sharers[0].reason}: this cell both updates \`${name}\` in place and rebinds it, so no write-back into the host array keeps that in step; updating a device copy would leave it stale`);
-      } else if (updated && stale) {
-        refusals.push(`${stale.reason}, and this cell reads \`${stale.name}\`: updating a device copy of \`${name}\` would leave \`${stale.name}\` stale within the cell`);
-      }
-      if (updated) {
-        // the device copy's result goes back into the same host array, at the end of the cell
-        writeBack.push(name);
-        sharedWith.set(name, sharers[0]);
-      }
-      hostKept.add(name);
-      transfers.set(name, claim(freshName(`${name}_gpu`, used)));
-    } else if (plan || facts.writes.has(name) || updated) {
-      // rebinding: the name now holds the device array (in the plan, for the rest of the notebook)
-      rebound.add(name);
-      transfers.set(name, name);
-    } else {
-      transfers.set(name, claim(freshName(`${name}_gpu`, used)));
-    }
-    deviceNames.add(name);
-  }
+  const inputs = placeInputs(root, model, cell, arrayInputs, hostConsumerArgs, base => claim(freshName(base, used)), !!plan);
+  refusals.push(...inputs.refusals);
+  inputs.onDevice.forEach(n => deviceNames.add(n));
+  const { transfers, rebound, writeBack, hostKept, sharedWith } = inputs;
 
   // 4. Edits.
   for (const r of refs) {
@@ -1021,6 +982,80 @@ function castDraws(root: SyntaxNode, model: NotebookModel, cell: CellModel, cp: 
     return true;
   });
   return rewrites;
+}
+
+/** Where each host array input of a cell goes on the device (`placeInputs`). */
+interface InputPlacement {
+  /** Input -> its device name: a fresh `<name>_gpu` copy, or the name itself (rebound). */
+  transfers: Map<string, string>;
+  rebound: Set<string>;
+  /** Updated in place on a device copy and written back into the same host array at the end. */
+  writeBack: string[];
+  /** Stay host arrays (another name may share their memory): the cell works on a device copy. */
+  hostKept: Set<string>;
+  /** Per written-back name: what else sees its host array (for the comment and the note). */
+  sharedWith: Map<string, MemorySharer>;
+  /** The inputs used in device work, in order. */
+  onDevice: string[];
+  refusals: string[];
+}
+
+/**
+ * Which host array inputs are used on the device, and how: read-only ones get a device copy
+ * under a fresh name; one the cell rebinds or updates is rebound to its device array (in the
+ * plan, for the rest of the notebook); one another name may share (aliases.ts) and the cell (or,
+ * in the plan, a later one) updates in place stays a host array, updated on a device copy and
+ * written back. `fresh` gives (and claims) a name not taken in the notebook.
+ */
+function placeInputs(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  arrayInputs: readonly string[],
+  hostConsumerArgs: readonly SyntaxNode[],
+  fresh: (base: string) => string,
+  inPlan: boolean
+): InputPlacement {
+  const facts = cell.facts!;
+  const out: InputPlacement = { transfers: new Map(), rebound: new Set(), writeBack: [], hostKept: new Set(), sharedWith: new Map(), onDevice: [], refusals: [] };
+  for (const name of arrayInputs) {
+    const refsToName = globalReferences(root, name);
+    const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)));
+    if (deviceUses.length === 0) {
+      continue;
+    }
+    // Host aliases (aliases.ts): rebinding `name` to a device array would leave every other
+    // holder of its host memory (`v = u`, a view, a list...) stale once the array is updated in
+    // place, by this cell or (in the plan, where the name would stay on the device) a later one
+    const updated = updatedInCell(root, name, facts.mutates, model);
+    // `u += 1` binds `u` to the same (updated) array; `u = u * 2` to a new one
+    const bindings = facts.assignments.filter(a => a.name === name);
+    const rebinds = facts.writes.has(name) && (bindings.length === 0 || bindings.some(a => !a.augmented));
+    const sharers = (updated || inPlan) && (updated || !rebinds) ? memorySharers(name, cell, model) : [];
+    if (sharers.length > 0 && (updated || updatedFrom(name, sharers, cell.index, model))) {
+      const stale = sharers.find(s => s.name !== null && s.name !== name && facts.reads.has(s.name));
+      if (updated && rebinds) {
+        out.refusals.push(`${sharers[0].reason}: this cell both updates \`${name}\` in place and rebinds it, so no write-back into the host array keeps that in step; updating a device copy would leave it stale`);
+      } else if (updated && stale) {
+        out.refusals.push(`${stale.reason}, and this cell reads \`${stale.name}\`: updating a device copy of \`${name}\` would leave \`${stale.name}\` stale within the cell`);
+      }
+      if (updated) {
+        // the device copy's result goes back into the same host array, at the end of the cell
+        out.writeBack.push(name);
+        out.sharedWith.set(name, sharers[0]);
+      }
+      out.hostKept.add(name);
+      out.transfers.set(name, fresh(`${name}_gpu`));
+    } else if (inPlan || facts.writes.has(name) || updated) {
+      // rebinding: the name now holds the device array (in the plan, for the rest of the notebook)
+      out.rebound.add(name);
+      out.transfers.set(name, name);
+    } else {
+      out.transfers.set(name, fresh(`${name}_gpu`));
+    }
+    out.onDevice.push(name);
+  }
+  return out;
 }
 
 /**
