@@ -519,30 +519,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       transferredReadOnly.add(a);
     }
   }
-  let hostCopies = 0;
-  let hostCopyBytes = 0;
-  for (const arg of hostConsumerArgs) {
-    const v = model.inferValue(arg, cell);
-    // strings (f-strings) format CuPy scalars themselves; only array-valued arguments need a copy
-    const arrayValued = v.kind === 'ndarray' || (unparen(arg).type === 'identifier' && deviceNames.has(unparen(arg).text));
-    if (!arrayValued) {
-      continue;
-    }
-    if (mentions(arg, localDevice) || (mentions(arg, transferredReadOnly) && (!isBareOrHostSafe(arg, arg.text) || writeBack.includes(arg.text)))) {
-      const scalar = v.kind === 'ndarray' && v.shape !== undefined && v.shape.length === 0;
-      edits.push(insert(arg.startIndex, scalar ? 'float(' : `${cp}.asnumpy(`), insert(arg.endIndex, ')'));
-      hostCopies += 1;
-      hostCopyBytes += v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
-    }
-  }
-  // iterating over a device array in Python: one small copy per element; iterate on the host
-  walkTypes(root, FOR_STATEMENT, n => {
-    const right = field(n, 'right');
-    if (right && mentions(right, localDevice) && model.inferValue(right, cell).kind === 'ndarray') {
-      edits.push(insert(right.startIndex, `${cp}.asnumpy(`), insert(right.endIndex, ')'));
-    }
-    return true;
-  });
+  const hostCopies = hostCopyEdits(root, model, cell, cp, hostConsumerArgs, { deviceNames, localDevice, transferredReadOnly, writeBack });
+  edits.push(...hostCopies.edits);
 
   // epilogue: results read by later cells go back to the host (the notebook plan can keep them)
   const bringBack: string[] = [];
@@ -559,23 +537,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // `x = cp.asnumpy(x)` makes a new host array: what the cell made share `x` (`v = x`,
   // `d = {"x": x}`) keeps the device array, told apart once a later cell updates either. The plan
   // brings arrays back one by one at host cells, so there every device array counts.
-  for (const name of plan ? [...deviceNames].filter(n => !hostKept.has(n)) : bringBack) {
-    const escapes = globalReferences(root, name).map(r => escapingUse(r, model)).filter(e => e !== null);
-    const holders = [name, ...escapes.flatMap(e => (e.named ? e.holders : []))];
-    if (escapes.length > 0 && updatedInPlaceFrom(holders, cell.index + 1, model)) {
-      const e = escapes[0];
-      const holder = e.holders[0];
-      const how =
-        e.kind === 'alias'
-          ? `\`${holder}\` shares \`${name}\`'s memory in this cell`
-          : e.kind === 'container'
-            ? `\`${name}\` is kept in \`${holder}\` in this cell`
-            : e.kind === 'call'
-              ? `\`${name}\` is passed to \`${holder}\` in this cell, which may keep it,`
-              : `\`${name}\` is returned by \`${holder}\` in this cell`;
-      refusals.push(`${how} and a later cell updates it in place: bringing \`${name}\` back to the host makes a copy that \`${holder}\` does not share`);
-    }
-  }
+  refusals.push(...sharedBringBackRefusals(root, model, cell, plan ? [...deviceNames].filter(n => !hostKept.has(n)) : bringBack));
   // device copies of host-kept arrays (written back, or in the plan copied in by each cell) are
   // released at the end: nothing reads them later, and the plan counts only resident arrays
   // against device memory. Not where the cell's displayed value still reads one (a written-back
@@ -616,8 +578,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   if (randomCalls > 0) {
     notes.push('Random numbers come from cuRAND, not NumPy\'s generator: results match statistically, not bit for bit (the A/B run compares them by statistics).');
   }
-  if (hostCopies > 0) {
-    notes.push(`${hostCopies === 1 ? 'One host consumer' : `${hostCopies} host consumers`} (plotting, pandas, Python builtins) ${hostCopies === 1 ? 'gets' : 'get'} a host copy with \`${cp}.asnumpy\`.`);
+  if (hostCopies.count > 0) {
+    const one = hostCopies.count === 1;
+    notes.push(`${one ? 'One host consumer' : `${hostCopies.count} host consumers`} (plotting, pandas, Python builtins) ${one ? 'gets' : 'get'} a host copy with \`${cp}.asnumpy\`.`);
   }
   if (hasDeviceControlFlow(root, deviceNames)) {
     notes.push('A Python `if`/`while` tests a device value: each test waits for the GPU and copies one scalar back.');
@@ -712,7 +675,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // 5. Work, for the cost model.
   const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, bringBack.concat(writeBack), hostOnly);
   // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
-  work.deviceToHostBytes += hostCopyBytes;
+  work.deviceToHostBytes += hostCopies.bytes;
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
   work.kernelsDefined = hoist ? 0 : fused.definitions.length;
   const unfusedWork = { ...work };
@@ -1056,6 +1019,82 @@ function placeInputs(
     out.onDevice.push(name);
   }
   return out;
+}
+
+/**
+ * Host copies for host consumers (plotting, pandas, Python builtins: `hostConsumerArgs`) of
+ * array values the rewrite keeps on the device, and for loops iterating over a device array
+ * (one small copy per element otherwise): the edits, how many copies, and their bytes.
+ */
+function hostCopyEdits(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  cp: string,
+  hostConsumerArgs: readonly SyntaxNode[],
+  names: {
+    deviceNames: ReadonlySet<string>;
+    /** Device arrays under their own name (made in the cell, or rebound to the device). */
+    localDevice: ReadonlySet<string>;
+    /** Inputs read through a device copy under another name. */
+    transferredReadOnly: ReadonlySet<string>;
+    writeBack: readonly string[];
+  }
+): { edits: TextEdit[]; count: number; bytes: number } {
+  const out = { edits: [] as TextEdit[], count: 0, bytes: 0 };
+  for (const arg of hostConsumerArgs) {
+    const v = model.inferValue(arg, cell);
+    // strings (f-strings) format CuPy scalars themselves; only array-valued arguments need a copy
+    const arrayValued = v.kind === 'ndarray' || (unparen(arg).type === 'identifier' && names.deviceNames.has(unparen(arg).text));
+    if (!arrayValued) {
+      continue;
+    }
+    if (
+      mentions(arg, names.localDevice) ||
+      (mentions(arg, names.transferredReadOnly) && (!isBareOrHostSafe(arg, arg.text) || names.writeBack.includes(arg.text)))
+    ) {
+      const scalar = v.kind === 'ndarray' && v.shape !== undefined && v.shape.length === 0;
+      out.edits.push(insert(arg.startIndex, scalar ? 'float(' : `${cp}.asnumpy(`), insert(arg.endIndex, ')'));
+      out.count += 1;
+      out.bytes += v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
+    }
+  }
+  // iterating over a device array in Python: one small copy per element; iterate on the host
+  walkTypes(root, FOR_STATEMENT, n => {
+    const right = field(n, 'right');
+    if (right && mentions(right, names.localDevice) && model.inferValue(right, cell).kind === 'ndarray') {
+      out.edits.push(insert(right.startIndex, `${cp}.asnumpy(`), insert(right.endIndex, ')'));
+    }
+    return true;
+  });
+  return out;
+}
+
+/**
+ * `x = cp.asnumpy(x)` makes a new host array: what the cell made share `x` (`v = x`,
+ * `d = {"x": x}`, a call that may keep it) keeps the device array, told apart once a later cell
+ * updates either. Refuses bringing back any of `names` so shared.
+ */
+function sharedBringBackRefusals(root: SyntaxNode, model: NotebookModel, cell: CellModel, names: Iterable<string>): string[] {
+  const refusals: string[] = [];
+  for (const name of names) {
+    const escapes = globalReferences(root, name).map(r => escapingUse(r, model)).filter(e => e !== null);
+    const holders = [name, ...escapes.flatMap(e => (e.named ? e.holders : []))];
+    if (escapes.length > 0 && updatedInPlaceFrom(holders, cell.index + 1, model)) {
+      const e = escapes[0];
+      const holder = e.holders[0];
+      const how =
+        e.kind === 'alias'
+          ? `\`${holder}\` shares \`${name}\`'s memory in this cell`
+          : e.kind === 'container'
+            ? `\`${name}\` is kept in \`${holder}\` in this cell`
+            : e.kind === 'call'
+              ? `\`${name}\` is passed to \`${holder}\` in this cell, which may keep it,`
+              : `\`${name}\` is returned by \`${holder}\` in this cell`;
+      refusals.push(`${how} and a later cell updates it in place: bringing \`${name}\` back to the host makes a copy that \`${holder}\` does not share`);
+    }
+  }
+  return refusals;
 }
 
 /**
