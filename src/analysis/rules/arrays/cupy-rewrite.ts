@@ -39,7 +39,7 @@ import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers } from './aliases';
 import { ElementwiseChain, findElementwiseChains, fuseChains } from './fusion';
 import { PER_ELEMENT_ADVICE, perElementPython } from './per-element';
-import { findSliceStencil, stencilCode } from './stencil';
+import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
 
 /** A reference to a NumPy or SciPy name in the cell. */
 export interface LibraryRef {
@@ -681,54 +681,12 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const unfusedWork = { ...work };
   // NumPy makes every pass of the chain; only the device's count shrinks
   work.hostPasses = work.passes;
-  // savings per run of what they replace, times the runs estimateWork counted (loop trips)
-  for (const chain of kernelChains) {
-    // a fused chain reads its inputs once and writes once, in one launch
-    const times = timesRun(chain.node, model, cell);
-    const share = largest?.size && chain.value.size ? Math.min(1, chain.value.size / largest.size) : 1;
-    const fusedPasses = (share * (chain.params.length + (chain.reduction ? 0 : 1))) / 3;
-    work.passes = Math.max(times * fusedPasses, work.passes - times * (chain.ops * share - fusedPasses));
-    work.launches = Math.max(times, work.launches - times * (chain.ops - 1));
-  }
-  if (stencil) {
-    // one kernel reading the input once and writing the output once replaces what estimateWork
-    // counted: zeros_like (one pass, one launch) and the chain (its ops), once; in the loop form
-    // the chain, each step; in both, the copy of the result into the slice (2/3 of a pass, one
-    // launch: the kernel writes the output itself), which NumPy still makes (hostPasses)
-    const chain = chains.find(c => inStencil(c.node.startIndex, c.node.endIndex));
-    const times = timesRun(stencil.expr, model, cell);
-    const ops = (chain?.ops ?? stencil.taps) + (stencil.loop ? 0 : 1);
-    // the ops' passes and the copy's 2/3 (over the slice: its share of the grid) and zeros_like's
-    // pass become the kernel's 2/3 over the whole grid (one read, one write); the ops' launches
-    // and the copy's become one
-    const share = largest?.size && chain?.value.size ? Math.min(1, chain.value.size / largest.size) : 1;
-    const replaced = ((chain?.ops ?? stencil.taps) + 2 / 3) * share + (stencil.loop ? 0 : 1);
-    work.passes = Math.max(times * (2 / 3), work.passes - times * replaced + times * (2 / 3));
-    work.launches = Math.max(times, work.launches - times * ops);
-    // those 2/3 are the stencil kernel's, priced at its own measured share of the bandwidth
-    work.stencilPasses = (work.stencilPasses ?? 0) + times * (2 / 3);
-  }
-  let arrayOperators = 0;
-  walkTypes(root, OPERATORS, n => {
-    if (model.inferValue(n.type === 'binary_operator' ? n : field(n, 'left') ?? n, cell).kind === 'ndarray') {
-      arrayOperators += 1;
-    }
-    return true;
-  });
-  arrayOperators += sparseOps;
+  fuseWork(work, largest, kernelChains, stencil ? { stencil, chain: chains.find(c => inStencil(c.node.startIndex, c.node.endIndex)) } : null, model, cell);
+  const arrayOperators = countArrayOperators(root, model, cell) + sparseOps;
   if (sparseOps > 0 && [...transfers.keys()].some(n => cellStartValue(n).kind === 'sparse')) {
     notes.push('The SciPy sparse matrix is converted to `cupyx.scipy.sparse.csr_matrix` (its data, indices and index pointers are copied, about 12 bytes per non-zero; the non-zero count being unknown here, the prediction assumes 10 per row); the notebook-wide plan builds the matrix on the device once instead.');
   }
-  let arrayMethods = 0;
-  walkTypes(root, CALL, n => {
-    const fn = field(n, 'function');
-    const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
-    const method = fn?.type === 'attribute' ? field(fn, 'attribute')?.text ?? '' : '';
-    if (obj && ARRAY_COMPUTE_METHODS.has(method) && mentions(obj, deviceNames) && model.inferValue(obj, cell).kind === 'ndarray') {
-      arrayMethods += 1;
-    }
-    return true;
-  });
+  const arrayMethods = countArrayMethods(root, model, cell, deviceNames);
   const applicable = numpyCompute + scipyCompute + randomCalls + arrayMethods > 0 || work.passes > 0 || work.flops > 0 || (work.sparseNonZeros ?? 0) > 0;
   return {
     applicable,
@@ -760,6 +718,74 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     arrayMethods,
     unfused: { edits: unfusedEdits, candidate: unfusedCandidate, work: unfusedWork }
   };
+}
+
+/**
+ * The device's work once chains are fused and a slice stencil is one kernel: each replaces what
+ * `estimateWork` counted for its operations (per run, times the runs it counted: loop trips) by
+ * its own passes and one launch. NumPy still makes every pass (`hostPasses`, set before).
+ */
+function fuseWork(
+  work: WorkEstimate,
+  largest: ValueInfo | undefined,
+  kernelChains: readonly ElementwiseChain[],
+  found: { stencil: SliceStencil; chain: ElementwiseChain | undefined } | null,
+  model: NotebookModel,
+  cell: CellModel
+): void {
+  for (const chain of kernelChains) {
+    // a fused chain reads its inputs once and writes once, in one launch
+    const times = timesRun(chain.node, model, cell);
+    const share = largest?.size && chain.value.size ? Math.min(1, chain.value.size / largest.size) : 1;
+    const fusedPasses = (share * (chain.params.length + (chain.reduction ? 0 : 1))) / 3;
+    work.passes = Math.max(times * fusedPasses, work.passes - times * (chain.ops * share - fusedPasses));
+    work.launches = Math.max(times, work.launches - times * (chain.ops - 1));
+  }
+  if (found) {
+    // one kernel reading the input once and writing the output once replaces what estimateWork
+    // counted: zeros_like (one pass, one launch) and the chain (its ops), once; in the loop form
+    // the chain, each step; in both, the copy of the result into the slice (2/3 of a pass, one
+    // launch: the kernel writes the output itself), which NumPy still makes (hostPasses)
+    const { stencil, chain } = found;
+    const times = timesRun(stencil.expr, model, cell);
+    const ops = (chain?.ops ?? stencil.taps) + (stencil.loop ? 0 : 1);
+    // the ops' passes and the copy's 2/3 (over the slice: its share of the grid) and zeros_like's
+    // pass become the kernel's 2/3 over the whole grid (one read, one write); the ops' launches
+    // and the copy's become one
+    const share = largest?.size && chain?.value.size ? Math.min(1, chain.value.size / largest.size) : 1;
+    const replaced = ((chain?.ops ?? stencil.taps) + 2 / 3) * share + (stencil.loop ? 0 : 1);
+    work.passes = Math.max(times * (2 / 3), work.passes - times * replaced + times * (2 / 3));
+    work.launches = Math.max(times, work.launches - times * ops);
+    // those 2/3 are the stencil kernel's, priced at its own measured share of the bandwidth
+    work.stencilPasses = (work.stencilPasses ?? 0) + times * (2 / 3);
+  }
+}
+
+/** Binary operators (and augmented assignments) whose result is an array. */
+function countArrayOperators(root: SyntaxNode, model: NotebookModel, cell: CellModel): number {
+  let count = 0;
+  walkTypes(root, OPERATORS, n => {
+    if (model.inferValue(n.type === 'binary_operator' ? n : field(n, 'left') ?? n, cell).kind === 'ndarray') {
+      count += 1;
+    }
+    return true;
+  });
+  return count;
+}
+
+/** Calls of array compute methods (`u.sum()`, `u.sort()`...) on arrays the rewrite puts on the device. */
+function countArrayMethods(root: SyntaxNode, model: NotebookModel, cell: CellModel, deviceNames: ReadonlySet<string>): number {
+  let count = 0;
+  walkTypes(root, CALL, n => {
+    const fn = field(n, 'function');
+    const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+    const method = fn?.type === 'attribute' ? field(fn, 'attribute')?.text ?? '' : '';
+    if (obj && ARRAY_COMPUTE_METHODS.has(method) && mentions(obj, deviceNames) && model.inferValue(obj, cell).kind === 'ndarray') {
+      count += 1;
+    }
+    return true;
+  });
+  return count;
 }
 
 /**
