@@ -248,6 +248,20 @@ export function collectFacts(root: SyntaxNode): CellFacts {
     }
   };
 
+  /** Marks mutated the names an `out=` argument (`u`, `u[0]`, or a tuple of them) writes in place. */
+  const writtenInPlace = (value: SyntaxNode | undefined, locals: Set<string> | null): void => {
+    if (!value) {
+      return;
+    }
+    const targets = value.type === 'tuple' ? kids(value) : [value];
+    for (let k = 0; k < targets.length; k++) {
+      const updated = baseName(targets[k]);
+      if (updated && !locals?.has(updated)) {
+        facts.mutates.add(updated);
+      }
+    }
+  };
+
   /** `locals` is null at module level, else the enclosing function's (or comprehension's) names. */
   function visit(node: SyntaxNode, locals: Set<string> | null): void {
     const scope: ReadonlySet<string> = locals ?? NO_LOCALS;
@@ -477,13 +491,9 @@ export function collectFacts(root: SyntaxNode): CellFacts {
         }
         // `out=u` (`out=(u,)`), scipy.ndimage's `output=u`: written in place
         const keywords = callArguments(node).keywords;
-        for (const value of [keywords.get('out'), keywords.get('output')]) {
-          for (const v of value ? (value.type === 'tuple' ? kids(value) : [value]) : []) {
-            const updated = baseName(v);
-            if (updated && !locals?.has(updated)) {
-              facts.mutates.add(updated);
-            }
-          }
+        if (keywords.size > 0) {
+          writtenInPlace(keywords.get('out'), locals);
+          writtenInPlace(keywords.get('output'), locals);
         }
         break;
       }
