@@ -622,29 +622,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
 
   // prologue: import and transfers, after the cell's leading imports/comments
   const prologueAt = prologueOffset(root, cell.source);
-  const prologue: string[] = [];
-  if (importLine) {
-    prologue.push(importLine);
-  }
-  for (const imp of imports) {
-    if (imp.startsWith('import cupyx') && !model.aliases.has(imp.slice('import '.length))) {
-      prologue.push(imp);
-    }
-  }
-  for (const [name, dev] of transfers) {
-    if (cellStartValue(name).kind === 'sparse') {
-      prologue.push(`${dev} = cupyx.scipy.sparse.csr_matrix(${name})`);
-      if (!prologue.includes('import cupyx.scipy.sparse')) {
-        prologue.splice(importLine ? 1 : 0, 0, 'import cupyx.scipy.sparse');
-        imports.add('import cupyx.scipy.sparse');
-      }
-    } else if (writtenWholeFirst(root, name, model)) {
-      // its old contents are never read: an uninitialised device array, not an upload
-      prologue.push(`${dev} = ${cp}.empty(${name}.shape, dtype=${name}.dtype)`);
-    } else {
-      prologue.push(`${dev} = ${cp}.asarray(${name})`);
-    }
-  }
+  const prologue = prologueLines(root, model, cell, cp, importLine, imports, transfers);
   const hoist = plan?.hoisted !== undefined;
   if (fused.definitions.length > 0 && !hoist) {
     // a blank line separates the definitions from imports/transfers above them
@@ -718,6 +696,47 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     arrayMethods,
     unfused: { edits: unfusedEdits, candidate: unfusedCandidate, work: unfusedWork }
   };
+}
+
+/**
+ * The lines that open the rewritten cell: CuPy's import (`importLine`, none in the plan), the
+ * cupyx modules it uses (`imports`; `import cupyx.scipy.sparse` is added there when a sparse
+ * input is converted), and each input's transfer: a CSR matrix built on the device, an
+ * uninitialised device array for one the cell writes whole before reading, else a copy.
+ */
+function prologueLines(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  cp: string,
+  importLine: string | null,
+  imports: Set<string>,
+  transfers: ReadonlyMap<string, string>
+): string[] {
+  const prologue: string[] = [];
+  if (importLine) {
+    prologue.push(importLine);
+  }
+  for (const imp of imports) {
+    if (imp.startsWith('import cupyx') && !model.aliases.has(imp.slice('import '.length))) {
+      prologue.push(imp);
+    }
+  }
+  for (const [name, dev] of transfers) {
+    if (model.valueBefore(name, cell, 0).kind === 'sparse') {
+      prologue.push(`${dev} = cupyx.scipy.sparse.csr_matrix(${name})`);
+      if (!prologue.includes('import cupyx.scipy.sparse')) {
+        prologue.splice(importLine ? 1 : 0, 0, 'import cupyx.scipy.sparse');
+        imports.add('import cupyx.scipy.sparse');
+      }
+    } else if (writtenWholeFirst(root, name, model)) {
+      // its old contents are never read: an uninitialised device array, not an upload
+      prologue.push(`${dev} = ${cp}.empty(${name}.shape, dtype=${name}.dtype)`);
+    } else {
+      prologue.push(`${dev} = ${cp}.asarray(${name})`);
+    }
+  }
+  return prologue;
 }
 
 /**
