@@ -176,8 +176,9 @@ function reductionOf(fn: SyntaxNode, ufunc: string | null, positional: SyntaxNod
  * `visit` counts no more: a piece of scalars or of numbers only counts none there, and a method
  * reduction (`(e).sum()`) counts only when `e` is an array. Stops counting at 3, all the caller
  * asks (a chain needs three operations), so a long expression costs no more than a short one.
+ * (Exported for the tests.)
  */
-function opsBound(node: SyntaxNode, top: boolean, resolveUfunc: (n: SyntaxNode) => string | null): number {
+export function opsBound(node: SyntaxNode, top: boolean, resolveUfunc: (n: SyntaxNode) => string | null): number {
   const n = unparen(node);
   switch (n.type) {
     case 'binary_operator':
@@ -234,8 +235,8 @@ function assignedName(n: SyntaxNode): string | null {
   return null;
 }
 
-/** The chain of `expr` (its kernels not asked for yet: null), or null. */
-function analyseChain(
+/** The chain of `expr` (its kernels not asked for yet: null), or null. (Exported for the tests.) */
+export function analyseChain(
   expr: SyntaxNode,
   target: string | null,
   model: NotebookModel,
