@@ -307,8 +307,8 @@ export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: C
     if (loop) {
       return loop;
     }
-    const a = stmts[k].type === 'expression_statement' ? kids(stmts[k])[0] : null;
-    const b = k + 1 < stmts.length && stmts[k + 1].type === 'expression_statement' ? kids(stmts[k + 1])[0] : null;
+    const a = stmts[k].type === 'expression_statement' ? stmts[k].firstNamedChild : null;
+    const b = a?.type === 'assignment' && k + 1 < stmts.length && stmts[k + 1].type === 'expression_statement' ? stmts[k + 1].firstNamedChild : null;
     if (a?.type !== 'assignment' || b?.type !== 'assignment') {
       continue;
     }
