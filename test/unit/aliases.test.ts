@@ -53,6 +53,16 @@ describe('memorySharers: what the notebook shows sharing an array', () => {
     expect(sharers('u', `${SETUP}\nfor row in u:\n    pass`, 'u += 1')).toEqual(["`row` shares `u`'s memory (cell 0)"]);
   });
 
+  it('finds a function keeping the array as a parameter default, and a class keeping it as an attribute', () => {
+    expect(sharers('u', `${SETUP}\ndef f(a=u):\n    return a.sum()`, 'u += 1')).toEqual(['`u` is kept in `f` (cell 0)']);
+    expect(sharers('u', `${SETUP}\ndef f(*, a: np.ndarray = u):\n    return a.sum()`, 'u += 1')).toEqual(['`u` is kept in `f` (cell 0)']);
+    expect(sharers('u', `${SETUP}\ng = lambda a=u: a.sum()`, 'u += 1')).toEqual(['`u` is kept in `g` (cell 0)']);
+    expect(sharers('u', `${SETUP}\nclass Grid:\n    field = u`, 'u += 1')).toEqual(['`u` is kept in `Grid` (cell 0)']);
+    // a parameter of that name is the function's own: not the array
+    expect(sharers('u', `${SETUP}\ndef f(u):\n    v = u\n    return v`, 'u += 1')).toEqual([]);
+    expect(sharers('u', `${SETUP}\ndef f(a, b=2):\n    return a`, 'u += 1')).toEqual([]);
+  });
+
   it('counts a memory map of a file as memory held elsewhere (its updates go to the file)', () => {
     const mapped = (call: string): string[] => sharers('u', `import numpy as np\nu = ${call}`, 'u += 1');
     const why = (call: string): string[] => [`\`u\` comes from \`${call}\` (cell 0), which maps a file into memory, and NumPy's in-place updates go to the file`];
@@ -74,6 +84,11 @@ describe('memorySharers: what the notebook shows sharing an array', () => {
     expect(a.writeBack).toEqual(['u']);
     expect(a.candidate).toContain('u[...] = cp.asnumpy(u_gpu)  # into the same host array: it comes from np.load() (cell 0)');
     expect(a.candidate).not.toMatch(/^u = cp\.asnumpy/m);
+    // a function keeps u as its default: updating a device copy and rebinding u would leave
+    // `f()` reading the old host array
+    const kept = analyse(`${SETUP}\ndef f(a=u):\n    return a.sum()`, JACOBI_LOOP);
+    expect(kept.writeBack).toEqual(['u']);
+    expect(kept.candidate).toContain('u_gpu.get(out=u)  # into the same host array: f shares its memory (cell 0)');
     // read into memory: the name is rebound to the device array as before
     const own = analyse('import numpy as np\nu = np.load("field.npy")', JACOBI_LOOP);
     expect(own.writeBack).toEqual([]);

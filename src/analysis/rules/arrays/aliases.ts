@@ -146,6 +146,19 @@ function enclosingFunction(n: SyntaxNode): string | null {
   return null;
 }
 
+/** The class whose body the statement `stmt` (an assignment) is directly in, if any. */
+function classBodyOf(stmt: SyntaxNode): SyntaxNode | null {
+  const statement = stmt.parent?.type === 'expression_statement' ? stmt.parent : null;
+  const block = statement?.parent;
+  return block?.type === 'block' && block.parent?.type === 'class_definition' ? block.parent : null;
+}
+
+/** Is the definition (a def or class, maybe decorated) a statement of the cell's module level? */
+function atModuleLevel(definition: SyntaxNode): boolean {
+  const statement = definition.parent?.type === 'decorated_definition' ? definition.parent : definition;
+  return statement.parent?.type === 'module';
+}
+
 /**
  * Whether this read of an array (an identifier node) lets its memory be seen afterwards under
  * another name: bound to a name (itself or a view), stored in a container or an attribute, passed
@@ -217,6 +230,17 @@ export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number
         return null;
       }
       return { kind: 'call', holders: [`${fn?.text ?? 'a call'}()`], named: false };
+    } else if ((p.type === 'default_parameter' || p.type === 'typed_default_parameter') && field(p, 'value')?.id === n.id) {
+      // `def f(a=u)`: the function keeps the array as a default (`f.__defaults__`) for every call
+      const fn = p.parent?.parent;
+      if (fn?.type === 'lambda') {
+        // `g = lambda a=u: ...`: the lambda holds it, and whatever the lambda goes to
+        inContainer = true;
+        n = fn;
+        continue;
+      }
+      const name = fn?.type === 'function_definition' ? field(fn, 'name')?.text : undefined;
+      return { kind: 'container', holders: [name ?? 'a function'], named: name !== undefined && atModuleLevel(fn!) };
     } else if (p.type === 'assignment' || p.type === 'augmented_assignment') {
       if (field(p, 'right')?.id !== n.id) {
         return null;
@@ -224,6 +248,12 @@ export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number
       const left = field(p, 'left');
       if (!left) {
         return null;
+      }
+      const owner = classBodyOf(p);
+      if (owner) {
+        // `class K: field = u`: a class attribute, `K.field`
+        const name = field(owner, 'name')?.text;
+        return { kind: 'container', holders: [name ?? 'a class'], named: name !== undefined && atModuleLevel(owner) };
       }
       if (p.type === 'augmented_assignment' && !inContainer) {
         return null; // `w += u`: u's values, not its memory
@@ -417,17 +447,32 @@ function readsOf(cell: CellModel, name: string): SyntaxNode[] {
   return facts.valueIds.filter(n => n.text === name && !facts.localIds.has(n.startIndex) && !insideScopeShadowing(n));
 }
 
-/** A read inside a function that has its own parameter of that name is not the global. */
+/**
+ * A read inside a function that has its own parameter of that name is not the global. A
+ * parameter's default value or annotation is read where the function is defined, outside it.
+ */
 function insideScopeShadowing(n: SyntaxNode): boolean {
-  for (let p = n.parent; p; p = p.parent) {
+  let from: SyntaxNode = n;
+  for (let p = n.parent; p; from = p, p = p.parent) {
     if (SCOPES.has(p.type)) {
       const params = field(p, 'parameters');
-      if (params && identifiersIn(params).includes(n.text)) {
+      if (params && params.id !== from.id && parameterNames(params).includes(n.text)) {
         return true;
       }
     }
   }
   return false;
+}
+
+/** The names a parameter list binds (not what its defaults or annotations read). */
+function parameterNames(params: SyntaxNode): string[] {
+  return kids(params).flatMap(k => {
+    if (k.type === 'identifier') {
+      return [k.text];
+    }
+    const name = field(k, 'name') ?? kids(k).find(c => c.type === 'identifier');
+    return name?.type === 'identifier' ? [name.text] : [];
+  });
 }
 
 /** A place in the notebook: a cell and an offset in it. */
