@@ -7,7 +7,7 @@ import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
 import { rewriteNotebook } from '../../src/analysis/plan';
 import { memorySharers } from '../../src/analysis/rules/arrays/aliases';
-import { analyseArrayCell } from '../../src/analysis/rules/arrays/cupy-rewrite';
+import { analyseArrayCell, globalReferences } from '../../src/analysis/rules/arrays/cupy-rewrite';
 import { cellsOf, parser } from './helpers';
 
 let p: PythonParser;
@@ -285,5 +285,21 @@ describe('in-place GPU rewrites and host aliases (whole-notebook plan)', () => {
   it('keeps a GPU cell that shares a device array with another name on the host when a later cell updates it', () => {
     const plan = rewriteNotebook(cellsOf('import numpy as np', 'x = np.random.rand(20_000_000)\nsnapshot = x', 'x[0] = 5.0\nprint(snapshot[0])'));
     expect(plan.gpuCells).toEqual([]);
+  });
+});
+
+describe('globalReferences: the module-level name, not a function\'s own', () => {
+  const refs = (source: string, name: string): string[] => {
+    const model = modelOf(source);
+    const root = model.cells[0].tree!.rootNode;
+    return globalReferences(root, name).map(n => `${n.startPosition.row}:${n.startPosition.column}`);
+  };
+  it('finds a parameter default reading it (evaluated where the function is defined)', () => {
+    expect(refs('def f(a=u, *, b: T = u):\n    return a', 'u')).toEqual(['0:8', '0:21']);
+    expect(refs('g = lambda a=u: a + 1', 'u')).toEqual(['0:13']);
+  });
+  it('skips a function whose parameter has that name, and nothing for a name only part of a parameter list', () => {
+    expect(refs('def f(u):\n    return u\nv = u', 'u')).toEqual(['2:4']);
+    expect(refs('def f(uu=1, n=2):\n    return u', 'u')).toEqual(['1:11']);
   });
 });

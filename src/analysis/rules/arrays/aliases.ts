@@ -465,7 +465,7 @@ function insideScopeShadowing(n: SyntaxNode): boolean {
 }
 
 /** The names a parameter list binds (not what its defaults or annotations read). */
-function parameterNames(params: SyntaxNode): string[] {
+export function parameterNames(params: SyntaxNode): string[] {
   return kids(params).flatMap(k => {
     if (k.type === 'identifier') {
       return [k.text];

@@ -36,7 +36,7 @@ import { callArguments, field, kids, operatorOf, unparen, walk, walkTypes } from
 import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
-import { escapingUse, MemorySharer, memorySharers } from './aliases';
+import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
 import { ElementwiseChain, findElementwiseChains, fuseChains } from './fusion';
 import { PER_ELEMENT_ADVICE, perElementPython } from './per-element';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
@@ -150,7 +150,7 @@ const REFERENCE_TYPES = ['identifier', ...SCOPES, ...COMPREHENSION_TYPES];
 /** Identifier nodes in the cell that read or write the module-level `name`. */
 export function globalReferences(root: SyntaxNode, name: string): SyntaxNode[] {
   const found: SyntaxNode[] = [];
-  // `name` as a whole word (built once, when a scope or comprehension asks)
+  // `name` as a whole word (built once, when a comprehension asks)
   let word: RegExp | null = null;
   const bindsWord = (text: string): boolean => (word ??= new RegExp(`\\b${name}\\b`)).test(text);
   const rootOrder = root.order;
@@ -171,8 +171,9 @@ export function globalReferences(root: SyntaxNode, name: string): SyntaxNode[] {
       return false;
     }
     if (SCOPES.has(type)) {
+      // a parameter of that name shadows it (a default value or annotation reading it does not)
       const params = field(n, 'parameters');
-      if (params && bindsWord(params.text)) {
+      if (params && parameterNames(params).includes(name)) {
         return false;
       }
       const body = field(n, 'body');
