@@ -944,18 +944,35 @@ export class NotebookModel {
     return UNKNOWN;
   }
 
+  /**
+   * A qualified name's parts, as the library calls read them: worked out once per name text and
+   * model (a pure function of the text: nothing can make an entry stale; per model so that
+   * nothing outlives it).
+   */
+  private libraryName(q: string): LibraryName {
+    let parts = this.libraryNames.get(q);
+    if (parts === undefined) {
+      parts = libraryNameOf(q);
+      this.libraryNames.set(q, parts);
+    }
+    return parts;
+  }
+
+  private readonly libraryNames = new Map<string, LibraryName>();
+
   private inferLibraryCall(
     q: string,
     positional: SyntaxNode[],
     keywords: Map<string, SyntaxNode>,
     cell: CellModel
   ): ValueInfo {
-    const lib = firstPart(q);
+    const parts = this.libraryName(q);
+    const lib = parts.lib;
     if (lib === 'numpy' || lib === 'cupy') {
-      return numpyCallValue(q.slice(lib.length + 1), positional, keywords, this, cell, lib);
+      return numpyCallValue(parts, positional, keywords, this, cell);
     }
     if (lib === 'pandas') {
-      const name = lastPart(q);
+      const name = parts.last;
       if (name === 'Series') {
         return { kind: 'series', origin: 'inferred', library: 'pandas' };
       }
@@ -965,14 +982,14 @@ export class NotebookModel {
       return UNKNOWN;
     }
     if (lib === 'networkx') {
-      const name = lastPart(q);
+      const name = parts.last;
       if (/^[A-Z]/.test(name) || /graph|_graph$|^read_|^from_/.test(name)) {
         return { kind: 'graph', origin: 'inferred', library: 'networkx' };
       }
       return UNKNOWN;
     }
     if (lib === 'sklearn') {
-      const name = lastPart(q);
+      const name = parts.last;
       return /^[A-Z]/.test(name) ? { kind: 'estimator', origin: 'inferred', library: 'sklearn' } : UNKNOWN;
     }
     if (lib === 'scipy' && q.startsWith('scipy.sparse.') && /_matrix$|_array$|^scipy\.sparse\.(random|rand|eye|diags|identity)$/.test(q)) {
@@ -981,7 +998,7 @@ export class NotebookModel {
     if (lib === 'scipy') {
       // most scipy array functions return an array shaped like their first argument
       const first = positional[0] ? this.inferValue(positional[0], cell) : UNKNOWN;
-      const name = lastPart(q);
+      const name = parts.last;
       if (SCIPY_NON_ARRAY_RESULTS.test(name) || /^scipy\.(optimize|integrate|stats)\./.test(q)) {
         return UNKNOWN;
       }
@@ -1705,21 +1722,63 @@ function matmulValue(a: ValueInfo, b: ValueInfo): ValueInfo {
   return arrayValue(shape, a.dtype === 'float32' && b.dtype === 'float32' ? 'float32' : 'float64', a.library ?? 'numpy', 'inferred');
 }
 
-/** What `numpy.<path>(...)` returns. */
+/**
+ * A qualified name (`numpy.fft.fft2`) in the parts the library calls read: its library (first
+ * name) and last name; for NumPy and CuPy, of the path after the library (`fft.fft2`): its
+ * first name, last name, whether it is one name or two, and what the name-pattern tests of
+ * `numpyCallValue` say of its last name.
+ */
+interface LibraryName {
+  lib: string;
+  last: string;
+  head: string;
+  name: string;
+  single: boolean;
+  twoNames: boolean;
+  /** A comparison or predicate ufunc (bool result). */
+  compare: boolean;
+  /** A ufunc whose result keeps the inputs' dtype (no float result). */
+  keepsDtype: boolean;
+  cumulative: boolean;
+  /** An FFT whose result is complex. */
+  complexFft: boolean;
+}
+
+function libraryNameOf(q: string): LibraryName {
+  const lib = firstPart(q);
+  const numpy = lib === 'numpy' || lib === 'cupy';
+  // the path's first and last names, and how many it has, without splitting it
+  const path = numpy ? q.slice(lib.length + 1) : '';
+  const dot = path.indexOf('.');
+  const single = dot < 0;
+  const name = lastPart(path);
+  return {
+    lib,
+    last: lastPart(q),
+    head: single ? path : path.slice(0, dot),
+    name,
+    single,
+    twoNames: !single && path.indexOf('.', dot + 1) < 0,
+    compare: /^(greater|less|equal|not_equal|isnan|isinf|isfinite|logical_|signbit)/.test(name),
+    keepsDtype: /^(add|subtract|multiply|maximum|minimum|negative|positive|absolute|abs|fabs|sign|square)$/.test(name),
+    cumulative: /^cum/.test(name),
+    complexFft: /^(fft|ifft|fft2|ifft2|fftn|ifftn|rfft|rfft2|rfftn)$/.test(name)
+  };
+}
+
+/** What `numpy.<path>(...)` (or `cupy.<path>(...)`) returns. */
 function numpyCallValue(
-  path: string,
+  parts: LibraryName,
   positional: SyntaxNode[],
   keywords: Map<string, SyntaxNode>,
   model: NotebookModel,
-  cell: CellModel,
-  library: string
+  cell: CellModel
 ): ValueInfo {
-  // the path's first and last names, and how many it has, without splitting it
-  const dot = path.indexOf('.');
-  const single = dot < 0;
-  const head = single ? path : path.slice(0, dot);
-  const name = lastPart(path);
-  const twoNames = !single && path.indexOf('.', dot + 1) < 0;
+  const library = parts.lib;
+  const single = parts.single;
+  const head = parts.head;
+  const name = parts.name;
+  const twoNames = parts.twoNames;
   if (head === 'random' && twoNames) {
     if (name === 'default_rng' || name === 'RandomState' || name === 'Generator') {
       return { kind: 'rng', origin: 'literal', library };
@@ -1807,9 +1866,9 @@ function numpyCallValue(
     return matmulValue(args[0], args[1]);
   }
   if (single && ELEMENTWISE_UFUNCS.has(name)) {
-    const isCompare = /^(greater|less|equal|not_equal|isnan|isinf|isfinite|logical_|signbit)/.test(name);
+    const isCompare = parts.compare;
     const out = broadcastValues(args, isCompare ? 'bool' : undefined);
-    if (out.kind === 'ndarray' && !isCompare && name !== 'where' && name !== 'clip' && !/^(add|subtract|multiply|maximum|minimum|negative|positive|absolute|abs|fabs|sign|square)$/.test(name)) {
+    if (out.kind === 'ndarray' && !isCompare && name !== 'where' && name !== 'clip' && !parts.keepsDtype) {
       const float = copyOf(out);
       float.dtype = floatResult(out.dtype);
       float.library = library;
@@ -1826,7 +1885,7 @@ function numpyCallValue(
     const base = args[0];
     if (base?.kind === 'ndarray') {
       const hasAxis = keywords.has('axis') || positional.length > 1;
-      if (/^cum/.test(name)) {
+      if (parts.cumulative) {
         const out = copyOf(base);
         out.library = library;
         out.origin = 'inferred';
@@ -1838,7 +1897,7 @@ function numpyCallValue(
     }
   }
   if (head === 'fft' && args[0]?.kind === 'ndarray') {
-    const complex = /^(fft|ifft|fft2|ifft2|fftn|ifftn|rfft|rfft2|rfftn)$/.test(name) ? (args[0].dtype === 'float32' || args[0].dtype === 'complex64' ? 'complex64' : 'complex128') : args[0].dtype;
+    const complex = parts.complexFft ? (args[0].dtype === 'float32' || args[0].dtype === 'complex64' ? 'complex64' : 'complex128') : args[0].dtype;
     const out = copyOf(args[0]);
     out.dtype = complex;
     out.library = library;
