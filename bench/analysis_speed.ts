@@ -204,6 +204,10 @@ async function main(): Promise<void> {
     ['CPU-time ratio full / parse-only', `${(fullCpuMs / parseCpuMs).toFixed(2)}`],
     ['CPU time, least of the reps: parse-only / full', `${Math.min(...parseCpu).toFixed(1)} ms / ${Math.min(...fullCpu).toFixed(1)} ms (ratio ${(Math.min(...fullCpu) / Math.min(...parseCpu)).toFixed(2)})`],
     ['analysis without rules, least CPU (ratio to parse)', `${Math.min(...bareCpu).toFixed(1)} ms (${(Math.min(...bareCpu) / Math.min(...parseCpu)).toFixed(2)})`],
+    [
+      'per code cell, least CPU: parse / no rules / full',
+      `${((Math.min(...parseCpu) / code.length) * 1000).toFixed(0)} / ${((Math.min(...bareCpu) / code.length) * 1000).toFixed(0)} / ${((Math.min(...fullCpu) / code.length) * 1000).toFixed(0)} µs`
+    ],
     ['  of which: parse + copy to node tables (GC incl.)', `${median(copyCpu).toFixed(1)} ms CPU`],
     ['  of which: per-cell facts', `${median(factsCpu).toFixed(1)} ms CPU`],
     ['  of which: notebook model', `${median(modelCpu).toFixed(1)} ms CPU`],
