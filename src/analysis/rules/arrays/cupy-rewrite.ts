@@ -98,7 +98,8 @@ export interface ArrayCellAnalysis {
   /** Elementwise chains fused into one kernel each (ElementwiseKernel or @cp.fuse()) in the candidate. */
   chains: ElementwiseChain[];
   /** A recognised slice stencil, rewritten as one RawKernel writing the whole output. */
-  stencil: { name: string; taps: number; ndim: number } | null;
+  /** The slice stencil made one kernel: its launcher's name, taps, rank, the span it replaces, and whether a loop repeats it in place. */
+  stencil: { name: string; taps: number; ndim: number; start: number; end: number; loop: boolean } | null;
   /** Sparse matrices made canonical (`M.sum_duplicates()`) where they are built on the device. */
   canonicalized?: string[];
   /**
@@ -689,7 +690,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     largest,
     sizeKnown: largest?.size !== undefined,
     chains,
-    stencil: stencil ? { name: stencilName, taps: stencil.taps, ndim: stencil.ndim } : null,
+    stencil: stencil ? { name: stencilName, taps: stencil.taps, ndim: stencil.ndim, start: stencil.start, end: stencil.end, loop: !!stencil.loop } : null,
     canonicalized: canonical.names,
     // named after the function the cell calls (a launcher `def` after its kernel object, if any)
     definitions: fused.definitions.map(text => ({ name: (/^def (\w+)/m.exec(text) ?? /^(\w+)/.exec(text))?.[1] ?? '', text })),

@@ -72,7 +72,6 @@
 import type { Rule, RuleOutcome } from '../types';
 import { arrayAnalysis } from './cupy-rewrite';
 import { arrayOutcome, CUPY_REFERENCE, mayHaveArrayWork } from './shared';
-import { findSliceStencil } from './stencil';
 
 export const fuseElementwise: Rule = {
   id: 'GPU103',
@@ -87,7 +86,7 @@ export const fuseElementwise: Rule = {
       return null;
     }
     // the stencil's own chain is part of its kernel: the forms below count the other chains
-    const stencil = a.stencil && ctx.cell.tree ? findSliceStencil(ctx.cell.tree.rootNode, ctx.model, ctx.cell, base => base) : null;
+    const stencil = a.stencil;
     const chains = stencil ? a.chains.filter(c => c.node.startIndex < stencil.start || c.node.endIndex > stencil.end) : a.chains;
     const kernels = chains.filter(c => c.kernel).length;
     const reductions = chains.filter(c => c.reduce).length;
