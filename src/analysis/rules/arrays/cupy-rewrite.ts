@@ -544,23 +544,39 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // released at the end: nothing reads them later, and the plan counts only resident arrays
   // against device memory. Not where the cell's displayed value still reads one (a written-back
   // one it reads on the host, hostDisplayed, is released).
-  // device -> host straight into the host array when it is known C-contiguous (CuPy's
-  // ndarray.get(out=...) wants that); else through a host temporary
+  // device -> host straight into the host array when it is known contiguous, C or Fortran order
+  // (what CuPy's ndarray.get(out=...) writes into); else through a host temporary
   const writeBackLines = new Map(
-    writeBack.map(n => [n, hostCContiguous(n, cell, model) ? `${transfers.get(n)}.get(out=${n})` : `${n}[...] = ${cp}.asnumpy(${transfers.get(n)})`])
+    writeBack.map(n => [n, hostContiguous(n, cell, model) ? `${transfers.get(n)}.get(out=${n})` : `${n}[...] = ${cp}.asnumpy(${transfers.get(n)})`])
   );
   const released = [...hostKept]
     .filter(n => (plan || writeBack.includes(n)) && (hostDisplayed.has(n) || !(displayed && globalReferences(displayed, n).length > 0)))
     .map(n => transfers.get(n) as string);
+  // sparse matrices built here from host arrays are built again on the host, not copied back
+  const rebuilt = new Map<string, string>();
+  for (const n of bringBack) {
+    const call = model.valueAfter(n, cell).kind === 'sparse' ? sparseHostRebuild(n, cell, model, transfers) : null;
+    if (call) {
+      rebuilt.set(n, call);
+    }
+  }
   if (bringBack.length + writeBack.length + released.length > 0) {
     const lines = bringBack
       .map(n => {
         const v = model.valueAfter(n, cell);
+        if (rebuilt.has(n)) {
+          return `${n} = ${rebuilt.get(n)}  # SciPy's own matrix again, from the host arrays (cupyx's products sum duplicate entries in place)`;
+        }
         if (v.kind === 'sparse') {
           return `${n} = ${n}.get()`;
         }
-        // a full reduction leaves a 0-d device array: the host wants a Python number
-        return v.shape !== undefined && v.shape.length === 0 ? `${n} = ${n}.item()` : `${n} = ${cp}.asnumpy(${n})`;
+        // a full reduction leaves a 0-d device array: the host gets what NumPy returns, a NumPy
+        // scalar of the result's dtype (`.get()[()]`), or a Python number (`.item()`)
+        return v.shape !== undefined && v.shape.length === 0
+          ? returnsPythonScalar(n, cell, model)
+            ? `${n} = ${n}.item()`
+            : `${n} = ${n}.get()[()]`
+          : `${n} = ${cp}.asnumpy(${n})`;
       })
       .concat(writeBack.map(n => `${writeBackLines.get(n)}  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
       .concat(released.length > 0 ? [`del ${released.join(', ')}`] : [])
@@ -572,9 +588,16 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       `${writeBack.map(n => `\`${n}\``).join(', ')} ${writeBack.length === 1 ? 'is' : 'are'} updated in place on a device copy and written back into the same host array at the end of the cell (${writeBack.map(n => `\`${writeBackLines.get(n)}\``).join(', ')}): ${writeBack.map(n => sharedWith.get(n)!.reason).join('; ')}. Rebinding ${writeBack.length === 1 ? 'it' : 'them'} to a new array would leave that stale.`
     );
   }
-  if (bringBack.length > 0) {
+  if (rebuilt.size > 0) {
+    const names = [...rebuilt.keys()].map(n => `\`${n}\``).join(', ');
     notes.push(
-      `${bringBack.map(n => `\`${n}\``).join(', ')} ${bringBack.length === 1 ? 'is' : 'are'} read by later cells, so the candidate copies ${bringBack.length === 1 ? 'it' : 'them'} back to the host; the notebook-wide plan can keep ${bringBack.length === 1 ? 'it' : 'them'} on the device instead.`
+      `${names} ${rebuilt.size === 1 ? 'is' : 'are'} read by later cells: the candidate builds ${rebuilt.size === 1 ? 'it' : 'them'} again on the host from the same host arrays at the end, rather than copying the device matrix back (cupyx's products sum duplicate entries in place, so its \`nnz\` and \`indices\` could differ from SciPy's).`
+    );
+  }
+  const copiedBack = bringBack.filter(n => !rebuilt.has(n));
+  if (copiedBack.length > 0) {
+    notes.push(
+      `${copiedBack.map(n => `\`${n}\``).join(', ')} ${copiedBack.length === 1 ? 'is' : 'are'} read by later cells, so the candidate copies ${copiedBack.length === 1 ? 'it' : 'them'} back to the host; the notebook-wide plan can keep ${copiedBack.length === 1 ? 'it' : 'them'} on the device instead.`
     );
   }
   if (randomCalls > 0) {
@@ -653,7 +676,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
 
   // 5. Work, for the cost model.
-  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, bringBack.concat(writeBack), hostOnly);
+  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), hostOnly);
   // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
   work.deviceToHostBytes += hostCopies.bytes;
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
@@ -1173,6 +1196,76 @@ function canonicalAtConstruction(root: SyntaxNode, refs: LibraryRef[], model: No
     }
   }
   return { edits: out, names };
+}
+
+/** NumPy functions that return a Python scalar where CuPy's return a 0-d array (`numpy.X`, no axis). */
+const PYTHON_SCALAR_RESULTS = new Set(['numpy.count_nonzero', 'numpy.allclose', 'numpy.array_equal', 'numpy.array_equiv']);
+
+/**
+ * Does NumPy give `name` (bound in the cell to a full reduction) as a Python number
+ * (`np.count_nonzero(a)`: an int; `np.allclose`: a bool) rather than a NumPy scalar? NumPy's
+ * scalars keep their dtype (and NEP 50 promotion in later cells); a Python number does not.
+ */
+function returnsPythonScalar(name: string, cell: CellModel, model: NotebookModel): boolean {
+  const bindings = cell.facts!.assignments.filter(a => a.name === name);
+  const value = bindings.length > 0 ? bindings[bindings.length - 1].value : null;
+  if (value?.type !== 'call') {
+    return false;
+  }
+  const fn = field(value, 'function');
+  const q = fn ? model.qualifiedName(fn) : null;
+  return q !== null && PYTHON_SCALAR_RESULTS.has(q) && !callArguments(value).keywords.has('axis') && callArguments(value).positional.length < 2;
+}
+
+/**
+ * The SciPy constructor call that built sparse matrix `name` in this cell, to run again on the
+ * host at the end instead of copying the device matrix back: cupyx's products sum duplicate
+ * entries in place (`sum_duplicates`), so the device matrix may differ from SciPy's in `nnz`,
+ * `indices` and `data` layout, and rebuilding from the unchanged host arrays costs a format check
+ * where the copy costs the whole matrix over PCIe. Null unless the matrix is bound once, at the
+ * cell's top level, by `scipy.sparse.X_matrix/X_array(...)` whose arrays are host arrays the cell
+ * leaves as they were (copied to the device under another name), and nothing changes it in place.
+ */
+function sparseHostRebuild(name: string, cell: CellModel, model: NotebookModel, transfers: ReadonlyMap<string, string>): string | null {
+  const facts = cell.facts!;
+  const bindings = facts.assignments.filter(a => a.name === name);
+  if (bindings.length !== 1 || bindings[0].augmented || facts.mutates.has(name)) {
+    return null;
+  }
+  const { value, statement } = bindings[0];
+  if (value?.type !== 'call' || statement.parent?.type !== 'module') {
+    return null;
+  }
+  const fn = field(value, 'function');
+  const q = fn ? model.qualifiedName(fn) : null;
+  if (!q || !/^scipy\.sparse\.(csr|csc|coo|bsr)_(matrix|array)$/.test(q)) {
+    return null;
+  }
+  const args = field(value, 'arguments');
+  let hostOnly = !!args;
+  walkTypes(args ?? value, IDENTIFIER, n => {
+    if (!isValueIdentifier(n)) {
+      return true;
+    }
+    const v = model.valueBefore(n.text, cell, value.startIndex);
+    // arrays: host inputs the cell copies under another name; scalars (`n`): not rebound since
+    const arrayKept = (v.kind === 'ndarray' || v.kind === 'sparse') && transfers.has(n.text) && transfers.get(n.text) !== n.text && !facts.mutates.has(n.text);
+    const plain = v.kind !== 'ndarray' && v.kind !== 'sparse' && !facts.assignments.some(a => a.name === n.text && a.at > value.startIndex);
+    if (!(arrayKept || plain) || (v.kind === 'unknown' && !plain)) {
+      hostOnly = false;
+    }
+    return true;
+  });
+  // array arithmetic in the arguments would be computed again on the host: not a rebuild
+  if (hostOnly && args) {
+    walkTypes(args, OPERATORS, op => {
+      if (model.inferValue(op, cell).kind === 'ndarray') {
+        hostOnly = false;
+      }
+      return true;
+    });
+  }
+  return hostOnly ? cell.source.slice(value.startIndex, value.endIndex) : null;
 }
 
 /** Sparse-matrix attributes that `sum_duplicates()` changes when the matrix had duplicates. */
@@ -1957,15 +2050,24 @@ function laterGeneratorProblem(name: string, cell: CellModel, model: NotebookMod
   return null;
 }
 
-/** NumPy creators whose result is a new C-contiguous array (unless `order=` says otherwise). */
-const NUMPY_C_CONTIGUOUS_CREATORS = /^numpy\.(zeros|ones|empty|full|arange|linspace|random\.(rand|randn|random|random_sample|standard_normal|uniform|normal|randint))$/;
+/**
+ * NumPy calls whose result is a new array laid out contiguously, C or Fortran order (`order=`
+ * picks which; `np.array` copies into a contiguous layout unless `copy=` says it may not copy).
+ */
+const NUMPY_CONTIGUOUS_CREATORS = /^numpy\.(zeros|ones|empty|full|arange|linspace|array|ascontiguousarray|asfortranarray|random\.(rand|randn|random|random_sample|standard_normal|uniform|normal|randint))$/;
+/** Generator methods that draw a new (C-contiguous) array. */
+const GENERATOR_DRAWS = new Set([
+  'random', 'standard_normal', 'normal', 'uniform', 'integers', 'exponential', 'standard_exponential', 'gamma', 'standard_gamma', 'beta',
+  'binomial', 'poisson', 'lognormal', 'laplace', 'logistic', 'chisquare', 'geometric', 'permutation', 'choice'
+]);
 
 /**
- * Is the host array `name` reaching `cell` known to be C-contiguous (its own memory, not a
- * view)? Only where one earlier cell binds it, once, unconditionally, to a NumPy creator called
- * without `order=`, and rebinds it after that only by augmented assignment (in place).
+ * Is the host array `name` reaching `cell` known to be contiguous, in C or Fortran order (what
+ * CuPy's `ndarray.get(out=...)` writes into)? Only where one earlier cell binds it, once,
+ * unconditionally, to a NumPy creator or a Generator draw, and rebinds it after that only by
+ * augmented assignment (in place).
  */
-function hostCContiguous(name: string, cell: CellModel, model: NotebookModel): boolean {
+function hostContiguous(name: string, cell: CellModel, model: NotebookModel): boolean {
   const writers = model.writers(name).filter(c => c.index < cell.index);
   if (writers.length !== 1 || !writers[0].facts) {
     return false;
@@ -1977,7 +2079,16 @@ function hostCContiguous(name: string, cell: CellModel, model: NotebookModel): b
   }
   const value = plain[0].value ? unparen(plain[0].value) : null;
   const fn = value?.type === 'call' ? field(value, 'function') : null;
-  return !!fn && NUMPY_C_CONTIGUOUS_CREATORS.test(model.qualifiedName(fn) ?? '') && !callArguments(value!).keywords.has('order');
+  if (!fn) {
+    return false;
+  }
+  const q = model.qualifiedName(fn) ?? '';
+  if (NUMPY_CONTIGUOUS_CREATORS.test(q)) {
+    return !(q === 'numpy.array' && callArguments(value!).keywords.has('copy'));
+  }
+  // rng.standard_normal(...), np.random.default_rng(0).random(...)
+  const obj = fn.type === 'attribute' ? field(fn, 'object') : null;
+  return !!obj && GENERATOR_DRAWS.has(field(fn, 'attribute')?.text ?? '') && model.inferValue(obj, writers[0]).kind === 'rng';
 }
 
 /**
