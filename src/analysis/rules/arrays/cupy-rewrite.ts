@@ -508,6 +508,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       edits.push(replace(r.startIndex, r.endIndex, dev));
     }
   }
+  // CuPy sorts in place only C-contiguous arrays: elsewhere through cp.sort, written back
+  sortsInPlace(root, model, cell, cp, deviceNames, edits);
   // host consumers of device results get host copies
   const localDevice = new Set<string>();
   for (const n of deviceNames) {
@@ -2068,27 +2070,123 @@ const GENERATOR_DRAWS = new Set([
  * augmented assignment (in place).
  */
 function hostContiguous(name: string, cell: CellModel, model: NotebookModel): boolean {
+  return hostLayout(name, cell, model) !== null;
+}
+
+/**
+ * The memory layout of the host array `name` when `cell` starts, where known (see
+ * `hostContiguous`): 'C', 'F', or 'CF' (contiguous, the order depending on the input).
+ */
+function hostLayout(name: string, cell: CellModel, model: NotebookModel): 'C' | 'F' | 'CF' | null {
   const writers = model.writers(name).filter(c => c.index < cell.index);
   if (writers.length !== 1 || !writers[0].facts) {
-    return false;
+    return null;
   }
   const bindings = writers[0].facts.assignments.filter(a => a.name === name);
   const plain = bindings.filter(a => !a.augmented);
   if (plain.length !== 1 || bindings.some(a => a.nested || a.deleted) || bindings.some(a => a.augmented && a.at < plain[0].at)) {
-    return false;
+    return null;
   }
-  const value = plain[0].value ? unparen(plain[0].value) : null;
-  const fn = value?.type === 'call' ? field(value, 'function') : null;
+  return plain[0].value ? creationLayout(unparen(plain[0].value), writers[0], model) : null;
+}
+
+/** The layout of the new array `value` (a call in `cell`) makes, if it is a creator or a draw. */
+function creationLayout(value: SyntaxNode, cell: CellModel, model: NotebookModel): 'C' | 'F' | 'CF' | null {
+  const fn = value.type === 'call' ? field(value, 'function') : null;
   if (!fn) {
-    return false;
+    return null;
   }
   const q = model.qualifiedName(fn) ?? '';
+  const keywords = callArguments(value).keywords;
   if (NUMPY_CONTIGUOUS_CREATORS.test(q)) {
-    return !(q === 'numpy.array' && callArguments(value!).keywords.has('copy'));
+    if (q === 'numpy.asfortranarray') {
+      return 'F';
+    }
+    if (q === 'numpy.array') {
+      // a copy, laid out like its input unless order= says C or F
+      const order = keywords.get('order')?.text;
+      return keywords.has('copy') ? null : order === '"C"' || order === "'C'" ? 'C' : order === '"F"' || order === "'F'" ? 'F' : 'CF';
+    }
+    const order = keywords.get('order')?.text;
+    return order === undefined || order === '"C"' || order === "'C'" ? 'C' : order === '"F"' || order === "'F'" ? 'F' : null;
   }
   // rng.standard_normal(...), np.random.default_rng(0).random(...)
   const obj = fn.type === 'attribute' ? field(fn, 'object') : null;
-  return !!obj && GENERATOR_DRAWS.has(field(fn, 'attribute')?.text ?? '') && model.inferValue(obj, writers[0]).kind === 'rng';
+  return obj && GENERATOR_DRAWS.has(field(fn, 'attribute')?.text ?? '') && model.inferValue(obj, cell).kind === 'rng' ? 'C' : null;
+}
+
+/**
+ * Is the device array `obj` (a name or a leading-axis slice of one, as the cell reads it) known
+ * C-contiguous, what CuPy's in-place `ndarray.sort()` demands? A host input keeps its layout on
+ * the device (`cp.asarray`); one made in the cell by a creator or a draw is C order; a slice of
+ * the first axis only (`u[:10]`, `u[i]`) of a C-ordered array is too.
+ */
+function deviceCContiguous(obj: SyntaxNode, cell: CellModel, model: NotebookModel): boolean {
+  let n = unparen(obj);
+  if (n.type === 'subscript') {
+    const index = kids(n).filter(k => k.id !== field(n, 'value')?.id);
+    // one index on the first axis: a slice without a step, or an integer (a row)
+    const leading = index.length === 1 && (index[0].type !== 'slice' || (index[0].text.match(/:/g) ?? []).length === 1) && index[0].type !== 'ellipsis';
+    const value = field(n, 'value');
+    if (!leading || !value) {
+      return false;
+    }
+    n = unparen(value);
+  }
+  if (n.type !== 'identifier') {
+    return false;
+  }
+  const facts = cell.facts!;
+  const bindings = facts.assignments.filter(a => a.name === n.text && a.at < obj.startIndex);
+  if (bindings.length > 0) {
+    const last = bindings[bindings.length - 1];
+    return !last.augmented && !last.nested && !!last.value && creationLayout(unparen(last.value), cell, model) === 'C';
+  }
+  return hostLayout(n.text, cell, model) === 'C';
+}
+
+/**
+ * `a.sort(...)` on a device array CuPy cannot sort in place (`ndarray.sort` raises
+ * NotImplementedError unless the array is C-contiguous: a Fortran-ordered array, a column slice
+ * `u[:, :10]`, a strided view) becomes `a[...] = cp.sort(a, ...)` (a slice: `u[:, :10] =
+ * cp.sort(u[:, :10])`): sorted into a contiguous copy and written back through the view, as
+ * NumPy's in-place sort would leave it. Replaces the statement's edits made so far (`edits`) by
+ * one carrying them.
+ */
+function sortsInPlace(root: SyntaxNode, model: NotebookModel, cell: CellModel, cp: string, deviceNames: ReadonlySet<string>, edits: TextEdit[]): void {
+  walkTypes(root, CALL, call => {
+    const fn = field(call, 'function');
+    const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+    const args = field(call, 'arguments');
+    if (
+      !obj ||
+      !args ||
+      field(fn!, 'attribute')?.text !== 'sort' ||
+      call.parent?.type !== 'expression_statement' ||
+      !mentions(obj, deviceNames) ||
+      model.inferValue(obj, cell).kind !== 'ndarray' ||
+      deviceCContiguous(obj, cell, model)
+    ) {
+      return true;
+    }
+    // the texts of the array and the arguments as the rewrite has them so far
+    const inside = (e: TextEdit): boolean => e.start >= call.startIndex && e.end <= call.endIndex;
+    const rewritten = (n: SyntaxNode): string =>
+      applyEdits(
+        cell.source.slice(n.startIndex, n.endIndex),
+        edits.filter(e => e.start >= n.startIndex && e.end <= n.endIndex && !(e.start === e.end && (e.start === n.startIndex || e.start === n.endIndex))).map(e => ({ ...e, start: e.start - n.startIndex, end: e.end - n.startIndex }))
+      );
+    const target = rewritten(obj);
+    const inner = rewritten(args).slice(1, -1).trim();
+    const text = `${unparen(obj).type === 'subscript' ? target : `${target}[...]`} = ${cp}.sort(${target}${inner ? `, ${inner}` : ''})`;
+    for (let k = edits.length - 1; k >= 0; k--) {
+      if (inside(edits[k]) && !(edits[k].start === edits[k].end && (edits[k].start === call.startIndex || edits[k].start === call.endIndex))) {
+        edits.splice(k, 1);
+      }
+    }
+    edits.push(replace(call.startIndex, call.endIndex, text));
+    return false;
+  });
 }
 
 /**
