@@ -562,7 +562,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       rebuilt.set(n, call);
     }
   }
-  if (bringBack.length + writeBack.length + released.length > 0) {
+  // under %%time / %%timeit the cell's time must include the GPU's work, which is queued
+  // asynchronously: wait for it at the end (a copy back already waits)
+  const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && bringBack.length + writeBack.length === 0;
+  if (bringBack.length + writeBack.length + released.length > 0 || timed) {
     const lines = bringBack
       .map(n => {
         const v = model.valueAfter(n, cell);
@@ -582,6 +585,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       })
       .concat(writeBack.map(n => `${writeBackLines.get(n)}  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
       .concat(released.length > 0 ? [`del ${released.join(', ')}`] : [])
+      .concat(timed ? [`${cp}.cuda.get_current_stream().synchronize()  # the cell's time includes the GPU work it queued`] : [])
       .join('\n');
     edits.push(insert(epilogueAt, beforeDisplayed ? `${lines}\n` : `\n${lines}`));
   }
