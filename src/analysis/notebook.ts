@@ -145,7 +145,8 @@ export interface Binding {
 
 const ARRAY_CREATORS_SHAPE_ARG = new Set(['zeros', 'ones', 'empty', 'full']);
 const RANDOM_VARIADIC = new Set(['rand', 'randn']);
-const RANDOM_SIZE_LAST: Record<string, number> = {
+/** The positional index of `size` in each random draw (a Map: a method's name is user text). */
+const RANDOM_SIZE_LAST: ReadonlyMap<string, number> = new Map(Object.entries({
   random: 0,
   random_sample: 0,
   ranf: 0,
@@ -166,7 +167,7 @@ const RANDOM_SIZE_LAST: Record<string, number> = {
   laplace: 2,
   logistic: 2,
   gumbel: 2
-};
+}));
 const INT_RANDOM = new Set(['randint', 'integers', 'poisson', 'binomial']);
 /** SciPy functions that return tuples, scalars or objects rather than one array. */
 const SCIPY_NON_ARRAY_RESULTS =
@@ -361,7 +362,7 @@ export class NotebookModel {
     const dirty = new Set<string>();
     if (comparable && this.rt !== prev.rt) {
       for (const key of new Set([...Object.keys(this.rt), ...Object.keys(prev.rt)])) {
-        if (!deepEqual(this.rt[key], prev.rt[key])) {
+        if (!deepEqual(ownReport(this.rt, key), ownReport(prev.rt, key))) {
           dirty.add(key);
         }
       }
@@ -447,9 +448,12 @@ export class NotebookModel {
     }
     if (!this.runtimeView) {
       this.runtimeView = new Proxy(this.rt, {
+        // a Python name is looked up among the report's own keys only (`constructor`,
+        // `toString`, `__proto__` are names a notebook may use, not the object's members)
         get: (target, key) => {
           if (typeof key === 'string') {
             this.reads?.names.add(key);
+            return ownReport(target, key);
           } else if (this.reads) {
             this.reads.everything = true;
           }
@@ -458,6 +462,7 @@ export class NotebookModel {
         has: (target, key) => {
           if (typeof key === 'string') {
             this.reads?.names.add(key);
+            return Object.hasOwn(target, key);
           }
           return Reflect.has(target, key);
         },
@@ -528,7 +533,7 @@ export class NotebookModel {
     }
     if (this.rt !== prev.rt) {
       for (const key of new Set([...Object.keys(this.rt), ...Object.keys(prev.rt)])) {
-        if (!deepEqual(this.rt[key], prev.rt[key])) {
+        if (!deepEqual(ownReport(this.rt, key), ownReport(prev.rt, key))) {
           names.add(key);
         }
       }
@@ -590,7 +595,7 @@ export class NotebookModel {
         return b.value;
       }
     }
-    const rt = this.rt[name];
+    const rt = ownReport(this.rt, name);
     if (rt) {
       return fromRuntime(rt);
     }
@@ -1295,6 +1300,18 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
+/**
+ * The kernel's report on `name`: an own key of the reports only. The reports are a plain
+ * object, and a Python name may be one of its inherited members (`constructor`, `toString`,
+ * `valueOf`, `__proto__`...), which are no report.
+ */
+export function ownReport(
+  runtime: Readonly<Record<string, RuntimeValueInfo>>,
+  name: string
+): RuntimeValueInfo | undefined {
+  return Object.hasOwn(runtime, name) ? runtime[name] : undefined;
+}
+
 /** Converts the kernel's report on a name. */
 export function fromRuntime(rt: RuntimeValueInfo): ValueInfo {
   const t = rt.type.toLowerCase();
@@ -1944,8 +1961,9 @@ function randomValue(
     const shape = positional.map(p => model.constantValue(p, cell) ?? null);
     return arrayValue(shape.length ? shape : [], dtype, library);
   }
-  if (name in RANDOM_SIZE_LAST) {
-    const sizeNode = keywords.get('size') ?? positional[RANDOM_SIZE_LAST[name]];
+  const sizeAt = RANDOM_SIZE_LAST.get(name);
+  if (sizeAt !== undefined) {
+    const sizeNode = keywords.get('size') ?? positional[sizeAt];
     if (!sizeNode) {
       return { kind: 'scalar', dtype, origin: 'inferred' };
     }

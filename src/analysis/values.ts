@@ -97,10 +97,12 @@ export function isDeviceIncompatibleDtype(dtype: string | undefined): boolean {
   );
 }
 
-/** Normalises a dtype spelling (`np.float32`, `'f4'`, `float`) to NumPy's name. */
-export function normaliseDtype(text: string): string | undefined {
-  const t = text.replace(/^['"]|['"]$/g, '').replace(/^(np|numpy|cp|cupy)\./, '');
-  const aliases: Record<string, string> = {
+/**
+ * NumPy's name for each dtype spelling `normaliseDtype` knows (a Map: the spelling is user text,
+ * and `constructor` or `toString` must not find an object's members).
+ */
+const DTYPE_ALIASES: ReadonlyMap<string, string> = new Map(
+  Object.entries({
     float: 'float64',
     double: 'float64',
     float_: 'float64',
@@ -146,9 +148,15 @@ export function normaliseDtype(text: string): string | undefined {
     unicode: 'str',
     bytes: 'bytes',
     bytes_: 'bytes'
-  };
-  if (t in aliases) {
-    return aliases[t];
+  })
+);
+
+/** Normalises a dtype spelling (`np.float32`, `'f4'`, `float`) to NumPy's name. */
+export function normaliseDtype(text: string): string | undefined {
+  const t = text.replace(/^['"]|['"]$/g, '').replace(/^(np|numpy|cp|cupy)\./, '');
+  const alias = DTYPE_ALIASES.get(t);
+  if (alias !== undefined) {
+    return alias;
   }
   if (/^[<>|=]?[USV]\d*$/.test(t)) {
     return t.replace(/^[<>|=]/, '');
