@@ -400,7 +400,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   refusals.push(...dtypeRefusals(root, model, cell, [...arrayInputs, ...localArrays]));
 
   // Generators: cupy.random.Generator has fewer methods than NumPy's; host generators stay host.
-  const generators = generatorCalls(root, model, cell, [...localArrays, ...arrayInputs, ...residentInputs]);
+  const generators = generatorCalls(root, model, cell, [...localArrays, ...arrayInputs, ...residentInputs], new Set(residentInputs));
   randomCalls += generators.draws;
   refusals.push(...generators.refusals);
   const { rangeRewrites, hostRngCalls } = generators;
@@ -923,14 +923,15 @@ function dtypeRefusals(root: SyntaxNode, model: NotebookModel, cell: CellModel, 
  * Calls of Generator methods in the cell. A Generator made here becomes CuPy's: its draws count
  * (`draws`), `rng.normal(...)` is rewritten (`rangeRewrites`: CuPy's Generator has no `normal`),
  * methods CuPy's lacks are refused. A NumPy Generator made in another cell stays NumPy's: a call
- * on one of `onDevice` is refused; a draw used in an expression is copied to the device
+ * on one of `onDevice` (`resident`: already there in the plan) is refused; a draw used in an expression is copied to the device
  * (`hostRngCalls`); one on its own line stays as it is.
  */
 function generatorCalls(
   root: SyntaxNode,
   model: NotebookModel,
   cell: CellModel,
-  onDevice: readonly string[]
+  onDevice: readonly string[],
+  resident: ReadonlySet<string>
 ): { draws: number; refusals: string[]; rangeRewrites: TextEdit[]; hostRngCalls: SyntaxNode[] } {
   const assignments = cell.facts!.assignments;
   const out = { draws: 0, refusals: [] as string[], rangeRewrites: [] as TextEdit[], hostRngCalls: [] as SyntaxNode[] };
@@ -969,8 +970,14 @@ function generatorCalls(
       const args = field(n, 'arguments');
       const arrayArg = args ? onDevice.find(a => globalReferences(args, a).length > 0) : undefined;
       if (arrayArg) {
+        // what the rewrite does with that array: made on the device here, resident there, or copied over
+        const where = assignments.some(a => a.name === arrayArg && a.at <= n.startIndex)
+          ? 'would make on the device'
+          : resident.has(arrayArg)
+            ? 'has on the device'
+            : 'would copy to the device';
         out.refusals.push(
-          `\`${obj.text}.${method}(...)\` calls a NumPy Generator made in another cell on \`${arrayArg}\`, which this cell would move to the device (NumPy's Generator takes no CuPy array): rewrite the cell that makes \`${obj.text}\` first, or keep this cell on the host`
+          `\`${obj.text}.${method}(...)\` calls a NumPy Generator made in another cell on \`${arrayArg}\`, which this cell ${where} (NumPy's Generator takes no CuPy array): rewrite the cell that makes \`${obj.text}\` first, or keep this cell on the host`
         );
       } else if (n.parent?.type !== 'expression_statement') {
         out.hostRngCalls.push(n);
