@@ -1,0 +1,58 @@
+/**
+ * What a rewritten cell hands back to the host at its end (rules/arrays/cupy-rewrite.ts): NumPy's
+ * own kind of result for a full reduction, SciPy's own sparse matrix where it can be rebuilt from
+ * unchanged host arrays, a wait for the GPU under %%time.
+ */
+import { CellCache, NotebookModel } from '../../src/analysis/notebook';
+import type { PythonParser } from '../../src/analysis/parser';
+import { analyseArrayCell } from '../../src/analysis/rules/arrays/cupy-rewrite';
+import { cellsOf, parser } from './helpers';
+
+let p: PythonParser;
+beforeAll(async () => {
+  p = await parser();
+});
+
+/** The candidate of the second of `sources` (the first sets up, later ones read). */
+function candidate(...sources: string[]): string {
+  const cache = new CellCache(p);
+  const model = new NotebookModel(cellsOf(...sources).map(c => cache.get(c)));
+  const a = analyseArrayCell(model.cells[1], model);
+  if (!a) {
+    throw new Error('no analysis');
+  }
+  expect(a.refusal).toBeUndefined();
+  return a.candidate;
+}
+
+const SETUP = 'import numpy as np\nimport scipy.sparse as sp\nx = np.random.default_rng(0).random(10_000_000)';
+
+describe('full reductions come back as NumPy returns them', () => {
+  it('a NumPy scalar of the result dtype, a Python number only where NumPy gives one', () => {
+    expect(candidate(SETUP, 's = np.sqrt(x).sum()\nm = np.median(x)', 'print(s, m)')).toMatch(/^s = s\.get\(\)\[\(\)\]\nm = m\.get\(\)\[\(\)\]$/m);
+    expect(candidate(SETUP, 'k = np.count_nonzero(np.sqrt(x) > 0.5)', 'print(k)')).toContain('k = k.item()');
+    // per axis, count_nonzero gives an array
+    expect(candidate(SETUP, 'k = np.count_nonzero(np.sqrt(x).reshape(1000, -1) > 0.5, axis=0)', 'print(k)')).toContain('k = cp.asnumpy(k)');
+  });
+});
+
+describe('a sparse matrix built in the cell and read later', () => {
+  const ARRAYS = `${SETUP}\nn = 1_000_000\nindices = np.arange(8 * n, dtype=np.int32) % n\nindptr = np.arange(0, 8 * n + 1, 8, dtype=np.int32)\ndata = np.ones(8 * n)\nv = np.ones(n)`;
+  it('is built again on the host from the unchanged host arrays', () => {
+    const c = candidate(ARRAYS, 'M = sp.csr_matrix((data, indices, indptr), shape=(n, n))\nw = M @ v', 'print(M.nnz, w[:3])');
+    expect(c).toContain('M = sp.csr_matrix((data, indices, indptr), shape=(n, n))  # SciPy');
+    expect(c).not.toContain('M = M.get()');
+  });
+  it('is copied back when its arrays were computed on the device or it was changed in place', () => {
+    expect(candidate(ARRAYS, 'M = sp.csr_matrix((data * 2, indices, indptr), shape=(n, n))\nw = M @ v', 'print(M.nnz, w[:3])')).toContain('M = M.get()');
+    expect(candidate(ARRAYS, 'd2 = np.sqrt(data)\nM = sp.csr_matrix((d2, indices, indptr), shape=(n, n))\nw = M @ v', 'print(M.nnz, w[:3])')).toContain('M = M.get()');
+  });
+});
+
+describe('%%time', () => {
+  it('waits for the queued GPU work at the end of the cell, unless a copy back waits already', () => {
+    expect(candidate(SETUP, '%%time\ny = np.sqrt(x) * np.exp(-x)')).toMatch(/cp\.cuda\.get_current_stream\(\)\.synchronize\(\)/);
+    expect(candidate(SETUP, '%%time\ny = np.sqrt(x) * np.exp(-x)', 'print(y[:3])')).not.toMatch(/synchronize/);
+    expect(candidate(SETUP, 'y = np.sqrt(x) * np.exp(-x)')).not.toMatch(/synchronize/);
+  });
+});
