@@ -1,0 +1,122 @@
+"""What the rewrites assume of CuPy, checked on the GPU (references/cupy.md).
+
+Run on the GPU machine: python3 bench/cupy_semantics_probe.py. Each check prints PASS/FAIL/INFO
+and one line of evidence; the table at the end is what bench/RESULTS.md records.
+
+1. A typed ElementwiseKernel compiled with options=('--fmad=false',) rounds `a * b + c` as NumPy
+   does (no fused multiply-add), bit for bit; without the option NVRTC may contract it.
+2. @cp.fuse() with Python scalars: `x * (a * b)` with two Python numbers, against NumPy (value
+   and dtype): whether combining weak scalars inside a fused function keeps NEP 50's answer.
+3. ndarray.sort() on a non-C-contiguous array (a column slice, a Fortran-ordered array) raises;
+   `v[...] = cp.sort(v)` sorts it through a contiguous copy, as NumPy's in-place sort would.
+4. ndarray.get(out=...) writes into a Fortran-ordered host array and into a C-contiguous one
+   (the write-back into the same host array).
+5. cupyx.scipy.sparse's product sums duplicate entries of the matrix in place (its nnz drops),
+   which is why a matrix read later is rebuilt on the host instead of copied back.
+6. A 0-d result brought back with .get()[()] is a NumPy scalar of the result's dtype, as NumPy's
+   own reduction returns.
+"""
+
+from __future__ import annotations
+
+import cupy as cp
+import cupyx.scipy.sparse as cusp
+import numpy as np
+import scipy.sparse as sp
+
+rows: list[tuple[str, str, str]] = []
+
+
+def record(check: str, verdict: str, evidence: str) -> None:
+    rows.append((check, verdict, evidence))
+    print(f"[{verdict}] {check}: {evidence}", flush=True)
+
+
+def fma() -> None:
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.standard_normal(1 << 22).astype(np.float32) for _ in range(3))
+    want = a * b + c
+    body = "y = a * b + c"
+    params = "float32 a, float32 b, float32 c"
+    plain = cp.ElementwiseKernel(params, "float32 y", body, "fma_default")
+    strict = cp.ElementwiseKernel(params, "float32 y", body, "fma_off", options=("--fmad=false",))
+    da, db, dc = cp.asarray(a), cp.asarray(b), cp.asarray(c)
+    n_plain = int(np.count_nonzero(plain(da, db, dc).get() != want))
+    n_strict = int(np.count_nonzero(strict(da, db, dc).get() != want))
+    record("ElementwiseKernel --fmad=false is bitwise NumPy", "PASS" if n_strict == 0 else "FAIL", f"{n_strict} of {want.size} differ with the option, {n_plain} without")
+
+
+def fuse_scalars() -> None:
+    x = np.ones(3, np.float32)
+    for a, b in [(0.1, 7), (0.1, 0.3), (3, 5), (1e20, 1e20)]:
+        want = x * (a * b)
+        got = cp.fuse()(lambda v, p, q: v * (p * q))(cp.asarray(x), a, b)
+        same = got.dtype == want.dtype and np.array_equal(got.get(), want)
+        record(f"cp.fuse x * (a * b), a={a!r}, b={b!r}", "PASS" if same else "FAIL", f"CuPy {got.dtype} {got.get()[0]!r}, NumPy {want.dtype} {want[0]!r}")
+
+
+def sort_views() -> None:
+    host = np.random.default_rng(1).random((64, 64))
+    for label, make in [("column slice u[:, :10]", lambda u: u[:, :10]), ("Fortran-ordered array", lambda u: u)]:
+        u = cp.asfortranarray(cp.asarray(host)) if label.startswith("Fortran") else cp.asarray(host)
+        try:
+            make(u).sort(axis=0)
+            raised = "sorted in place"
+        except NotImplementedError as e:
+            raised = f"NotImplementedError: {e}"
+        u = cp.asfortranarray(cp.asarray(host)) if label.startswith("Fortran") else cp.asarray(host)
+        v = make(u)
+        v[...] = cp.sort(v, axis=0)
+        want = host.copy(order="F" if label.startswith("Fortran") else "C")
+        make(want).sort(axis=0)
+        ok = np.array_equal(u.get(), want)
+        record(f"sort of a {label}", "PASS" if ok else "FAIL", f"ndarray.sort: {raised}; v[...] = cp.sort(v, axis=0) equals NumPy: {ok}")
+
+
+def get_out() -> None:
+    for order in ("C", "F"):
+        host = np.zeros((512, 256), order=order)
+        dev = cp.asarray(np.arange(host.size, dtype=np.float64).reshape(host.shape, order=order))
+        dev.get(out=host)
+        ok = np.array_equal(host, dev.get())
+        record(f"get(out=) into a {order}-ordered host array", "PASS" if ok else "FAIL", f"equal: {ok}")
+
+
+def sparse_duplicates() -> None:
+    n = 1000
+    indptr = np.arange(0, 2 * n + 1, 2, dtype=np.int32)
+    indices = np.repeat(np.arange(n, dtype=np.int32), 2)  # every row: the same column twice
+    data = np.ones(2 * n)
+    host = sp.csr_matrix((data, indices, indptr), shape=(n, n))
+    dev = cusp.csr_matrix((cp.asarray(data), cp.asarray(indices), cp.asarray(indptr)), shape=(n, n))
+    before = dev.nnz
+    w = dev @ cp.ones(n)
+    record(
+        "cupyx product sums duplicates in place",
+        "INFO",
+        f"SciPy nnz {host.nnz}; device nnz {before} before the product, {dev.nnz} after; product equal: {np.array_equal(w.get(), host @ np.ones(n))}",
+    )
+
+
+def scalar_back() -> None:
+    x = np.random.default_rng(2).random(1000)
+    for name, host, dev in [("sum", x.sum(), cp.asarray(x).sum()), ("median", np.median(x), cp.median(cp.asarray(x)))]:
+        back = dev.get()[()]
+        ok = type(back) is type(host) and back.dtype == host.dtype
+        record(f"{name}: .get()[()] is NumPy's scalar type", "PASS" if ok else "FAIL", f"{type(back).__name__} vs NumPy's {type(host).__name__}")
+
+
+def main() -> None:
+    print(f"CuPy {cp.__version__}, NumPy {np.__version__}, device {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}", flush=True)
+    for check in (fma, fuse_scalars, sort_views, get_out, sparse_duplicates, scalar_back):
+        try:
+            check()
+        except Exception as e:  # a failing check is a finding, not the end of the probe
+            record(check.__name__, "FAIL", f"{type(e).__name__}: {e}")
+    print("\n| check | verdict | evidence |\n|---|---|---|")
+    for check, verdict, evidence in rows:
+        print(f"| {check} | {verdict} | {evidence} |")
+
+
+if __name__ == "__main__":
+    main()
