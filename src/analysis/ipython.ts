@@ -9,6 +9,13 @@
  * inline`), shell escapes (`!ls`), assignments from them (`files = !ls`, `t = %timeit -o f()`),
  * help (`obj?`, `obj??`, `?obj`). `%time stmt` / `%timeit stmt` / `%prun stmt` keep `stmt`
  * analysable: the prefix becomes `if 1:` padded with spaces.
+ *
+ * Lines are read as IPython's input transformers read them: a Python line ending in `\`
+ * continues Python (the next line is never IPython syntax); an escape line (`!cmd`, `%magic`,
+ * `x = !cmd`) ending in `\` joins the next line into the command, and its text (quotes,
+ * brackets, `#`) is the command's, not Python. IPython joins an escape line only on `\` + LF;
+ * here CRLF counts as LF throughout (as Python's tokenizer does), so a CRLF cell masks like the
+ * same cell with LF line ends.
  */
 
 /** Cell magics whose body is Python (the cell stays analysable). */
@@ -75,9 +82,39 @@ interface LogicalLine {
 }
 
 /**
+ * The start of a line IPython reads as an escape: `%magic`, `!cmd`, `?obj`, or an assignment
+ * from one (`x = !cmd`, `a, b = %magic`), after the indentation: the forms `maskIPython` masks.
+ */
+const ESCAPE_LINE = /[ \t]*(?:%[A-Za-z_]|!|\?+[\w.]|[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*[ \t]*=[ \t]*[!%])/y;
+
+/**
+ * The end of the escape line starting at `start` (just past its last character before the
+ * newline), with its continuations: like IPython (`find_end_of_continued_line`), a physical line
+ * whose last character is a backslash joins the next one into the command, whatever the text
+ * (quotes, brackets and `#` are the command's). A CRLF line end counts as a newline here, as it
+ * does for Python (IPython itself only joins `\` + LF: see the module comment).
+ */
+function escapeLineEnd(source: string, start: number): { end: number; next: number } {
+  let at = start;
+  for (;;) {
+    const newline = source.indexOf('\n', at);
+    const lineEnd = newline < 0 ? source.length : newline;
+    const end = lineEnd > at && source.charCodeAt(lineEnd - 1) === CR ? lineEnd - 1 : lineEnd;
+    if (newline < 0 || end === at || source.charCodeAt(end - 1) !== BACKSLASH) {
+      return { end, next: newline < 0 ? source.length + 1 : newline + 1 };
+    }
+    at = newline + 1;
+  }
+}
+
+/**
  * Splits `source` into the physical lines that start a logical line outside strings and
- * brackets, joined with their backslash continuations. Lines inside a triple-quoted string or
- * an open bracket are not candidates for IPython syntax (IPython does the same).
+ * brackets, joined with their continuations (backslash, open brackets, triple-quoted strings).
+ * Lines inside a triple-quoted string or an open bracket, or after a backslash, are not
+ * candidates for IPython syntax (IPython does the same). An escape line (`!cmd`, `%magic`,
+ * `x = !cmd`) is the command's text, not Python: its quotes and brackets open nothing, and it
+ * ends at the first line end not preceded by a backslash (IPython turns each escape line into
+ * a call before it reads the next).
  */
 function logicalLines(source: string): LogicalLine[] {
   const lines: LogicalLine[] = [];
@@ -85,14 +122,32 @@ function logicalLines(source: string): LogicalLine[] {
   const n = source.length;
   let depth = 0;
   let quote: string | null = null; // ' " ''' """
+  // the physical line being read, and whether it starts a logical line (else it continues one)
   let lineStart = 0;
   let startsLogical = true;
-  let continued = false;
+  /** Ends the physical line at `end` (its last character, before the newline). */
+  const endLine = (end: number): void => {
+    if (startsLogical) {
+      lines.push({ start: lineStart, end });
+    } else if (lines.length > 0) {
+      lines[lines.length - 1].end = end; // a continuation of the previous logical line
+    }
+  };
   while (i <= n) {
+    if (i === lineStart && startsLogical) {
+      ESCAPE_LINE.lastIndex = i;
+      if (ESCAPE_LINE.test(source)) {
+        const { end, next } = escapeLineEnd(source, i);
+        lines.push({ start: i, end });
+        i = lineStart = next;
+        continue;
+      }
+    }
     const ch = i < n ? source[i] : '\n';
     if (quote) {
       if (ch === '\\') {
-        i += 2;
+        // an escaped character; a backslash before CRLF continues the string over both
+        i += source[i + 1] === '\r' && source[i + 2] === '\n' ? 3 : 2;
         continue;
       }
       if (source.startsWith(quote, i)) {
@@ -108,6 +163,7 @@ function logicalLines(source: string): LogicalLine[] {
       }
     }
     if (ch === '#') {
+      // a comment runs to the line end (a backslash in it continues nothing)
       while (i < n && source[i] !== '\n') {
         i += 1;
       }
@@ -123,20 +179,16 @@ function logicalLines(source: string): LogicalLine[] {
       depth += 1;
     } else if (ch === ')' || ch === ']' || ch === '}') {
       depth = Math.max(0, depth - 1);
-    } else if (ch === '\\' && source[i + 1] === '\n') {
-      continued = true;
-      i += 2;
+    } else if (ch === '\\' && (source[i + 1] === '\n' || (source[i + 1] === '\r' && source[i + 2] === '\n'))) {
+      // an explicit continuation: this physical line ends, the next one continues it
+      const newline = source[i + 1] === '\n' ? i + 1 : i + 2;
+      endLine(i + 1);
+      startsLogical = false;
+      i = lineStart = newline + 1;
       continue;
     } else if (ch === '\n') {
-      const end = i > lineStart && source[i - 1] === '\r' ? i - 1 : i;
-      if (startsLogical) {
-        lines.push({ start: lineStart, end });
-      } else if (lines.length > 0 && lines[lines.length - 1].end < lineStart) {
-        // a continuation of the previous logical line: extend it
-        lines[lines.length - 1].end = end;
-      }
-      startsLogical = depth === 0 && !continued;
-      continued = false;
+      endLine(i > lineStart && source[i - 1] === '\r' ? i - 1 : i);
+      startsLogical = depth === 0;
       lineStart = i + 1;
     }
     i += 1;
@@ -250,6 +302,8 @@ export function maskIPython(source: string): MaskResult {
 
 const SPACE = 0x20;
 const TAB = 0x09;
+const CR = 0x0d;
+const BACKSLASH = 0x5c;
 
 /** Whether `source[start, end)` holds `%`, `!` or `?`. */
 function hasIPythonChar(source: string, start: number, end: number): boolean {

@@ -1,0 +1,225 @@
+/**
+ * Backslash continuations and escape lines in maskIPython, as IPython's input transformers read
+ * them (checked against IPython 9.18's TransformerManager.transform_cell, one case at a time):
+ *
+ * - a Python line ending in `\` continues Python: the next physical line is part of that
+ *   statement (never IPython syntax), and the line after it starts afresh;
+ * - an escape line (`!cmd`, `%magic`, `x = !cmd`, `x = %magic`) ending in `\` joins the next
+ *   line into the command (`find_end_of_continued_line`), whatever that line holds; the line
+ *   after the last continuation is Python again;
+ * - an escape line is the command's text: its quotes, brackets and `#` open nothing (IPython
+ *   turns each escape line into a call before it reads the next).
+ *
+ * CRLF: Python's tokenizer reads `\` + CRLF as a continuation; IPython joins escape lines only
+ * on `\` + LF (with CRLF it runs `!ls \` alone and fails on the next line as Python). The masker
+ * reads CRLF as LF everywhere, so a CRLF cell masks as the same cell with LF line ends.
+ */
+import { maskIPython } from '../../src/analysis/ipython';
+import type { PythonParser } from '../../src/analysis/parser';
+import { parser } from './helpers';
+
+let p: PythonParser;
+beforeAll(async () => {
+  p = await parser();
+});
+
+interface Case {
+  name: string;
+  source: string;
+  masked: string;
+  /** [kind, start, end] of each span. */
+  spans: [string, number, number][];
+  /** The cell is a syntax error in IPython too (the masked text does not parse). */
+  invalid?: true;
+}
+
+const CASES: Case[] = [
+  {
+    // IPython: x = 1 + \<LF>  2<LF>get_ipython().system('ls')
+    name: 'a shell escape after a continued Python line',
+    source: 'x = 1 + \\\n  2\n!ls\n',
+    masked: 'x = 1 + \\\n  2\n...\n',
+    spans: [['shell', 14, 17]]
+  },
+  {
+    // IPython: t = get_ipython().getoutput('ls    -l')<LF>print(t)
+    name: 'a continued shell assignment, then Python',
+    source: 't = !ls \\\n  -l\nprint(t)\n',
+    masked: 't = ...  \n    \nprint(t)\n',
+    spans: [['magic-assignment', 4, 14]]
+  },
+  {
+    // IPython: get_ipython().system('ls  -l  -a')<LF>z=1
+    name: 'a shell escape continued over three lines',
+    source: '!ls \\\n-l \\\n-a\nz=1\n',
+    masked: '...  \n    \n  \nz=1\n',
+    spans: [['shell', 0, 13]]
+  },
+  {
+    // IPython: t = get_ipython().run_line_magic('who_ls', '   int')<LF>print(t)
+    name: 'a continued magic assignment, then Python',
+    source: 't = %who_ls \\\n  int\nprint(t)\n',
+    masked: 't = ...      \n     \nprint(t)\n',
+    spans: [['magic-assignment', 4, 19]]
+  },
+  {
+    // IPython: for f in x:<LF>    get_ipython().system('ls        -l')<LF>    y = 2
+    name: 'an indented continued shell escape in a loop body',
+    source: 'for f in x:\n    !ls \\\n      -l\n    y = 2\n',
+    masked: 'for f in x:\n    ...  \n        \n    y = 2\n',
+    spans: [['shell', 16, 30]]
+  },
+  {
+    // IPython: get_ipython().run_line_magic('time', 'x = 1 +    2')<LF>y = 3
+    name: 'a continued %time statement stays analysable',
+    source: '%time x = 1 + \\\n  2\ny = 3\n',
+    masked: 'if 1: x = 1 + \\\n  2\ny = 3\n',
+    spans: [['line-magic', 0, 6]]
+  },
+  {
+    // IPython: get_ipython().system('echo hi # c  print(1)')
+    name: "a `#` in a shell command is the command's (its backslash continues)",
+    source: '!echo hi # c \\\nprint(1)\n',
+    masked: '...           \n        \n',
+    spans: [['shell', 0, 23]]
+  },
+  {
+    // IPython: x = 1 # c \<LF>get_ipython().system('ls')
+    name: 'a backslash in a Python comment continues nothing',
+    source: 'x = 1 # c \\\n!ls\n',
+    masked: 'x = 1 # c \\\n...\n',
+    spans: [['shell', 12, 15]]
+  },
+  {
+    // IPython: get_ipython().system('ls \\')<LF>print(1)
+    name: 'a backslash followed by a space continues nothing',
+    source: '!ls \\ \nprint(1)\n',
+    masked: '...   \nprint(1)\n',
+    spans: [['shell', 0, 6]]
+  },
+  {
+    // IPython: get_ipython().system('ls  ')<LF>get_ipython().system('pwd')
+    name: 'a continuation onto an empty line, then another escape',
+    source: '!ls \\\n\n!pwd\n',
+    masked: '...  \n\n... \n',
+    spans: [
+      ['shell', 0, 6],
+      ['shell', 7, 11]
+    ]
+  },
+  {
+    name: 'a continued shell escape at the end of the cell',
+    source: 'x = 1\n!ls \\',
+    masked: 'x = 1\n...  ',
+    spans: [['shell', 6, 11]]
+  },
+  {
+    // IPython: x = 1 + \<LF>!ls (a syntax error: the line continues Python)
+    name: 'an escape on the line a Python backslash continues is not one',
+    source: 'x = 1 + \\\n!ls\n',
+    masked: 'x = 1 + \\\n!ls\n',
+    spans: [],
+    invalid: true
+  },
+  {
+    // IPython: s = 'a\<LF>b'<LF>get_ipython().system('ls')
+    name: 'a backslash continuing a string, then an escape',
+    source: "s = 'a\\\nb'\n!ls\n",
+    masked: "s = 'a\\\nb'\n...\n",
+    spans: [['shell', 11, 14]]
+  },
+  {
+    // IPython: get_ipython().system('echo (')<LF>get_ipython().system('ls')
+    name: "a bracket in a shell command opens nothing",
+    source: '!echo (\n!ls\nx = 1\n',
+    masked: '...    \n...\nx = 1\n',
+    spans: [
+      ['shell', 0, 7],
+      ['shell', 8, 11]
+    ]
+  },
+  {
+    // IPython: get_ipython().system('echo """')<LF>get_ipython().system('ls')<LF>x = 1
+    name: 'a triple quote in a shell command opens no string',
+    source: '!echo """\n!ls\nx = 1\n',
+    masked: '...      \n...\nx = 1\n',
+    spans: [
+      ['shell', 0, 9],
+      ['shell', 10, 13]
+    ]
+  },
+  {
+    name: "a quote in a shell assignment opens no string",
+    source: "t = !echo it's\nu = !ls\n",
+    masked: 't = ...       \nu = ...\n',
+    spans: [
+      ['magic-assignment', 4, 14],
+      ['magic-assignment', 19, 22]
+    ]
+  },
+  {
+    // IPython leaves both alone: they are inside a bracket / a triple-quoted string
+    name: 'escapes inside brackets and strings stay',
+    source: "x = (1,\n!ls)\na = '''\n!ls\n'''\n!pwd\n",
+    masked: "x = (1,\n!ls)\na = '''\n!ls\n'''\n... \n",
+    spans: [['shell', 29, 33]],
+    invalid: true
+  },
+  {
+    name: 'a Python-body cell magic, a continued Python line, then an escape',
+    source: '%%time\nx = 1 + \\\n  2\n!ls\n',
+    masked: '      \nx = 1 + \\\n  2\n...\n',
+    spans: [
+      ['cell-magic', 0, 6],
+      ['shell', 21, 24]
+    ]
+  }
+];
+
+function spansOf(source: string): [string, number, number][] {
+  return maskIPython(source).spans.map(s => [s.kind, s.start, s.end]);
+}
+
+describe('maskIPython: backslash continuations and escape lines', () => {
+  it.each(CASES.map(c => [c.name, c] as const))('%s', (_name, c) => {
+    const r = maskIPython(c.source);
+    expect(r.masked).toBe(c.masked);
+    expect(r.masked.length).toBe(c.source.length);
+    expect(spansOf(c.source)).toEqual(c.spans);
+  });
+
+  it.each(CASES.map(c => [c.name, c] as const))('%s: with CRLF line ends', (_name, c) => {
+    const source = c.source.replace(/\n/g, '\r\n');
+    const r = maskIPython(source);
+    // the same masking, each LF now CRLF (a masked line's CR stays a CR; a cell magic's header
+    // blanks up to its LF: its CR is a space)
+    let expected = c.masked.replace(/\n/g, '\r\n');
+    if (r.cellMagic !== undefined) {
+      expected = expected.replace(/^( *)\r\n/, '$1 \n');
+    }
+    expect(r.masked).toBe(expected);
+    expect(r.masked.length).toBe(source.length);
+    // every offset moves by the number of line ends before it
+    const shift = (at: number): number => at + (c.source.slice(0, at).match(/\n/g) ?? []).length;
+    const spanShift = (kind: string, start: number, end: number): [string, number, number] =>
+      kind === 'cell-magic' ? [kind, start, end + 1] : [kind, shift(start), shift(end)];
+    expect(spansOf(source)).toEqual(c.spans.map(([k, s, e]) => spanShift(k, s, e)));
+  });
+
+  it.each(CASES.filter(c => !c.invalid).map(c => [c.name, c] as const))(
+    '%s: the masked text parses as Python',
+    (_name, c) => {
+      for (const source of [c.source, c.source.replace(/\n/g, '\r\n')]) {
+        expect(p.parse(maskIPython(source).masked).rootNode.hasError).toBe(false);
+      }
+    }
+  );
+
+  it('the statement after a continued Python line keeps its offsets', () => {
+    const source = 'y = f(a) + \\\n    g(b)\n!nvidia-smi\nz = y * 2\n';
+    const r = maskIPython(source);
+    expect(r.masked.slice(0, source.indexOf('!'))).toBe(source.slice(0, source.indexOf('!')));
+    expect(r.masked.indexOf('z = y * 2')).toBe(source.indexOf('z = y * 2'));
+    expect(r.spans).toEqual([{ kind: 'shell', start: source.indexOf('!'), end: source.indexOf('!') + 11, name: '!' }]);
+  });
+});
