@@ -453,6 +453,9 @@ LAUNCHED = {
     "flag-reduction-scalar-piece": ((1, 31, 33, 1000), ["worst"], False),
     "flag-stencil-scalar-coefficient": ((0, 1, 2, 31, 33, 130), ["du"], False),
     "flag-stencil-loop-scalar-coefficient": ((1, 2, 3, 33), ["u"], False),
+    # a float sum of one input whose name CuPy's CUB path would corrupt (`d` in `(double)`): the
+    # RawKernel form
+    "flag-sum-input-name-inside-token": ((0, 1, 31, 33, 1000), ["energy"], False),
     "flag-stencil-loop-grid-names-taken": ((1, 3, 33), ["u", "u_grid"], False),
     "flag-stencil-loop-scalar-1d-float64": ((1, 2, 3, 1000), ["T"], False),
     # a NumPy float32 piece (np.float32(0.2) * 0.5: float32 under NEP 50) with float32 arrays
@@ -552,7 +555,12 @@ def test_generated_launcher_matches_numpy(
                     g.dtype,
                     w.dtype,
                 )
-                if w.dtype.kind == "f" and case == "flag-mean-float32":
+                # a float32 sum or mean: accumulated in double and rounded once, against NumPy's
+                # pairwise float32 sum (an ulp or so apart)
+                if w.dtype.kind == "f" and case in (
+                    "flag-mean-float32",
+                    "flag-sum-input-name-inside-token",
+                ):
                     assert np.allclose(g, w, rtol=1e-6, equal_nan=True), (case, seed, size, g, w)
                 else:
                     assert np.array_equal(g, w, equal_nan=w.dtype.kind == "f"), (
@@ -607,10 +615,48 @@ def _kernels(expected: str) -> list[tuple[str, str]]:
         sig = code.split("{", 1)[0]
         code = re.sub(r"//[^\n]*", "", code)  # comments are prose ("instead of 5.")
         out.append(("float32" if "float*" in sig else "float64", code))
-    for block in re.findall(r"cp\.(?:Elementwise|Reduction)Kernel\((.*?)\)\n", expected, re.S):
-        strings = re.findall(r"'([^']*)'", block)
+    for block in _library_kernel_blocks(expected):
+        # (the compile options are no C: `--fmad=false`)
+        strings = [t for t in re.findall(r"'([^']*)'", block) if not t.startswith("--")]
         out.append((strings[0].split()[0], "\n".join(strings[1:])))
     return out
+
+
+def _library_kernel_blocks(expected: str, kind: str = "(?:Elementwise|Reduction)") -> list[str]:
+    """The arguments' text of every cp.ElementwiseKernel / cp.ReductionKernel call in a candidate
+    (up to its closing parenthesis, before a trailing comment)."""
+    return re.findall(rf"cp\.{kind}Kernel\((.*?)\)(?:[ \t]*#[^\n]*)?\n", expected, re.S)
+
+
+def test_library_kernels_compile_options() -> None:
+    """Every typed cp.ElementwiseKernel is compiled with --fmad=false: CuPy passes a kernel's
+    options to NVRTC (`_get_elementwise_kernel` in _kernel.pyx), whose default --fmad=true would
+    contract `a * b + c` into one FMA, 1 ulp from NumPy's separately rounded product and sum. No
+    cp.ReductionKernel claims that option: CuPy 14 runs a one-input ReductionKernel through CUB
+    and compiles that path without the kernel's options (`_launch_cub` in _cub_reduction.pyx), so
+    the candidate says so in a comment instead. And the CUB path renames the input to `in0` by
+    plain text replacement in the map expression: the input's name must occur there only as a
+    whole token (`d` would turn `(double)` into `(in0ouble)`)."""
+    elementwise = reductions = 0
+    for path in sorted(FIXTURES.parent.glob("GPU10*/flag-*/expected.py")):
+        text = path.read_text()
+        where = f"{path.parent.parent.name}/{path.parent.name}"
+        for block in _library_kernel_blocks(text, "Elementwise"):
+            elementwise += 1
+            assert block.rstrip().endswith("options=('--fmad=false',)"), (where, block)
+        for block in _library_kernel_blocks(text, "Reduction"):
+            reductions += 1
+            assert "options=" not in block, (where, block)
+            strings = re.findall(r"'([^']*)'", block)
+            name = strings[0].split()[1]
+            map_expr = strings[2]
+            # CuPy's renaming (`map_expr.replace(old_in0, 'in0')`) against a renaming of tokens
+            tokens = re.sub(rf"\b{name}\b", "in0", map_expr)
+            assert map_expr.replace(name, "in0") == tokens, (where, name)
+            assert name not in ("a", "b", "r"), (where, name)
+        if "cp.ReductionKernel(" in text:
+            assert "through CUB, compiled without this kernel's options" in text, where
+    assert elementwise >= 10 and reductions >= 3, (elementwise, reductions)
 
 
 def test_kernels_name_math_functions_of_their_precision() -> None:
@@ -689,14 +735,15 @@ def test_stencil_loop_updates_the_array_in_place(double_cupy, case: str) -> None
 @pytest.mark.parametrize("case", ["flag-elementwise-folded-literals"])
 def test_elementwise_kernel_bitwise_equal_to_numpy(tmp_path: pathlib.Path, case: str) -> None:
     """The typed ElementwiseKernel's operation compiled with g++ (one loop over the elements, no
-    FMA contraction: CuPy compiles its kernels with --fmad=true, but these operations are single
-    products and sums) against the fixture's NumPy cell, bit for bit. `0.1 * 0.1 * x` must be
+    FMA contraction, as the kernel is compiled with --fmad=false) against the fixture's NumPy
+    cell, bit for bit. `0.1 * 0.1 * x` must be
     float32(0.1 * 0.1) * x (Python folds the literals in double; NEP 50 casts the result once),
     which differs from 0.1f * 0.1f * x in most elements; `x ** (-1)` and `x ** +2` are NumPy's
     reciprocal and square."""
     expected = (FIXTURES / case / "expected.py").read_text()
-    block = re.search(r"cp\.ElementwiseKernel\((.*?)\)\n", expected, re.S).group(1)  # type: ignore[union-attr]
-    in_params, out_params, operation, _ = re.findall(r"'([^']*)'", block)
+    (block,) = _library_kernel_blocks(expected, "Elementwise")
+    in_params, out_params, operation, _, options = re.findall(r"'([^']*)'", block)
+    assert options == "--fmad=false"  # as this emulation is compiled: -ffp-contract=off
     ctype = {"float32": "float", "float64": "double"}
     ins = [p.split() for p in in_params.split(",")]
     (out_dt, out_name) = out_params.split()

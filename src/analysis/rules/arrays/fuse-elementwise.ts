@@ -25,14 +25,18 @@
  * r_kernel = cp.ElementwiseKernel(
  *     'float32 x, float32 z', 'float32 r',
  *     'r = sqrtf(x * x + z * z) * expf(-x)',
- *     'r_kernel')
+ *     'r_kernel', options=('--fmad=false',))  # no FMA contraction: rounded as NumPy rounds
  *
  * r = r_kernel(x_gpu, z_gpu)
  * ```
  * A typed `cp.ElementwiseKernel` when the chain's dtypes are known floats and every operation has
  * a C form with NumPy's meaning (its compiled kernel is memoized by source across objects, so a
- * re-run cell does not re-trace); `@cp.fuse()` otherwise (the notebook plan defines it once, in
- * the import cell: CuPy traces once per `Fusion` object). A float32 kernel names the
+ * re-run cell does not re-trace; compiled with --fmad=false, since NVRTC's default contracts
+ * `a * b + c` into one FMA, 1 ulp from NumPy's two roundings); `@cp.fuse()` otherwise (the
+ * notebook plan defines it once, in the import cell: CuPy traces once per `Fusion` object). A
+ * fused function never computes an operation of scalars only (`dt * steps`, `-dt`,
+ * `np.sqrt(dt)`): CuPy's fusion takes every scalar as weak and would pick float16 or int8 for
+ * it, so the cell computes it and passes it in as one argument. A float32 kernel names the
  * single-precision functions (`sqrtf`, `expf`) and float literals (`0.5f`), so nothing in it
  * computes in double; a numbers-only piece (`0.1 * 0.1 * x` is `(0.1 * 0.1) * x`) is folded as
  * Python computes it, in double, and written as the one float32 NumPy casts it to. A piece of
@@ -61,7 +65,8 @@
  * ```
  * becomes a typed kernel reading `px` and `py` once (a `cp.RawKernel` with a grid-stride loop and
  * one partial per block, behind a launcher function; a `cp.ReductionKernel` for the float sum of
- * one whole array, which CuPy runs through CUB) with NumPy's result dtype (int64 for counts,
+ * one whole array, which CuPy runs through CUB, compiled without the kernel's options, so it
+ * passes none) with NumPy's result dtype (int64 for counts,
  * float32 for float32 sums accumulated in double: within about one float32 ulp of NumPy's
  * pairwise sum). H200, 20M points: 84 us against 454 us op by op. Not `cp.fuse` with the
  * reduction inside, nor a ReductionKernel of several inputs: CuPy launches those as ONE block

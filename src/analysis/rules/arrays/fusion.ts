@@ -9,7 +9,8 @@
  *   computed by the cell as Python computes it) and every operation has a C equivalent with
  *   NumPy's meaning (+ - * /, unary -, `**`, sqrt/exp/log/trig...). Its compiled kernel is
  *   memoized by source across kernel objects (`_get_elementwise_kernel` in CuPy's
- *   `_kernel.pyx`), so re-running the cell costs a dictionary lookup, not a re-trace.
+ *   `_kernel.pyx`), so re-running the cell costs a dictionary lookup, not a re-trace. Compiled
+ *   with `options=('--fmad=false',)`: NVRTC's default contracts `a * b + c` into one FMA.
  * - `@cp.fuse()` otherwise (comparisons, integer division, reductions, unknown dtypes): CuPy
  *   traces the function once per `Fusion` object, so the notebook plan defines it once, in the
  *   import cell.
@@ -17,8 +18,9 @@
  * A chain is an expression tree of arithmetic operators, comparisons and elementwise ufuncs
  * (optionally ending in one full reduction CuPy can fuse: sum, prod, max, min) with at least
  * three array operations (a piece of scalars only, `dt * 0.3`, is no array operation). Anything
- * else inside it (a slice `u[1:-1]`, a method call, a scalar or a piece of scalars) is evaluated
- * outside and passed in as an argument.
+ * else inside it (a slice `u[1:-1]`, a method call, a scalar or a piece of scalars, any operation
+ * that reads no array the analysis knows of: `dt * steps`, `np.sqrt(dt)`) is evaluated outside
+ * and passed in as an argument.
  */
 import { ELEMENTWISE_UFUNCS, FUSABLE_REDUCTIONS } from '../../apis/cupy';
 import { applyEdits } from '../../edits';
@@ -218,6 +220,27 @@ function boundOfParts(own: number, parts: (SyntaxNode | null)[], resolveUfunc: (
   return count;
 }
 
+/**
+ * The operands of an operator the chains compute per element (`+`, `-x`, `a < b`, a fusable
+ * ufunc's call without keywords: its arguments), or null for anything else.
+ */
+function operands(n: SyntaxNode, resolveUfunc: (n: SyntaxNode) => string | null): SyntaxNode[] | null {
+  switch (n.type) {
+    case 'binary_operator':
+    case 'unary_operator':
+    case 'comparison_operator':
+      return kids(n).filter(c => c.type !== 'comment');
+    case 'call': {
+      const fn = field(n, 'function');
+      const ufunc = fn ? resolveUfunc(fn) : null;
+      const { positional, keywords } = callArguments(n);
+      return ufunc && FUSABLE_UFUNCS.has(ufunc) && keywords.size === 0 ? positional : null;
+    }
+    default:
+      return null;
+  }
+}
+
 /** ndarray methods that reduce the whole array when called without arguments. */
 const METHOD_REDUCTIONS: ReadonlySet<string> = new Set(['sum', 'prod', 'mean', 'max', 'min', 'any', 'all']);
 
@@ -264,6 +287,22 @@ export function analyseChain(
     const name = n.type === 'identifier' ? n.text : `arg${params.length}`;
     params.push({ node: n, name });
   };
+  /**
+   * Whether a subtree of operators and fusable ufuncs reads an array the analysis knows of (its
+   * other parts, names, calls, subscripts..., are asked for their value). Kept per node: visit
+   * asks it of each operator from the top down.
+   */
+  const arrays = new Map<number, boolean>();
+  const holdsArray = (node: SyntaxNode): boolean => {
+    const n = unparen(node);
+    let found = arrays.get(n.id);
+    if (found === undefined) {
+      const parts = operands(n, resolveUfunc);
+      found = parts ? parts.some(holdsArray) : n.type !== 'integer' && n.type !== 'float' && model.inferValue(n, cell).kind === 'ndarray';
+      arrays.set(n.id, found);
+    }
+    return found;
+  };
   /** Returns false when the node cannot be part of a fused kernel at all. */
   const visit = (node: SyntaxNode, top: boolean): boolean => {
     const n = unparen(node);
@@ -279,6 +318,17 @@ export function analyseChain(
         paramFor(n);
         return true;
       }
+    }
+    if (!top && operands(n, resolveUfunc) && !holdsArray(n)) {
+      // an operation that reads no array the analysis knows of (`dt * step` with `dt` not
+      // inferred, `np.sqrt(dt)`, `dt > 0`): the cell computes it as written, and the kernel gets
+      // its result as one argument. Inside a `@cp.fuse()` body, CuPy 14's fusion would take
+      // every scalar argument and literal as weak and pick the first loop that accepts them all
+      // (`dt * step`: float16; `n * m`: int8), and `np.exp` of a Python float is a NumPy float64
+      // (not weak: with float32 arrays NumPy computes in float64), which a typed kernel
+      // computing `expf(dt)` in float32 would not be
+      paramFor(n);
+      return true;
     }
     switch (n.type) {
       case 'integer':
@@ -406,8 +456,11 @@ export function fuseChains(
       call = chain.reduced.method ? `${call}.${chain.reduction}()` : `${cp}.${chain.reduction}(${call})`;
     } else if (chain.kernel) {
       const k = chain.kernel;
+      // --fmad=false: NVRTC's default (--fmad=true) contracts `a * b + c` into one FMA, rounded
+      // once where NumPy rounds the product and the sum each (1 ulp apart); CuPy passes the
+      // options to NVRTC for every compile of the kernel (_get_elementwise_kernel in _kernel.pyx)
       definitions.push(
-        `${fname} = ${cp}.ElementwiseKernel(\n    ${pyString(k.inParams)}, ${pyString(k.outParams)},\n    ${pyString(k.operation)},\n    ${pyString(fname)})\n`
+        `${fname} = ${cp}.ElementwiseKernel(\n    ${pyString(k.inParams)}, ${pyString(k.outParams)},\n    ${pyString(k.operation)},\n    ${pyString(fname)}, options=('--fmad=false',))  # no FMA contraction: rounded as NumPy rounds\n`
       );
     } else {
       const body = sub(chain.node, paramOccurrences(chain));
@@ -429,7 +482,8 @@ function paramOccurrences(chain: ElementwiseChain): { node: SyntaxNode; text: st
   const paramLengths = new Set(paramTexts.map(t => t.length));
   walk(chain.node, n => {
     const u = unparen(n);
-    const candidate = n.type === u.type && n.type !== 'integer' && n.type !== 'float' && paramLengths.has(u.endIndex - u.startIndex);
+    // a parenthesized param (`(dt * 0.5) * u`) is replaced with its parentheses: `arg0 * u`
+    const candidate = n.type !== 'integer' && n.type !== 'float' && paramLengths.has(u.endIndex - u.startIndex);
     const k = candidate ? paramTexts.indexOf(u.text) : -1;
     const p = k >= 0 ? chain.params[k] : undefined;
     if (p && n.id !== chain.node.id) {
@@ -1036,8 +1090,9 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
       // kernel gets its value cast once to the arrays' dtype, as NumPy (NEP 50) casts it
       scalars.push({ text: p.node.text, kind: scalar.kind });
       decls.push({ name: cName(p.name, taken), array: false });
-    } else if (v.kind === 'unknown' && p.node.type === 'identifier') {
-      // a name the analysis infers nothing for (`s = np.float32(0.2)`): refused below, kept for the note
+    } else if (v.kind === 'unknown' && (p.node.type === 'identifier' || (p.node.type !== 'call' && operands(p.node, () => null)))) {
+      // a name the analysis infers nothing for (`s = np.float32(0.2)`), or arithmetic on such
+      // names (`dt * steps`): refused below, kept for the note
       scalars.push({ text: p.node.text, kind: null });
       decls.push({ name: cName(p.name, taken), array: false });
     } else {
@@ -1135,7 +1190,8 @@ function cExpression(
       case 'parenthesized_expression': {
         const inner = node.namedChild(0);
         const t = inner ? emit(inner) : null;
-        return t === null ? null : `(${t})`;
+        // a name or an unsigned number needs no parentheses: `(dt * 0.5) * u` is `arg0 * u`
+        return t === null ? null : /^[\w.]+$/.test(t) ? t : `(${t})`;
       }
       case 'unary_operator': {
         const op = operatorOf(node);
@@ -1280,10 +1336,16 @@ function reductionKernelFor(
   }
   // A cp.ReductionKernel only for the float sum of one array named by a plain name (its launcher
   // copies a view to a contiguous array first): CuPy runs it through CUB only with ONE input
-  // (with more it launches a single block), and compiles that CUB path
-  // without the kernel's options, so --fmad=false does not reach it: terms may be contracted
-  // into FMAs (1 ulp each), which a sum's tolerance absorbs and a count or a max would not.
+  // (with more it launches a single block). CuPy 14's CUB path renames that input to `in0` by
+  // plain text replacement (`map_expr.replace(name, 'in0')` in _cub_reduction.pyx), so a name
+  // that also occurs inside another token of the element (`d` in `(double)`, `x` in `expf`, `f`
+  // in `0.5f`) would corrupt it: such a chain gets the RawKernel form. (Naming the input `in0`
+  // ourselves skips the renaming, but then CuPy declares no `type_in0_raw`, which the CUB
+  // kernel needs.) Not `a`, `b` or `r` either: the combine and the final expressions' names.
   const only = chain.params.length === 1 ? chain.params[0] : null;
-  const library = !!only && only.node.type === 'identifier' && reduction === 'sum' && !elementIsBool && !['a', 'b', 'r'].includes(t.decls[0].name);
+  const name = t.decls[0]?.name ?? '';
+  const map = `(double)(${element})`;
+  const renamedSafely = map.split(name).length - 1 === (map.match(new RegExp(`\\b${name}\\b`, 'g')) ?? []).length;
+  const library = !!only && only.node.type === 'identifier' && reduction === 'sum' && !elementIsBool && !['a', 'b', 'r'].includes(name) && renamedSafely;
   return { reduction, dtype: t.dtype, params: t.decls, element, elementIsBool, library };
 }

@@ -4,10 +4,14 @@
  * element and folded in the same pass, so nothing of array size is written.
  *
  * Two forms (references/cupy.md#fused-reductions has the measurements):
- * - one input array named by a plain name (the launcher copies a view such as `big[:, 0]` to a
- *   contiguous array first): `cp.ReductionKernel`. CuPy runs a
- *   single-input ReductionKernel through CUB's device reduction, map expression included
- *   (H200: 200M float64 in 451 us, 85% of the copy ceiling, against 3.2 ms op by op).
+ * - the float sum of one input array named by a plain name (the launcher copies a view such as
+ *   `big[:, 0]` to a contiguous array first): `cp.ReductionKernel`. CuPy runs a single-input
+ *   ReductionKernel through CUB's device reduction, map expression included (H200: 200M float64
+ *   in 451 us, 85% of the copy ceiling, against 3.2 ms op by op). CuPy 14 compiles that path
+ *   without the kernel's options (`_launch_cub` passes none), so the kernel claims no
+ *   --fmad=false: a product and a sum of the element may be one FMA, 1 ulp, within a sum's
+ *   tolerance; and it renames the input to `in0` by text replacement, so an input whose name
+ *   occurs inside another token of the element (`d` in `(double)`) gets the RawKernel form.
  * - several inputs, a view, or `mean`: a `cp.RawKernel` (grid-stride loop, warp shuffles, one
  *   partial per block, combined by CuPy) behind a small launcher function. CuPy's own
  *   ReductionKernel and `cp.fuse` would launch ONE block of 512 threads for a full reduction of
@@ -119,11 +123,14 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
     const post = f.out === s.dtype && f.acc === 'double' && s.dtype === 'float32' ? 'r = (float)a' : 'r = a';
     const x = s.params[0].name;
     return [
+      // no options=('--fmad=false',): CuPy 14 compiles the CUB path without a kernel's options
+      '# CuPy reduces one contiguous input through CUB, compiled without this kernel\'s options:',
+      '# a product and a sum in the element may become one FMA (1 ulp, within a sum\'s tolerance)',
       `${fname}_kernel = ${cp}.ReductionKernel(`,
       `    ${q(p)}, ${q(`${f.out} r`)},`,
       `    ${q(f.map)},  # each element, as an accumulator value`,
       `    ${q(f.combine('a', 'b'))}, ${q(post)}, ${q(f.identity)},`,
-      `    ${q(`${fname}_kernel`)}${reduceType}, options=('--fmad=false',))`,
+      `    ${q(`${fname}_kernel`)}${reduceType})`,
       '',
       '',
       `def ${fname}(${x}):`,

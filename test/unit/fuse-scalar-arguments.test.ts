@@ -1,0 +1,57 @@
+/**
+ * What a fused chain computes itself and what the cell computes and passes in. An operation that
+ * reads no array the analysis knows of (`dt * steps` with names it infers nothing for,
+ * `np.exp(-k * t)`, `-dt`, `dt > 0`) is one argument, computed by the cell as NumPy computes it:
+ * inside a `@cp.fuse()` body CuPy 14's fusion takes every scalar argument and literal as weak and
+ * picks the first loop that accepts them all (`dt * steps` in float16, `n * m` in int8), and
+ * `np.exp` of a Python float is a NumPy float64 (with float32 arrays NumPy computes in float64).
+ * Numbers only (`0.1 * 7`) stay in the body: Python computes them while CuPy traces it.
+ */
+import { analyzeNotebook } from '../../src/analysis/engine';
+import { cellsOf, parser } from './helpers';
+
+beforeAll(async () => {
+  await parser();
+});
+
+/** The GPU103 candidate of the second cell. */
+function candidate(setup: string, target: string): string {
+  const r = analyzeNotebook(cellsOf(setup, target));
+  const s = r.suggestions.filter(x => x.rule === 'GPU103' && x.cellIndex === 1);
+  expect(s).toHaveLength(1);
+  return s[0].candidate;
+}
+
+const UNKNOWN =
+  'import numpy as np\nx = np.random.rand(20_000_000)\ny = np.random.rand(20_000_000)\np = load()\ndt = p["dt"]\nsteps = p["steps"]';
+
+describe('a fused function gets no operation of scalars only', () => {
+  it('passes arithmetic on names the analysis infers nothing for as one argument', () => {
+    const c = candidate(UNKNOWN, 'mask = x * x + dt * steps * y > 0.5');
+    expect(c).toContain('    return x * x + arg1 * y > 0.5');
+    expect(c).toContain('mask_fused(x_gpu, dt * steps, y_gpu)');
+  });
+
+  it('passes a negated scalar, a comparison of scalars and a ufunc of scalars as arguments', () => {
+    expect(candidate(UNKNOWN, 'mask = -dt * x * x + y > 0.5')).toContain('mask_fused(-dt, x_gpu, y_gpu)');
+    expect(candidate(UNKNOWN, 'v = (dt > 0.5) * x * x + y > 0.5')).toContain('v_fused(dt > 0.5, x_gpu, y_gpu)');
+    expect(candidate(UNKNOWN, 'mask = np.sqrt(dt) * x * x + y > 0.5')).toContain('mask_fused(cp.sqrt(dt), x_gpu, y_gpu)');
+  });
+
+  it('keeps numbers only in the body, and arithmetic with an array in it', () => {
+    const c = candidate(UNKNOWN, 'mask = 0.1 * 7 * x + x * y > 0.5');
+    expect(c).toContain('    return 0.1 * 7 * x + x * y > 0.5');
+    expect(c).toContain('mask_fused(x_gpu, y_gpu)');
+  });
+
+  it('gives np.exp of a Python float no float32 kernel (NumPy computes in float64)', () => {
+    const setup = 'import numpy as np\nx = np.random.rand(20_000_000).astype(np.float32)\nk = 0.5\nt = 2.0';
+    const c = candidate(setup, 'v = np.exp(-k * t) * x * x + x');
+    expect(c).not.toContain('ElementwiseKernel');
+    expect(c).toContain('v_fused(cp.exp(-k * t), x_gpu)');
+    // a Python float piece alone is still one weak argument of a typed float32 kernel
+    const typed = candidate(setup, 'v = -k * t * x * x + x');
+    expect(typed).toContain("'float32 arg0, float32 x', 'float32 v'");
+    expect(typed).toContain("options=('--fmad=false',)");
+  });
+});
