@@ -5,6 +5,31 @@ OutputComparison as data). The baseline is the reference: tolerances are relativ
 values. Device values (CuPy, PyTorch, Numba device arrays, cuDF) are copied to the host
 first. What this module cannot compare is reported as "unverified", never as "equal".
 
+A different result type is a different result, whatever the values: tolerances apply to
+values, never to types. "not_equal" with method "dtype" or "type" (and a detail saying what
+changed and why later cells see it) when the candidate changes
+- an array's or a NumPy scalar's dtype (complex128 -> complex64, float64 -> float32...),
+  a frame's column dtypes, a sparse matrix's dtype;
+- a NumPy scalar into a Python number or back (`float(r)`, `r.item()`): under NEP 50 a
+  Python number is a *weak* scalar (float32 array * 2.0 stays float32) and a NumPy scalar
+  is not (float32 array * np.float64(2.0) is float64), so later cells compute in another
+  dtype; one Python number type into another (int -> float, bool -> int);
+- a NumPy scalar into a 0-d array on the host or back (`cp.asnumpy(r)` of a reduction):
+  same dtype and promotion, but a 0-d array is mutable, unhashable (no dict key or set
+  member) and not an instance of Python's float/complex as np.float64/np.complex128 are
+  (json.dumps, isinstance checks), and it prints as `array(1.5)`;
+- a container's type (list -> tuple, dict -> OrderedDict), a frame's kind, a sparse
+  matrix's class or format (csr_matrix -> csr_array: `*` is a matrix product for one, an
+  elementwise product for the other).
+Where the data lives is not a type change: a CuPy array is compared with a NumPy array by
+dtype, shape and values, and a CuPy 0-d array (what CuPy's reductions return: a device has
+no scalars) with a NumPy scalar of the same dtype is compared by value, the detail saying so
+(NumPy promotes 0-d arrays and NumPy scalars alike, and the residency plan converts at host
+boundaries). Sparse matrices (SciPy, or cupyx copied to the host) are compared by class,
+shape, dtype, nnz and their index arrays exactly, then data with the tolerances: a matrix
+whose duplicates were summed (or whose indices were sorted) is not_equal even where every
+product with it agrees, and the detail says it is the same matrix stored differently.
+
 Plain Python: numpy and pandas are imported only when a value needs them.
 """
 
@@ -169,6 +194,8 @@ def _is_arraylike(x: Any) -> bool:
 def _compare_arrays(
     name: str, a: Any, b: Any, rtol: float | None, atol: float | None, random: bool
 ) -> OutputComparison:
+    """Shape, dtype, then values. A dtype difference is not_equal (method "dtype") whatever
+    the values; the values are still compared and the detail says how they stand."""
     import numpy as np
 
     a = np.asarray(a)
@@ -177,9 +204,36 @@ def _compare_arrays(
         return OutputComparison(
             name, NOT_EQUAL, "shape", detail=f"shape {a.shape} vs candidate {b.shape}"
         )
+    r = _compare_array_values(name, a, b, rtol, atol, random)
+    if a.dtype == b.dtype:
+        return r
+    values = {
+        EQUAL: f"values equal under {r.method}",
+        STATISTICAL: "values match by statistics",
+        NOT_EQUAL: "values differ too",
+        UNVERIFIED: "values not verified",
+    }[r.status]
+    detail = f"dtype {a.dtype} vs candidate {b.dtype}: {_dtype_consequence(a.dtype, b.dtype)}"
+    detail += f"; {values}" + (f" ({r.detail})" if r.detail else "")
+    return OutputComparison(name, NOT_EQUAL, "dtype", r.max_abs_err, r.max_rel_err, detail)
+
+
+def _dtype_consequence(da: Any, db: Any) -> str:
+    """One phrase on what a dtype change does to the cells that read the result."""
+    if da.kind == db.kind and da.kind in "fc":
+        low = "lower" if db.itemsize < da.itemsize else "higher"
+        return f"{low} precision, and later arithmetic with it runs in {db}, not {da}"
+    if da.kind != db.kind:
+        return "another kind of number: later arithmetic promotes differently"
+    return "a different width: later arithmetic promotes differently (and overflows elsewhere)"
+
+
+def _compare_array_values(
+    name: str, a: Any, b: Any, rtol: float | None, atol: float | None, random: bool
+) -> OutputComparison:
+    import numpy as np
+
     notes: list[str] = []
-    if a.dtype != b.dtype:
-        notes.append(f"dtype {a.dtype} -> {b.dtype}")
     kinds = {a.dtype.kind, b.dtype.kind}
     if not kinds <= set("biufc"):
         # Strings, objects, datetimes...: exact equality element by element.
@@ -398,9 +452,7 @@ def _compare_frames(
         isinstance(a, pd.DataFrame) == isinstance(b, pd.DataFrame)
         and isinstance(a, pd.Series) == isinstance(b, pd.Series)
     ):
-        return OutputComparison(
-            name, NOT_EQUAL, "type", detail=f"{type(a).__name__} vs {type(b).__name__}"
-        )
+        return _type_mismatch(name, a, b)
     kw: dict[str, Any] = {"check_exact": False}
     kw["rtol"] = 1e-7 if rtol is None else rtol
     kw["atol"] = 1e-9 if atol is None else atol
@@ -432,9 +484,10 @@ def _compare_frames(
         dt_b = b.dtypes if isinstance(b, pd.DataFrame) else getattr(b, "dtype", "?")
         return OutputComparison(
             name,
-            EQUAL,
-            method + "(check_dtype=False)",
-            detail=f"values equal, dtypes differ: {_short(dt)} vs {_short(dt_b)}",
+            NOT_EQUAL,
+            "dtype",
+            detail=f"dtypes differ: {_short(dt)} vs candidate {_short(dt_b)}; values equal "
+            f"under {method}(check_dtype=False)",
         )
     if not isinstance(a, pd.Index) and len(a) == len(b):
         # The same rows in another order: a real difference for code that relies on the
@@ -470,6 +523,140 @@ def _short(x: Any) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# Sparse matrices
+
+
+def _is_sparse(x: Any) -> bool:
+    sp = sys.modules.get("scipy.sparse")
+    return sp is not None and bool(sp.issparse(x))
+
+
+#: The index arrays that define a sparse format's structure, compared exactly.
+_SPARSE_INDEX = {
+    "csr": ("indptr", "indices"),
+    "csc": ("indptr", "indices"),
+    "bsr": ("indptr", "indices"),
+    "coo": ("coords",),
+    "dia": ("offsets",),
+}
+
+
+def _compare_sparse(
+    name: str, a: Any, b: Any, rtol: float | None, atol: float | None, random: bool
+) -> OutputComparison:
+    """Class, shape, dtype, nnz, the index arrays exactly, then data with the tolerances.
+
+    The stored form is compared, not only the matrix: `M.nnz`, `M.data`, `M.indices` and
+    `M.has_canonical_format` are what later cells read, so a matrix whose duplicates were
+    summed, whose explicit zeros were dropped or whose indices were sorted is not_equal; the
+    detail then says whether the two store the same matrix (compared in canonical form)."""
+    import numpy as np
+
+    if not (_is_sparse(a) and _is_sparse(b)):
+        return _type_mismatch(name, a, b, "a sparse matrix and a dense value")
+    if type(a) is not type(b):
+        sp = sys.modules["scipy.sparse"]
+        why = None
+        if isinstance(a, sp.spmatrix) != isinstance(b, sp.spmatrix):
+            why = (
+                "a sparse matrix and a sparse array: `*` and `**` are matrix products for "
+                "one, elementwise for the other"
+            )
+        elif a.format != b.format:
+            why = f"another storage format ({a.format} vs {b.format})"
+        return _type_mismatch(name, a, b, why)
+    fmt = a.format
+    if a.shape != b.shape:
+        return OutputComparison(
+            name, NOT_EQUAL, "shape", detail=f"shape {a.shape} vs candidate {b.shape}"
+        )
+    if fmt in ("lil", "dok"):
+        # stored canonically by construction (sorted lists, a dict): compare as CSR
+        a, b = a.tocsr(), b.tocsr()
+    notes: list[str] = []
+    structure = f"sparse {fmt}: nnz and {', '.join(_SPARSE_INDEX.get(fmt, ('indices',)))}"
+    if a.nnz != b.nnz:
+        notes.append(f"nnz {a.nnz} vs candidate {b.nnz}")
+    else:
+        if fmt == "bsr" and a.blocksize != b.blocksize:
+            notes.append(f"blocksize {a.blocksize} vs candidate {b.blocksize}")
+        for field in _SPARSE_INDEX.get(fmt, ()):
+            if field == "coords":
+                # SciPy >= 1.13; before, a COO matrix has row and col
+                xa, xb = (getattr(m, "coords", None) or (m.row, m.col) for m in (a, b))
+            else:
+                xa, xb = getattr(a, field), getattr(b, field)
+            if field == "coords":
+                same = len(xa) == len(xb) and all(
+                    np.array_equal(p, q) for p, q in zip(xa, xb, strict=True)
+                )
+            else:
+                same = np.array_equal(xa, xb)
+            if not same:
+                notes.append(f"{field} differ")
+                break
+    if notes:
+        if a.dtype != b.dtype:
+            notes.insert(
+                0, f"dtype {a.dtype} vs candidate {b.dtype}: {_dtype_consequence(a.dtype, b.dtype)}"
+            )
+        notes.append(_same_matrix(a, b, rtol, atol))
+        return OutputComparison(name, NOT_EQUAL, structure, detail="; ".join(notes))
+    r = _compare_arrays(f"{name}.data", a.data, b.data, rtol, atol, random)
+    idx = [
+        f"{f} {getattr(a, f).dtype} vs candidate {getattr(b, f).dtype}"
+        for f in _SPARSE_INDEX.get(fmt, ())
+        if f != "coords" and getattr(a, f).dtype != getattr(b, f).dtype
+    ]
+    if idx:
+        # SciPy itself picks int32 or int64 indices by size and operation: stated, not a
+        # difference of the result
+        idx = [f"index dtypes differ ({'; '.join(idx)}), values equal"]
+    detail = "; ".join(filter(None, [*idx, r.detail])) or None
+    method = "dtype" if r.method == "dtype" else f"{structure} exact; data {r.method}"
+    return OutputComparison(name, r.status, method, r.max_abs_err, r.max_rel_err, detail)
+
+
+def _same_matrix(a: Any, b: Any, rtol: float | None, atol: float | None) -> str:
+    """Whether two sparse matrices whose storage differs hold the same matrix: both brought
+    to canonical CSR (duplicates summed, indices sorted, explicit zeros kept) and compared."""
+    import numpy as np
+
+    def canonical(m: Any) -> Any:
+        c = m.tocsr(copy=True)
+        c.sum_duplicates()
+        return c
+
+    try:
+        ca, cb = canonical(a), canonical(b)
+    except Exception as e:  # an index type SciPy cannot convert
+        return f"canonical forms not compared ({type(e).__name__})"
+    forms = []
+    for label, m, c in (("baseline", a, ca), ("candidate", b, cb)):
+        if c.nnz != m.nnz:
+            forms.append(f"the {label}'s has {m.nnz - c.nnz} duplicate entries (not summed)")
+        elif m.format in ("csr", "csc") and not m.has_sorted_indices:
+            forms.append(f"the {label}'s indices are unsorted")
+    r_tol, a_tol = default_tolerance(a.dtype, b.dtype)
+    r_tol = r_tol if rtol is None else rtol
+    a_tol = a_tol if atol is None else atol
+    same = (
+        ca.nnz == cb.nnz
+        and np.array_equal(ca.indptr, cb.indptr)
+        and np.array_equal(ca.indices, cb.indices)
+        and bool(np.allclose(ca.data, cb.data, rtol=r_tol, atol=a_tol, equal_nan=True))
+    )
+    what = ", ".join(forms)
+    if same:
+        return (
+            "the same matrix stored differently"
+            + (f" ({what})" if what else "")
+            + ": products agree, but code reading nnz, data or indices sees the difference"
+        )
+    return "different matrices, also in canonical form" + (f" ({what})" if what else "")
+
+
+# ---------------------------------------------------------------------------------------
 # Entry point
 
 
@@ -495,19 +682,28 @@ def compare(
 def _compare(
     name: str, a: Any, b: Any, rtol: float | None, atol: float | None, random: bool
 ) -> OutputComparison:
-    a, b = to_host(a), to_host(b)
+    host_a, host_b = to_host(a), to_host(b)
+    # on a device before the copy (CuPy, cupyx sparse, torch, Numba, cuDF...)
+    dev_a, dev_b = host_a is not a, host_b is not b
+    a, b = host_a, host_b
     if _is_pandas(a) or _is_pandas(b):
         if not (_is_pandas(a) and _is_pandas(b)):
-            return OutputComparison(
-                name, NOT_EQUAL, "type", detail=f"{type(a).__name__} vs {type(b).__name__}"
-            )
+            return _type_mismatch(name, a, b)
         return _compare_frames(name, a, b, rtol, atol)
+    if _is_sparse(a) or _is_sparse(b):
+        return _compare_sparse(name, a, b, rtol, atol, random)
+    if _is_number(a) or _is_number(b):
+        kind = scalar_kind_difference(a, b, dev_a, dev_b)
+        if kind is not None:
+            return OutputComparison(name, NOT_EQUAL, "type", detail=kind)
     if _is_arraylike(a) or _is_arraylike(b):
         if _is_number(a) or _is_number(b) or (_is_arraylike(a) and _is_arraylike(b)):
-            return _compare_arrays(name, a, b, rtol, atol, random)
-        return OutputComparison(
-            name, NOT_EQUAL, "type", detail=f"{type(a).__name__} vs {type(b).__name__}"
-        )
+            r = _compare_arrays(name, a, b, rtol, atol, random)
+            note = _device_scalar_note(a, b, dev_a, dev_b)
+            if note:
+                r.detail = "; ".join(filter(None, [note, r.detail]))
+            return r
+        return _type_mismatch(name, a, b)
     if _is_number(a) and _is_number(b):
         return _compare_numbers(name, a, b, rtol, atol, random)
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
@@ -517,7 +713,7 @@ def _compare(
             )
         pairs = enumerate(zip(a, b, strict=True))
         parts = [_compare(f"{name}[{i}]", x, y, rtol, atol, random) for i, (x, y) in pairs]
-        return _combine(name, parts, "elementwise", type(a) is not type(b))
+        return _combine(name, parts, "elementwise", _container_change(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
         if set(a) != set(b):
             missing = sorted(map(repr, set(a) ^ set(b)))[:5]
@@ -525,16 +721,161 @@ def _compare(
                 name, NOT_EQUAL, "keys", detail=f"keys differ: {', '.join(missing)}"
             )
         parts = [_compare(f"{name}[{k!r}]", a[k], b[k], rtol, atol, random) for k in a]
-        return _combine(name, parts, "by key", False)
+        return _combine(name, parts, "by key", _container_change(a, b))
     if isinstance(a, _VALUE_TYPES) and isinstance(b, _VALUE_TYPES):
-        same = type(a) is type(b) and a == b
-        return OutputComparison(name, EQUAL if same else NOT_EQUAL, "==")
+        if type(a) is not type(b):
+            return _type_mismatch(name, a, b)
+        return OutputComparison(name, EQUAL if a == b else NOT_EQUAL, "==")
+    if type(a) is not type(b) and not (dev_a or dev_b or _gpu_library(a) or _gpu_library(b)):
+        # two host objects of different classes: whatever they hold, later code that reads
+        # their attributes or methods sees another class. A GPU library's own class for a CPU
+        # one (a cuML estimator for scikit-learn's) is the rewrite's point: unverified below.
+        return _type_mismatch(name, a, b)
     return OutputComparison(
         name,
         UNVERIFIED,
         "none",
-        detail=f"cannot compare {type(a).__module__}.{type(a).__qualname__} values",
+        detail=f"cannot compare {_qualname(a)} values"
+        + ("" if type(a) is type(b) else f" (candidate: {_qualname(b)})"),
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Types: what later cells see besides the values
+
+
+#: Top-level modules of GPU libraries whose objects stand in for CPU ones by design.
+_GPU_LIBRARIES = frozenset(
+    "cupy cupyx cudf cuml cugraph nx_cugraph cucim cuvs pylibraft raft_dask torch jax jaxlib "
+    "numba warp dask_cudf dask_cuda kvikio cuspatial cuxfilter".split()
+)
+
+
+def _gpu_library(x: Any) -> bool:
+    return _type_root(x) in _GPU_LIBRARIES
+
+
+def _qualname(x: Any) -> str:
+    t = type(x)
+    mod = t.__module__
+    return t.__qualname__ if mod == "builtins" else f"{mod}.{t.__qualname__}"
+
+
+def _describe(x: Any, on_device: bool = False) -> str:
+    """A value's kind in words: `float`, `numpy.float64 scalar`, `0-d numpy.ndarray
+    (float64)`, `0-d device array (float64)`, `numpy.ndarray (float32, shape (3,))`."""
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(x, np.generic):
+        return f"numpy.{x.dtype} scalar"
+    if np is not None and isinstance(x, np.ndarray):
+        where = "device array" if on_device else "numpy.ndarray"
+        if x.ndim == 0:
+            return f"0-d {where} ({x.dtype})"
+        return f"{where} ({x.dtype}, shape {x.shape})"
+    return _qualname(x)
+
+
+def _type_mismatch(name: str, a: Any, b: Any, why: str | None = None) -> OutputComparison:
+    detail = f"{_describe(a)} vs candidate {_describe(b)}"
+    return OutputComparison(name, NOT_EQUAL, "type", detail=f"{detail}: {why}" if why else detail)
+
+
+_PY_NUMBERS = (bool, int, float, complex)
+
+
+def _python_number(x: Any) -> bool:
+    """A Python bool/int/float/complex (np.float64 subclasses float: it is not one)."""
+    np = sys.modules.get("numpy")
+    return isinstance(x, _PY_NUMBERS) and not (np is not None and isinstance(x, np.generic))
+
+
+def scalar_kind_difference(
+    a: Any, b: Any, a_on_device: bool = False, b_on_device: bool = False
+) -> str | None:
+    """Why two values of which one at least is a number (Python number, NumPy scalar, 0-d
+    array) are not the same kind of value, or None when they are (their dtypes, for NumPy
+    values, are checked with their values). Host values; `*_on_device`: the value was a
+    device array before its copy to the host.
+
+    - a Python number against anything else: under NEP 50 a Python int/float/complex is a
+      weak scalar (it takes the other operand's dtype) and a NumPy scalar or array is not,
+      so later arithmetic runs in another dtype: not the same result;
+    - two Python numbers of different types (int vs float, bool vs int);
+    - a NumPy scalar against a 0-d NumPy array on the host: same dtype and promotion, but the
+      array is mutable, unhashable and not a Python float/complex subclass;
+    - a NumPy scalar against a 0-d array that was on the device: the same kind, since CuPy
+      has no device scalars (its reductions return 0-d arrays) and NumPy promotes both alike.
+    """
+    np = sys.modules.get("numpy")
+    pa, pb = _python_number(a), _python_number(b)
+    if pa and pb:
+        if type(a) is type(b):
+            return None
+        return (
+            f"{type(a).__name__} vs candidate {type(b).__name__}: another Python number type "
+            "(later arithmetic, formatting and isinstance checks differ)"
+        )
+    if pa or pb:
+        py, other = (a, b) if pa else (b, a)
+        other_text = _describe(other, b_on_device if pa else a_on_device)
+        text = f"{_describe(a, a_on_device)} vs candidate {_describe(b, b_on_device)}"
+        if np is not None and isinstance(other, np.generic | np.ndarray):
+            return (
+                f"{text}: under NEP 50 a Python {type(py).__name__} is a weak scalar (its "
+                f"precision does not count in promotion) and a {other_text} is not"
+                f"{_promotion_example(np, other.dtype, type(py).__name__)}, so later cells "
+                "compute in another dtype"
+            )
+        return text
+    if np is None:
+        return None
+    sa, sb = isinstance(a, np.generic), isinstance(b, np.generic)
+    za = isinstance(a, np.ndarray) and a.ndim == 0
+    zb = isinstance(b, np.ndarray) and b.ndim == 0
+    if (sa and zb and not b_on_device) or (sb and za and not a_on_device):
+        return (
+            f"{_describe(a, a_on_device)} vs candidate {_describe(b, b_on_device)}: NumPy "
+            "promotes both alike, but a 0-d array is mutable, unhashable (no dict key or set "
+            "member), not an instance of Python's float/complex as np.float64/np.complex128 "
+            "are (json.dumps, isinstance) and prints as array(...); `r[()]` is the scalar"
+        )
+    return None
+
+
+def _promotion_example(np: Any, dt: Any, py: str) -> str:
+    """' (int8 array + np.int64(1) is int64, + 1 stays int8)': a smaller dtype of the same
+    kind that a NumPy value of dtype `dt` promotes and a Python number does not; '' if none."""
+    smaller = {"f": "float32 float16", "c": "complex64", "i": "int32 int16 int8", "u": "uint8"}
+    one = {"f": "1.0", "c": "1j", "i": "1", "u": "1"}.get(dt.kind)
+    for small in smaller.get(dt.kind, "").split():
+        promoted = np.result_type(np.dtype(small), dt)
+        if promoted != np.dtype(small):
+            return (
+                f" ({small} array * np.{dt}({one}) is {promoted}; * {one} as a Python {py} "
+                f"stays {small})"
+            )
+    return ""
+
+
+def _device_scalar_note(a: Any, b: Any, dev_a: bool, dev_b: bool) -> str | None:
+    """The stated difference of a NumPy scalar compared with a 0-d device array."""
+    np = sys.modules.get("numpy")
+    if np is None:
+        return None
+    for x, y, dev, side in ((a, b, dev_b, "candidate"), (b, a, dev_a, "baseline")):
+        if isinstance(x, np.generic) and isinstance(y, np.ndarray) and y.ndim == 0 and dev:
+            return (
+                f"the {side} holds a 0-d device array where the other side holds a "
+                f"numpy.{x.dtype} scalar (CuPy's reductions return 0-d arrays; NumPy promotes "
+                "both alike): compared by dtype and value"
+            )
+    return None
+
+
+def _container_change(a: Any, b: Any) -> str | None:
+    if type(a) is type(b):
+        return None
+    return f"{_qualname(a)} vs candidate {_qualname(b)}"
 
 
 def _is_number(x: Any) -> bool:
@@ -692,8 +1033,10 @@ def _num(z: complex) -> str:
 
 
 def _combine(
-    name: str, parts: list[OutputComparison], method: str, container_differs: bool
+    name: str, parts: list[OutputComparison], method: str, container_differs: str | None
 ) -> OutputComparison:
+    """Several comparisons as one; `container_differs` (the two containers' types, when they
+    differ) makes it not_equal, method "type", whatever the elements."""
     status = combine_status([p.status for p in parts]) if parts else EQUAL
     abs_errs = [p.max_abs_err for p in parts if p.max_abs_err is not None]
     rel_errs = [p.max_rel_err for p in parts if p.max_rel_err is not None]
@@ -703,7 +1046,14 @@ def _combine(
         nested = worst.method in ("elementwise", "by key") and worst.detail
         detail = worst.detail if nested else f"{worst.name}: {worst.detail or worst.status}"
     if container_differs:
-        detail = "; ".join(filter(None, ["list vs tuple", detail]))
+        elements = {
+            EQUAL: "elements equal",
+            STATISTICAL: "elements match by statistics",
+            NOT_EQUAL: "elements differ too",
+            UNVERIFIED: "elements not verified",
+        }[status]
+        detail = "; ".join(filter(None, [f"{container_differs}: {elements}", detail]))
+        status, method = NOT_EQUAL, "type"
     return OutputComparison(
         name,
         status,

@@ -35,11 +35,13 @@ def test_float32_defaults_are_looser_than_float64() -> None:
     assert r.status == "equal"
 
 
-def test_dtype_promotion_is_stated() -> None:
+def test_a_dtype_change_is_not_equal_whatever_the_values() -> None:
     a = np.arange(5, dtype=np.float64)
     r = compare("y", a, a.astype(np.float32))
-    assert r.status == "equal"
-    assert "dtype float64 -> float32" in r.detail
+    assert r.status == "not_equal" and r.method == "dtype"
+    assert r.detail.startswith("dtype float64 vs candidate float32: lower precision")
+    assert "values equal under elementwise allclose(rtol=1e-05" in r.detail
+    assert r.max_abs_err == 0.0
 
 
 def test_integers_are_exact() -> None:
@@ -83,7 +85,8 @@ def test_scalars() -> None:
     assert compare("s", 3, 4).status == "not_equal"
     assert compare("s", 0.1 + 0.2, 0.3).status == "equal"
     assert compare("s", 1.0, 1.001).status == "not_equal"
-    assert compare("s", np.float32(2.0), 2.0).status == "equal"
+    assert compare("s", np.float32(2.0), np.float32(2.0)).status == "equal"
+    assert compare("s", np.float32(2.0), 2.0).status == "not_equal"  # a type change
     assert compare("s", float("nan"), float("nan")).status == "equal"
     assert compare("s", 1 + 2j, 1 + 2j).status == "equal"
     r = compare("s", 1.0, 2.0)
@@ -115,7 +118,8 @@ def test_containers_recursively() -> None:
     assert compare("c", [1, 2], [1, 2, 3]).status == "not_equal"
     assert compare("c", {"a": 1}, {"b": 1}).status == "not_equal"
     r = compare("c", [1, 2], (1, 2))
-    assert r.status == "equal" and "list vs tuple" in r.detail
+    assert r.status == "not_equal" and r.method == "type"
+    assert r.detail == "list vs candidate tuple: elements equal"
 
 
 def test_dataframes() -> None:
@@ -128,11 +132,14 @@ def test_dataframes() -> None:
     assert r.status == "not_equal" and "b" in r.detail
 
 
-def test_dataframe_dtype_difference_is_stated() -> None:
+def test_dataframe_dtype_difference_is_not_equal() -> None:
     df = pd.DataFrame({"a": [1, 2, 3]})
     r = compare("df", df, df.astype("int32"))
-    assert r.status == "equal"
-    assert "dtypes differ" in r.detail and "int32" in r.detail
+    assert r.status == "not_equal" and r.method == "dtype"
+    assert r.detail.startswith("dtypes differ:") and "int32" in r.detail
+    assert "values equal under pandas.testing.assert_frame_equal(check_dtype=False)" in r.detail
+    s = pd.Series([1.0, 2.0])
+    assert compare("s", s, s.astype("float32")).status == "not_equal"
 
 
 def test_dataframe_row_order() -> None:
@@ -310,7 +317,7 @@ def test_random_generators_are_state() -> None:
 def test_a_single_random_value_is_unverified_never_not_equal() -> None:
     r = compare("pi", 3.1412, 3.1419, random=True)
     assert r.status == "unverified" and "single value" in r.detail
-    r = compare("pi", np.float64(3.1412), np.asarray(3.1419), random=True)
+    r = compare("pi", np.float64(3.1412), np.float64(3.1419), random=True)
     assert r.status == "unverified" and "single value" in r.detail
     assert compare("k", 7, 8, random=True).status == "unverified"
     assert compare("pi", 3.1412, 3.1412, random=True).status == "equal"

@@ -287,7 +287,8 @@ def test_unseeded_random_scalar_is_compared_by_the_spread_of_its_repeats(kernel:
         "ur_x = ur_rng.random(5000)\nur_y = ur_rng.random(5000)\n"
         "ur_pi = 4.0 * np.count_nonzero(ur_x * ur_x + ur_y * ur_y <= 1.0) / 5000"
     )
-    r = ab(kernel, cell, cell.replace("5000)", "5000, dtype=np.float32)"), min_runs=8)
+    other_stream = cell.replace("default_rng()", "Generator(np.random.Philox())")
+    r = ab(kernel, cell, other_stream, min_runs=8)
     out = {o["name"]: o for o in r["match"]["outputs"]}
     pi = out["ur_pi"]
     assert pi["status"] == "statistical", pi
@@ -296,6 +297,12 @@ def test_unseeded_random_scalar_is_compared_by_the_spread_of_its_repeats(kernel:
     assert "within the limit of 5" in pi["detail"]
     assert r["match"]["status"] == "statistical"
     assert not any(w.startswith("some outputs could not be verified") for w in r["warnings"])
+    # draws in another dtype are another result, however alike their statistics
+    r = ab(kernel, cell, other_stream.replace("5000)", "5000, dtype=np.float32)"), min_runs=5)
+    out = {o["name"]: o for o in r["match"]["outputs"]}
+    assert out["ur_x"]["status"] == "not_equal" and out["ur_x"]["method"] == "dtype"
+    assert "values match by statistics" in out["ur_x"]["detail"]
+    assert r["verdict"] == "not_equal"
 
 
 def test_global_stream_baseline_is_one_draw_against_the_candidates_spread(kernel: Kernel) -> None:
