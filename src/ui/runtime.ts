@@ -19,7 +19,8 @@ export function runtimeFromInspect(
   asked: readonly string[],
   values: InspectReply['values']
 ): Record<string, RuntimeValueInfo> {
-  const out: Record<string, RuntimeValueInfo> = {};
+  // keyed by Python names: no prototype, so `__proto__` or `constructor` is a name like any other
+  const out: Record<string, RuntimeValueInfo> = Object.create(null) as Record<string, RuntimeValueInfo>;
   for (const name of asked) {
     const v: unknown = Object.prototype.hasOwnProperty.call(values, name) ? values[name] : null;
     if (typeof v !== 'object' || v === null || Array.isArray(v)) {
@@ -58,7 +59,7 @@ export function sameRuntime(
   }
   return keys.every(k => {
     const x = a[k];
-    const y = b[k];
+    const y = Object.prototype.hasOwnProperty.call(b, k) ? b[k] : undefined;
     return (
       y !== undefined &&
       x.type === y.type &&

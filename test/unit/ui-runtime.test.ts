@@ -21,6 +21,15 @@ describe('runtimeFromInspect', () => {
   test('does not read inherited properties', () => {
     expect(runtimeFromInspect(['constructor', 'toString'], {})).toEqual({});
   });
+
+  test('keeps a report on a Python name that is a JavaScript object member (__proto__, constructor)', () => {
+    const values = JSON.parse('{"__proto__": {"type": "numpy.ndarray", "shape": [4]}, "constructor": {"type": "int"}}') as never;
+    const out = runtimeFromInspect(['__proto__', 'constructor'], values);
+    expect(Object.keys(out).sort()).toEqual(['__proto__', 'constructor']);
+    expect(out['__proto__']).toEqual({ type: 'numpy.ndarray', shape: [4] });
+    expect(sameRuntime(out, runtimeFromInspect(['constructor'], values))).toBe(false);
+    expect(sameRuntime(runtimeFromInspect(['constructor'], values), {})).toBe(false);
+  });
 });
 
 describe('sameRuntime', () => {
@@ -29,6 +38,8 @@ describe('sameRuntime', () => {
     expect(sameRuntime({ x: X }, { x: { ...X, shape: [10] } })).toBe(false);
     expect(sameRuntime({ x: X }, {})).toBe(false);
     expect(sameRuntime({}, {})).toBe(true);
+    // an inherited member of the other map is not a report
+    expect(sameRuntime({ constructor: { type: 'int' } } as never, { toString: { type: 'int' } } as never)).toBe(false);
   });
 });
 
