@@ -5,7 +5,8 @@
  * inside a `@cp.fuse()` body CuPy 14's fusion takes every scalar argument and literal as weak and
  * picks the first loop that accepts them all (`dt * steps` in float16, `n * m` in int8), and
  * `np.exp` of a Python float is a NumPy float64 (with float32 arrays NumPy computes in float64).
- * Numbers only (`0.1 * 7`) stay in the body: Python computes them while CuPy traces it.
+ * Numbers only (`0.1 * 7`) stay in the body: Python computes them while CuPy traces it. And the
+ * views of a stencil passed in are named after their offset (`u_im1`), not `arg0`.
  */
 import { analyzeNotebook } from '../../src/analysis/engine';
 import { cellsOf, parser } from './helpers';
@@ -53,5 +54,23 @@ describe('a fused function gets no operation of scalars only', () => {
     const typed = candidate(setup, 'v = -k * t * x * x + x');
     expect(typed).toContain("'float32 arg0, float32 x', 'float32 v'");
     expect(typed).toContain("options=('--fmad=false',)");
+  });
+});
+
+describe('stencil views are named after their offset', () => {
+  const GRID = 'import numpy as np\nu = np.random.rand(4000, 4000)\nx = np.random.rand(20_000_000)\nu_c = 2.0';
+
+  it('names a 2-D stencil\'s views u_im1, u_jp1... and the centre u_c', () => {
+    const c = candidate(GRID, 'g = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] * u[1:-1, 2:] - u[:-2, :-2]');
+    expect(c).toContain("'float64 u_im1, float64 u_ip1, float64 u_jm1, float64 u_jp1, float64 u_im1_jm1'");
+    expect(c).toContain("'g = u_im1 + u_ip1 + u_jm1 * u_jp1 - u_im1_jm1'");
+  });
+
+  it('keeps arg names without a whole centre, or when a name is taken', () => {
+    // x[1:] and x[:-1]: the centre lies between them
+    expect(candidate(GRID, 'd = (x[1:] - x[:-1]) * (x[1:] + x[:-1]) * 0.5')).toContain("'float64 arg0, float64 arg1'");
+    // u_c is a name the chain reads
+    const c = candidate(GRID, 'g = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, 1:-1] * u_c');
+    expect(c).toContain("'float64 arg0, float64 arg1, float64 arg2, float64 u_c'");
   });
 });

@@ -403,7 +403,87 @@ export function analyseChain(
   if (arrayParams.length === 0) {
     return null;
   }
+  nameViews(params, expr);
   return { node: expr, ops, transcendental, reduction, reduced, params, value, target, kernel: null, reduce: null };
+}
+
+/** `start:stop` of a view's axis: start >= 0, `stop` <= 0 (0 for an empty stop: the end). */
+type ViewAxis = { start: number; stop: number };
+
+/** A view `u[1:-1, :-2]` of a named array by literal slices, or null. */
+function literalView(n: SyntaxNode): { array: string; axes: ViewAxis[] } | null {
+  const value = field(n, 'value');
+  if (n.type !== 'subscript' || value?.type !== 'identifier') {
+    return null;
+  }
+  const inside = n.text.slice(value.text.length).replace(/^\s*\[|\]\s*$/g, '');
+  const axes: ViewAxis[] = [];
+  for (const index of inside.split(',')) {
+    const m = /^\s*(\d+)?\s*:\s*(-\d+)?\s*$/.exec(index);
+    if (!m) {
+      return null;
+    }
+    axes.push({ start: m[1] ? Number(m[1]) : 0, stop: m[2] ? Number(m[2]) : 0 });
+  }
+  return axes.length >= 1 && axes.length <= 3 ? { array: value.text, axes } : null;
+}
+
+/**
+ * Names the views of a stencil after their offset from the centre view, as finite-difference code
+ * does (`u[:-2, 1:-1]` is `u_im1`, `u[1:-1, 2:]` is `u_jp1`, `u[1:-1, 1:-1]` is `u_c`), instead of
+ * `arg0`...: for the views of one array by literal slices of one extent per axis (as NumPy needs
+ * to combine them) whose starts have a whole centre. Any other param keeps its name, and so do
+ * all of them when a new name would be taken (another param's or a name the chain reads).
+ */
+function nameViews(params: { node: SyntaxNode; name: string }[], expr: SyntaxNode): void {
+  const views = params.map(p => literalView(p.node));
+  const groups = new Map<string, number[]>();
+  views.forEach((v, k) => {
+    if (v) {
+      const key = `${v.array}/${v.axes.length}`;
+      groups.set(key, [...(groups.get(key) ?? []), k]);
+    }
+  });
+  const renamed = new Map<number, string>();
+  for (const members of groups.values()) {
+    const first = views[members[0]]!;
+    const parts: string[][] = members.map(() => []);
+    let ok = true;
+    first.axes.forEach((_, axis) => {
+      const starts = members.map(k => views[k]!.axes[axis].start);
+      const extents = new Set(members.map(k => views[k]!.axes[axis].start - views[k]!.axes[axis].stop));
+      const centre = (Math.min(...starts) + Math.max(...starts)) / 2;
+      if (extents.size !== 1 || !Number.isInteger(centre)) {
+        ok = false;
+        return;
+      }
+      members.forEach((_, m) => {
+        const d = starts[m] - centre;
+        if (d !== 0) {
+          parts[m].push(`${'ijk'[axis]}${d < 0 ? 'm' : 'p'}${Math.abs(d)}`);
+        }
+      });
+    });
+    if (ok) {
+      members.forEach((k, m) => renamed.set(k, `${first.array}_${parts[m].length ? parts[m].join('_') : 'c'}`));
+    }
+  }
+  if (renamed.size === 0) {
+    return;
+  }
+  const read = new Set<string>();
+  walk(expr, n => {
+    if (n.type === 'identifier') {
+      read.add(n.text);
+    }
+    return true;
+  });
+  const names = params.map((p, k) => renamed.get(k) ?? p.name);
+  if (new Set(names).size === names.length && [...renamed.values()].every(name => !read.has(name))) {
+    params.forEach((p, k) => {
+      p.name = names[k];
+    });
+  }
 }
 
 /**
