@@ -283,7 +283,7 @@ def test_sparse_index_dtype_is_stated_not_a_difference() -> None:
 
 @pytest.mark.parametrize("fmt", ["coo", "csc", "bsr", "dia", "lil", "dok"])
 def test_sparse_other_formats(fmt: str) -> None:
-    dense = np.array([[1.0, 0.0, 2.0, 0.0], [0.0, 3.0, 0.0, 0.0], [4.0, 0.0, 5.0, 6.0], [0, 0, 0, 7]])
+    dense = np.array([[1.0, 0, 2, 0], [0, 3, 0, 0], [4, 0, 5, 6], [0, 0, 0, 7]])
     a = sp.csr_matrix(dense).asformat(fmt)
     assert compare("M", a, a.copy()).status == "equal"
     changed = dense.copy()
