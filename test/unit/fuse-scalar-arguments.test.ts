@@ -74,3 +74,25 @@ describe('stencil views are named after their offset', () => {
     expect(c).toContain("'float64 arg0, float64 arg1, float64 arg2, float64 u_c'");
   });
 });
+
+describe('no @cp.fuse() where a weak scalar meets an array of a lower kind', () => {
+  /** The GPU103 suggestions of the second cell (none when the chain stays op by op). */
+  function fused(setup: string, target: string): string[] {
+    const r = analyzeNotebook(cellsOf(setup, target));
+    return r.suggestions.filter(x => x.rule === 'GPU103' && x.cellIndex === 1).map(s => s.candidate);
+  }
+  const ARRAYS =
+    'import numpy as np\nimg = np.random.randint(0, 255, size=(8000, 8000), dtype=np.uint8)\nk = np.arange(40_000_000)\nx = np.random.rand(40_000_000)\ndt = 0.1';
+
+  it('keeps uint8 * 0.5 and bool * 2 op by op (float16 and int8 loops in the fusion)', () => {
+    expect(fused(ARRAYS, 'out = img * 0.5 + img * img - 1.5')).toEqual([]);
+    expect(fused(ARRAYS, 'out = (x > 0.5) * 2 + (x < 0.1) * 3 - 1')).toEqual([]);
+    // a Python float argument is as weak as a literal
+    expect(fused(ARRAYS, 'out = img * dt + img * img - 1')).toEqual([]);
+  });
+
+  it('fuses a weak scalar of the same or a lower kind, and any with float arrays', () => {
+    expect(fused(ARRAYS, 'out = k * k % 7 + 3 * k > 2')[0]).toContain('@cp.fuse()');
+    expect(fused(ARRAYS, 'out = (x > 0.5) * x + dt * x > 1')[0]).toContain('@cp.fuse()');
+  });
+});

@@ -36,7 +36,10 @@
  * notebook plan defines it once, in the import cell: CuPy traces once per `Fusion` object). A
  * fused function never computes an operation of scalars only (`dt * steps`, `-dt`,
  * `np.sqrt(dt)`): CuPy's fusion takes every scalar as weak and would pick float16 or int8 for
- * it, so the cell computes it and passes it in as one argument. A float32 kernel names the
+ * it, so the cell computes it and passes it in as one argument. For the same reason no chain in
+ * which a Python scalar meets an array of a lower kind (`uint8 * 0.5`, `(x > 0) * 2`: float64
+ * and int64 in NumPy, float16 and int8 in the fusion) becomes a `@cp.fuse()` function: it stays
+ * op by op, where CuPy's ufuncs promote as NumPy does. A float32 kernel names the
  * single-precision functions (`sqrtf`, `expf`) and float literals (`0.5f`), so nothing in it
  * computes in double; a numbers-only piece (`0.1 * 0.1 * x` is `(0.1 * 0.1) * x`) is folded as
  * Python computes it, in double, and written as the one float32 NumPy casts it to. A piece of

@@ -115,6 +115,10 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
       // the chain's own object is completed, not copied with object spreads (in Node 20 a copy by
       // spread cost about ten times building the object once, measured)
       const { kernel, reduce, untyped } = typedKernels(chain, model, cell, resolveUfunc);
+      if (!kernel && !reduce && weakScalarClash(chain, model, cell, resolveUfunc)) {
+        // a `@cp.fuse()` function would not give NumPy's dtype: the chain stays op by op
+        return false;
+      }
       chain.kernel = kernel;
       chain.reduce = reduce;
       if (untyped) {
@@ -405,6 +409,105 @@ export function analyseChain(
   }
   nameViews(params, expr);
   return { node: expr, ops, transcendental, reduction, reduced, params, value, target, kernel: null, reduce: null };
+}
+
+/** NumPy's dtype kinds in promotion order: bool 0, integers 1, floats 2, complex 3; else null. */
+function dtypeKind(dtype: string | undefined): number | null {
+  if (dtype === 'bool') {
+    return 0;
+  }
+  return dtype === undefined ? null : /^u?int\d+$/.test(dtype) ? 1 : /^float\d+$/.test(dtype) ? 2 : /^complex\d+$/.test(dtype) ? 3 : null;
+}
+
+/** Ufuncs whose result is a float for integer or bool input (`np.sqrt(int8)` is float16). */
+const FLOAT_RESULT = /^(sin|cos|tan|arc|sinh|cosh|tanh|exp|log|sqrt|cbrt|hypot|true_divide|divide|reciprocal|deg2rad|rad2deg|radians|degrees)/;
+
+/**
+ * For a chain that becomes a `@cp.fuse()` function: the first operation at which a weak scalar
+ * (a Python number, literal or argument, or a scalar the analysis cannot tell from one) meets an
+ * array of a lower kind or of an unknown one (`uint8 * 0.5`, `(x > 0) * 2`), or null. CuPy 14's
+ * fusion takes every scalar as weak and picks the first loop that accepts the operands, without
+ * the check its plain ufuncs make (`_check_should_use_weak_scalar` in _kernel.pyx: a scalar of a
+ * higher kind is not weak): `uint8 * 0.5` runs the float16 loop where NumPy gives float64, and
+ * `bool * 2` the int8 one where NumPy gives int64. A weak scalar meeting a float or complex
+ * array takes its dtype in both (float16 and complex64 come first among the loops).
+ */
+function weakScalarClash(chain: ElementwiseChain, model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): string | null {
+  const params = new Map(chain.params.map(p => [p.node.text, p]));
+  const constant = numpyConstantOf(model);
+  type Kind = { kind: number | null; weak: boolean };
+  let clash: string | null = null;
+  const meet = (a: Kind, b: Kind, at: SyntaxNode): void => {
+    for (const [w, other] of [[a, b], [b, a]]) {
+      if (!clash && w.weak && !other.weak && (other.kind === null || (other.kind < 2 && (w.kind === null || w.kind > other.kind)))) {
+        clash = at.text;
+      }
+    }
+  };
+  // (a weak scalar of unknown kind with a float array gives a float or complex: at least float,
+  // all that the check asks)
+  const known = (k: Kind, others: Kind[]): number | null => (k.kind === null && k.weak && others.some(o => !o.weak && o.kind !== null && o.kind >= 2) ? 2 : k.kind);
+  const max = (kinds: Kind[]): Kind => {
+    const ks = kinds.map(k => known(k, kinds));
+    return { kind: ks.some(k => k === null) ? null : Math.max(...(ks as number[])), weak: kinds.every(k => k.weak) };
+  };
+  const kindOf = (node: SyntaxNode): Kind => {
+    const n = unparen(node);
+    const param = params.get(n.text);
+    if (param && n.type !== 'integer' && n.type !== 'float') {
+      const v = model.inferValue(param.node, cell);
+      if (v.kind === 'ndarray') {
+        return { kind: dtypeKind(v.dtype), weak: false };
+      }
+      // a NumPy scalar is strong in the fusion as in NumPy (its `weak_t(0)` is a NumPy scalar)
+      const k = scalarPiece(param.node, model, cell)?.kind;
+      return { kind: dtypeKind(v.dtype) ?? (k === 'complex' ? 3 : null), weak: !(k === 'float32' || k === 'real') };
+    }
+    const folded = pythonConstant(n, constant);
+    if (folded !== null) {
+      // numbers only: Python computes them while CuPy traces the function
+      return { kind: IMAGINARY.test(n.text) ? 3 : folded !== 'refused' && 'int' in folded ? 1 : 2, weak: true };
+    }
+    switch (n.type) {
+      case 'true':
+      case 'false':
+        return { kind: 0, weak: true };
+      case 'unary_operator':
+        return kindOf(field(n, 'argument')!);
+      case 'binary_operator':
+      case 'comparison_operator': {
+        const parts = kids(n)
+          .filter(c => c.type !== 'comment')
+          .map(kindOf);
+        if (parts.length !== 2) {
+          return { kind: null, weak: false };
+        }
+        meet(parts[0], parts[1], n);
+        if (n.type === 'comparison_operator') {
+          return { kind: 0, weak: false };
+        }
+        const k = max(parts);
+        return operatorOf(n) === '/' && k.kind !== null ? { kind: Math.max(k.kind, 2), weak: k.weak } : k;
+      }
+      case 'call': {
+        const fn = field(n, 'function');
+        const ufunc = fn ? resolveUfunc(fn) : null;
+        const args = callArguments(n).positional.map(kindOf);
+        if (!ufunc || args.length === 0) {
+          return { kind: null, weak: false };
+        }
+        if (args.length === 2) {
+          meet(args[0], args[1], n);
+        }
+        const k = max(args);
+        return FLOAT_RESULT.test(ufunc) && k.kind !== null ? { kind: Math.max(k.kind, 2), weak: k.weak } : k;
+      }
+      default:
+        return { kind: null, weak: false };
+    }
+  };
+  kindOf(chain.reduced ? chain.reduced.node : chain.node);
+  return clash;
 }
 
 /** `start:stop` of a view's axis: start >= 0, `stop` <= 0 (0 for an empty stop: the end). */
