@@ -420,7 +420,7 @@ function dtypeKind(dtype: string | undefined): number | null {
 }
 
 /** Ufuncs whose result is a float for integer or bool input (`np.sqrt(int8)` is float16). */
-const FLOAT_RESULT = /^(sin|cos|tan|arc|sinh|cosh|tanh|exp|log|sqrt|cbrt|hypot|true_divide|divide|reciprocal|deg2rad|rad2deg|radians|degrees)/;
+const FLOAT_RESULT = /^(sin|cos|tan|arc|sinh|cosh|tanh|exp|log|sqrt|cbrt|hypot|true_divide|divide|deg2rad|rad2deg|radians|degrees)/;
 
 /**
  * For a chain that becomes a `@cp.fuse()` function: the first operation at which a weak scalar
