@@ -35,9 +35,14 @@ Plain Python: numpy and pandas are imported only when a value needs them.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
+import decimal
+import fractions
 import math
 import statistics
 import sys
+import types
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -61,7 +66,20 @@ DEFAULT_TOLERANCES = {
 }
 
 # Python values compared with `==`: their equality is value equality.
-_VALUE_TYPES: tuple[type, ...] = (str, bytes, bytearray, type(None), range, frozenset, set)
+_VALUE_TYPES: tuple[type, ...] = (
+    str,
+    bytes,
+    bytearray,
+    type(None),
+    range,
+    frozenset,
+    set,
+    datetime.date,  # and datetime.datetime
+    datetime.time,
+    datetime.timedelta,
+    decimal.Decimal,
+    fractions.Fraction,
+)
 
 #: Fewest samples for a statistical comparison of random outputs.
 MIN_STATISTICAL_SAMPLES = 30
@@ -726,6 +744,16 @@ def _compare(
         if type(a) is not type(b):
             return _type_mismatch(name, a, b)
         return OutputComparison(name, EQUAL if a == b else NOT_EQUAL, "==")
+    if type(a) is type(b) and _plain_record(a):
+        # a dataclass or SimpleNamespace: its fields, like a dict's values
+        fa, fb = vars(a), vars(b)
+        if set(fa) != set(fb):
+            missing = sorted(map(repr, set(fa) ^ set(fb)))[:5]
+            return OutputComparison(
+                name, NOT_EQUAL, "fields", detail=f"fields differ: {', '.join(missing)}"
+            )
+        parts = [_compare(f"{name}.{k}", fa[k], fb[k], rtol, atol, random) for k in fa]
+        return _combine(name, parts, "by field", None)
     if type(a) is not type(b) and not (dev_a or dev_b or _gpu_library(a) or _gpu_library(b)):
         # two host objects of different classes: whatever they hold, later code that reads
         # their attributes or methods sees another class. A GPU library's own class for a CPU
@@ -870,6 +898,13 @@ def _device_scalar_note(a: Any, b: Any, dev_a: bool, dev_b: bool) -> str | None:
                 "both alike): compared by dtype and value"
             )
     return None
+
+
+def _plain_record(x: Any) -> bool:
+    """A dataclass instance or a SimpleNamespace: data whose fields are all it holds."""
+    if isinstance(x, types.SimpleNamespace):
+        return True
+    return dataclasses.is_dataclass(x) and not isinstance(x, type) and hasattr(x, "__dict__")
 
 
 def _container_change(a: Any, b: Any) -> str | None:
@@ -1043,7 +1078,7 @@ def _combine(
     worst = next((p for p in parts if p.status == status and p.status != EQUAL), None)
     detail = None
     if worst is not None:
-        nested = worst.method in ("elementwise", "by key") and worst.detail
+        nested = worst.method in ("elementwise", "by key", "by field") and worst.detail
         detail = worst.detail if nested else f"{worst.name}: {worst.detail or worst.status}"
     if container_differs:
         elements = {

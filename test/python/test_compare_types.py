@@ -330,3 +330,26 @@ def test_a_gpu_librarys_own_class_is_unverified_not_a_type_change() -> None:
     r = compare("model", LinearRegression(), gpu_class())
     assert r.status == "unverified"
     assert "(candidate: cuml.linear_model.LinearRegression)" in r.detail
+
+
+def test_records_and_stdlib_values() -> None:
+    import dataclasses
+    import datetime
+    import decimal
+    import types
+
+    @dataclasses.dataclass
+    class Fit:
+        slope: float
+        coef: np.ndarray
+
+    r = compare("fit", Fit(0.5, np.ones(3)), Fit(0.5, np.ones(3)))
+    assert r.status == "equal" and r.method == "by field"
+    r = compare("fit", Fit(0.5, np.ones(3)), Fit(0.5, np.ones(3, dtype=np.float32)))
+    assert r.status == "not_equal" and r.detail.startswith("fit.coef: dtype float64")
+    ns = types.SimpleNamespace(k=np.float64(1.0))
+    assert compare("ns", ns, types.SimpleNamespace(k=1.0)).status == "not_equal"
+    day = datetime.date(2026, 12, 1)
+    assert compare("d", day, datetime.date(2026, 12, 1)).status == "equal"
+    assert compare("d", datetime.datetime(2026, 12, 1), day).status == "not_equal"
+    assert compare("q", decimal.Decimal("0.1"), decimal.Decimal("0.1")).status == "equal"
