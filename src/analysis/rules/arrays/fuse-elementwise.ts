@@ -136,6 +136,10 @@ export const fuseElementwise: Rule = {
           : 'The kernel is compiled on its first call (then cached by CuPy in memory and on disk); the A/B run reports that first run separately.',
         // a scalar that keeps a chain from its typed kernel (a NumPy float64 one, one of unknown kind)
         ...chains.flatMap(c => (c.untyped ? [c.untyped] : [])),
+        // CuPy 14's fusion builds its ElementwiseKernel without options (fusion.pyx get_fusion)
+        ...(fused > 0
+          ? ['`cp.fuse` takes no compile options: its kernel is compiled with NVRTC\'s defaults, which may contract `a * b + c` into one fused multiply-add (1 ulp from NumPy\'s separately rounded product and sum).']
+          : []),
         ...(reductions > 0
           ? [
               'Counts and extrema equal NumPy\'s exactly only when the element uses `+ - * /`, `sqrt` and comparisons (correctly rounded on both sides; the kernel is compiled with --fmad=false): CUDA\'s `exp`, `log`, `pow` and trig differ from NumPy\'s by an ulp or so, which can move a value across a comparison. The launcher raises TypeError if its arrays arrive with another dtype than the one the analysis inferred (rerun the analysis then).'
