@@ -30,7 +30,8 @@ const SETUP = 'import numpy as np\nimport scipy.sparse as sp\nx = np.random.defa
 describe('full reductions come back as NumPy returns them', () => {
   it('a NumPy scalar of the result dtype, a Python number only where NumPy gives one', () => {
     expect(candidate(SETUP, 's = np.sqrt(x).sum()\nm = np.median(x)', 'print(s, m)')).toMatch(/^s = s\.get\(\)\[\(\)\]\nm = m\.get\(\)\[\(\)\]$/m);
-    expect(candidate(SETUP, 'k = np.count_nonzero(np.sqrt(x) > 0.5)', 'print(k)')).toContain('k = k.item()');
+    // NumPy >= 2.3: count_nonzero gives a numpy.int64 too
+    expect(candidate(SETUP, 'k = np.count_nonzero(np.sqrt(x) > 0.5)', 'print(k)')).toContain('k = k.get()[()]');
     // per axis, count_nonzero gives an array
     expect(candidate(SETUP, 'k = np.count_nonzero(np.sqrt(x).reshape(1000, -1) > 0.5, axis=0)', 'print(k)')).toContain('k = cp.asnumpy(k)');
   });

@@ -1211,12 +1211,15 @@ function canonicalAtConstruction(root: SyntaxNode, refs: LibraryRef[], model: No
   return { edits: out, names };
 }
 
-/** NumPy functions that return a Python scalar where CuPy's return a 0-d array (`numpy.X`, no axis). */
-const PYTHON_SCALAR_RESULTS = new Set(['numpy.count_nonzero', 'numpy.allclose', 'numpy.array_equal', 'numpy.array_equiv']);
+/**
+ * NumPy functions that return a Python scalar where CuPy's return a 0-d array (`numpy.X`, no
+ * axis). Not `count_nonzero`: since NumPy 2.3 it returns a NumPy integer (numpy.int64) too.
+ */
+const PYTHON_SCALAR_RESULTS = new Set(['numpy.allclose', 'numpy.array_equal', 'numpy.array_equiv']);
 
 /**
  * Does NumPy give `name` (bound in the cell to a full reduction) as a Python number
- * (`np.count_nonzero(a)`: an int; `np.allclose`: a bool) rather than a NumPy scalar? NumPy's
+ * (`np.allclose`: a bool) rather than a NumPy scalar? NumPy's
  * scalars keep their dtype (and NEP 50 promotion in later cells); a Python number does not.
  */
 function returnsPythonScalar(name: string, cell: CellModel, model: NotebookModel): boolean {
