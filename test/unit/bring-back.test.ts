@@ -44,6 +44,10 @@ describe('a sparse matrix built in the cell and read later', () => {
     expect(c).toContain('M = sp.csr_matrix((data, indices, indptr), shape=(n, n))  # SciPy');
     expect(c).not.toContain('M = M.get()');
   });
+  it('is built again on the host even when no later cell reads it (the device copy would stay canonical)', () => {
+    const c = candidate(ARRAYS, 'M = sp.csr_matrix((data, indices, indptr), shape=(n, n))\nw = M @ v');
+    expect(c).toMatch(/\nM = sp\.csr_matrix\(\(data, indices, indptr\), shape=\(n, n\)\)  # SciPy's own matrix again/);
+  });
   it('is copied back when its arrays were computed on the device or it was changed in place', () => {
     expect(candidate(ARRAYS, 'M = sp.csr_matrix((data * 2, indices, indptr), shape=(n, n))\nw = M @ v', 'print(M.nnz, w[:3])')).toContain('M = M.get()');
     expect(candidate(ARRAYS, 'd2 = np.sqrt(data)\nM = sp.csr_matrix((d2, indices, indptr), shape=(n, n))\nw = M @ v', 'print(M.nnz, w[:3])')).toContain('M = M.get()');

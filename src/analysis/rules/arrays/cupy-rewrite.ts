@@ -554,9 +554,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const released = [...hostKept]
     .filter(n => (plan || writeBack.includes(n)) && (hostDisplayed.has(n) || !(displayed && globalReferences(displayed, n).length > 0)))
     .map(n => transfers.get(n) as string);
-  // sparse matrices built here from host arrays are built again on the host, not copied back
+  // a sparse matrix built here from host arrays ends as SciPy built it: built again on the host
+  // from the same arrays, not copied back (read later or not: cupyx's products change its storage)
   const rebuilt = new Map<string, string>();
-  for (const n of bringBack) {
+  for (const n of plan ? [] : localDevice) {
     const call = model.valueAfter(n, cell).kind === 'sparse' ? sparseHostRebuild(n, cell, model, transfers) : null;
     if (call) {
       rebuilt.set(n, call);
@@ -565,7 +566,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // under %%time / %%timeit the cell's time must include the GPU's work, which is queued
   // asynchronously: wait for it at the end (a copy back already waits)
   const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && bringBack.length + writeBack.length === 0;
-  if (bringBack.length + writeBack.length + released.length > 0 || timed) {
+  if (bringBack.length + writeBack.length + released.length + rebuilt.size > 0 || timed) {
     const lines = bringBack
       .map(n => {
         const v = model.valueAfter(n, cell);
@@ -583,6 +584,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
             : `${n} = ${n}.get()[()]`
           : `${n} = ${cp}.asnumpy(${n})`;
       })
+      .concat([...rebuilt].filter(([n]) => !bringBack.includes(n)).map(([n, call]) => `${n} = ${call}  # SciPy's own matrix again, from the host arrays (cupyx's products sum duplicate entries in place)`))
       .concat(writeBack.map(n => `${writeBackLines.get(n)}  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
       .concat(released.length > 0 ? [`del ${released.join(', ')}`] : [])
       .concat(timed ? [`${cp}.cuda.get_current_stream().synchronize()  # the cell's time includes the GPU work it queued`] : [])
@@ -597,7 +599,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   if (rebuilt.size > 0) {
     const names = [...rebuilt.keys()].map(n => `\`${n}\``).join(', ');
     notes.push(
-      `${names} ${rebuilt.size === 1 ? 'is' : 'are'} read by later cells: the candidate builds ${rebuilt.size === 1 ? 'it' : 'them'} again on the host from the same host arrays at the end, rather than copying the device matrix back (cupyx's products sum duplicate entries in place, so its \`nnz\` and \`indices\` could differ from SciPy's).`
+      `${names} ${rebuilt.size === 1 ? 'ends' : 'end'} as SciPy built ${rebuilt.size === 1 ? 'it' : 'them'}: the candidate builds ${rebuilt.size === 1 ? 'it' : 'them'} again on the host from the same host arrays at the end (a format check), rather than keeping or copying back the device matrix, whose \`nnz\`, \`indices\` and \`data\` cupyx's products change in place (they sum duplicate entries).`
     );
   }
   const copiedBack = bringBack.filter(n => !rebuilt.has(n));
