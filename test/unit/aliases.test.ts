@@ -301,5 +301,9 @@ describe('globalReferences: the module-level name, not a function\'s own', () =>
   it('skips a function whose parameter has that name, and nothing for a name only part of a parameter list', () => {
     expect(refs('def f(u):\n    return u\nv = u', 'u')).toEqual(['2:4']);
     expect(refs('def f(uu=1, n=2):\n    return u', 'u')).toEqual(['1:11']);
+    // splats, typed or not, bind their name
+    expect(refs('def f(*u: int):\n    return u', 'u')).toEqual([]);
+    expect(refs('def f(**u):\n    return u', 'u')).toEqual([]);
+    expect(refs('def f(*, u: int = 0):\n    return u', 'u')).toEqual([]);
   });
 });

@@ -37,14 +37,14 @@ describe('full reductions come back as NumPy returns them', () => {
   });
 });
 
-describe('a sparse matrix built in the cell and read later', () => {
+describe('a sparse matrix built in the cell from host arrays', () => {
   const ARRAYS = `${SETUP}\nn = 1_000_000\nindices = np.arange(8 * n, dtype=np.int32) % n\nindptr = np.arange(0, 8 * n + 1, 8, dtype=np.int32)\ndata = np.ones(8 * n)\nv = np.ones(n)`;
   it('is built again on the host from the unchanged host arrays', () => {
     const c = candidate(ARRAYS, 'M = sp.csr_matrix((data, indices, indptr), shape=(n, n))\nw = M @ v', 'print(M.nnz, w[:3])');
     expect(c).toContain('M = sp.csr_matrix((data, indices, indptr), shape=(n, n))  # SciPy');
     expect(c).not.toContain('M = M.get()');
   });
-  it('is built again on the host even when no later cell reads it (the device copy would stay canonical)', () => {
+  it('is built again on the host even when no later cell reads it (left on the device, cupyx\'s products would have summed its duplicates)', () => {
     const c = candidate(ARRAYS, 'M = sp.csr_matrix((data, indices, indptr), shape=(n, n))\nw = M @ v');
     expect(c).toMatch(/\nM = sp\.csr_matrix\(\(data, indices, indptr\), shape=\(n, n\)\)  # SciPy's own matrix again/);
   });
@@ -59,5 +59,32 @@ describe('%%time', () => {
     expect(candidate(SETUP, '%%time\ny = np.sqrt(x) * np.exp(-x)')).toMatch(/cp\.cuda\.get_current_stream\(\)\.synchronize\(\)/);
     expect(candidate(SETUP, '%%time\ny = np.sqrt(x) * np.exp(-x)', 'print(y[:3])')).not.toMatch(/synchronize/);
     expect(candidate(SETUP, 'y = np.sqrt(x) * np.exp(-x)')).not.toMatch(/synchronize/);
+  });
+});
+
+describe('review of 2026-12-01: what the bring-back and the sort rewrite must not do', () => {
+  const ARRAYS = `${SETUP}\nn = 1_000_000\nindices = np.arange(8 * n, dtype=np.int32) % n\nindptr = np.arange(0, 8 * n + 1, 8, dtype=np.int32)\ndata = np.ones(8 * n)\nv = np.ones(n)`;
+  const BUILD = 'M = sp.csr_matrix((data, indices, indptr), shape=(n, n))';
+  it('rebuilds no sparse matrix the cell changes, shares or builds with calls', () => {
+    expect(candidate(ARRAYS, `${BUILD}\nM.setdiag(1.0)\nw = M @ v`, 'print(M.nnz, w[:3])')).toContain('M = M.get()');
+    expect(candidate(ARRAYS, `${BUILD}\nM.data *= 2\nw = M @ v`, 'print(M.nnz, w[:3])')).toContain('M = M.get()');
+    expect(candidate(ARRAYS, `${BUILD}\nN = M\nw = M @ v`, 'print(M.nnz, N.nnz, w[:3])')).not.toContain('M = sp.csr_matrix((data');
+    expect(candidate(ARRAYS, 'M = sp.csr_matrix((np.exp(data), indices, indptr), shape=(n, n))\nw = M @ v', 'print(M.nnz, w[:3])')).toContain('M = M.get()');
+  });
+  it('gives np.allclose back as a Python bool, and a 0-d result to a host consumer as a NumPy scalar', () => {
+    expect(candidate(SETUP, 'same = np.allclose(np.sqrt(x), x)', 'print(same)')).toContain('same = same.item()');
+    const withPandas = `${SETUP}\nimport pandas as pd`;
+    expect(candidate(withPandas, 'k = np.argmax(np.sqrt(x) * np.exp(-x))\ndf = pd.DataFrame({"k": [k]})')).toContain('pd.DataFrame({"k": [cp.asnumpy(k)[()]]})');
+  });
+  it('waits at the end of a %%time cell whose only result is a rebuilt matrix', () => {
+    expect(candidate(ARRAYS, `%%time\n${BUILD}\nw = M @ v`, 'print(M.nnz)')).toMatch(/synchronize\(\)/);
+  });
+  it('leaves a sort of a fancy-indexed copy as it is, and sorts a name rebound later in a loop through cp.sort', () => {
+    const idx = `${SETUP}\nu = np.asfortranarray(np.random.default_rng(1).random((4000, 4000)))\nidx = np.arange(0, 4000, 2)`;
+    const fancy = candidate(idx, 'u[idx].sort()\ns = np.sqrt(u).sum()', 'print(s)');
+    expect(fancy).toContain('u[idx_gpu].sort()');
+    expect(fancy).not.toContain('= cp.sort(');
+    const loop = candidate(SETUP, 'y = np.random.default_rng(2).random((4000, 4000))\nfor _ in range(2):\n    y.sort()\n    y = y.T\ns = np.sqrt(y).sum()', 'print(s)');
+    expect(loop).toContain('y[...] = cp.sort(y)');
   });
 });

@@ -466,12 +466,21 @@ function insideScopeShadowing(n: SyntaxNode): boolean {
 
 /** The names a parameter list binds (not what its defaults or annotations read). */
 export function parameterNames(params: SyntaxNode): string[] {
-  return kids(params).flatMap(k => {
+  // `a`, `a=1` / `a: T = 1` (the name field), `a: T`, `*a`, `**a`, `*a: T` (a splat inside)
+  const nameOf = (k: SyntaxNode): string | null => {
     if (k.type === 'identifier') {
-      return [k.text];
+      return k.text;
     }
-    const name = field(k, 'name') ?? kids(k).find(c => c.type === 'identifier');
-    return name?.type === 'identifier' ? [name.text] : [];
+    const named = field(k, 'name');
+    if (named) {
+      return named.type === 'identifier' ? named.text : null;
+    }
+    const inner = kids(k).find(c => c.type === 'identifier' || c.type === 'list_splat_pattern' || c.type === 'dictionary_splat_pattern');
+    return inner ? nameOf(inner) : null;
+  };
+  return kids(params).flatMap(k => {
+    const name = nameOf(k);
+    return name === null ? [] : [name];
   });
 }
 

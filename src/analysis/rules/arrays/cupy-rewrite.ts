@@ -549,7 +549,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // device -> host straight into the host array when it is known contiguous, C or Fortran order
   // (what CuPy's ndarray.get(out=...) writes into); else through a host temporary
   const writeBackLines = new Map(
-    writeBack.map(n => [n, hostContiguous(n, cell, model) ? `${transfers.get(n)}.get(out=${n})` : `${n}[...] = ${cp}.asnumpy(${transfers.get(n)})`])
+    writeBack.map(n => [n, hostLayout(n, cell, model) !== null ? `${transfers.get(n)}.get(out=${n})` : `${n}[...] = ${cp}.asnumpy(${transfers.get(n)})`])
   );
   const released = [...hostKept]
     .filter(n => (plan || writeBack.includes(n)) && (hostDisplayed.has(n) || !(displayed && globalReferences(displayed, n).length > 0)))
@@ -565,7 +565,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
   // under %%time / %%timeit the cell's time must include the GPU's work, which is queued
   // asynchronously: wait for it at the end (a copy back already waits)
-  const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && bringBack.length + writeBack.length === 0;
+  const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && bringBack.filter(n => !rebuilt.has(n)).length + writeBack.length === 0;
   if (bringBack.length + writeBack.length + released.length + rebuilt.size > 0 || timed) {
     const lines = bringBack
       .map(n => {
@@ -576,13 +576,12 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
         if (v.kind === 'sparse') {
           return `${n} = ${n}.get()`;
         }
-        // a full reduction leaves a 0-d device array: the host gets what NumPy returns, a NumPy
-        // scalar of the result's dtype (`.get()[()]`), or a Python number (`.item()`)
-        return v.shape !== undefined && v.shape.length === 0
-          ? returnsPythonScalar(n, cell, model)
-            ? `${n} = ${n}.item()`
-            : `${n} = ${n}.get()[()]`
-          : `${n} = ${cp}.asnumpy(${n})`;
+        // a full reduction leaves a 0-d device array: the host gets what NumPy returns, a Python
+        // number (`.item()`: np.allclose's bool) or a NumPy scalar of the result's dtype (`.get()[()]`)
+        if (returnsPythonScalar(n, cell, model)) {
+          return `${n} = ${n}.item()`;
+        }
+        return v.shape !== undefined && v.shape.length === 0 ? `${n} = ${n}.get()[()]` : `${n} = ${cp}.asnumpy(${n})`;
       })
       .concat([...rebuilt].filter(([n]) => !bringBack.includes(n)).map(([n, call]) => `${n} = ${call}  # SciPy's own matrix again, from the host arrays (cupyx's products sum duplicate entries in place)`))
       .concat(writeBack.map(n => `${writeBackLines.get(n)}  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
@@ -599,7 +598,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   if (rebuilt.size > 0) {
     const names = [...rebuilt.keys()].map(n => `\`${n}\``).join(', ');
     notes.push(
-      `${names} ${rebuilt.size === 1 ? 'ends' : 'end'} as SciPy built ${rebuilt.size === 1 ? 'it' : 'them'}: the candidate builds ${rebuilt.size === 1 ? 'it' : 'them'} again on the host from the same host arrays at the end (a format check), rather than keeping or copying back the device matrix, whose \`nnz\`, \`indices\` and \`data\` cupyx's products change in place (they sum duplicate entries).`
+      `${names} ${rebuilt.size === 1 ? 'ends' : 'end'} as SciPy built ${rebuilt.size === 1 ? 'it' : 'them'}: the candidate builds ${rebuilt.size === 1 ? 'it' : 'them'} again on the host from the same host arrays at the end (SciPy's construction once more: a format check, a conversion for COO input), rather than keeping or copying back the device matrix, whose \`nnz\`, \`indices\` and \`data\` cupyx's products change in place (they sum duplicate entries).`
     );
   }
   const copiedBack = bringBack.filter(n => !rebuilt.has(n));
@@ -1139,7 +1138,8 @@ function hostCopyEdits(
       (mentions(arg, names.transferredReadOnly) && (!isBareOrHostSafe(arg, arg.text) || names.writeBack.includes(arg.text)))
     ) {
       const scalar = v.kind === 'ndarray' && v.shape !== undefined && v.shape.length === 0;
-      out.edits.push(insert(arg.startIndex, scalar ? 'float(' : `${cp}.asnumpy(`), insert(arg.endIndex, ')'));
+      // a 0-d result as NumPy has it (a NumPy scalar of its dtype: `float()` made an int a float)
+      out.edits.push(insert(arg.startIndex, `${cp}.asnumpy(`), insert(arg.endIndex, scalar ? ')[()]' : ')'));
       out.count += 1;
       out.bytes += v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
     }
@@ -1232,15 +1232,16 @@ function returnsPythonScalar(name: string, cell: CellModel, model: NotebookModel
   }
   const fn = field(value, 'function');
   const q = fn ? model.qualifiedName(fn) : null;
-  return q !== null && PYTHON_SCALAR_RESULTS.has(q) && !callArguments(value).keywords.has('axis') && callArguments(value).positional.length < 2;
+  return q !== null && PYTHON_SCALAR_RESULTS.has(q);
 }
 
 /**
  * The SciPy constructor call that built sparse matrix `name` in this cell, to run again on the
  * host at the end instead of copying the device matrix back: cupyx's products sum duplicate
  * entries in place (`sum_duplicates`), so the device matrix may differ from SciPy's in `nnz`,
- * `indices` and `data` layout, and rebuilding from the unchanged host arrays costs a format check
- * where the copy costs the whole matrix over PCIe. Null unless the matrix is bound once, at the
+ * `indices` and `data` layout, and rebuilding from the unchanged host arrays costs SciPy's
+ * construction (a format check; a conversion for COO input), timed with the candidate, where
+ * the copy costs the whole matrix over PCIe. Null unless the matrix is bound once, at the
  * cell's top level, by `scipy.sparse.X_matrix/X_array(...)` whose arrays are host arrays the cell
  * leaves as they were (copied to the device under another name), and nothing changes it in place.
  */
@@ -1274,16 +1275,50 @@ function sparseHostRebuild(name: string, cell: CellModel, model: NotebookModel, 
     }
     return true;
   });
-  // array arithmetic in the arguments would be computed again on the host: not a rebuild
+  // only names, literals and tuples: array arithmetic or a call (a random draw, np.exp(data))
+  // would be computed again on the host, maybe to another value
   if (hostOnly && args) {
-    walkTypes(args, OPERATORS, op => {
-      if (model.inferValue(op, cell).kind === 'ndarray') {
+    walk(args, n => {
+      if (n.type === 'call' || (OPERATORS.includes(n.type) && model.inferValue(n, cell).kind === 'ndarray')) {
         hostOnly = false;
       }
-      return true;
+      return hostOnly;
     });
   }
+  // after its construction the cell only reads it: products, attributes, read-only methods; a
+  // method that changes it (`M.setdiag(1.0)`), an in-place operator or another name holding it
+  // (`N = M; N.data *= 2`) would be lost by the rebuild
+  if (hostOnly) {
+    for (const r of globalReferences(cell.tree!.rootNode, name)) {
+      if (r.startIndex < statement.endIndex) {
+        continue;
+      }
+      const p = r.parent;
+      const attr = p?.type === 'attribute' && field(p, 'object')?.id === r.id ? field(p, 'attribute')?.text ?? '' : null;
+      const called = attr !== null && p!.parent?.type === 'call' && field(p!.parent, 'function')?.id === p!.id;
+      const readOnly =
+        (attr !== null && (called ? SPARSE_READ_ONLY_METHODS.has(attr) : !isAssignedTo(p!))) ||
+        (p?.type === 'binary_operator' && (operatorOf(p) === '@' || operatorOf(p) === '*')) ||
+        (p?.type === 'argument_list' && escapingUse(r, model) === null);
+      if (!readOnly) {
+        return null;
+      }
+    }
+  }
   return hostOnly ? cell.source.slice(value.startIndex, value.endIndex) : null;
+}
+
+/** Sparse-matrix methods that leave the matrix as it is. */
+const SPARSE_READ_ONLY_METHODS = new Set(['dot', 'multiply', 'sum', 'mean', 'max', 'min', 'getnnz', 'count_nonzero', 'diagonal', 'toarray', 'todense', 'tocsr', 'tocsc', 'tocoo', 'copy', 'get', 'getrow', 'getcol', 'transpose', 'power', 'astype', 'nonzero', 'trace']);
+
+/** Is the attribute (or subscript) node the target of an assignment, plain or augmented (`M.data *= 2`, `M.data[0] = 1`)? */
+function isAssignedTo(n: SyntaxNode): boolean {
+  let t = n;
+  while (t.parent?.type === 'subscript' && field(t.parent, 'value')?.id === t.id) {
+    t = t.parent;
+  }
+  const p = t.parent;
+  return (p?.type === 'assignment' || p?.type === 'augmented_assignment') && field(p, 'left')?.id === t.id;
 }
 
 /** Sparse-matrix attributes that `sum_duplicates()` changes when the matrix had duplicates. */
@@ -2080,20 +2115,12 @@ const GENERATOR_DRAWS = new Set([
 ]);
 
 /**
- * Is the host array `name` reaching `cell` known to be contiguous, in C or Fortran order (what
- * CuPy's `ndarray.get(out=...)` writes into)? Only where one earlier cell binds it, once,
+ * The memory layout of the host array `name` when `cell` starts, where known: 'C' or 'F' (what
+ * CuPy's `ndarray.get(out=...)` writes into). Only where one earlier cell binds it, once,
  * unconditionally, to a NumPy creator or a Generator draw, and rebinds it after that only by
  * augmented assignment (in place).
  */
-function hostContiguous(name: string, cell: CellModel, model: NotebookModel): boolean {
-  return hostLayout(name, cell, model) !== null;
-}
-
-/**
- * The memory layout of the host array `name` when `cell` starts, where known (see
- * `hostContiguous`): 'C', 'F', or 'CF' (contiguous, the order depending on the input).
- */
-function hostLayout(name: string, cell: CellModel, model: NotebookModel): 'C' | 'F' | 'CF' | null {
+function hostLayout(name: string, cell: CellModel, model: NotebookModel): 'C' | 'F' | null {
   const writers = model.writers(name).filter(c => c.index < cell.index);
   if (writers.length !== 1 || !writers[0].facts) {
     return null;
@@ -2107,28 +2134,38 @@ function hostLayout(name: string, cell: CellModel, model: NotebookModel): 'C' | 
 }
 
 /** The layout of the new array `value` (a call in `cell`) makes, if it is a creator or a draw. */
-function creationLayout(value: SyntaxNode, cell: CellModel, model: NotebookModel): 'C' | 'F' | 'CF' | null {
+function creationLayout(value: SyntaxNode, cell: CellModel, model: NotebookModel): 'C' | 'F' | null {
   const fn = value.type === 'call' ? field(value, 'function') : null;
   if (!fn) {
     return null;
   }
   const q = model.qualifiedName(fn) ?? '';
-  const keywords = callArguments(value).keywords;
+  const { keywords, positional } = callArguments(value);
+  const orderText = keywords.get('order')?.text;
+  const order = orderText === undefined ? undefined : orderText.replace(/^(['"])(.*)\1$/, '$2');
   if (NUMPY_CONTIGUOUS_CREATORS.test(q)) {
     if (q === 'numpy.asfortranarray') {
       return 'F';
     }
-    if (q === 'numpy.array') {
-      // a copy, laid out like its input unless order= says C or F
-      const order = keywords.get('order')?.text;
-      return keywords.has('copy') ? null : order === '"C"' || order === "'C'" ? 'C' : order === '"F"' || order === "'F'" ? 'F' : 'CF';
+    if (q === 'numpy.array' || q === 'numpy.linspace') {
+      // np.array copies in the input's layout (order 'K': neither C nor F for a 3-D transpose)
+      // unless order= says; linspace with axis= puts the samples on another axis
+      if (q === 'numpy.linspace') {
+        return keywords.has('axis') ? null : 'C';
+      }
+      return keywords.has('copy') ? null : order === 'C' ? 'C' : order === 'F' ? 'F' : null;
     }
-    const order = keywords.get('order')?.text;
-    return order === undefined || order === '"C"' || order === "'C'" ? 'C' : order === '"F"' || order === "'F'" ? 'F' : null;
+    return order === undefined || order === 'C' ? 'C' : order === 'F' ? 'F' : null;
   }
-  // rng.standard_normal(...), np.random.default_rng(0).random(...)
+  // rng.standard_normal(...), np.random.default_rng(0).random(...); permutation/choice of an
+  // array (or along an axis) keep the input's layout
   const obj = fn.type === 'attribute' ? field(fn, 'object') : null;
-  return obj && GENERATOR_DRAWS.has(field(fn, 'attribute')?.text ?? '') && model.inferValue(obj, cell).kind === 'rng' ? 'C' : null;
+  const method = obj ? field(fn, 'attribute')?.text ?? '' : '';
+  if (!obj || !GENERATOR_DRAWS.has(method) || model.inferValue(obj, cell).kind !== 'rng') {
+    return null;
+  }
+  const ofArray = (method === 'permutation' || method === 'choice') && (keywords.has('axis') || (positional[0] !== undefined && model.inferValue(positional[0], cell).kind !== 'scalar'));
+  return ofArray ? null : 'C';
 }
 
 /**
@@ -2141,8 +2178,11 @@ function deviceCContiguous(obj: SyntaxNode, cell: CellModel, model: NotebookMode
   let n = unparen(obj);
   if (n.type === 'subscript') {
     const index = kids(n).filter(k => k.id !== field(n, 'value')?.id);
-    // one index on the first axis: a slice without a step, or an integer (a row)
-    const leading = index.length === 1 && (index[0].type !== 'slice' || (index[0].text.match(/:/g) ?? []).length === 1) && index[0].type !== 'ellipsis';
+    // one index on the first axis: a slice without a step, or an integer literal (a row); not a
+    // name, which may be an index array (a copy: `u[idx].sort()` sorts a temporary)
+    const leading =
+      index.length === 1 &&
+      (index[0].type === 'slice' ? (index[0].text.match(/:/g) ?? []).length === 1 : /^-?\s*\d+$/.test(index[0].text));
     const value = field(n, 'value');
     if (!leading || !value) {
       return false;
@@ -2153,12 +2193,42 @@ function deviceCContiguous(obj: SyntaxNode, cell: CellModel, model: NotebookMode
     return false;
   }
   const facts = cell.facts!;
+  // in a loop, a binding later in the cell (`x = x.T`) reaches the sort on the next trip
+  let inLoop = false;
+  for (let a = obj.parent; a && !inLoop; a = a.parent) {
+    inLoop = a.type === 'for_statement' || a.type === 'while_statement';
+  }
+  if (inLoop && facts.assignments.some(a => a.name === n.text && a.at > obj.startIndex)) {
+    return false;
+  }
   const bindings = facts.assignments.filter(a => a.name === n.text && a.at < obj.startIndex);
   if (bindings.length > 0) {
     const last = bindings[bindings.length - 1];
     return !last.augmented && !last.nested && !!last.value && creationLayout(unparen(last.value), cell, model) === 'C';
   }
   return hostLayout(n.text, cell, model) === 'C';
+}
+
+/**
+ * Is `obj` a name, or a view of one by basic indexing (slices, integers, `...`, `None`)? An index
+ * array makes a copy (`u[idx].sort()` sorts a temporary, C-contiguous on the device too).
+ */
+function basicView(obj: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
+  const n = unparen(obj);
+  if (n.type === 'identifier') {
+    return true;
+  }
+  if (n.type !== 'subscript') {
+    return false;
+  }
+  const value = field(n, 'value');
+  return (
+    !!value &&
+    basicView(value, model, cell) &&
+    kids(n)
+      .filter(k => k.id !== value.id)
+      .every(k => k.type === 'slice' || k.type === 'ellipsis' || k.type === 'none' || /^-?\s*\d+$/.test(k.text) || model.inferValue(k, cell).kind === 'scalar')
+  );
 }
 
 /**
@@ -2181,22 +2251,25 @@ function sortsInPlace(root: SyntaxNode, model: NotebookModel, cell: CellModel, c
       call.parent?.type !== 'expression_statement' ||
       !mentions(obj, deviceNames) ||
       model.inferValue(obj, cell).kind !== 'ndarray' ||
+      !basicView(obj, model, cell) ||
       deviceCContiguous(obj, cell, model)
     ) {
       return true;
     }
-    // the texts of the array and the arguments as the rewrite has them so far
-    const inside = (e: TextEdit): boolean => e.start >= call.startIndex && e.end <= call.endIndex;
+    // the texts of the array and the arguments as the rewrite has them so far: the edits inside a
+    // node (an insertion at its edge belongs to what surrounds it)
+    const within = (e: TextEdit, n: SyntaxNode): boolean =>
+      e.start >= n.startIndex && e.end <= n.endIndex && !(e.start === e.end && (e.start === n.startIndex || e.start === n.endIndex));
     const rewritten = (n: SyntaxNode): string =>
       applyEdits(
         cell.source.slice(n.startIndex, n.endIndex),
-        edits.filter(e => e.start >= n.startIndex && e.end <= n.endIndex && !(e.start === e.end && (e.start === n.startIndex || e.start === n.endIndex))).map(e => ({ ...e, start: e.start - n.startIndex, end: e.end - n.startIndex }))
+        edits.filter(e => within(e, n)).map(e => ({ ...e, start: e.start - n.startIndex, end: e.end - n.startIndex }))
       );
     const target = rewritten(obj);
     const inner = rewritten(args).slice(1, -1).trim();
     const text = `${unparen(obj).type === 'subscript' ? target : `${target}[...]`} = ${cp}.sort(${target}${inner ? `, ${inner}` : ''})`;
     for (let k = edits.length - 1; k >= 0; k--) {
-      if (inside(edits[k]) && !(edits[k].start === edits[k].end && (edits[k].start === call.startIndex || edits[k].start === call.endIndex))) {
+      if (within(edits[k], call)) {
         edits.splice(k, 1);
       }
     }

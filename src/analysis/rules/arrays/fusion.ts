@@ -420,7 +420,8 @@ function dtypeKind(dtype: string | undefined): number | null {
 }
 
 /** Ufuncs whose result is a float for integer or bool input (`np.sqrt(int8)` is float16). */
-const FLOAT_RESULT = /^(sin|cos|tan|arc|sinh|cosh|tanh|exp|log|sqrt|cbrt|hypot|true_divide|divide|deg2rad|rad2deg|radians|degrees)/;
+const FLOAT_RESULT =
+  /^(sin|cos|tan|arcsin|arccos|arctan|arctan2|sinh|cosh|tanh|arcsinh|arccosh|arctanh|exp|exp2|expm1|log|log2|log10|log1p|logaddexp|logaddexp2|sqrt|cbrt|hypot|true_divide|divide|deg2rad|rad2deg|radians|degrees)$/;
 
 /**
  * For a chain that becomes a `@cp.fuse()` function: the first operation at which a weak scalar
