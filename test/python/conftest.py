@@ -188,3 +188,18 @@ def kernel() -> Any:
     with running_kernel() as k:
         k.ok("%load_ext gpuoptimize\nimport json, numpy as np")
         yield k
+
+
+@pytest.fixture
+def cp(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
+    """The CuPy TEST DOUBLE (NumPy underneath, test/python/testdouble_cupy), on sys.path for
+    this test only (a module defining its own `cp` fixture overrides this one)."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent / "testdouble_cupy"))
+    for mod in [m for m in sys.modules if m == "cupy" or m.startswith("cupy.")]:
+        monkeypatch.delitem(sys.modules, mod)
+    import cupy
+
+    assert cupy.IS_TEST_DOUBLE
+    yield cupy
+    for mod in [m for m in sys.modules if m == "cupy" or m.startswith("cupy.")]:
+        del sys.modules[mod]

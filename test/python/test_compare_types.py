@@ -12,8 +12,6 @@ cupyx value does is checked on the GPU (verify_on_gpu.py).
 from __future__ import annotations
 
 import collections
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -21,23 +19,6 @@ import scipy.sparse as sp
 
 from gpuoptimize.compare import compare
 from gpuoptimize.harness import run_ab
-
-DOUBLE = pathlib.Path(__file__).resolve().parent / "testdouble_cupy"
-
-
-@pytest.fixture
-def cp(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
-    """The CuPy TEST DOUBLE (NumPy underneath), on sys.path for this test only."""
-    monkeypatch.syspath_prepend(str(DOUBLE))
-    for mod in [m for m in sys.modules if m == "cupy" or m.startswith("cupy.")]:
-        monkeypatch.delitem(sys.modules, mod)
-    import cupy
-
-    assert cupy.IS_TEST_DOUBLE
-    yield cupy
-    for mod in [m for m in sys.modules if m == "cupy" or m.startswith("cupy.")]:
-        del sys.modules[mod]
-
 
 # -- dtypes --------------------------------------------------------------------------------
 

@@ -8,33 +8,18 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
-import sys
 
 import numpy as np
-import pytest
 import scipy.sparse as sp
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RULES = ROOT / "test" / "fixtures" / "rules"
-DOUBLE = pathlib.Path(__file__).resolve().parent / "testdouble_cupy"
 
 _spec = importlib.util.spec_from_file_location("verify_on_gpu", RULES / "verify_on_gpu.py")
 verify = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(verify)
 
 
-@pytest.fixture
-def cp(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
-    """The CuPy TEST DOUBLE, on sys.path for this test only."""
-    monkeypatch.syspath_prepend(str(DOUBLE))
-    for mod in [m for m in sys.modules if m == "cupy" or m.startswith("cupy.")]:
-        monkeypatch.delitem(sys.modules, mod)
-    import cupy
-
-    assert cupy.IS_TEST_DOUBLE
-    yield cupy
-    for mod in [m for m in sys.modules if m == "cupy" or m.startswith("cupy.")]:
-        del sys.modules[mod]
 
 
 def test_dtype_changes_fail() -> None:
