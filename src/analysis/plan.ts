@@ -42,7 +42,7 @@ import { CellCache, CellModel, NotebookModel } from './notebook';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, hostCopyAround, hostCopyLine, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { field, kids, unparen } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
 import { formatBytes, valueBytes } from './values';
@@ -494,7 +494,14 @@ function hostBoundary(
   if (used.length === 0) {
     return { edits, transfers: moved, summary: '' };
   }
-  const hostArgs = collectHostConsumerArgs(root, model, cell, new Set(used));
+  // what each host consumer receives: an array value gets a host copy; a string or a number
+  // built from device values (`str(M.sum())`, an f-string, `float(s)`) is host data already;
+  // anything else (a lambda reading `x`, a custom object) would carry device arrays into host
+  // code, so the names it reads come back to the host instead
+  const hostArgs = collectHostConsumerArgs(root, model, cell, new Set(used)).filter(arg => {
+    const kind = model.inferValue(arg, cell).kind;
+    return kind === 'ndarray' || kind === 'sparse' || kind === 'scalar' || HOST_TEXT.test(unparen(arg).type) || builtinConversion(arg) || unparen(arg).type === 'identifier';
+  });
   const wrapped: string[] = [];
   const back: string[] = [];
   for (const name of used) {
@@ -518,15 +525,21 @@ function hostBoundary(
     moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: 'computed with on the host in this cell' });
   }
   if (back.length > 0) {
-    edits.push(insert(prologueOrStart(root, cell.source), back.map(n => `${n} = ${cp}.asnumpy(${n})`).join('\n') + '\n'));
+    // each as the GPU cell that last bound it left it (a 0-d result as NumPy's scalar or Python number)
+    const lines = back.map(n => hostCopyLine(n, model.writers(n).filter(w => w.index < cell.index).pop() ?? cell, model, cp));
+    edits.push(insert(prologueOrStart(root, cell.source), lines.join('\n') + '\n'));
   }
   const stillResident = new Set(used.filter(n => !back.includes(n)));
   for (const arg of hostArgs) {
     const names = used.filter(n => stillResident.has(n) && globalReferences(arg, n).length > 0);
-    if (names.length === 0 || arg.type === 'string') {
+    // only array values need a copy: `str(M.sum())`, f-strings, `float(s)` take CuPy values as
+    // they are (wrapping them would hand the consumer a 0-d array instead of a str or a float)
+    const v = model.inferValue(arg, cell);
+    const arrayValued = v.kind === 'ndarray' || v.kind === 'sparse' || unparen(arg).type === 'identifier';
+    if (names.length === 0 || !arrayValued) {
       continue;
     }
-    edits.push(insert(arg.startIndex, `${cp}.asnumpy(`), insert(arg.endIndex, ')'));
+    edits.push(...hostCopyAround(arg, v, cp));
     wrapped.push(...names);
     for (const n of names) {
       moved.push({ cellIndex: cell.index, name: n, direction: 'to-host', reason: `host consumer: ${arg.parent?.parent?.type === 'call' ? field(arg.parent.parent, 'function')?.text ?? 'call' : 'call'}` });
@@ -540,6 +553,16 @@ function hostBoundary(
     parts.push(`brings ${back.join(', ')} back to the host (used in host code)`);
   }
   return { edits, transfers: moved, summary: parts.join('; ') };
+}
+
+/** Syntax that makes a str on the host (a literal, an f-string, implicit concatenation). */
+const HOST_TEXT = /^(string|concatenated_string)$/;
+
+/** `str(...)`, `float(...)`, `len(...)`: a Python builtin that turns a CuPy value into host data. */
+function builtinConversion(arg: SyntaxNode): boolean {
+  const u = unparen(arg);
+  const fn = u.type === 'call' ? field(u, 'function') : null;
+  return fn?.type === 'identifier' && /^(str|repr|format|float|int|bool|complex|len)$/.test(fn.text);
 }
 
 /** Uses CuPy values satisfy as they are: print/len/float/format, attribute reads like .shape. */

@@ -573,15 +573,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
         if (rebuilt.has(n)) {
           return `${n} = ${rebuilt.get(n)}  # SciPy's own matrix again, from the host arrays (cupyx's products sum duplicate entries in place)`;
         }
-        if (v.kind === 'sparse') {
-          return `${n} = ${n}.get()`;
-        }
-        // a full reduction leaves a 0-d device array: the host gets what NumPy returns, a Python
-        // number (`.item()`: np.allclose's bool) or a NumPy scalar of the result's dtype (`.get()[()]`)
-        if (returnsPythonScalar(n, cell, model)) {
-          return `${n} = ${n}.item()`;
-        }
-        return v.shape !== undefined && v.shape.length === 0 ? `${n} = ${n}.get()[()]` : `${n} = ${cp}.asnumpy(${n})`;
+        return hostCopyLine(n, cell, model, cp);
       })
       .concat([...rebuilt].filter(([n]) => !bringBack.includes(n)).map(([n, call]) => `${n} = ${call}  # SciPy's own matrix again, from the host arrays (cupyx's products sum duplicate entries in place)`))
       .concat(writeBack.map(n => `${writeBackLines.get(n)}  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
@@ -1129,7 +1121,7 @@ function hostCopyEdits(
   for (const arg of hostConsumerArgs) {
     const v = model.inferValue(arg, cell);
     // strings (f-strings) format CuPy scalars themselves; only array-valued arguments need a copy
-    const arrayValued = v.kind === 'ndarray' || (unparen(arg).type === 'identifier' && names.deviceNames.has(unparen(arg).text));
+    const arrayValued = v.kind === 'ndarray' || v.kind === 'sparse' || (unparen(arg).type === 'identifier' && names.deviceNames.has(unparen(arg).text));
     if (!arrayValued) {
       continue;
     }
@@ -1137,9 +1129,7 @@ function hostCopyEdits(
       mentions(arg, names.localDevice) ||
       (mentions(arg, names.transferredReadOnly) && (!isBareOrHostSafe(arg, arg.text) || names.writeBack.includes(arg.text)))
     ) {
-      const scalar = v.kind === 'ndarray' && v.shape !== undefined && v.shape.length === 0;
-      // a 0-d result as NumPy has it (a NumPy scalar of its dtype: `float()` made an int a float)
-      out.edits.push(insert(arg.startIndex, `${cp}.asnumpy(`), insert(arg.endIndex, scalar ? ')[()]' : ')'));
+      out.edits.push(...hostCopyAround(arg, v, cp));
       out.count += 1;
       out.bytes += v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
     }
@@ -1211,6 +1201,38 @@ function canonicalAtConstruction(root: SyntaxNode, refs: LibraryRef[], model: No
     }
   }
   return { edits: out, names };
+}
+
+/**
+ * The statement that brings device value `name`, as `cell` (the cell that last bound it) leaves
+ * it, back to the host as NumPy code would have it: a sparse matrix as SciPy's (`.get()`;
+ * `cp.asnumpy` would wrap it in an object array), a full reduction's 0-d array as what NumPy
+ * returns, a Python number (`.item()`: np.allclose's bool) or a NumPy scalar of its dtype
+ * (`.get()[()]`), an array with `cp.asnumpy`. The per-cell rewrite and the notebook plan share it.
+ */
+export function hostCopyLine(name: string, cell: CellModel, model: NotebookModel, cp: string): string {
+  const v = model.valueAfter(name, cell);
+  if (v.kind === 'sparse') {
+    return `${name} = ${name}.get()`;
+  }
+  if (returnsPythonScalar(name, cell, model)) {
+    return `${name} = ${name}.item()`;
+  }
+  return v.shape !== undefined && v.shape.length === 0 ? `${name} = ${name}.get()[()]` : `${name} = ${cp}.asnumpy(${name})`;
+}
+
+/**
+ * Edits that hand host consumer argument `arg` (a device value, inferred as `v`) to the host as
+ * NumPy code would: a sparse matrix through `.get()`, a 0-d result as a NumPy scalar of its dtype
+ * (`cp.asnumpy(...)[()]`; `float()` would make an int a float), an array with `cp.asnumpy`.
+ */
+export function hostCopyAround(arg: SyntaxNode, v: ValueInfo, cp: string): TextEdit[] {
+  if (v.kind === 'sparse') {
+    const bare = unparen(arg).type === 'identifier' || unparen(arg).type === 'attribute' || arg.type === 'parenthesized_expression';
+    return bare ? [insert(arg.endIndex, '.get()')] : [insert(arg.startIndex, '('), insert(arg.endIndex, ').get()')];
+  }
+  const scalar = v.kind === 'ndarray' && v.shape !== undefined && v.shape.length === 0;
+  return [insert(arg.startIndex, `${cp}.asnumpy(`), insert(arg.endIndex, scalar ? ')[()]' : ')')];
 }
 
 /**

@@ -1,0 +1,66 @@
+/**
+ * What a host cell of the whole-notebook plan receives from device-resident values: what NumPy
+ * code would have had there. A full reduction's 0-d result comes back as NumPy's scalar (or the
+ * Python bool np.allclose returns), a sparse matrix as SciPy's (`.get()`: `cp.asnumpy` would wrap
+ * it in an object array), a string or number built from device values goes to its consumer as it
+ * is, and a value that would carry device arrays into host code (a lambda) brings them back.
+ */
+import { analyzeNotebook } from '../../src/analysis/engine';
+import { rewriteNotebook } from '../../src/analysis/plan';
+import { cellsOf, parser } from './helpers';
+
+beforeAll(async () => {
+  await parser();
+});
+
+const setup = 'import numpy as np\na = np.random.rand(8_000_000)\nb = np.sqrt(a) * 2.0 + np.sin(a)';
+
+describe('residency plan: device values at host boundaries', () => {
+  it('brings 0-d results back as NumPy scalars, and np.allclose as a Python bool', () => {
+    const plan = rewriteNotebook(
+      cellsOf(setup, 's = b.sum()\nok = np.allclose(a, b)\nm = np.max(a)', 'print(f"{s:.3f}", ok, type(m))\nt = [s, m]\nif ok:\n    print("same")')
+    );
+    expect(plan.gpuCells).toEqual([0, 1]);
+    expect(plan.cells[2].source.split('\n').slice(0, 3)).toEqual(['s = s.get()[()]', 'ok = ok.item()', 'm = m.get()[()]']);
+  });
+
+  it('hands a sparse matrix to host code as SciPy\'s, and a string built from it as it is', () => {
+    const plan = rewriteNotebook(
+      cellsOf(
+        'import numpy as np\nimport scipy.sparse as sp\nn = 2_000_000\nrows = np.random.randint(0, n, 8_000_000)\ncols = np.random.randint(0, n, 8_000_000)\n' +
+          'vals = np.random.rand(8_000_000)\nM = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))\nx = np.random.rand(n)',
+        'y = M @ x\nz = M @ y',
+        'with open("out.txt", "w") as fh:\n    fh.write(str(M.sum()))',
+        'stats = {"m": M}\nprint(len(stats))'
+      )
+    );
+    expect(plan.gpuCells).toEqual([0, 1]);
+    // str() of a CuPy 0-d array is the number's text, as with SciPy's NumPy scalar
+    expect(plan.cells[2].source).toBe('with open("out.txt", "w") as fh:\n    fh.write(str(M.sum()))');
+    expect(plan.cells[3].source).toMatch(/^M = M\.get\(\)\n/);
+    expect(plan.cells[3].source).not.toMatch(/asnumpy\(M\)/);
+  });
+
+  it('brings back an array a lambda passed to host code reads, instead of copying the lambda', () => {
+    const plan = rewriteNotebook(
+      cellsOf('import numpy as np\nfrom scipy import optimize\nx = np.random.rand(5_000_000)', 'res = optimize.minimize(lambda p: np.sum((x - p[0]) ** 2), [0.0])')
+    );
+    expect(plan.gpuCells).toEqual([0]);
+    expect(plan.cells[1].source).toBe('x = cp.asnumpy(x)\nres = optimize.minimize(lambda p: np.sum((x - p[0]) ** 2), [0.0])');
+  });
+});
+
+describe('single-cell rewrite: a device sparse matrix handed to a host consumer', () => {
+  it('goes through .get() (SciPy\'s matrix), not cp.asnumpy', () => {
+    const result = analyzeNotebook(
+      cellsOf(
+        'import numpy as np\nimport scipy.sparse as sp\nimport matplotlib.pyplot as plt\nn = 2_000_000\nx = np.random.rand(n)',
+        'M = sp.random(n, n, density=2e-6, format="csr")\ny = M @ x\nfor _ in range(20):\n    y = M @ y\nplt.spy(M)\nprint(y[:3])'
+      )
+    );
+    const [s] = result.suggestions.filter(sg => sg.cellIndex === 1);
+    expect(s.rule).toBe('GPU102');
+    expect(s.candidate).toContain('plt.spy(M.get())');
+    expect(s.candidate).not.toContain('asnumpy(M)');
+  });
+});
