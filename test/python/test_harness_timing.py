@@ -1,7 +1,8 @@
 """Harness timing and isolation logic on the CPU, with the clock sources abstracted:
 fake CUDA event timers, the events-vs-wall check, once-per-side copies of read-only
-arrays, the transfer meter's constructors. In-process (no kernel): nothing here is
-user-visible beyond what test_harness_kernel.py checks."""
+arrays, how a scalar from random streams is compared, the transfer meter's constructors.
+In-process (no kernel): nothing here is user-visible beyond what test_harness_kernel.py
+checks."""
 
 from __future__ import annotations
 
@@ -131,6 +132,39 @@ def test_hidden_in_place_change_is_measured_again_with_per_run_copies() -> None:
     # every run started from the user's array: the last run saw 0 and made it 1
     assert r.baseline_values["hc_first"] == 1.0 and r.candidate_values["hc_first"] == 1.0
     assert hc[0] == 0.0 and ns["hc"] is hc
+
+
+# -- scalars from random streams -------------------------------------------------------
+
+
+def _scalar_side(label: str, source: str, runs: list[float]) -> harness._Side:
+    """A side that ran `source` once per value of `runs`, each run's `est` kept."""
+    side = harness._Side(label, source, _cell.analyze(source))
+    side.scalar_runs = {"est": [np.float64(v) for v in runs]}
+    side.values = {"est": side.scalar_runs["est"][-1]}
+    return side
+
+
+def test_an_estimate_whose_last_runs_agree_by_chance_is_judged_by_its_repeats() -> None:
+    """NumPy's global stream, restored before every run, gives the baseline one value; the
+    candidate draws afresh, and its last run gives that same value (4 * hits / 5000 lies on
+    a grid of 0.0008: about one pair of runs in a hundred agrees)."""
+    b = _scalar_side("baseline", "est = np.random.random()", [3.1416] * 8)
+    spread = [3.1384, 3.1448, 3.1400, 3.1432, 3.1408, 3.1424, 3.1392, 3.1416]
+    c = _scalar_side("candidate", "est = rng.random()", spread)
+    (o,), _ = harness._compare_outputs(b, c, None, None, random=True)
+    assert o.status == "statistical" and "one draw vs repeats" in o.method
+    assert o.detail is not None and o.detail.startswith("by statistics: baseline gave 3.1416")
+
+
+def test_a_scalar_close_on_every_run_stays_equal() -> None:
+    """The same value on every run of both sides (seeded alike), or runs that differ only
+    within the tolerance (a GPU sum in another order): equal, not a matter of statistics."""
+    b = _scalar_side("baseline", "est = np.random.random()", [0.5] * 8)
+    for runs in ([0.5] * 8, [0.5 + k * 1e-12 for k in (3, -2, 1, 0, -1, 2, -3, 0)]):
+        c = _scalar_side("candidate", "est = rng.random()", runs)
+        (o,), _ = harness._compare_outputs(b, c, None, None, random=True)
+        assert o.status == "equal", o
 
 
 # -- transfer meter --------------------------------------------------------------------
