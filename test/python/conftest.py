@@ -8,11 +8,14 @@ candidates run on Numba's CUDA simulator where there is no GPU.
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.util
 import json
 import os
 import sys
 import tempfile
 import time
+import types
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +31,21 @@ if str(SHIM) not in sys.path:
 
 #: Budget per side in tests: long enough for several runs, short enough for a fast suite.
 BUDGET = 0.2
+
+#: The rules' fixtures (test/fixtures/rules): each rule's cases and the GPU fixture checker.
+RULES = ROOT / "test" / "fixtures" / "rules"
+
+
+@functools.cache
+def fixture_checker() -> types.ModuleType:
+    """The GPU fixture checker (test/fixtures/rules/verify_on_gpu.py), loaded by its path: it
+    is a script the GPU batch runs, not a module of a package. Cached: the test files that
+    check its rules on the CPU share one module."""
+    spec = importlib.util.spec_from_file_location("verify_on_gpu", RULES / "verify_on_gpu.py")
+    assert spec is not None and spec.loader is not None
+    checker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checker)
+    return checker
 
 
 @dataclass

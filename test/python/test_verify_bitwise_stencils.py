@@ -5,17 +5,10 @@ GPU batch instead of passing within 1e-3."""
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-
 import numpy as np
+from conftest import RULES, fixture_checker
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-RULES = ROOT / "test" / "fixtures" / "rules"
-
-_spec = importlib.util.spec_from_file_location("verify_on_gpu", RULES / "verify_on_gpu.py")
-verify = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(verify)
+verify = fixture_checker()
 
 
 def test_every_stencil_kernel_fixture_is_checked_bitwise() -> None:

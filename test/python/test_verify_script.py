@@ -5,17 +5,12 @@ of a fixture must get the same treatment, or the checker compares 400 Jacobi ste
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
 
 import pytest
+from conftest import RULES, fixture_checker
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-RULES = ROOT / "test" / "fixtures" / "rules"
-
-_spec = importlib.util.spec_from_file_location("verify_on_gpu", RULES / "verify_on_gpu.py")
-verify = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(verify)
+verify = fixture_checker()
 
 
 @pytest.mark.parametrize(

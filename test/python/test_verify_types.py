@@ -6,20 +6,11 @@ array, a sparse matrix stored differently (duplicates summed) fail; values it us
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-
 import numpy as np
 import scipy.sparse as sp
+from conftest import fixture_checker
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-RULES = ROOT / "test" / "fixtures" / "rules"
-
-_spec = importlib.util.spec_from_file_location("verify_on_gpu", RULES / "verify_on_gpu.py")
-verify = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(verify)
-
-
+verify = fixture_checker()
 
 
 def test_dtype_changes_fail() -> None:
