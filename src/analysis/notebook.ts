@@ -1301,15 +1301,13 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
- * The kernel's report on `name`: an own key of the reports only. The reports are a plain
- * object, and a Python name may be one of its inherited members (`constructor`, `toString`,
- * `valueOf`, `__proto__`...), which are no report.
+ * The kernel's report on `name`: an own key of the reports only. The reports (the engine's
+ * runtime map, an inspect reply's values) may be plain objects, and a Python name may be one
+ * of their inherited members (`constructor`, `toString`, `valueOf`, `__proto__`...), which
+ * are no report.
  */
-export function ownReport(
-  runtime: Readonly<Record<string, RuntimeValueInfo>>,
-  name: string
-): RuntimeValueInfo | undefined {
-  return Object.hasOwn(runtime, name) ? runtime[name] : undefined;
+export function ownReport<T>(reports: Readonly<Record<string, T>>, name: string): T | undefined {
+  return Object.hasOwn(reports, name) ? reports[name] : undefined;
 }
 
 /** Converts the kernel's report on a name. */

@@ -3,6 +3,7 @@
  * `runtime` map, and how the card says a prediction used it. Pure functions: no widgets, no
  * kernel.
  */
+import { ownReport } from '../analysis/notebook';
 import type { RuntimeValueInfo, Suggestion } from '../analysis/types';
 import type { InspectReply } from '../kernel/protocol';
 import { formatBytes } from './format';
@@ -22,7 +23,7 @@ export function runtimeFromInspect(
   // keyed by Python names: no prototype, so `__proto__` or `constructor` is a name like any other
   const out: Record<string, RuntimeValueInfo> = Object.create(null) as Record<string, RuntimeValueInfo>;
   for (const name of asked) {
-    const v: unknown = Object.prototype.hasOwnProperty.call(values, name) ? values[name] : null;
+    const v: unknown = ownReport(values, name);
     if (typeof v !== 'object' || v === null || Array.isArray(v)) {
       continue;
     }
@@ -59,7 +60,7 @@ export function sameRuntime(
   }
   return keys.every(k => {
     const x = a[k];
-    const y = Object.prototype.hasOwnProperty.call(b, k) ? b[k] : undefined;
+    const y = ownReport(b, k);
     return (
       y !== undefined &&
       x.type === y.type &&
