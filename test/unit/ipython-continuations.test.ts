@@ -25,157 +25,47 @@ beforeAll(async () => {
   p = await parser();
 });
 
-interface Case {
-  name: string;
-  source: string;
-  masked: string;
-  /** [kind, start, end] of each span. */
-  spans: [string, number, number][];
-  /** The cell is a syntax error in IPython too (the masked text does not parse). */
-  invalid?: true;
-}
+/**
+ * A case: its name, the cell, the masked text, [kind, start, end] of each span, and `true`
+ * where the cell is a syntax error in IPython too (the masked text does not parse). The comment
+ * above a case is what IPython makes of the cell.
+ */
+type Case = [name: string, source: string, masked: string, spans: [string, number, number][], invalid?: true];
 
 const CASES: Case[] = [
-  {
-    // IPython: x = 1 + \<LF>  2<LF>get_ipython().system('ls')
-    name: 'a shell escape after a continued Python line',
-    source: 'x = 1 + \\\n  2\n!ls\n',
-    masked: 'x = 1 + \\\n  2\n...\n',
-    spans: [['shell', 14, 17]]
-  },
-  {
-    // IPython: t = get_ipython().getoutput('ls    -l')<LF>print(t)
-    name: 'a continued shell assignment, then Python',
-    source: 't = !ls \\\n  -l\nprint(t)\n',
-    masked: 't = ...  \n    \nprint(t)\n',
-    spans: [['magic-assignment', 4, 14]]
-  },
-  {
-    // IPython: get_ipython().system('ls  -l  -a')<LF>z=1
-    name: 'a shell escape continued over three lines',
-    source: '!ls \\\n-l \\\n-a\nz=1\n',
-    masked: '...  \n    \n  \nz=1\n',
-    spans: [['shell', 0, 13]]
-  },
-  {
-    // IPython: t = get_ipython().run_line_magic('who_ls', '   int')<LF>print(t)
-    name: 'a continued magic assignment, then Python',
-    source: 't = %who_ls \\\n  int\nprint(t)\n',
-    masked: 't = ...      \n     \nprint(t)\n',
-    spans: [['magic-assignment', 4, 19]]
-  },
-  {
-    // IPython: for f in x:<LF>    get_ipython().system('ls        -l')<LF>    y = 2
-    name: 'an indented continued shell escape in a loop body',
-    source: 'for f in x:\n    !ls \\\n      -l\n    y = 2\n',
-    masked: 'for f in x:\n    ...  \n        \n    y = 2\n',
-    spans: [['shell', 16, 30]]
-  },
-  {
-    // IPython: get_ipython().run_line_magic('time', 'x = 1 +    2')<LF>y = 3
-    name: 'a continued %time statement stays analysable',
-    source: '%time x = 1 + \\\n  2\ny = 3\n',
-    masked: 'if 1: x = 1 + \\\n  2\ny = 3\n',
-    spans: [['line-magic', 0, 6]]
-  },
-  {
-    // IPython: get_ipython().system('echo hi # c  print(1)')
-    name: "a `#` in a shell command is the command's (its backslash continues)",
-    source: '!echo hi # c \\\nprint(1)\n',
-    masked: '...           \n        \n',
-    spans: [['shell', 0, 23]]
-  },
-  {
-    // IPython: x = 1 # c \<LF>get_ipython().system('ls')
-    name: 'a backslash in a Python comment continues nothing',
-    source: 'x = 1 # c \\\n!ls\n',
-    masked: 'x = 1 # c \\\n...\n',
-    spans: [['shell', 12, 15]]
-  },
-  {
-    // IPython: get_ipython().system('ls \\')<LF>print(1)
-    name: 'a backslash followed by a space continues nothing',
-    source: '!ls \\ \nprint(1)\n',
-    masked: '...   \nprint(1)\n',
-    spans: [['shell', 0, 6]]
-  },
-  {
-    // IPython: get_ipython().system('ls  ')<LF>get_ipython().system('pwd')
-    name: 'a continuation onto an empty line, then another escape',
-    source: '!ls \\\n\n!pwd\n',
-    masked: '...  \n\n... \n',
-    spans: [
-      ['shell', 0, 6],
-      ['shell', 7, 11]
-    ]
-  },
-  {
-    name: 'a continued shell escape at the end of the cell',
-    source: 'x = 1\n!ls \\',
-    masked: 'x = 1\n...  ',
-    spans: [['shell', 6, 11]]
-  },
-  {
-    // IPython: x = 1 + \<LF>!ls (a syntax error: the line continues Python)
-    name: 'an escape on the line a Python backslash continues is not one',
-    source: 'x = 1 + \\\n!ls\n',
-    masked: 'x = 1 + \\\n!ls\n',
-    spans: [],
-    invalid: true
-  },
-  {
-    // IPython: s = 'a\<LF>b'<LF>get_ipython().system('ls')
-    name: 'a backslash continuing a string, then an escape',
-    source: "s = 'a\\\nb'\n!ls\n",
-    masked: "s = 'a\\\nb'\n...\n",
-    spans: [['shell', 11, 14]]
-  },
-  {
-    // IPython: get_ipython().system('echo (')<LF>get_ipython().system('ls')
-    name: "a bracket in a shell command opens nothing",
-    source: '!echo (\n!ls\nx = 1\n',
-    masked: '...    \n...\nx = 1\n',
-    spans: [
-      ['shell', 0, 7],
-      ['shell', 8, 11]
-    ]
-  },
-  {
-    // IPython: get_ipython().system('echo """')<LF>get_ipython().system('ls')<LF>x = 1
-    name: 'a triple quote in a shell command opens no string',
-    source: '!echo """\n!ls\nx = 1\n',
-    masked: '...      \n...\nx = 1\n',
-    spans: [
-      ['shell', 0, 9],
-      ['shell', 10, 13]
-    ]
-  },
-  {
-    name: "a quote in a shell assignment opens no string",
-    source: "t = !echo it's\nu = !ls\n",
-    masked: 't = ...       \nu = ...\n',
-    spans: [
-      ['magic-assignment', 4, 14],
-      ['magic-assignment', 19, 22]
-    ]
-  },
-  {
-    // IPython leaves both alone: they are inside a bracket / a triple-quoted string
-    name: 'escapes inside brackets and strings stay',
-    source: "x = (1,\n!ls)\na = '''\n!ls\n'''\n!pwd\n",
-    masked: "x = (1,\n!ls)\na = '''\n!ls\n'''\n... \n",
-    spans: [['shell', 29, 33]],
-    invalid: true
-  },
-  {
-    name: 'a Python-body cell magic, a continued Python line, then an escape',
-    source: '%%time\nx = 1 + \\\n  2\n!ls\n',
-    masked: '      \nx = 1 + \\\n  2\n...\n',
-    spans: [
-      ['cell-magic', 0, 6],
-      ['shell', 21, 24]
-    ]
-  }
+  // IPython: x = 1 + \<LF>  2<LF>get_ipython().system('ls')
+  ['a shell escape after a continued Python line', 'x = 1 + \\\n  2\n!ls\n', 'x = 1 + \\\n  2\n...\n', [['shell', 14, 17]]],
+  // IPython: t = get_ipython().getoutput('ls    -l')<LF>print(t)
+  ['a continued shell assignment, then Python', 't = !ls \\\n  -l\nprint(t)\n', 't = ...  \n    \nprint(t)\n', [['magic-assignment', 4, 14]]],
+  // IPython: get_ipython().system('ls  -l  -a')<LF>z=1
+  ['a shell escape continued over three lines', '!ls \\\n-l \\\n-a\nz=1\n', '...  \n    \n  \nz=1\n', [['shell', 0, 13]]],
+  // IPython: t = get_ipython().run_line_magic('who_ls', '   int')<LF>print(t)
+  ['a continued magic assignment, then Python', 't = %who_ls \\\n  int\nprint(t)\n', 't = ...      \n     \nprint(t)\n', [['magic-assignment', 4, 19]]],
+  // IPython: for f in x:<LF>    get_ipython().system('ls        -l')<LF>    y = 2
+  ['an indented continued shell escape in a loop body', 'for f in x:\n    !ls \\\n      -l\n    y = 2\n', 'for f in x:\n    ...  \n        \n    y = 2\n', [['shell', 16, 30]]],
+  // IPython: get_ipython().run_line_magic('time', 'x = 1 +    2')<LF>y = 3
+  ['a continued %time statement stays analysable', '%time x = 1 + \\\n  2\ny = 3\n', 'if 1: x = 1 + \\\n  2\ny = 3\n', [['line-magic', 0, 6]]],
+  // IPython: get_ipython().system('echo hi # c  print(1)')
+  ["a `#` in a shell command is the command's (its backslash continues)", '!echo hi # c \\\nprint(1)\n', '...           \n        \n', [['shell', 0, 23]]],
+  // IPython: x = 1 # c \<LF>get_ipython().system('ls')
+  ['a backslash in a Python comment continues nothing', 'x = 1 # c \\\n!ls\n', 'x = 1 # c \\\n...\n', [['shell', 12, 15]]],
+  // IPython: get_ipython().system('ls \\')<LF>print(1)
+  ['a backslash followed by a space continues nothing', '!ls \\ \nprint(1)\n', '...   \nprint(1)\n', [['shell', 0, 6]]],
+  // IPython: get_ipython().system('ls  ')<LF>get_ipython().system('pwd')
+  ['a continuation onto an empty line, then another escape', '!ls \\\n\n!pwd\n', '...  \n\n... \n', [['shell', 0, 6], ['shell', 7, 11]]],
+  ['a continued shell escape at the end of the cell', 'x = 1\n!ls \\', 'x = 1\n...  ', [['shell', 6, 11]]],
+  // IPython: x = 1 + \<LF>!ls (a syntax error: the line continues Python)
+  ['an escape on the line a Python backslash continues is not one', 'x = 1 + \\\n!ls\n', 'x = 1 + \\\n!ls\n', [], true],
+  // IPython: s = 'a\<LF>b'<LF>get_ipython().system('ls')
+  ['a backslash continuing a string, then an escape', "s = 'a\\\nb'\n!ls\n", "s = 'a\\\nb'\n...\n", [['shell', 11, 14]]],
+  // IPython: get_ipython().system('echo (')<LF>get_ipython().system('ls')
+  ['a bracket in a shell command opens nothing', '!echo (\n!ls\nx = 1\n', '...    \n...\nx = 1\n', [['shell', 0, 7], ['shell', 8, 11]]],
+  // IPython: get_ipython().system('echo """')<LF>get_ipython().system('ls')<LF>x = 1
+  ['a triple quote in a shell command opens no string', '!echo """\n!ls\nx = 1\n', '...      \n...\nx = 1\n', [['shell', 0, 9], ['shell', 10, 13]]],
+  ['a quote in a shell assignment opens no string', "t = !echo it's\nu = !ls\n", 't = ...       \nu = ...\n', [['magic-assignment', 4, 14], ['magic-assignment', 19, 22]]],
+  // IPython leaves both alone: they are inside a bracket / a triple-quoted string
+  ['escapes inside brackets and strings stay', "x = (1,\n!ls)\na = '''\n!ls\n'''\n!pwd\n", "x = (1,\n!ls)\na = '''\n!ls\n'''\n... \n", [['shell', 29, 33]], true],
+  ['a Python-body cell magic, a continued Python line, then an escape', '%%time\nx = 1 + \\\n  2\n!ls\n', '      \nx = 1 + \\\n  2\n...\n', [['cell-magic', 0, 6], ['shell', 21, 24]]]
 ];
 
 function spansOf(source: string): [string, number, number][] {
@@ -183,39 +73,36 @@ function spansOf(source: string): [string, number, number][] {
 }
 
 describe('maskIPython: backslash continuations and escape lines', () => {
-  it.each(CASES.map(c => [c.name, c] as const))('%s', (_name, c) => {
-    const r = maskIPython(c.source);
-    expect(r.masked).toBe(c.masked);
-    expect(r.masked.length).toBe(c.source.length);
-    expect(spansOf(c.source)).toEqual(c.spans);
+  it.each(CASES)('%s', (_name, source, masked, spans) => {
+    const r = maskIPython(source);
+    expect(r.masked).toBe(masked);
+    expect(r.masked.length).toBe(source.length);
+    expect(spansOf(source)).toEqual(spans);
   });
 
-  it.each(CASES.map(c => [c.name, c] as const))('%s: with CRLF line ends', (_name, c) => {
-    const source = c.source.replace(/\n/g, '\r\n');
+  it.each(CASES)('%s: with CRLF line ends', (_name, lf, masked, spans) => {
+    const source = lf.replace(/\n/g, '\r\n');
     const r = maskIPython(source);
     // the same masking, each LF now CRLF (a masked line's CR stays a CR; a cell magic's header
     // blanks up to its LF: its CR is a space)
-    let expected = c.masked.replace(/\n/g, '\r\n');
+    let expected = masked.replace(/\n/g, '\r\n');
     if (r.cellMagic !== undefined) {
       expected = expected.replace(/^( *)\r\n/, '$1 \n');
     }
     expect(r.masked).toBe(expected);
     expect(r.masked.length).toBe(source.length);
     // every offset moves by the number of line ends before it
-    const shift = (at: number): number => at + (c.source.slice(0, at).match(/\n/g) ?? []).length;
+    const shift = (at: number): number => at + (lf.slice(0, at).match(/\n/g) ?? []).length;
     const spanShift = (kind: string, start: number, end: number): [string, number, number] =>
       kind === 'cell-magic' ? [kind, start, end + 1] : [kind, shift(start), shift(end)];
-    expect(spansOf(source)).toEqual(c.spans.map(([k, s, e]) => spanShift(k, s, e)));
+    expect(spansOf(source)).toEqual(spans.map(([k, s, e]) => spanShift(k, s, e)));
   });
 
-  it.each(CASES.filter(c => !c.invalid).map(c => [c.name, c] as const))(
-    '%s: the masked text parses as Python',
-    (_name, c) => {
-      for (const source of [c.source, c.source.replace(/\n/g, '\r\n')]) {
-        expect(p.parse(maskIPython(source).masked).rootNode.hasError).toBe(false);
-      }
+  it.each(CASES.filter(([, , , , invalid]) => !invalid))('%s: the masked text parses as Python', (_name, lf) => {
+    for (const source of [lf, lf.replace(/\n/g, '\r\n')]) {
+      expect(p.parse(maskIPython(source).masked).rootNode.hasError).toBe(false);
     }
-  );
+  });
 
   it('the statement after a continued Python line keeps its offsets', () => {
     const source = 'y = f(a) + \\\n    g(b)\n!nvidia-smi\nz = y * 2\n';
