@@ -222,7 +222,9 @@ function runRules(
         out.diagnostics.push({ cellId: cell.id, cellIndex: cell.index, message: `${rule.id} failed: ${(e as Error).message}` });
         continue;
       }
-      if (!outcome) {
+      if (!outcome || (outcome.kind !== 'refuse' && outcome.candidate.trimEnd() === cell.source.trimEnd())) {
+        // nothing, or a rewrite that changes nothing (a cell already written for the GPU: the
+        // user's own CuPy, or a suggestion applied before)
         continue;
       }
       claimed.add(rule.family);

@@ -973,6 +973,22 @@ export class NotebookModel {
   ): ValueInfo {
     const parts = this.libraryName(q);
     const lib = parts.lib;
+    if (lib === 'cupy' && parts.single && parts.name === 'asnumpy') {
+      // a host copy of a device array: NumPy's, same shape and dtype
+      const base = positional[0] ? this.inferValue(positional[0], cell) : UNKNOWN;
+      if (base.kind !== 'ndarray') {
+        return { kind: 'ndarray', origin: 'inferred', library: 'numpy', device: 'host' };
+      }
+      const out = copyOf(base);
+      out.library = 'numpy';
+      out.device = 'host';
+      out.origin = 'inferred';
+      return out;
+    }
+    if (lib === 'cupy' && CUPY_KERNEL_MAKERS.test(q)) {
+      // a kernel object (or a fused function): called like a function, on device arrays
+      return { kind: 'function', origin: 'literal', library: 'cupy' };
+    }
     if (lib === 'numpy' || lib === 'cupy') {
       return numpyCallValue(parts, positional, keywords, this, cell);
     }
@@ -1019,6 +1035,9 @@ export class NotebookModel {
     return UNKNOWN;
   }
 }
+
+/** CuPy calls that make kernels or fused functions (`cp.ElementwiseKernel(...)`, `cp.fuse(...)`). */
+const CUPY_KERNEL_MAKERS = /^cupy\.(ElementwiseKernel|ReductionKernel|RawKernel|RawModule|fuse)$/;
 
 /**
  * A copy of `v` to change. Inference derives values as `const out = copyOf(v); out.dtype = ...`

@@ -194,3 +194,19 @@ describe('binary operators follow NumPy 2 (NEP 50)', () => {
     expect(promoteWeak('complex64', 'complex')).toBe('complex64');
   });
 });
+
+describe('CuPy values', () => {
+  it('cp.asnumpy makes a NumPy array on the host of the same shape and dtype; kernel makers make callables', () => {
+    const m = model(
+      cellsOf(
+        'import numpy as np\nimport cupy as cp\nx = np.zeros((100, 3), dtype=np.float32)',
+        'd = cp.asarray(x)\nh = cp.asnumpy(d)\nk = cp.ElementwiseKernel("float32 x", "float32 y", "y = x", "k")\nr = cp.RawKernel("", "f")'
+      )
+    );
+    const cell = m.cells[1];
+    expect(m.valueAfter('d', cell)).toMatchObject({ kind: 'ndarray', shape: [100, 3], dtype: 'float32', library: 'cupy', device: 'gpu' });
+    expect(m.valueAfter('h', cell)).toMatchObject({ kind: 'ndarray', shape: [100, 3], dtype: 'float32', library: 'numpy', device: 'host' });
+    expect(m.valueAfter('k', cell)).toMatchObject({ kind: 'function', library: 'cupy' });
+    expect(m.valueAfter('r', cell)).toMatchObject({ kind: 'function', library: 'cupy' });
+  });
+});

@@ -74,6 +74,11 @@ export interface ArrayCellAnalysis {
   /** Names brought back to the host at the end of the cell. */
   bringBack: string[];
   /**
+   * Arrays the cell binds that stay CuPy arrays after it (no later cell reads them): the
+   * explanation says so, for host code added later.
+   */
+  leftOnDevice: string[];
+  /**
    * Inputs updated in place whose host array something else may share (an alias, a view, a
    * container): updated on a device copy and written back into the same host array at the end
    * of the cell (`u[...] = cp.asnumpy(u_gpu)`), never rebound.
@@ -385,13 +390,17 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
   const residentInputs: string[] = [];
   const arrayInputs: string[] = [];
+  // CuPy arrays an earlier cell made (the user's own CuPy code, or a rewrite already applied)
+  const deviceInputs: string[] = [];
   for (const name of facts.inputs) {
     if (plan?.resident.has(name)) {
       residentInputs.push(name);
       continue;
     }
     const v = cellStartValue(name);
-    if ((v.kind === 'ndarray' && v.device !== 'gpu') || (v.kind === 'sparse' && sparseOnDevice)) {
+    if (v.kind === 'ndarray' && v.device === 'gpu') {
+      deviceInputs.push(name);
+    } else if (v.kind === 'ndarray' || (v.kind === 'sparse' && sparseOnDevice)) {
       arrayInputs.push(name);
     }
   }
@@ -434,8 +443,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   };
 
   // Which inputs are read-only (get a device copy under a new name) or rebound in place.
-  const deviceNames = union(localArrays, residentInputs);
-  const hostConsumerArgs = collectHostConsumerArgs(root, model, cell, union(localArrays, arrayInputs, residentInputs));
+  const deviceNames = union(localArrays, residentInputs, deviceInputs);
+  const hostConsumerArgs = collectHostConsumerArgs(root, model, cell, union(localArrays, arrayInputs, residentInputs, deviceInputs));
   const inputs = placeInputs(root, model, cell, arrayInputs, hostConsumerArgs, base => claim(freshName(base, used)), !!plan);
   refusals.push(...inputs.refusals);
   inputs.onDevice.forEach(n => deviceNames.add(n));
@@ -523,19 +532,36 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       transferredReadOnly.add(a);
     }
   }
+  // a CuPy array from an earlier cell handed to host code fails as written (CuPy refuses the
+  // implicit conversion): the candidate copies it, and says so
+  const brokenHandOffs = deviceInputs.filter(n => hostConsumerArgs.some(arg => mentions(arg, new Set([n]))));
+  deviceInputs.forEach(n => localDevice.add(n));
   const hostCopies = hostCopyEdits(root, model, cell, cp, hostConsumerArgs, { deviceNames, localDevice, transferredReadOnly, writeBack });
   edits.push(...hostCopies.edits);
+  if (brokenHandOffs.length > 0) {
+    const one = brokenHandOffs.length === 1;
+    notes.push(
+      `${brokenHandOffs.map(n => `\`${n}\``).join(', ')} ${one ? 'is a CuPy array' : 'are CuPy arrays'} here (made on the device by an earlier cell): as written, this cell hands ${one ? 'it' : 'them'} to host code, which CuPy refuses (no implicit conversion to NumPy); the candidate passes a host copy.`
+    );
+  }
 
   // epilogue: results read by later cells go back to the host (the notebook plan can keep them)
   const bringBack: string[] = [];
+  // array names nothing later reads: they stay CuPy arrays after the cell (a note says so)
+  const leftOnDevice: string[] = [];
   for (const name of localDevice) {
     const v = model.valueAfter(name, cell);
     const topLevel = facts.assignments.some(a => a.name === name);
     if (!(topLevel || rebound.has(name)) || (v.kind !== 'ndarray' && v.kind !== 'sparse')) {
       continue;
     }
-    if (!plan && model.readersAfter(name, cell).length > 0) {
+    if (plan || leftAsWritten(name, cell, model)) {
+      continue;
+    }
+    if (model.readersAfter(name, cell).length > 0) {
       bringBack.push(name);
+    } else {
+      leftOnDevice.push(name);
     }
   }
   // `x = cp.asnumpy(x)` makes a new host array: what the cell made share `x` (`v = x`,
@@ -565,7 +591,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
   // under %%time / %%timeit the cell's time must include the GPU's work, which is queued
   // asynchronously: wait for it at the end (a copy back already waits)
-  const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && bringBack.filter(n => !rebuilt.has(n)).length + writeBack.length === 0;
+  const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && !SYNCHRONIZES.test(cell.source) && bringBack.filter(n => !rebuilt.has(n)).length + writeBack.length === 0;
   if (bringBack.length + writeBack.length + released.length + rebuilt.size > 0 || timed) {
     const lines = bringBack
       .map(n => {
@@ -701,6 +727,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     randomCalls,
     transfers,
     bringBack,
+    leftOnDevice: leftOnDevice.filter(n => !rebuilt.has(n) && !deviceInputs.includes(n)),
     writeBack,
     hostKept,
     deviceNames,
@@ -935,8 +962,8 @@ function generatorCalls(
       return true;
     }
     const v = model.valueBefore(obj.text, cell, n.startIndex);
-    if (v.kind !== 'rng') {
-      return true;
+    if (v.kind !== 'rng' || v.library === 'cupy') {
+      return true; // not a generator, or CuPy's (the cell's own CuPy code): its draws are on the device already
     }
     const method = field(fn, 'attribute')?.text ?? '';
     const createdHere = assignments.some(a => a.name === obj.text && a.at <= n.startIndex);
@@ -972,7 +999,7 @@ function generatorCalls(
         out.refusals.push(
           `\`${obj.text}.${method}(...)\` calls a NumPy Generator made in another cell on \`${arrayArg}\`, which this cell ${where} (NumPy's Generator takes no CuPy array): rewrite the cell that makes \`${obj.text}\` first, or keep this cell on the host`
         );
-      } else if (n.parent?.type !== 'expression_statement') {
+      } else if (n.parent?.type !== 'expression_statement' && !cupyCallArgument(n, model)) {
         out.hostRngCalls.push(n);
       }
     }
@@ -1059,7 +1086,16 @@ function placeInputs(
   const out: InputPlacement = { transfers: new Map(), rebound: new Set(), writeBack: [], hostKept: new Set(), sharedWith: new Map(), onDevice: [], refusals: [] };
   for (const name of arrayInputs) {
     const refsToName = globalReferences(root, name);
-    const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)));
+    // `cp.asarray(x)` written in the cell (the user's CuPy code, or a rewrite applied) copies x
+    // itself; when the cell first rebinds the name at top level with no other read before
+    // (`u = cp.asarray(u)`), what follows reads the cell's own array, not the input
+    const firstBinding = facts.assignments.find(a => a.name === name && !a.nested && !a.augmented);
+    const inputReads = refsToName.filter(
+      r => (firstBinding === undefined || r.startIndex < firstBinding.at) && !(r.parent?.type === 'assignment' && field(r.parent, 'left')?.id === r.id)
+    );
+    const deviceUses = inputReads.every(r => cupyCallArgument(r, model))
+      ? []
+      : refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)) && !cupyCallArgument(r, model));
     if (deviceUses.length === 0) {
       continue;
     }
@@ -1120,6 +1156,9 @@ function hostCopyEdits(
   const out = { edits: [] as TextEdit[], count: 0, bytes: 0 };
   for (const arg of hostConsumerArgs) {
     const v = model.inferValue(arg, cell);
+    if (v.device === 'host' && v.library === 'numpy' && isHostCopy(arg, model)) {
+      continue; // `cp.asnumpy(w)`, `w.get()`: a host copy already
+    }
     // strings (f-strings) format CuPy scalars themselves; only array-valued arguments need a copy
     const arrayValued = v.kind === 'ndarray' || v.kind === 'sparse' || (unparen(arg).type === 'identifier' && names.deviceNames.has(unparen(arg).text));
     if (!arrayValued) {
@@ -1454,6 +1493,57 @@ function epilogueOffset(root: SyntaxNode, source: string): { at: number; before:
   return { at: end, before: false };
 }
 
+/** A wait for the GPU written in the cell (the cell's own CuPy code). */
+const SYNCHRONIZES = /\.synchronize\(\)|\bdeviceSynchronize\(\)/;
+
+/**
+ * Does the cell's own code decide where it leaves `name`: on the device (its CuPy code binds a
+ * CuPy array: later cells read that) or already back on the host (`u = cp.asnumpy(u)` last)?
+ * Then the candidate leaves it there too, with no copy back of its own.
+ */
+function leftAsWritten(name: string, cell: CellModel, model: NotebookModel): boolean {
+  if (model.valueAfter(name, cell).library === 'cupy') {
+    return true;
+  }
+  const bindings = cell.facts!.assignments.filter(a => a.name === name && !a.nested);
+  const last = bindings.length > 0 ? bindings[bindings.length - 1] : undefined;
+  return !!last?.value && !last.augmented && isHostCopy(last.value, model);
+}
+
+/**
+ * Is `node` an argument of a CuPy call written in the cell (`cp.asarray(x)`,
+ * `cupyx.scipy.sparse.csr_matrix(A)`)? Such a call takes the host value itself: the cell's own
+ * CuPy code (a rewrite applied earlier, or the user's), which needs no device copy made for it.
+ */
+function cupyCallArgument(node: SyntaxNode, model: NotebookModel): boolean {
+  const keyword = node.parent?.type === 'keyword_argument' ? node.parent : null;
+  const args = keyword ? keyword.parent : node.parent;
+  const call = args?.type === 'argument_list' ? args.parent : null;
+  const fn = call?.type === 'call' ? field(call, 'function') : null;
+  if (!fn) {
+    return false;
+  }
+  // `x_gpu.get(out=x)`: a copy back into the host array itself
+  if (keyword && fn.type === 'attribute' && field(fn, 'attribute')?.text === 'get' && field(keyword, 'name')?.text === 'out') {
+    return true;
+  }
+  const q = model.qualifiedName(fn);
+  return q !== null && /^cupyx?\./.test(q);
+}
+
+/** `cp.asnumpy(...)`, `x.get()`, `x.item()`, `x.tolist()`: an expression that copies to the host. */
+function isHostCopy(arg: SyntaxNode, model: NotebookModel): boolean {
+  const u = unparen(arg);
+  const fn = u.type === 'call' ? field(u, 'function') : null;
+  if (!fn) {
+    return false;
+  }
+  if (fn.type === 'attribute' && /^(get|item|tolist)$/.test(field(fn, 'attribute')?.text ?? '')) {
+    return true;
+  }
+  return model.qualifiedName(fn) === 'cupy.asnumpy';
+}
+
 /** Is `arg` just the host name itself (so the host original can be passed, no copy back)? */
 function isBareOrHostSafe(arg: SyntaxNode, name: string): boolean {
   return unparen(arg).type === 'identifier' && unparen(arg).text === name;
@@ -1747,7 +1837,7 @@ function userFunctionCallsWithDeviceArgs(root: SyntaxNode, model: NotebookModel,
   const names = new Set<string>();
   walkTypes(root, CALL, n => {
     const fn = field(n, 'function');
-    if (fn?.type === 'identifier' && model.bindings.get(fn.text)?.some(b => b.value.kind === 'function')) {
+    if (fn?.type === 'identifier' && model.bindings.get(fn.text)?.some(b => b.value.kind === 'function' && b.value.library !== 'cupy')) {
       const args = field(n, 'arguments');
       if (args && mentions(args, deviceNames)) {
         names.add(fn.text);
@@ -2163,6 +2253,11 @@ function creationLayout(value: SyntaxNode, cell: CellModel, model: NotebookModel
   }
   const q = model.qualifiedName(fn) ?? '';
   const { keywords, positional } = callArguments(value);
+  if ((q === 'cupy.asarray' || q === 'cupy.array') && keywords.size === 0 && positional.length === 1 && positional[0].type === 'identifier') {
+    // the cell's own upload of a host input (`u = cp.asarray(u)`): the device copy keeps its layout
+    const name = positional[0].text;
+    return cell.facts!.assignments.some(a => a.name === name && a.at <= value.startIndex) ? null : hostLayout(name, cell, model);
+  }
   const orderText = keywords.get('order')?.text;
   const order = orderText === undefined ? undefined : orderText.replace(/^(['"])(.*)\1$/, '$2');
   if (NUMPY_CONTIGUOUS_CREATORS.test(q)) {

@@ -77,6 +77,9 @@ export function arrayOutcome(
     a.bringBack.length > 0
       ? `- Copied back to the host at the end (later cells read them): ${a.bringBack.map(n => `\`${n}\``).join(', ')}.`
       : '- Nothing is copied back: no later cell needs the results on the host.',
+    ...(a.leftOnDevice.length > 0
+      ? [`- Left on the device, as CuPy arrays: ${a.leftOnDevice.map(n => `\`${n}\``).join(', ')}. Host code added later (plotting, pandas, file writes) needs a host copy (\`${a.leftOnDevice[0]}.get()\`).`]
+      : []),
     `- Prediction: ${prediction.reason}${a.sizeKnown ? ` (CPU ${formatSeconds(prediction.cpuSeconds)}, GPU ${formatSeconds(prediction.gpuSeconds)} of which copies ${formatSeconds(prediction.transferSeconds)})` : ''}.`,
     ...(a.canonicalized ?? []).map(
       m =>
