@@ -102,9 +102,13 @@ describe('residency plan (whole-notebook rewrite)', () => {
   });
 });
 
-describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py)', () => {
-  const dir = join(__dirname, '..', 'fixtures', 'plan', 'pipeline');
-  it('pipeline: data created on the device, kept there, converted at plotting and at host code', () => {
+describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py; verify_on_gpu.py runs both on the GPU)', () => {
+  const cases: [string, string, number[]][] = [
+    ['pipeline', 'data created on the device, kept there, converted at plotting and at host code', [1, 2, 3]],
+    ['host-values', "host code gets NumPy's values: scalars, Python bools, SciPy's matrix, a lambda's arrays", [0, 1]]
+  ];
+  it.each(cases)('%s: %s', (name, _what, gpuCells) => {
+    const dir = join(__dirname, '..', 'fixtures', 'plan', name);
     const { cells } = percentCells(readFileSync(join(dir, 'notebook.py'), 'utf8'));
     const plan = rewriteNotebook(cells);
     const text = plan.cells.map(c => `# %%\n${c.source}\n`).join('\n');
@@ -112,6 +116,6 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
       writeFileSync(join(dir, 'rewritten.py'), text);
     }
     expect(text).toBe(readFileSync(join(dir, 'rewritten.py'), 'utf8'));
-    expect(plan.gpuCells).toEqual([1, 2, 3]);
+    expect(plan.gpuCells).toEqual(gpuCells);
   });
 });
