@@ -153,6 +153,16 @@ def _jacobi_step(u: np.ndarray) -> np.ndarray:
     return out
 
 
+def _source_step(u: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """flag-stencil-loop-reads-other-array: one step of the loop reading a second array (f, a
+    kernel input beside the two buffers) at the centre; the border keeps u's own."""
+    out = u.copy()
+    out[1:-1, 1:-1] = 0.25 * (
+        u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] + f[1:-1, 1:-1]
+    )
+    return out
+
+
 def _second_difference(f: np.ndarray) -> np.ndarray:
     """flag-stencil-1d: a new array, zero border."""
     out = np.zeros_like(f)
@@ -167,22 +177,48 @@ def _heat_step(t: np.ndarray) -> np.ndarray:
     return out
 
 
+def _conduction_step(t: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """flag-stencil-loop-reads-other-array-shifted-1d: one step reading k at both neighbours."""
+    out = t.copy()
+    out[1:-1] = t[1:-1] + 0.2 * (k[2:] * (t[2:] - t[1:-1]) - k[:-2] * (t[1:-1] - t[:-2]))
+    return out
+
+
+def _read_inputs(code: str) -> int:
+    """How many arrays a stencil kernel reads besides its input `u` (a loop step's other arrays:
+    `const T* __restrict__` parameters between `u` and `out`)."""
+    signature = code.split("{", 1)[0]
+    return (
+        signature.count("const float* __restrict__")
+        + signature.count("const double* __restrict__")
+        - 1
+    )
+
+
 @pytest.mark.parametrize(
     ("case", "numpy_fn"),
-    [("flag-slice-stencil-one-pass", _laplacian), ("flag-stencil-slices", _jacobi_step)],
+    [
+        ("flag-slice-stencil-one-pass", _laplacian),
+        ("flag-stencil-slices", _jacobi_step),
+        ("flag-stencil-loop-reads-other-array", _source_step),
+    ],
 )
 def test_2d_stencil_bitwise_equal_to_numpy_on_any_shape(
     tmp_path: pathlib.Path, case: str, numpy_fn
 ) -> None:  # noqa: ANN001
     """Every element written (the output starts as 7s), border included: zero for a new array,
-    the input's own value for a step of an in-place loop."""
-    _, name = _kernel_source(case)
+    the input's own value for a step of an in-place loop (other arrays it reads: random, of u's
+    shape)."""
+    code, name = _kernel_source(case)
+    reads = [f"r{k}" for k in range(_read_inputs(code))]
+    params = "".join(f"const float* {r}, " for r in reads)
+    args = "".join(f"{r}, " for r in reads)
     driver = f"""
-extern "C" void run(const float* u, float* out, int n, int m, int gy) {{
+extern "C" void run(const float* u, {params}float* out, int n, int m, int gy) {{
     gridDim.x = (m + 127) / 128; gridDim.y = gy; blockDim.x = 128; blockDim.y = 1;
     for (unsigned by = 0; by < gridDim.y; by++) for (unsigned bx = 0; bx < gridDim.x; bx++)
         for (unsigned tx = 0; tx < 128; tx++) {{
-            blockIdx.x = bx; blockIdx.y = by; threadIdx.x = tx; {name}(u, out, n, m);
+            blockIdx.x = bx; blockIdx.y = by; threadIdx.x = tx; {name}(u, {args}out, n, m);
         }}
 }}
 """
@@ -202,32 +238,43 @@ extern "C" void run(const float* u, float* out, int n, int m, int gy) {{
             min((shape[0] + 7) // 8, 65535),
             3,
         ):  # the launcher's grid, and a grid-stride one
-            u = np.random.default_rng(1).random(shape, dtype=np.float32)
+            rng = np.random.default_rng(1)
+            u = rng.random(shape, dtype=np.float32)
+            others = [rng.random(shape, dtype=np.float32) for _ in reads]
             out = np.full(shape, 7, np.float32)
-            lib.run(_ptr(u), _ptr(out), shape[0], shape[1], gy)
-            assert np.array_equal(out, numpy_fn(u)), (shape, gy)
+            lib.run(_ptr(u), *map(_ptr, others), _ptr(out), shape[0], shape[1], gy)
+            assert np.array_equal(out, numpy_fn(u, *others)), (shape, gy)
 
 
 @pytest.mark.parametrize(
     ("case", "numpy_fn"),
-    [("flag-stencil-1d", _second_difference), ("flag-stencil-loop-odd-steps-1d", _heat_step)],
+    [
+        ("flag-stencil-1d", _second_difference),
+        ("flag-stencil-loop-odd-steps-1d", _heat_step),
+        ("flag-stencil-loop-reads-other-array-shifted-1d", _conduction_step),
+    ],
 )
 def test_1d_stencil_equal_to_numpy(tmp_path: pathlib.Path, case: str, numpy_fn) -> None:  # noqa: ANN001
-    _, name = _kernel_source(case)
+    code, name = _kernel_source(case)
+    reads = [f"r{k}" for k in range(_read_inputs(code))]
+    params = "".join(f"const double* {r}, " for r in reads)
+    args = "".join(f"{r}, " for r in reads)
     driver = f"""
-extern "C" void run(const double* u, double* out, long long n) {{
+extern "C" void run(const double* u, {params}double* out, long long n) {{
     blockDim.x = 256; gridDim.x = (n + 255) / 256;
     for (unsigned bx = 0; bx < gridDim.x; bx++) for (unsigned tx = 0; tx < 256; tx++) {{
-        blockIdx.x = bx; threadIdx.x = tx; {name}(u, out, n);
+        blockIdx.x = bx; threadIdx.x = tx; {name}(u, {args}out, n);
     }}
 }}
 """
     lib = _build(tmp_path, case, driver)
     for n in (1, 2, 3, 1000, 4097):
         f = np.linspace(0.0, 1.0, n) ** 2
+        # the other arrays it reads: not symmetric, so a neighbour read at the wrong side shows
+        others = [np.random.default_rng(k).random(n) for k in range(len(reads))]
         out = np.full(n, 7.0)
-        lib.run(_ptr(f), _ptr(out), ctypes.c_longlong(n))
-        assert np.array_equal(out, numpy_fn(f)), n
+        lib.run(_ptr(f), *map(_ptr, others), _ptr(out), ctypes.c_longlong(n))
+        assert np.array_equal(out, numpy_fn(f, *others)), n
 
 
 REDUCTIONS = {
@@ -465,6 +512,10 @@ LAUNCHED = {
     # u a view of padded's interior (its shape inferred from the slice): the loop's result written
     # back into the host view, so padded sees it too (sizes are padded's: u is 2 smaller)
     "flag-stencil-loop-view-written-back": ((3, 4, 5, 35), ["u", "padded"], False),
+    # the loop's step reads another array (f at the centre; k at both neighbours, in 1-D): a
+    # read-only kernel input beside the two buffers
+    "flag-stencil-loop-reads-other-array": ((0, 1, 2, 3, 31, 33), ["u"], False),
+    "flag-stencil-loop-reads-other-array-shifted-1d": ((0, 1, 2, 3, 1000), ["T"], False),
 }
 
 
@@ -682,19 +733,35 @@ def test_kernels_name_math_functions_of_their_precision() -> None:
 
 
 # --- The loop stencils' ping-pong, in place -------------------------------------------------
-@pytest.mark.parametrize("case", ["flag-stencil-slices", "flag-stencil-loop-odd-steps-1d"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "flag-stencil-slices",
+        "flag-stencil-loop-odd-steps-1d",
+        "flag-stencil-loop-reads-other-array",
+        "flag-stencil-loop-reads-other-array-shifted-1d",
+    ],
+)
 def test_stencil_loop_updates_the_array_in_place(double_cupy, case: str) -> None:  # noqa: ANN001
     """The candidate's definitions and its loop (the lines from the first buffer to `del`), run
     on a device array for 0 to 3 steps: the name is bound to the same array object afterwards,
-    with NumPy's values; a strided view is written through (its base's other elements kept)."""
+    with NumPy's values; a strided view is written through (its base's other elements kept).
+    Another array the step reads is a device array (a strided view too, made contiguous once)."""
     _, target = _cells(FIXTURES / case / "notebook.py")
-    lines = (FIXTURES / case / "expected.py").read_text().splitlines()
+    text = (FIXTURES / case / "expected.py").read_text()
+    lines = text.splitlines()
     start = next(k for k, t in enumerate(lines) if "= cp.RawKernel(" in t)
     first = next(k for k, t in enumerate(lines) if "= cp.ascontiguousarray(" in t)
     last = next(k for k, t in enumerate(lines) if t.startswith("del "))
     definitions = "\n".join(lines[start:first]) + "\n"
     loop = "\n".join(lines[first : last + 1]) + "\n"
     name = re.match(r"\w+ = cp\.ascontiguousarray\((\w+)\)", lines[first]).group(1)  # type: ignore[union-attr]
+    # the other arrays the loop reads: their device names (made contiguous before the loop) and
+    # the host names the prologue uploads them from (`f_gpu = cp.asarray(f)`)
+    uploaded = dict(re.findall(r"^(\w+) = cp\.asarray\((\w+)\)$", text, re.M))
+    read_devices = re.findall(r"^\w+ = cp\.ascontiguousarray\((\w+)\)", loop, re.M)[1:]
+    reads = {dev: uploaded[dev] for dev in read_devices}
+    assert bool(reads) == ("reads-other-array" in case), reads
     env: dict = {"cp": double_cupy}
     exec(definitions, env)  # noqa: S102
     # the launcher checks the two buffers once, before the loop; every step launches the kernel
@@ -711,14 +778,24 @@ def test_stencil_loop_updates_the_array_in_place(double_cupy, case: str) -> None
 
     for steps in range(4):
         for strided in (False, True):
-            big = rng.random((9, 22) if two_d else (74,)).astype(dtype)
+            # 19 rows: the 2-D kernel's unrolled interior strip (rows 8-15) runs, not only the
+            # checked border path
+            big = rng.random((19, 22) if two_d else (74,)).astype(dtype)
             host = view(big).copy() if strided else big.copy()
-            want: dict = {"np": np, name: host}
+            read_bigs = {dev: rng.random(big.shape).astype(dtype) for dev in reads}
+            read_hosts = {
+                reads[d]: (view(b) if strided else b).copy() for d, b in read_bigs.items()
+            }
+            want: dict = {"np": np, name: host, **read_hosts}
             exec(re.sub(r"range\(\d+\)", f"range({steps})", target), want)  # noqa: S102
             big_dev = double_cupy.asarray(big)
             arr = view(big_dev) if strided else big_dev
             assert arr.flags.c_contiguous is not strided
-            got = {**env, name: arr}
+            read_devs = {
+                d: view(double_cupy.asarray(b)) if strided else double_cupy.asarray(b)
+                for d, b in read_bigs.items()
+            }
+            got = {**env, name: arr, **read_devs}
             checks.clear()
             exec(re.sub(r"range\(\d+\)", f"range({steps})", loop), got)  # noqa: S102
             assert len(checks) == 1, (case, steps, len(checks))
@@ -726,7 +803,10 @@ def test_stencil_loop_updates_the_array_in_place(double_cupy, case: str) -> None
             assert np.array_equal(np.asarray(arr), want[name]), (case, steps, strided)
             if strided:  # the elements between the view's were not touched
                 assert np.array_equal(np.asarray(view(big_dev, 1)), view(big, 1)), (case, steps)
+            for d, b in read_bigs.items():  # read, never written
+                assert np.array_equal(np.asarray(got[d]), view(b) if strided else b), (case, d)
             suffixes = ("_src", "_dst", "_grid", "_rows", "_cols", "_size")
+            suffixes += tuple(f"_{host_name}" for host_name in reads.values())
             leaked = {k for k in got if k.endswith(suffixes)}
             assert not leaked, leaked  # the buffers' and the launch's names are deleted after it
 
@@ -798,3 +878,47 @@ def test_stencil_launcher_refuses_another_rank(double_cupy, case: str, wrong: li
     rank = r"generated for \d-D arrays .* got \d-D: rerun the analysis"
     with pytest.raises(TypeError, match=rank):
         launcher(*args)
+
+
+# --- The arrays a loop step reads besides its buffers are checked once ----------------------
+@pytest.mark.parametrize(
+    "case",
+    ["flag-stencil-loop-reads-other-array", "flag-stencil-loop-reads-other-array-shifted-1d"],
+)
+def test_stencil_loop_launcher_checks_the_arrays_it_reads(double_cupy, case: str) -> None:  # noqa: ANN001
+    """The loop's launcher refuses another array of the wrong dtype, shape or kind with an error
+    that names it (the kernel reads it at the buffers' flat offsets, never casting)."""
+    expected = (FIXTURES / case / "expected.py").read_text()
+    lines = expected.splitlines()
+    start = next(k for k, t in enumerate(lines) if "= cp.RawKernel(" in t)
+    end = next(k for k, t in enumerate(lines) if t.startswith("def ")) + 1
+    while end < len(lines) and (not lines[end] or lines[end].startswith(" ")):
+        end += 1
+    defs = "\n".join(lines[start:end]) + "\n"
+    env: dict = {"cp": double_cupy}
+    exec(defs, env)  # noqa: S102
+    launcher = env[re.search(r"^def (\w+)\(", defs, re.M).group(1)]  # type: ignore[union-attr]
+    other = re.search(r"reads (\w+) as a C-contiguous", defs).group(1)  # type: ignore[union-attr]
+    dtype = np.float32 if "!= cp.float32" in defs else np.float64
+    shape = (6, 40) if "u.ndim != 2" in defs else (40,)
+
+    def device(a: np.ndarray):  # noqa: ANN202
+        return double_cupy.asarray(a)
+
+    u, out = device(np.zeros(shape, dtype)), device(np.zeros(shape, dtype))
+    grid, *_ = launcher(u, device(np.ones(shape, dtype)), out)
+    assert all(g >= 1 for g in grid)
+    wrong_dtype = np.float64 if dtype == np.float32 else np.float32
+    with pytest.raises(
+        TypeError, match=rf"generated for {np.dtype(dtype)} arrays .* got {other} of"
+    ):
+        launcher(u, device(np.ones(shape, wrong_dtype)), out)
+    with pytest.raises(
+        ValueError, match=rf"reads {other} at the indices of \w+: it needs the shape"
+    ):
+        launcher(u, device(np.ones(shape[:-1] + (shape[-1] + 1,), dtype)), out)
+    with pytest.raises(TypeError, match=rf"reads {other} as a C-contiguous CuPy array"):
+        launcher(u, np.ones(shape, dtype), out)  # a host array
+    strided = device(np.ones(shape[:-1] + (2 * shape[-1],), dtype))[..., ::2]
+    with pytest.raises(TypeError, match=rf"reads {other} as a C-contiguous CuPy array"):
+        launcher(u, strided, out)

@@ -103,8 +103,11 @@ export interface ArrayCellAnalysis {
   /** Elementwise chains fused into one kernel each (ElementwiseKernel or @cp.fuse()) in the candidate. */
   chains: ElementwiseChain[];
   /** A recognised slice stencil, rewritten as one RawKernel writing the whole output. */
-  /** The slice stencil made one kernel: its launcher's name, taps, rank, the span it replaces, and whether a loop repeats it in place. */
-  stencil: { name: string; taps: number; ndim: number; start: number; end: number; loop: boolean } | null;
+  /**
+   * The slice stencil made one kernel: its launcher's name, taps, rank, the span it replaces,
+   * whether a loop repeats it in place, and the other arrays its step reads.
+   */
+  stencil: { name: string; taps: number; ndim: number; start: number; end: number; loop: boolean; reads: string[] } | null;
   /** Sparse matrices made canonical (`M.sum_duplicates()`) where they are built on the device. */
   canonicalized?: string[];
   /**
@@ -661,7 +664,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const kernelChains = chains.filter(c => !inStencil(c.node.startIndex, c.node.endIndex));
   const fused = kernelChains.length > 0 ? fuseChains(cell.source, edits, kernelChains, cp, used) : { edits: [...edits], definitions: [] as string[] };
   if (stencil) {
-    const code = stencilCode(stencil, stencilName, transfers.get(stencil.input) ?? stencil.input, cp);
+    const code = stencilCode(stencil, stencilName, n => transfers.get(n) ?? n, cp);
     fused.edits = fused.edits.filter(e => !(inStencil(e.start, e.end) && !(e.start === e.end && (e.start === stencil.start || e.start === stencil.end))));
     fused.edits.push(replace(stencil.start, stencil.end, code.call));
     fused.definitions.push(code.definition);
@@ -739,7 +742,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     largest,
     sizeKnown: largest?.size !== undefined,
     chains,
-    stencil: stencil ? { name: stencilName, taps: stencil.taps, ndim: stencil.ndim, start: stencil.start, end: stencil.end, loop: !!stencil.loop } : null,
+    stencil: stencil ? { name: stencilName, taps: stencil.taps, ndim: stencil.ndim, start: stencil.start, end: stencil.end, loop: !!stencil.loop, reads: stencil.reads.map(r => r.name) } : null,
     canonicalized: canonical.names,
     // named after the function the cell calls (a launcher `def` after its kernel object, if any)
     definitions: fused.definitions.map(text => ({ name: (/^def (\w+)/m.exec(text) ?? /^(\w+)/.exec(text))?.[1] ?? '', text })),
@@ -824,10 +827,12 @@ function fuseWork(
     // and the copy's become one
     const share = largest?.size && chain?.value.size ? Math.min(1, chain.value.size / largest.size) : 1;
     const replaced = ((chain?.ops ?? stencil.taps) + 2 / 3) * share + (stencil.loop ? 0 : 1);
-    work.passes = Math.max(times * (2 / 3), work.passes - times * replaced + times * (2 / 3));
+    // each other array the loop's step reads (`f[1:-1, 1:-1]`) is one more read of the grid
+    const own = (2 + stencil.reads.length) / 3;
+    work.passes = Math.max(times * own, work.passes - times * replaced + times * own);
     work.launches = Math.max(times, work.launches - times * ops);
-    // those 2/3 are the stencil kernel's, priced at its own measured share of the bandwidth
-    work.stencilPasses = (work.stencilPasses ?? 0) + times * (2 / 3);
+    // those passes are the stencil kernel's, priced at its own measured share of the bandwidth
+    work.stencilPasses = (work.stencilPasses ?? 0) + times * own;
   }
 }
 

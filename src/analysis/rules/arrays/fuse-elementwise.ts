@@ -62,6 +62,19 @@
  * border copied through), instead of a temporary and a slice copy per step; the user's array
  * ends with the last step's values (copied back once after an odd step count).
  *
+ * A whole array updated in place by a chain (`x *= np.exp(-x * x) + np.sin(x) * np.cos(x)`, and
+ * `+=`, `-=`, `/=`, `**=`) becomes one typed kernel that reads `x` with the chain's inputs and
+ * writes `x * (chain)` into `x` itself (`x_kernel(x_gpu, x_gpu)`), where NumPy computes the chain
+ * into a temporary and then makes a second pass over `x`; a ufunc's `out=u`
+ * (`np.multiply(np.sin(a), np.cos(a), out=u)`) becomes one kernel writing `u` (`u_kernel(a, u)`).
+ * Rounded as NumPy rounds: the chain's value in the array's dtype, then the update (--fmad=false:
+ * no contraction across the two). Only where `x` or `u` has the chain's float dtype (another:
+ * NumPy casts same_kind, and the two-step form `x *= x_kernel(...)`, or CuPy's ufunc with `out=`,
+ * stays) and no other input may share its memory: an ElementwiseKernel, unlike CuPy's ufuncs, does
+ * not copy an input that overlaps its output, so every other array read must be a plain name the
+ * cell does not bind, sharing no memory with it that the analysis sees (`x.T`, `x[0]` keep the
+ * two-step form). A `@cp.fuse()` chain keeps the two-step form.
+ *
  * A full reduction over a chain never writes the chain's array (rules/arrays/reduction-kernel.ts):
  * ```python
  * pi_estimate = 4.0 * np.count_nonzero(px * px + py * py <= 1.0) / N
@@ -104,15 +117,24 @@ export const fuseElementwise: Rule = {
     // the in-place update repeated by a loop (a Jacobi sweep), or out = zeros_like + slice assignment
     const sweep = stencil?.loop;
     if (a.stencil) {
+      // other arrays the step reads: kernel inputs beside the two buffers, uploaded once
+      const names = a.stencil.reads.map(n => `\`${n}\``).join(', ');
+      const reads = a.stencil.reads.length > 0 ? `, reading ${names} at the same indices, as ${a.stencil.reads.length === 1 ? 'a read-only kernel input' : 'read-only kernel inputs'}` : '';
       const layout = 'with coalesced loads (threads run along the contiguous last axis; in 2-D each thread computes 8 rows of its column, the vertical neighbours kept in registers)';
       forms.push(
         sweep
-          ? `the loop's in-place slice stencil (${a.stencil.taps} shifted views of one array) becomes one CUDA kernel launch per step (\`${a.stencil.name}\`) that writes a whole second buffer, border copied, ${layout}; the two buffers swap roles each step, instead of a temporary and a slice copy per step, and the array ends with the last step's values, in place`
+          ? `the loop's in-place slice stencil (${a.stencil.taps} shifted views of one array${reads}) becomes one CUDA kernel launch per step (\`${a.stencil.name}\`) that writes a whole second buffer, border copied, ${layout}; the two buffers swap roles each step, instead of a temporary and a slice copy per step, and the array ends with the last step's values, in place`
           : `the slice stencil (${a.stencil.taps} shifted views of one array) becomes one CUDA kernel (\`${a.stencil.name}\`) that writes the whole output in one pass, border included, ${layout} instead of a zero fill, a temporary and a slice copy`
       );
     }
     if (kernels > 0) {
       forms.push(`${kernels === 1 ? 'the chain becomes' : `${kernels} chains become`} a typed \`cp.ElementwiseKernel\` (compiled once per process and cached by its source, so re-running the cell costs no re-trace)`);
+    }
+    // `x *= chain`, `np.multiply(..., out=u)`: the kernel writes the array NumPy writes
+    const written = chains.flatMap(c => (c.kernel && c.writes ? [`\`${c.writes.array.text}\``] : []));
+    if (written.length > 0) {
+      const who = kernels === 1 ? 'the kernel writes its result' : written.length === 1 ? 'one of them writes its result' : `${written.length} of them write their results`;
+      forms.push(`${who} straight into ${written.join(', ')} (each element read once and written once: no temporary, no second pass)`);
     }
     if (reductions > 0) {
       forms.push(

@@ -15,6 +15,9 @@
  *   traces the function once per `Fusion` object, so the notebook plan defines it once, in the
  *   import cell.
  *
+ * A chain whose result NumPy writes into an existing array (`x *= chain`, a ufunc's `out=u`)
+ * gets, where that is NumPy's result, one typed kernel writing that array (writesInPlace).
+ *
  * A chain is an expression tree of arithmetic operators, comparisons and elementwise ufuncs
  * (optionally ending in one full reduction CuPy can fuse: sum, prod, max, min) with at least
  * three array operations (a piece of scalars only, `dt * 0.3`, is no array operation). Anything
@@ -29,6 +32,7 @@ import type { SyntaxNode } from '../../parser';
 import { callArguments, field, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
 import type { TextEdit } from '../../types';
 import { ValueInfo } from '../../values';
+import { memorySharers } from './aliases';
 import { reductionDefinition, ReductionKernelSpec, TYPED_REDUCTIONS } from './reduction-kernel';
 
 /** Ufuncs known to work inside `cupy.fuse` (checked on cupy 14.2). */
@@ -65,6 +69,20 @@ export interface ElementwiseChain {
    * with float32 arrays, a scalar that may be a NumPy one), for the suggestion's notes.
    */
   untyped?: string;
+  /**
+   * The existing array the chain's typed kernel writes, where NumPy writes one (writesInPlace):
+   * `x *= chain` (`op` `*`: the kernel reads `x` as an input too and writes `x * (chain)` into it)
+   * or a ufunc's `out=u` (`op` null). `replaced` is the code the kernel's call replaces (the whole
+   * statement, the whole call). Absent: the kernel returns a new array.
+   */
+  writes?: WrittenArray;
+}
+
+/** ElementwiseChain's `writes`. */
+export interface WrittenArray {
+  array: SyntaxNode;
+  op: string | null;
+  replaced: SyntaxNode;
 }
 
 /** A chain written as one typed CuPy ElementwiseKernel. */
@@ -91,7 +109,18 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
     // analyseChain infers are not asked for
     let expr: SyntaxNode | null;
     let target: string | null;
-    if (type === 'call') {
+    // the array NumPy writes the result into, where one kernel can write it (writesInPlace)
+    let writes: WrittenArray | null = null;
+    const out = type === 'call' ? outArgument(n, resolveUfunc) : null;
+    if (out) {
+      // `np.multiply(np.sin(a), np.cos(a), out=u)`: the ufunc and its arguments
+      if (opsBound(n, true, resolveUfunc) < 3) {
+        return true;
+      }
+      expr = n;
+      target = out.text;
+      writes = { array: out, op: null, replaced: n };
+    } else if (type === 'call') {
       // a reduction inside a larger expression: `4.0 * np.count_nonzero(x * x + y * y <= 1.0) / n`
       // (a reduction form counts one operation and its argument's: opsBound; the syntax is asked
       // first, since whether `(e).sum()` reduces an array infers `e`)
@@ -102,16 +131,30 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
       expr = n;
       target = assignedName(n);
     } else {
-      // an assignment's or an augmented assignment's right-hand side
+      // an assignment's or an augmented assignment's right-hand side (a ufunc's call with `out=u`
+      // is its own start, below: `v = np.add(a, b, out=u)` binds u, which the kernel writes)
       expr = field(n, 'right');
-      if (!expr || opsBound(expr, true, resolveUfunc) < 3) {
+      if (!expr || (unparen(expr).type === 'call' && outArgument(unparen(expr), resolveUfunc)) || opsBound(expr, true, resolveUfunc) < 3) {
         return true;
       }
       const left = field(n, 'left');
       target = type === 'augmented_assignment' ? left?.text ?? null : left?.type === 'identifier' ? left.text : left?.type === 'subscript' ? field(left, 'value')?.text ?? null : null;
+      const op = type === 'augmented_assignment' && left?.type === 'identifier' ? IN_PLACE_OPERATORS.get(operatorOf(n)) : undefined;
+      if (left && op) {
+        writes = { array: left, op, replaced: n };
+      }
     }
     const chain = analyseChain(expr, target, model, cell, resolveUfunc);
     if (chain && chain.ops >= 3) {
+      if (writes && writesInPlace(chain, writes, model, cell, resolveUfunc)) {
+        chains.push(chain);
+        return false;
+      }
+      if (out) {
+        // no one kernel writing `u`: the call stays as written (CuPy's ufunc with out=), and
+        // chains inside its arguments are still looked for
+        return true;
+      }
       // the chain's own object is completed, not copied with object spreads (in Node 20 a copy by
       // spread cost about ten times building the object once, measured)
       const { kernel, reduce, untyped } = typedKernels(chain, model, cell, resolveUfunc);
@@ -134,6 +177,111 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
 
 /** Where a chain can start: see findElementwiseChains. */
 const CHAIN_STARTS = ['function_definition', 'lambda', 'call', 'assignment', 'augmented_assignment'];
+
+/**
+ * The augmented assignments whose in-place update a typed kernel computes with NumPy's meaning
+ * (`x op= r` is `np.<ufunc>(x, r, out=x)`), by their C operator (`**` is pow, as in the chain).
+ * `//=`, `%=` and the bit operators have no C form here (as in the chain).
+ */
+const IN_PLACE_OPERATORS: ReadonlyMap<string, string> = new Map([
+  ['+=', '+'], ['-=', '-'], ['*=', '*'], ['/=', '/'], ['**=', '**']
+]);
+
+/**
+ * The `u` of a fusable ufunc's call whose only keyword is `out=u` (a plain name: not a tuple, not
+ * a view), or null.
+ */
+function outArgument(n: SyntaxNode, resolveUfunc: (n: SyntaxNode) => string | null): SyntaxNode | null {
+  const fn = field(n, 'function');
+  const { keywords } = callArguments(n);
+  const out = keywords.get('out');
+  if (!fn || !out || keywords.size !== 1 || unparen(out).type !== 'identifier') {
+    return null;
+  }
+  const ufunc = resolveUfunc(fn);
+  return ufunc && FUSABLE_UFUNCS.has(ufunc) ? unparen(out) : null;
+}
+
+/**
+ * Makes the chain one typed kernel that writes `writes.array` itself, where that gives NumPy's
+ * result: `x *= chain` is NumPy's `np.multiply(x, chain, out=x)`, which computes the chain into a
+ * temporary and then makes a second pass over `x`; one kernel reading `x` with the chain's inputs
+ * and writing `x * (chain)` into `x` reads and writes each element once. Likewise a ufunc's
+ * `out=u` (no temporary per operation; the kernel writes `u`). Only where:
+ * - the chain gets a typed ElementwiseKernel (no reduction), with `x` among its inputs as one
+ *   more array of the chain's float dtype: NumPy rounds the chain's value to that dtype, then
+ *   computes `x op value` in it, which the kernel's `x op (chain)` does too (--fmad=false: no
+ *   contraction across the two). Another dtype (`float32 x *= float64 chain`: same_kind casting
+ *   computes in float64 and rounds once more) keeps the two-step form;
+ * - `u` of `out=u` has the chain's float dtype (no cast of the result);
+ * - no other input may share memory with the written array (inputsApart): an ElementwiseKernel,
+ *   unlike CuPy's ufuncs, does not copy an input that overlaps its output, and a thread writing
+ *   `x[i]` would change what another thread reads. The written array read as an input itself is
+ *   fine: each thread reads its element before it writes it.
+ * Fills in the chain's `kernel`, `writes`, `params` (`x` added as an input where the chain does
+ * not read it) and `ops` (the update is one more operation) and returns true, or changes nothing.
+ */
+function writesInPlace(chain: ElementwiseChain, writes: WrittenArray, model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): boolean {
+  const written = model.inferValue(writes.array, cell);
+  const dtype = written.kind === 'ndarray' ? floatCType(written.dtype) : null;
+  if (chain.reduction || !dtype || !inputsApart(writes, chain.params, model, cell)) {
+    return false;
+  }
+  const name = writes.array.text;
+  const params = writes.op && !chain.params.some(p => p.node.text === name) ? [...chain.params, { node: writes.array, name }] : chain.params;
+  const t = typedParams({ params }, model, cell);
+  if (!t || t.refused || t.dtype !== dtype) {
+    return false;
+  }
+  const kernel = elementwiseKernelFor({ ...chain, params, writes }, t, model, resolveUfunc);
+  if (!kernel) {
+    return false;
+  }
+  chain.kernel = kernel;
+  chain.writes = writes;
+  chain.params = params;
+  chain.ops += writes.op ? 1 : 0;
+  return true;
+}
+
+/**
+ * Whether every array the kernel reads is either the written array itself (its name, read at the
+ * element it writes) or provably other memory. Every other argument is looked at, scalars too
+ * (`x[0]` is a 0-d view of `x` on the device, read by every thread while one writes it): an array
+ * argument must be a plain name (not a view made in the chain, `u[1:]`, `u.T`), and every array
+ * name an argument reads must be apart from the written one: not that name, not bound in the cell
+ * (only updated in place, `y += 1`: a binding, `y = x.T`, may make a view of the written array
+ * before the statement or, in a loop, after it; the written name is not bound either), and
+ * sharing no memory with it through what the notebook did before the cell (memorySharers: neither
+ * holds the other's memory, neither is a view of some array or comes from a call that may hand
+ * back one held elsewhere).
+ */
+function inputsApart(writes: WrittenArray, params: readonly { node: SyntaxNode }[], model: NotebookModel, cell: CellModel): boolean {
+  const name = writes.array.text;
+  const others = params.filter(p => p.node.text !== name);
+  const read = new Set<string>();
+  for (const p of others) {
+    if (model.inferValue(p.node, cell).kind === 'ndarray' && p.node.type !== 'identifier') {
+      return false;
+    }
+    walk(p.node, n => {
+      if (n.type === 'identifier' && model.inferValue(n, cell).kind === 'ndarray') {
+        read.add(n.text);
+      }
+      return true;
+    });
+  }
+  if (read.size === 0) {
+    return true;
+  }
+  const bound = new Set((cell.facts?.assignments ?? []).filter(a => !a.augmented).map(a => a.name));
+  if (!cell.facts || read.has(name) || bound.has(name) || [...read].some(r => bound.has(r))) {
+    return false;
+  }
+  const elsewhere = (holder: string, other: string): boolean =>
+    memorySharers(holder, cell, model).some(s => s.name === other || s.kind === 'view-of' || s.kind === 'origin');
+  return [...read].every(r => !elsewhere(name, r) && !elsewhere(r, name));
+}
 
 /** A full reduction of one expression: `np.sum(e)` (no other argument) or `(e).sum()`. */
 function fullReduction(n: SyntaxNode, model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): ReductionForm | null {
@@ -196,10 +344,11 @@ export function opsBound(node: SyntaxNode, top: boolean, resolveUfunc: (n: Synta
       return parts.length === 2 ? boundOfParts(1, parts, resolveUfunc) : 0;
     }
     case 'call': {
-      // (visit counts nothing in a call with keyword arguments, neither a ufunc nor a reduction)
+      // (visit counts nothing in a call with keyword arguments, neither a ufunc nor a reduction,
+      // but the top one's `out=u`: findElementwiseChains' writes)
       const fn = field(n, 'function');
       const { positional, keywords } = callArguments(n);
-      if (!fn || keywords.size > 0) {
+      if (!fn || (keywords.size > 0 && !(top && outArgument(n, resolveUfunc)))) {
         return 0;
       }
       const ufunc = resolveUfunc(fn);
@@ -369,7 +518,8 @@ export function analyseChain(
         const fn = field(n, 'function');
         const ufunc = fn ? resolveUfunc(fn) : null;
         const { positional, keywords } = callArguments(n);
-        if (ufunc && FUSABLE_UFUNCS.has(ufunc) && keywords.size === 0) {
+        // (a ufunc's `out=u` at the top: findElementwiseChains' writes)
+        if (ufunc && FUSABLE_UFUNCS.has(ufunc) && (keywords.size === 0 || (top && outArgument(n, resolveUfunc)))) {
           ops += 1;
           if (/^(sin|cos|tan|arc|sinh|cosh|tanh|exp|log|sqrt|cbrt|power|hypot)/.test(ufunc)) {
             transcendental += 1;
@@ -604,7 +754,9 @@ export function fuseChains(
   isUsed: (name: string) => boolean
 ): { edits: TextEdit[]; definitions: string[] } {
   const inside = (e: TextEdit, n: SyntaxNode): boolean => e.start >= n.startIndex && e.end <= n.endIndex && !(e.start === n.startIndex && e.end === n.startIndex) && !(e.start === n.endIndex && e.end === n.endIndex);
-  const edits = plain.filter(e => !chains.some(c => inside(e, c.node)));
+  // what a chain's call replaces: the chain, or the statement or call that writes into an array
+  const replaced = (c: ElementwiseChain): SyntaxNode => c.writes?.replaced ?? c.node;
+  const edits = plain.filter(e => !chains.some(c => inside(e, replaced(c))));
   const definitions: string[] = [];
   const taken = new Set<string>();
   for (const chain of chains) {
@@ -629,6 +781,10 @@ export function fuseChains(
       return applyEdits(source.slice(node.startIndex, node.endIndex), [...local, ...reps]);
     };
     const args = chain.params.map(p => sub(p.node, []));
+    if (chain.writes) {
+      // the written array is the kernel's output argument: CuPy writes it, allocating nothing
+      args.push(sub(chain.writes.array, []));
+    }
     let call = `${fname}(${args.join(', ')})`;
     if (chain.reduce) {
       definitions.push(reductionDefinition(chain.reduce, fname, cp));
@@ -650,9 +806,27 @@ export function fuseChains(
       const body = sub(chain.node, paramOccurrences(chain));
       definitions.push(`@${cp}.fuse()\ndef ${fname}(${chain.params.map(p => p.name).join(', ')}):\n    return ${body}\n`);
     }
-    edits.push({ start: chain.node.startIndex, end: chain.node.endIndex, text: call });
+    const at = replaced(chain);
+    edits.push({ start: at.startIndex, end: at.endIndex, text: lastStatement(at) && at.type === 'augmented_assignment' ? `${call};` : call });
   }
   return { edits, definitions };
+}
+
+/**
+ * Whether `n` is the cell's last statement (at its top level), whose value a notebook displays:
+ * an in-place update becomes a kernel call, which returns the array, so the call there ends with
+ * `;` (IPython shows nothing, as for the augmented assignment).
+ */
+function lastStatement(n: SyntaxNode): boolean {
+  const statement = n.parent?.type === 'expression_statement' ? n.parent : null;
+  const module = statement?.parent;
+  if (!statement || module?.type !== 'module') {
+    return false;
+  }
+  const last = kids(module)
+    .filter(k => k.type !== 'comment')
+    .pop();
+  return last?.id === statement.id;
 }
 
 /**
@@ -1360,6 +1534,7 @@ function cExpression(
 ): string | null {
   const d = t.dtype;
   const numpyConstant = numpyConstantOf(model);
+  const top = node;
   const emit = (node: SyntaxNode): string | null => {
     const param = t.cNames.get(unparen(node).text);
     if (param !== undefined && node.type !== 'integer' && node.type !== 'float' && unparen(node).type === node.type) {
@@ -1424,7 +1599,8 @@ function cExpression(
         const fn = field(node, 'function');
         const ufunc = fn ? resolveUfunc(fn) : null;
         const { positional, keywords } = callArguments(node);
-        if (!ufunc || keywords.size > 0) {
+        // (the `out=u` of the chain's own ufunc is where the kernel writes: ElementwiseChain.writes)
+        if (!ufunc || (keywords.size > 0 && !(node.id === top.id && outArgument(node, resolveUfunc)))) {
           return null;
         }
         const args = positional.map(a => emit(a));
@@ -1481,16 +1657,44 @@ function elementwiseKernelFor(
   if (chain.value.kind !== 'ndarray' || (!anyScalar && floatCType(chain.value.dtype) !== t.dtype)) {
     return null;
   }
-  const body = cExpression(chain.node, t, model, resolveUfunc, false);
-  if (body === null) {
+  const expr = cExpression(chain.node, t, model, resolveUfunc, false);
+  if (expr === null) {
     return null;
+  }
+  let value = withoutOuterParentheses(expr);
+  const writes = chain.writes;
+  if (writes?.op) {
+    // `x *= chain`: NumPy's update, `x * (chain)`, from the kernel's input `x` (writesInPlace)
+    const x = t.cNames.get(writes.array.text);
+    if (x === undefined) {
+      return null;
+    }
+    value = writes.op === '**' ? `${cMathFunction('power', t.dtype)}(${x}, ${value})` : `${x} ${writes.op} ${/^[\w.]+$/.test(value) ? value : `(${value})`}`;
   }
   const out = cName(chain.target && /^[A-Za-z_]\w*$/.test(chain.target) ? chain.target : 'out', t.taken);
   return {
     inParams: t.decls.map(p => `${t.dtype} ${p.name}`).join(', '),
     outParams: `${t.dtype} ${out}`,
-    operation: `${out} = ${body}`
+    operation: `${out} = ${value}`
   };
+}
+
+/**
+ * `text` without one pair of parentheses around all of it (`(sin(a) * cos(a))`, the C form of
+ * `np.multiply(np.sin(a), np.cos(a))`), where the first one closes at the end; else `text`.
+ */
+function withoutOuterParentheses(text: string): string {
+  if (!text.startsWith('(') || !text.endsWith(')')) {
+    return text;
+  }
+  let depth = 0;
+  for (let k = 0; k < text.length; k++) {
+    depth += text[k] === '(' ? 1 : text[k] === ')' ? -1 : 0;
+    if (depth === 0) {
+      return k === text.length - 1 ? text.slice(1, -1) : text;
+    }
+  }
+  return text;
 }
 
 /**

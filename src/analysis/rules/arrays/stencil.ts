@@ -52,13 +52,23 @@
  * the name keeps its array object, updated in place, as the slice assignment leaves it. The
  * launcher checks the two buffers once, before the loop, and returns the grid and the kernel's
  * int arguments; each step is one bare kernel launch (checking every step cost ~10-20 us of
- * Python against 8-35 us of kernel on 2048^2-4096^2 grids). A loop
- * body that reads another name, or does anything else (an escape of `u` mid-loop), keeps the
- * generic rewrite.
+ * Python against 8-35 us of kernel on 2048^2-4096^2 grids).
+ *
+ * The step may also read other arrays at the same shifts (`+ f[1:-1, 1:-1]`, a source term;
+ * `k[2:] * (u[2:] - u[1:-1])`, a conductivity): each becomes one more read-only input of the
+ * kernel, `const T* __restrict__`, read at u's flat offsets (so coalesced too), made C-contiguous
+ * once before the loop and checked once by the launcher (a device array of u's dtype and shape,
+ * else a TypeError or ValueError that names it). Written op by op, each step would read it into
+ * a temporary and copy that into the slice; here it is one more read per step. Only an array
+ * the analysis knows to be of u's dtype and rank (and shape, where known: another one would
+ * broadcast), that shares no memory with `u` (an alias or view of `u` changes every step) and
+ * that nothing in the loop writes (the loop holds the one assignment). A loop body that reads
+ * any other name, or does anything else (an escape of `u` mid-loop), keeps the generic rewrite.
  */
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, kids, operatorOf, unparen, walk } from '../../syntax';
+import { memorySharers } from './aliases';
 import { cName, cNumber, kernelTakesScalar, launcherInputChecks, numpyConstantOf, pythonConstant, rawKernelWithLauncher, scalarPieces } from './fusion';
 
 export interface SliceStencil {
@@ -72,13 +82,21 @@ export interface SliceStencil {
   dtype: 'float32' | 'float64';
   ndim: 1 | 2;
   /**
-   * The C expression of the interior value, in the source's operation order; `tap(di, dj)` gives
-   * the C text that reads the input at row offset `di` and column offset `dj` (each -1, 0 or 1;
-   * `di` is 0 in 1-D).
+   * The C expression of the interior value, in the source's operation order; `tap(di, dj, array)`
+   * gives the C text that reads the kernel array `array` (`u`, or a `reads` entry's parameter) at
+   * row offset `di` and column offset `dj` (each -1, 0 or 1; `di` is 0 in 1-D).
    */
-  render: (tap: (di: number, dj: number) => string) => string;
-  /** Number of shifted views read (for the explanation). */
+  render: (tap: StencilTap) => string;
+  /** Number of shifted views of `input` read (for the explanation). */
   taps: number;
+  /**
+   * The other arrays the loop form's expression reads (`f[1:-1, 1:-1]`, `f[:-2]`), in order of
+   * first read: the cell's name and the kernel's parameter name. Each is an array the analysis
+   * knows to have `input`'s dtype and rank (and shape, where known), that nothing in the loop
+   * writes and that shares no memory with `input`, so it holds the same values every step and is
+   * read at the same flat offsets as `input`. Empty for the `zeros_like` form.
+   */
+  reads: { name: string; param: string }[];
   /**
    * The kernel's scalar arguments, one per piece of the expression made of scalars only
    * (`alpha`, `alpha * dt / dx ** 2`: fusion.ts scalarPiece): the piece's source text, which the
@@ -90,11 +108,12 @@ export interface SliceStencil {
    * The in-place form repeated by a loop (`for step in range(k): u[1:-1, 1:-1] = <expr of u>`):
    * the loop's header, the two free names the rewrite uses for the buffers it ping-pongs, and
    * free names for the launch computed once before the loop: the grid, the kernel's size
-   * arguments (rows and columns in 2-D, the size in 1-D) and its scalar arguments (one per
-   * `scalars` entry, in order).
+   * arguments (rows and columns in 2-D, the size in 1-D), its scalar arguments (one per
+   * `scalars` entry, in order) and the C-contiguous device arrays it reads besides the buffers
+   * (one per `reads` entry, in order).
    * Null for `out = np.zeros_like(u); out[1:-1, 1:-1] = <expr of u>`.
    */
-  loop: { header: string; current: string; spare: string; grid: string; sizes: string[]; scalarArgs: string[] } | null;
+  loop: { header: string; current: string; spare: string; grid: string; sizes: string[]; scalarArgs: string[]; readArgs: string[] } | null;
 }
 
 const AXIS_OFFSET: Record<string, number> = { ':-2': -1, '1:-1': 0, '2:': 1 };
@@ -129,10 +148,11 @@ function readsName(node: SyntaxNode, name: string): boolean {
 
 /**
  * The expression as a stencil of `input` (shifted views, numeric literals, scalars, `+ - * /`,
- * unary minus, parentheses; at least two views), or null when it reads anything else. A piece
- * made of scalars only becomes one kernel argument (`scalars`), unless NumPy would not compute
- * in the array's dtype with it (a NumPy float64 scalar and a float32 array give float64), its
- * kind is unknown, or it reads `loopVariable` (it would change every step).
+ * unary minus, parentheses; at least two views of `input`), or null when it reads anything else.
+ * A piece made of scalars only becomes one kernel argument (`scalars`), unless NumPy would not
+ * compute in the array's dtype with it (a NumPy float64 scalar and a float32 array give float64),
+ * its kind is unknown, or it reads `loopVariable` (it would change every step). Shifted views of
+ * another array are read (`reads`) only where `readable` accepts its name (the loop form).
  */
 function stencilExpression(
   expr: SyntaxNode,
@@ -141,14 +161,16 @@ function stencilExpression(
   ndim: number,
   model: NotebookModel,
   cell: CellModel,
-  loopVariable: string | null
-): Pick<SliceStencil, 'render' | 'taps' | 'scalars'> | null {
+  loopVariable: string | null,
+  readable: ((name: string) => boolean) | null
+): Pick<SliceStencil, 'render' | 'taps' | 'scalars' | 'reads'> | null {
   let taps = 0;
   const scalars: { text: string; name: string }[] = [];
+  const reads: { name: string; param: string }[] = [];
   const taken = new Set(STENCIL_OWN_NAMES);
   const constant = numpyConstantOf(model);
   const scalarPieceOf = scalarPieces(model, cell);
-  const emit = (n: SyntaxNode, tap: (di: number, dj: number) => string): string | null => {
+  const emit = (n: SyntaxNode, tap: (di: number, dj: number, index: number) => string): string | null => {
     // numbers only (`0.1 * 0.1`): Python computes them in double before NumPy casts the result to
     // the array's dtype (NEP 50), so the kernel gets that one value, not the pieces in float
     const folded = pythonConstant(n, constant);
@@ -190,34 +212,52 @@ function stencilExpression(
         return lt === null || rt === null || !['+', '-', '*', '/'].includes(op) ? null : `${lt} ${op} ${rt}`;
       }
       case 'subscript': {
-        if (field(n, 'value')?.text !== input) {
-          return null;
-        }
+        const array = field(n, 'value');
         const offs = sliceOffsets(n, ndim);
-        if (!offs) {
+        if (!offs || array?.type !== 'identifier') {
           return null;
         }
-        taps += 1;
-        return ndim === 2 ? tap(offs[0], offs[1]) : tap(0, offs[0]);
+        let index = 0;
+        if (array.text === input) {
+          taps += 1;
+        } else {
+          let k = reads.findIndex(r => r.name === array.text);
+          if (k < 0) {
+            if (!readable?.(array.text)) {
+              return null;
+            }
+            k = reads.push({ name: array.text, param: cName(array.text, taken) }) - 1;
+          }
+          index = k + 1;
+        }
+        return ndim === 2 ? tap(offs[0], offs[1], index) : tap(0, offs[0], index);
       }
       default:
         return null;
     }
   };
-  // The C text is made once, each tap written as TAP_MARK, its two offsets (each + 1: one digit)
-  // and TAP_MARK again; split on TAP_MARK, the odd parts are the taps. The kernel renders it with
-  // two tap forms (a strip's registers, a flat index): each render only fills the taps in. (No
-  // C text emit makes holds the mark: numbers, names, operators, parentheses. A tap's text only
-  // matters where it starts with a sign, which neither the mark nor any tap form does.)
-  const text = emit(expr, (di, dj) => `${TAP_MARK}${di + 1}${dj + 1}${TAP_MARK}`);
+  // The C text is made once, each tap written as TAP_MARK, its two offsets (each + 1: one digit),
+  // the array it reads (0 for `input`, k for reads[k - 1]) and TAP_MARK again; split on TAP_MARK,
+  // the odd parts are the taps. The kernel renders it with two tap forms (a strip's registers, a
+  // flat index): each render only fills the taps in. (No C text emit makes holds the mark:
+  // numbers, names, operators, parentheses. A tap's text only matters where it starts with a
+  // sign, which neither the mark nor any tap form does.)
+  const text = emit(expr, (di, dj, index) => `${TAP_MARK}${di + 1}${dj + 1}${index}${TAP_MARK}`);
   if (text === null || taps < 2) {
     return null;
   }
   const parts = text.split(TAP_MARK);
-  const render = (tap: (di: number, dj: number) => string): string =>
-    parts.map((part, k) => (k % 2 === 0 ? part : tap(Number(part[0]) - 1, Number(part[1]) - 1))).join('');
-  return { render, taps, scalars };
+  const arrayOf = (index: number): string => (index === 0 ? 'u' : reads[index - 1].param);
+  const render = (tap: StencilTap): string =>
+    parts.map((part, k) => (k % 2 === 0 ? part : tap(Number(part[0]) - 1, Number(part[1]) - 1, arrayOf(Number(part.slice(2)))))).join('');
+  return { render, taps, scalars, reads };
 }
+
+/**
+ * The C text of one read: row offset `di` and column offset `dj` (each -1, 0 or 1; `di` is 0 in
+ * 1-D) of the kernel array `array` (`u`, the input, or the parameter of one of `reads`).
+ */
+type StencilTap = (di: number, dj: number, array: string) => string;
 
 /** Marks a tap in the stencil's C text (stencilExpression): a control character. */
 const TAP_MARK = '\u0001';
@@ -228,6 +268,31 @@ function stencilInput(name: string, model: NotebookModel, cell: CellModel, at: n
   const dtype = v.dtype === 'float32' || v.dtype === 'float64' ? v.dtype : null;
   const ndim = v.shape?.length;
   return v.kind === 'ndarray' && dtype && (ndim === 1 || ndim === 2) ? { dtype, ndim } : null;
+}
+
+/**
+ * Whether the loop form's kernel may read `name` beside the input `input` (its `dtype` and
+ * `ndim`): an array of the same dtype and rank, of the same shape where both are known (the
+ * kernel reads it at the input's flat offsets; the launcher checks the shape when it runs), that
+ * may share no memory with the input (the loop writes the input every step: a view or alias of
+ * it would change under the kernel, and the ping-pong reads the other buffer). Nothing in the
+ * loop writes it: its only statement assigns the input's interior. A name whose memory the
+ * analysis cannot follow (from a call, the kernel's namespace) may be the input's.
+ */
+function readableBeside(name: string, input: string, array: { dtype: string; ndim: number }, model: NotebookModel, cell: CellModel, at: number): boolean {
+  const v = model.valueBefore(name, cell, at);
+  const inputShape = model.valueBefore(input, cell, at).shape;
+  if (v.kind !== 'ndarray' || v.dtype !== array.dtype || v.shape?.length !== array.ndim) {
+    return false;
+  }
+  // (a known other shape would broadcast, `f[1:-1]` of 3 elements, or raise)
+  if (v.shape.some((d, k) => d !== null && inputShape?.[k] != null && d !== inputShape[k])) {
+    return false;
+  }
+  const mine = memorySharers(name, cell, model);
+  const theirs = memorySharers(input, cell, model);
+  const holders = new Set(theirs.map(s => s.holder));
+  return !mine.some(s => s.name === null || s.name === input || holders.has(s.holder)) && !theirs.some(s => s.name === name || s.holder === name);
 }
 
 /**
@@ -271,7 +336,8 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
   if (!input || !isInterior(target, array.text, input.ndim)) {
     return null;
   }
-  const found = stencilExpression(expr, array.text, input.dtype, input.ndim, model, cell, left.text);
+  const readable = (name: string): boolean => name !== left.text && readableBeside(name, array.text, input, model, cell, stmt.startIndex);
+  const found = stencilExpression(expr, array.text, input.dtype, input.ndim, model, cell, left.text, readable);
   if (!found) {
     return null;
   }
@@ -282,6 +348,7 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
   const grid = named('grid');
   const sizes = input.ndim === 2 ? [named('rows'), named('cols')] : [named('size')];
   const scalarArgs = found.scalars.map(a => named(a.name));
+  const readArgs = found.reads.map(r => named(r.name));
   return {
     start: stmt.startIndex,
     end: stmt.endIndex,
@@ -290,7 +357,7 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
     input: array.text,
     ...input,
     ...found,
-    loop: { header: `for ${left.text} in ${right.text}:`, current, spare, grid, sizes, scalarArgs }
+    loop: { header: `for ${left.text} in ${right.text}:`, current, spare, grid, sizes, scalarArgs, readArgs }
   };
 }
 
@@ -327,7 +394,7 @@ export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: C
     if (!array || !expr || !isInterior(field(b, 'left'), out.text, array.ndim)) {
       continue;
     }
-    const found = stencilExpression(expr, input.text, array.dtype, array.ndim, model, cell, null);
+    const found = stencilExpression(expr, input.text, array.dtype, array.ndim, model, cell, null, null);
     if (found) {
       return { start: stmts[k].startIndex, end: stmts[k + 1].endIndex, expr, out: out.text, input: input.text, ...array, ...found, loop: null };
     }
@@ -342,8 +409,9 @@ export const STENCIL_BLOCK = 128;
 
 /**
  * The definitions (a RawKernel and the Python function that launches it; the notebook plan puts
- * both in the import cell) and the statements that replace the original ones. `inputText` is the
- * name the rewritten cell gives the input array (its device copy).
+ * both in the import cell) and the statements that replace the original ones. `deviceName` gives
+ * the name the rewritten cell gives an array it reads (the input, the loop's other arrays): its
+ * device copy.
  *
  * The loop form launches once per step from one buffer into the other and swaps the two
  * references (ping-pong); the launcher function checks both buffers once before the loop and
@@ -352,9 +420,12 @@ export const STENCIL_BLOCK = 128;
  * buffer is written each step and nothing else runs. The first buffer is the user's array itself
  * when it is C-contiguous; after the loop, an odd step count (or a copied input) leaves the
  * result in the other buffer, which is copied back once, so the array bound to the user's name
- * is the same object, updated in place, as with NumPy's slice assignment.
+ * is the same object, updated in place, as with NumPy's slice assignment. The other arrays the
+ * step reads (`reads`) are kernel inputs too, made C-contiguous once before the loop (each the
+ * device array itself when it already is) and checked once with the buffers.
  */
-export function stencilCode(s: SliceStencil, fnName: string, inputText: string, cp: string): { definition: string; call: string } {
+export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: string) => string, cp: string): { definition: string; call: string } {
+  const inputText = deviceName(s.input);
   const ct = s.dtype === 'float32' ? 'float' : 'double';
   const kernelName = `${fnName}_kernel`;
   const R = STENCIL_ROWS_PER_THREAD;
@@ -363,9 +434,17 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
   const border = (k: string): string => (s.loop ? `u[${k}]` : s.dtype === 'float32' ? '0.0f' : '0.0');
   const sign = (d: number, unit: string): string => (d < 0 ? ` - ${unit}` : d > 0 ? ` + ${unit}` : '');
   // reads at flat index k (border strips, 1-D)
-  const atK = (di: number, dj: number): string => `u[k${sign(di, 'm')}${sign(dj, '1')}]`;
-  // reads in an interior strip: the centre column from the rotating registers
-  const inStrip = (di: number, dj: number): string => (dj === 0 ? (di < 0 ? 'up' : di > 0 ? 'down' : 'mid') : `p[o${sign(di, 'm')}${sign(dj, '1')}]`);
+  const atK: StencilTap = (di, dj, array) => `${array}[k${sign(di, 'm')}${sign(dj, '1')}]`;
+  // reads in an interior strip: the input's centre column from the rotating registers; another
+  // array the loop's step reads, at the same offsets from the strip's start (coalesced as well)
+  const inStrip: StencilTap = (di, dj, array) => {
+    if (array !== 'u') {
+      return `${array}[k0 + o${sign(di, 'm')}${sign(dj, '1')}]`;
+    }
+    return dj === 0 ? (di < 0 ? 'up' : di > 0 ? 'down' : 'mid') : `p[o${sign(di, 'm')}${sign(dj, '1')}]`;
+  };
+  // the other arrays the loop's step reads, after the input
+  const readParams = s.reads.map(r => `, const ${ct}* __restrict__ ${r.param}`).join('');
   // the scalar arguments after the sizes, each cast once to the array's type by the launcher
   const scalarParams = s.scalars.map(a => `, const ${ct} ${a.name}`).join('');
   const dt = `${cp}.${s.dtype}`;
@@ -374,7 +453,7 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
   const kernel =
     s.ndim === 2
       ? [
-          `extern "C" __global__ void __launch_bounds__(${B}) ${fnName}(const ${ct}* __restrict__ u, ${ct}* __restrict__ out, int n, int m${scalarParams}) {`,
+          `extern "C" __global__ void __launch_bounds__(${B}) ${fnName}(const ${ct}* __restrict__ u${readParams}, ${ct}* __restrict__ out, int n, int m${scalarParams}) {`,
           '    // one thread per column j (x runs along the contiguous last axis: coalesced loads) and',
           `    // ${R} consecutive rows; the rows above and at i rotate through registers, so each output`,
           `    // loads 3 new values instead of 5. Every output element is written once, border included${s.loop ? ' (copied from u)' : ''}.`,
@@ -408,7 +487,7 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
           '}'
         ]
       : [
-          `extern "C" __global__ void ${fnName}(const ${ct}* __restrict__ u, ${ct}* __restrict__ out, long long n${scalarParams}) {`,
+          `extern "C" __global__ void ${fnName}(const ${ct}* __restrict__ u${readParams}, ${ct}* __restrict__ out, long long n${scalarParams}) {`,
           '    const long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;',
           '    if (k >= n) return;',
           `    out[k] = (k > 0 && k < n - 1) ? ${s.render(atK)} : ${border('k')};`,
@@ -421,12 +500,13 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
   // the scalar pieces, computed by the cell as written (Python's arithmetic, in double)
   const scalarTexts = s.scalars.map(a => `, ${a.text}`).join('');
   if (s.loop) {
-    const { header, current, spare, grid, sizes, scalarArgs } = s.loop;
+    const { header, current, spare, grid, sizes, scalarArgs, readArgs } = s.loop;
     const stepArgs = [...sizes, ...scalarArgs];
+    const readNames = s.reads.map(r => r.param);
     // Checked once: the loop's two buffers never change. Each step then costs one launch from
     // Python (~2 us), not a launcher call re-checking its arguments and building the int
     // arguments (~10-20 us, against 8-35 us of kernel for 2048^2-4096^2 grids).
-    const definition = rawKernelWithLauncher(cp, fnName, kernel, ['u', 'out', ...scalarNames], [
+    const definition = rawKernelWithLauncher(cp, fnName, kernel, ['u', ...readNames, 'out', ...scalarNames], [
       `    # checks the loop's two buffers once and returns what every step launches ${kernelName}`,
       ...(s.scalars.length > 0
         ? [
@@ -442,21 +522,32 @@ export function stencilCode(s: SliceStencil, fnName: string, inputText: string, 
       `        raise TypeError(f'${fnName} was generated for ${s.ndim}-D arrays (the shape the analysis inferred), got {u.ndim}-D: rerun the analysis')`,
       '    if out.shape != u.shape or out is u:',
       `        raise ValueError('${fnName} writes a second array of the same shape')`,
+      ...s.reads.flatMap(({ name, param: a }) => [
+        `    # ${a}, read by every step at u's indices, is checked once too: same dtype and shape as u`,
+        `    if not (isinstance(${a}, ${cp}.ndarray) and ${a}.flags.c_contiguous):`,
+        `        raise TypeError('${fnName} reads ${name} as a C-contiguous CuPy array')`,
+        `    if ${a}.dtype != ${dt}:`,
+        `        raise TypeError(f'${fnName} was generated for ${s.dtype} arrays (the dtype the analysis inferred), got ${name} of {${a}.dtype}: rerun the analysis')`,
+        `    if ${a}.shape != u.shape:`,
+        `        raise ValueError(f'${fnName} reads ${name} at the indices of ${s.input}: it needs the shape {u.shape}, got {${a}.shape}')`
+      ]),
       '    # an empty array still gets one block, which returns at once (CUDA refuses an empty grid)',
       ...(s.ndim === 2
         ? ['    n, m = u.shape', `    return (max(1, (m + ${B - 1}) // ${B}), max(1, min((n + ${R - 1}) // ${R}, 65535))), ${cp}.int32(n), ${cp}.int32(m)${scalarValues}`]
         : [`    return (max(1, (u.size + 255) // 256),), ${cp}.int64(u.size)${scalarValues}`])
     ]);
+    const readInputs = readArgs.map(a => `, ${a}`).join('');
     const call = [
       `${current} = ${cp}.ascontiguousarray(${inputText})  # ${inputText} itself when it is C-contiguous`,
       `${spare} = ${cp}.empty_like(${current})`,
-      `${grid}, ${stepArgs.join(', ')} = ${fnName}(${current}, ${spare}${scalarTexts})  # checks both buffers once`,
+      ...s.reads.map((r, k) => `${readArgs[k]} = ${cp}.ascontiguousarray(${deviceName(r.name)})  # read by every step: ${deviceName(r.name)} itself when it is C-contiguous`),
+      `${grid}, ${stepArgs.join(', ')} = ${fnName}(${current}${readInputs}, ${spare}${scalarTexts})  # checks ${s.reads.length > 0 ? `the buffers and ${s.reads.map(r => r.name).join(', ')}` : 'both buffers'} once`,
       header,
-      `    ${kernelName}(${grid}, (${s.ndim === 2 ? B : 256},), (${current}, ${spare}, ${stepArgs.join(', ')}))  # one launch per step, from one buffer into the other`,
+      `    ${kernelName}(${grid}, (${s.ndim === 2 ? B : 256},), (${current}${readInputs}, ${spare}, ${stepArgs.join(', ')}))  # one launch per step, from one buffer into the other`,
       `    ${current}, ${spare} = ${spare}, ${current}`,
       `if ${current} is not ${inputText}:`,
       `    ${inputText}[...] = ${current}  # an odd step count ends in the other buffer`,
-      `del ${current}, ${spare}, ${grid}, ${stepArgs.join(', ')}`
+      `del ${[current, spare, ...readArgs, grid, ...stepArgs].join(', ')}`
     ].join('\n');
     return { definition, call };
   }
