@@ -49,6 +49,14 @@ describe('a loop stencil reading another array', () => {
     expect(code.definition).toContain('0.2 * (k2[k + 1] * (u[k + 1] - u[k]) - k2[k - 1] * (u[k] - u[k - 1]))');
   });
 
+  it('reads another array at the shifts the cell reads it, in the strip and on the border', () => {
+    const target = 'for step in range(50):\n    u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + g[:-2, 2:] - g[2:, :-2])';
+    const s = stencilOf(`${GRID}\ng = np.ones((2048, 2048), dtype=np.float32)`, target);
+    const code = stencilCode(s!, 'u_stencil', n => n, 'cp');
+    expect(code.definition).toContain('q[o] = 0.25f * (up + down + g[k0 + o - m + 1] - g[k0 + o + m - 1]);');
+    expect(code.definition).toContain('? 0.25f * (u[k - m] + u[k + m] + g[k - m + 1] - g[k + m - 1]) : u[k];');
+  });
+
   it.each([
     ['the same array', 'f = u'],
     ['a view of it', 'f = u[:, :]'],
