@@ -1036,6 +1036,52 @@ export class NotebookModel {
   }
 }
 
+/**
+ * The dtype of a NumPy reduction of an array of `dtype`: indices and counts are int64 (intp), all/any
+ * bool, means and spreads float (float32 stays float32), sums and products of bool and small
+ * integers the platform integer (int64; uint64 for unsigned), anything else its input's dtype.
+ */
+function reductionDtype(name: string, dtype: string): string {
+  if (/^(nan)?arg(max|min)$|^count_nonzero$/.test(name)) {
+    return 'int64';
+  }
+  if (name === 'all' || name === 'any') {
+    return 'bool';
+  }
+  if (/^(nan)?(mean|std|var|median)$|^(average|percentile|quantile)$/.test(name)) {
+    return floatResult(dtype);
+  }
+  if (/^(nan)?(sum|prod)$|^cum(sum|prod)$/.test(name)) {
+    return dtype === 'bool' || /^int(8|16|32)$/.test(dtype) ? 'int64' : /^uint(8|16|32)$/.test(dtype) ? 'uint64' : dtype;
+  }
+  return dtype;
+}
+
+/**
+ * NEP 50's result dtype of numbers alone: NumPy scalars promote; with none, the Python numbers'
+ * highest kind at its default dtype (bool, int64, float64, complex128); then each Python number
+ * takes part weakly. Undefined where a number's type is not known.
+ */
+function scalarsDtype(values: readonly ValueInfo[]): string | undefined {
+  const types = values.map(scalarType);
+  if (types.some(t => t === null)) {
+    return undefined;
+  }
+  let dtype: string | undefined;
+  for (const t of types) {
+    if (t?.strong) {
+      dtype = dtype === undefined ? t.dtype : promoteTypes(dtype, t.dtype);
+    }
+  }
+  const defaults = { bool: 'bool', int: 'int64', float: 'float64', complex: 'complex128' } as const;
+  for (const t of types) {
+    if (t && !t.strong) {
+      dtype = dtype === undefined ? defaults[t.python] : promoteWeak(dtype, t.python);
+    }
+  }
+  return dtype;
+}
+
 /** CuPy calls that make kernels or fused functions (`cp.ElementwiseKernel(...)`, `cp.fuse(...)`). */
 const CUPY_KERNEL_MAKERS = /^cupy\.(ElementwiseKernel|ReductionKernel|RawKernel|RawModule|fuse)$/;
 
@@ -1899,6 +1945,23 @@ function numpyCallValue(
   if (single && (name === 'dot' || name === 'matmul') && args.length >= 2) {
     return matmulValue(args[0], args[1]);
   }
+  if (single && (name === 'allclose' || name === 'array_equal' || name === 'array_equiv')) {
+    // NumPy returns a Python bool, CuPy a 0-d bool array: modelled as the 0-d result the rewrite
+    // has on the device (and brings back with `.item()`, rules/arrays/cupy-rewrite.ts)
+    return { kind: 'ndarray', shape: [], size: 1, dtype: 'bool', origin: 'inferred', library, device: library === 'cupy' ? 'gpu' : 'host' };
+  }
+  if (single && ELEMENTWISE_UFUNCS.has(name) && args.length > 0 && args.every(a => a.kind === 'scalar')) {
+    // a ufunc of numbers: NumPy gives a NumPy scalar (strong under NEP 50: `np.exp(2.0) * f32` is
+    // float64), CuPy a 0-d device array
+    const dtype = parts.compare ? 'bool' : scalarsDtype(args);
+    if (dtype === undefined) {
+      return UNKNOWN;
+    }
+    const result = parts.keepsDtype || parts.compare || name === 'where' || name === 'clip' ? dtype : floatResult(dtype);
+    return library === 'cupy'
+      ? { kind: 'ndarray', shape: [], size: 1, dtype: result, origin: 'inferred', library, device: 'gpu' }
+      : { kind: 'scalar', dtype: result, origin: 'inferred', library: 'numpy' };
+  }
   if (single && ELEMENTWISE_UFUNCS.has(name)) {
     const isCompare = parts.compare;
     const out = broadcastValues(args, isCompare ? 'bool' : undefined);
@@ -1925,9 +1988,10 @@ function numpyCallValue(
         out.origin = 'inferred';
         return out;
       }
+      const dtype = reductionDtype(name, base.dtype ?? 'float64');
       return hasAxis
-        ? { kind: 'ndarray', dtype: base.dtype, origin: 'inferred', library, approx: true }
-        : { kind: 'ndarray', shape: [], size: 1, dtype: base.dtype, origin: 'inferred', library };
+        ? { kind: 'ndarray', dtype, origin: 'inferred', library, approx: true }
+        : { kind: 'ndarray', shape: [], size: 1, dtype, origin: 'inferred', library };
     }
   }
   if (head === 'fft' && args[0]?.kind === 'ndarray') {
@@ -2037,9 +2101,10 @@ function arrayMethodValue(
   }
   if (REDUCTIONS.has(method)) {
     const hasAxis = keywords.has('axis') || positional.length > 0;
+    const dtype = v.dtype === undefined ? undefined : reductionDtype(method, v.dtype);
     return hasAxis
-      ? { kind: 'ndarray', dtype: v.dtype, origin: 'inferred', library: v.library, approx: true }
-      : { kind: 'ndarray', shape: [], size: 1, dtype: v.dtype, origin: 'inferred', library: v.library };
+      ? { kind: 'ndarray', dtype, origin: 'inferred', library: v.library, approx: true }
+      : { kind: 'ndarray', shape: [], size: 1, dtype, origin: 'inferred', library: v.library };
   }
   return { kind: 'unknown', origin: 'inferred' };
 }

@@ -195,6 +195,41 @@ describe('binary operators follow NumPy 2 (NEP 50)', () => {
   });
 });
 
+describe('ufuncs of numbers and reductions (dtypes as NumPy 2.4 gives them)', () => {
+  it('a ufunc of numbers is a NumPy scalar, strong in what follows', () => {
+    const cases: [string, string, string][] = [
+      ['np.exp(2.0)', 'scalar', 'float64'],
+      ['np.exp(2.0) * f32', 'ndarray', 'float64'],
+      ['np.sqrt(4) * f32', 'ndarray', 'float64'],
+      ['np.exp(2.0) * i64', 'ndarray', 'float64'],
+      ['np.sqrt(np.float32(4)) * f32', 'ndarray', 'float32'],
+      ['np.add(1, 2)', 'scalar', 'int64'],
+      ['np.greater(1, 2)', 'scalar', 'bool'],
+      ['np.maximum(1, 2.5)', 'scalar', 'float64'],
+      ['np.abs(-3)', 'scalar', 'int64']
+    ];
+    const vs = values(cases.map(c => c[0]));
+    cases.forEach(([expr, kind, dtype], i) => expect({ expr, kind: vs[i].kind, dtype: vs[i].dtype }).toEqual({ expr, kind, dtype }));
+    expect(vs[0].library).toBe('numpy');
+  });
+
+  it('reductions give NumPy\'s dtype: counts and indices int64, all/any bool, means float, small-integer sums int64', () => {
+    const cases: [string, string][] = [
+      ['np.count_nonzero(f32)', 'int64'],
+      ['np.count_nonzero(f32) * f32', 'float64'],
+      ['np.argmax(f32)', 'int64'],
+      ['np.any(f32 > 0)', 'bool'],
+      ['np.sum(f32 > 0)', 'int64'],
+      ['np.mean(i64)', 'float64'],
+      ['f32.mean()', 'float32'],
+      ['np.zeros(5, dtype=np.int32).sum()', 'int64'],
+      ['np.allclose(f32, f32)', 'bool']
+    ];
+    const vs = values(cases.map(c => c[0]));
+    cases.forEach(([expr, dtype], i) => expect({ expr, dtype: vs[i].dtype, shape: vs[i].shape }).toEqual({ expr, dtype, shape: expr.endsWith('* f32') ? [1000] : [] }));
+  });
+});
+
 describe('CuPy values', () => {
   it('cp.asnumpy makes a NumPy array on the host of the same shape and dtype; kernel makers make callables', () => {
     const m = model(
