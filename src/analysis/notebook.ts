@@ -990,7 +990,16 @@ export class NotebookModel {
       return { kind: 'function', origin: 'literal', library: 'cupy' };
     }
     if (lib === 'numpy' || lib === 'cupy') {
-      return numpyCallValue(parts, positional, keywords, this, cell);
+      const v = numpyCallValue(parts, positional, keywords, this, cell);
+      // NumPy hands a call on CuPy arrays to CuPy (__array_ufunc__, __array_function__): `np.sqrt(u)`
+      // of a CuPy array is a CuPy array on the device
+      if (lib === 'numpy' && v.kind === 'ndarray' && v.library !== 'cupy' && positional.some(p => this.inferValue(p, cell).library === 'cupy')) {
+        const out = copyOf(v);
+        out.library = 'cupy';
+        out.device = 'gpu';
+        return out;
+      }
+      return v;
     }
     if (lib === 'pandas') {
       const name = parts.last;

@@ -42,7 +42,7 @@ import { CellCache, CellModel, NotebookModel } from './notebook';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, hostCopyAround, hostCopyLine, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, isDeviceSafeBuiltin, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { field, kids, unparen } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
 import { formatBytes, valueBytes } from './values';
@@ -494,14 +494,13 @@ function hostBoundary(
   if (used.length === 0) {
     return { edits, transfers: moved, summary: '' };
   }
-  // what each host consumer receives: an array value gets a host copy; a string or a number
-  // built from device values (`str(M.sum())`, an f-string, `float(s)`) is host data already;
-  // anything else (a lambda reading `x`, a custom object) would carry device arrays into host
-  // code, so the names it reads come back to the host instead
-  const hostArgs = collectHostConsumerArgs(root, model, cell, new Set(used)).filter(arg => {
-    const kind = model.inferValue(arg, cell).kind;
-    return kind === 'ndarray' || kind === 'sparse' || kind === 'scalar' || HOST_TEXT.test(unparen(arg).type) || builtinConversion(arg) || unparen(arg).type === 'identifier';
-  });
+  // what each host consumer receives (hostArgumentNeed): a copy, or the value as it is; an
+  // argument that would carry device arrays into host code (a lambda reading `x`) is left out
+  // here, so the names it reads come back to the host instead
+  const hostArgs = collectHostConsumerArgs(root, model, cell, new Set(used))
+    .map(arg => ({ arg, v: model.inferValue(arg, cell) }))
+    .map(a => ({ ...a, need: hostArgumentNeed(a.arg, a.v, model) }))
+    .filter(a => a.need !== 'host');
   const wrapped: string[] = [];
   const back: string[] = [];
   for (const name of used) {
@@ -514,7 +513,7 @@ function hostBoundary(
     const kept =
       escapes.length > 0 &&
       (escapes.some(e => !e.named) || updatedInPlaceFrom(holders, cell.index, model));
-    const safe = !kept && refs.every(r => hostArgs.some(a => isInside(r, a)) || deviceSafeUse(r));
+    const safe = !kept && refs.every(r => hostArgs.some(a => isInside(r, a.arg)) || deviceSafeUse(r));
     if (safe) {
       continue;
     }
@@ -530,16 +529,12 @@ function hostBoundary(
     edits.push(insert(prologueOrStart(root, cell.source), lines.join('\n') + '\n'));
   }
   const stillResident = new Set(used.filter(n => !back.includes(n)));
-  for (const arg of hostArgs) {
+  for (const { arg, v, need } of hostArgs) {
     const names = used.filter(n => stillResident.has(n) && globalReferences(arg, n).length > 0);
-    // only array values need a copy: `str(M.sum())`, f-strings, `float(s)` take CuPy values as
-    // they are (wrapping them would hand the consumer a 0-d array instead of a str or a float)
-    const v = model.inferValue(arg, cell);
-    const arrayValued = v.kind === 'ndarray' || v.kind === 'sparse' || unparen(arg).type === 'identifier';
-    if (names.length === 0 || !arrayValued) {
+    if (names.length === 0 || need !== 'copy') {
       continue;
     }
-    edits.push(...hostCopyAround(arg, v, cp));
+    edits.push(...hostCopyAround(arg, v, cp, model, cell));
     wrapped.push(...names);
     for (const n of names) {
       moved.push({ cellIndex: cell.index, name: n, direction: 'to-host', reason: `host consumer: ${arg.parent?.parent?.type === 'call' ? field(arg.parent.parent, 'function')?.text ?? 'call' : 'call'}` });
@@ -553,16 +548,6 @@ function hostBoundary(
     parts.push(`brings ${back.join(', ')} back to the host (used in host code)`);
   }
   return { edits, transfers: moved, summary: parts.join('; ') };
-}
-
-/** Syntax that makes a str on the host (a literal, an f-string, implicit concatenation). */
-const HOST_TEXT = /^(string|concatenated_string)$/;
-
-/** `str(...)`, `float(...)`, `len(...)`: a Python builtin that turns a CuPy value into host data. */
-function builtinConversion(arg: SyntaxNode): boolean {
-  const u = unparen(arg);
-  const fn = u.type === 'call' ? field(u, 'function') : null;
-  return fn?.type === 'identifier' && /^(str|repr|format|float|int|bool|complex|len)$/.test(fn.text);
 }
 
 /** Uses CuPy values satisfy as they are: print/len/float/format, attribute reads like .shape. */
@@ -582,12 +567,13 @@ function deviceSafeUse(ref: SyntaxNode): boolean {
     p = n.parent;
   }
   if (p?.type === 'interpolation') {
-    return true;
+    // `{s}`, `{s:.3f}` format a CuPy value as NumPy's; `{s!r}`, `{s=}` show CuPy's repr
+    return !/![rsa]|=\s*[!:}]?\s*$/.test(p.text.slice(1, -1));
   }
   if (p?.type === 'argument_list') {
     const call = p.parent;
     const fn = call ? field(call, 'function') : null;
-    return !!fn && fn.type === 'identifier' && /^(print|len|float|int|bool|str|repr|format)$/.test(fn.text);
+    return !!fn && fn.type === 'identifier' && isDeviceSafeBuiltin(fn.text);
   }
   if (p?.type === 'expression_statement' && kids(p).length === 1) {
     return true; // displayed value

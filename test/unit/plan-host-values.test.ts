@@ -64,3 +64,44 @@ describe('single-cell rewrite: a device sparse matrix handed to a host consumer'
     expect(s.candidate).not.toContain('asnumpy(M)');
   });
 });
+
+describe('host code meets 0-d results, elements, repr and type as NumPy has them', () => {
+  const setup = 'import numpy as np\nimport json\nimport matplotlib.pyplot as plt\nx = np.random.rand(20_000_000)';
+
+  it('plan: an element, a repr and a type() of resident values get NumPy scalars', () => {
+    const plan = rewriteNotebook(cellsOf(setup, 'y = np.sqrt(x) * 2.0 + np.sin(x)\ns = y.sum()', 'plt.axhline(y[0])\nplt.title(repr(s))\nprint(type(s).__name__)'));
+    expect(plan.cells[2].source).toBe('plt.axhline(cp.asnumpy(y[0])[()])\nplt.title(repr(cp.asnumpy(s)[()]))\nprint(type(cp.asnumpy(s)[()]).__name__)');
+  });
+
+  it('single cell: an element read by a later cell comes back as a NumPy scalar; np.allclose handed on is a bool', () => {
+    const result = analyzeNotebook(
+      cellsOf(setup, 'y = np.sqrt(x) * 2.0 + np.sin(x)\nfirst = y[0]\nreport = json.dumps({"ok": np.allclose(x, y), "total": y.sum()})', 'print(json.dumps({"first": first}))')
+    );
+    const [s] = result.suggestions.filter(sg => sg.cellIndex === 1);
+    expect(s.candidate).toContain('report = json.dumps({"ok": cp.allclose(x_gpu, y).item(), "total": cp.asnumpy(y.sum())[()]})');
+    expect(s.candidate).toMatch(/\nfirst = first\.get\(\)\[\(\)\]$/);
+  });
+
+  it('single cell: a lambda handed to host code reads the host original of an input', () => {
+    const result = analyzeNotebook(
+      cellsOf('import numpy as np\nx = np.random.rand(20_000_000)', 'y = np.sqrt(x) * 2.0 + np.sin(x)\norder = sorted(range(10), key=lambda i: float(x[i]))')
+    );
+    const [s] = result.suggestions.filter(sg => sg.cellIndex === 1);
+    expect(s.candidate).toContain('order = sorted(range(10), key=lambda i: float(x[i]))');
+  });
+
+  it('single cell: a lambda reading an array the rewrite makes on the device is refused', () => {
+    const result = analyzeNotebook(
+      cellsOf('import numpy as np\nx = np.random.rand(20_000_000)', 'y = np.sqrt(x) * 2.0 + np.sin(x)\norder = sorted(range(10), key=lambda i: float(y[i]))')
+    );
+    expect(result.suggestions.filter(sg => sg.cellIndex === 1)).toEqual([]);
+    expect(result.refusals.filter(r => r.cellIndex === 1).map(r => r.reason).join('\n')).toMatch(/host code here .* reads `y`/);
+  });
+
+  it('%%time: a comment that mentions synchronize does not drop the wait', () => {
+    const result = analyzeNotebook(cellsOf(setup, '%%time\n# no .synchronize() needed here\ny = np.sqrt(x) * 2.0 + np.sin(x)'));
+    const [s] = result.suggestions.filter(sg => sg.cellIndex === 1);
+    expect(s.candidate).toMatch(/cp\.cuda\.get_current_stream\(\)\.synchronize\(\)  # the cell's time includes the GPU work it queued$/);
+  });
+});
+

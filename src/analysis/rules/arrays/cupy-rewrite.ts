@@ -127,9 +127,16 @@ export interface ArrayCellAnalysis {
 }
 
 /** Builtins that accept CuPy arrays as they are (they call __len__/__float__/__repr__...). */
-const DEVICE_SAFE_BUILTINS = new Set([
-  'print', 'len', 'float', 'int', 'bool', 'str', 'repr', 'format', 'type', 'isinstance', 'range', 'id', 'hasattr', 'getattr', 'complex'
-]);
+/**
+ * Python builtins that take CuPy values as they take NumPy's (not `repr`, `type`, `isinstance`:
+ * a CuPy value shows and tests as what it is, `array(1.5)` and `cupy.ndarray`).
+ */
+const DEVICE_SAFE_BUILTINS = new Set(['print', 'len', 'float', 'int', 'bool', 'str', 'format', 'range', 'id', 'hasattr', 'getattr', 'complex']);
+
+/** Does Python builtin `name` take a CuPy value as it takes NumPy's (`DEVICE_SAFE_BUILTINS`)? */
+export function isDeviceSafeBuiltin(name: string): boolean {
+  return DEVICE_SAFE_BUILTINS.has(name);
+}
 const MUTATING_INPLACE = new Set(['sort', 'fill', 'put', 'partition', 'resize']);
 /** ndarray methods that do array work on the device (CuPy's ndarray has them all). */
 const ARRAY_COMPUTE_METHODS: ReadonlySet<string> = new Set([
@@ -314,6 +321,23 @@ export function cupyAlias(model: NotebookModel): { alias: string; importLine: st
   return { alias: 'cp', importLine: 'import cupy as cp' };
 }
 
+/**
+ * Does the cell use CuPy itself (`cp.asarray(x)`, `cupyx.scipy.ndimage.gaussian_filter(...)`)?
+ * Importing it is not using it: a setup cell may import CuPy beside NumPy work.
+ */
+function writtenWithCupy(cell: CellModel, model: NotebookModel): boolean {
+  const facts = cell.facts!;
+  for (const name of facts.reads) {
+    const q = model.aliases.get(name);
+    if (q !== undefined && CUPY_MODULE.test(q)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+const CUPY_MODULE = /^cupyx?(\.|$)/;
+
 /** How the notebook-wide plan runs the analysis (plan.ts); absent for a per-cell suggestion. */
 export interface ResidencyContext {
   /** Names already on the device when the cell starts (no transfer, no rename). */
@@ -330,6 +354,12 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const root = cell.tree?.rootNode;
   const facts = cell.facts;
   if (!root || !facts || cell.syntaxError) {
+    return null;
+  }
+  if (writtenWithCupy(cell, model)) {
+    // GPU code already (the user's CuPy, or a suggestion applied): where its data lives is the
+    // author's choice, which an automatic rewrite on top would get wrong (a second upload of
+    // what the cell uploads shares its memory)
     return null;
   }
   const { alias: cp, importLine: cellImport } = cupyAlias(model);
@@ -405,6 +435,18 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       deviceInputs.push(name);
     } else if (v.kind === 'ndarray' || (v.kind === 'sparse' && sparseOnDevice)) {
       arrayInputs.push(name);
+    }
+  }
+
+  // a NumPy scalar the cell binds from its arrays (`first = y[0]`, `peak = y.max()`) is a 0-d
+  // device array once they are on the device: it comes back, or goes to host code, as one
+  const arrayNames = union(localArrays, arrayInputs, residentInputs, deviceInputs);
+  for (const a of facts.assignments) {
+    if (!a.nested && !a.augmented && a.value && !localArrays.has(a.name) && mentions(a.value, arrayNames)) {
+      const v = model.valueBefore(a.name, cell, a.at);
+      if (v.kind === 'scalar' && v.library === 'numpy') {
+        localArrays.add(a.name);
+      }
     }
   }
 
@@ -514,8 +556,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
         continue; // displayed after the write-back: the host array
       }
       const hostArg = hostConsumerArgs.find(arg => isInside(r, arg));
-      if (hostArg && isBareOrHostSafe(hostArg, name) && !writeBack.includes(name)) {
-        continue; // the host original, unless the cell updates it (then only the device copy is current)
+      if (hostArg && (isBareOrHostSafe(hostArg, name) || hostArgumentNeed(hostArg, model.inferValue(hostArg, cell), model) === 'host') && !writeBack.includes(name)) {
+        continue; // the host original (bare, or read by host code: a lambda), unless the cell updates it (then only the device copy is current)
       }
       edits.push(replace(r.startIndex, r.endIndex, dev));
     }
@@ -537,10 +579,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
   // a CuPy array from an earlier cell handed to host code fails as written (CuPy refuses the
   // implicit conversion): the candidate copies it, and says so
-  const brokenHandOffs = deviceInputs.filter(n => hostConsumerArgs.some(arg => mentions(arg, new Set([n]))));
   deviceInputs.forEach(n => localDevice.add(n));
   const hostCopies = hostCopyEdits(root, model, cell, cp, hostConsumerArgs, { deviceNames, localDevice, transferredReadOnly, writeBack });
   edits.push(...hostCopies.edits);
+  const brokenHandOffs = deviceInputs.filter(n => hostCopies.copied.some(arg => globalReferences(arg, n).length > 0));
+  if (hostCopies.carried.length > 0) {
+    const carried = [...new Set(hostCopies.carried)].map(n => `\`${n}\``).join(', ');
+    refusals.push(`host code here (a lambda or an object passed to a host library) reads ${carried}, which the rewrite would keep on the device: keep this cell on the host`);
+  }
   if (brokenHandOffs.length > 0) {
     const one = brokenHandOffs.length === 1;
     notes.push(
@@ -555,7 +601,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   for (const name of localDevice) {
     const v = model.valueAfter(name, cell);
     const topLevel = facts.assignments.some(a => a.name === name);
-    if (!(topLevel || rebound.has(name)) || (v.kind !== 'ndarray' && v.kind !== 'sparse')) {
+    if (!(topLevel || rebound.has(name)) || (v.kind !== 'ndarray' && v.kind !== 'sparse' && v.kind !== 'scalar')) {
       continue;
     }
     if (plan || leftAsWritten(name, cell, model)) {
@@ -594,7 +640,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
   // under %%time / %%timeit the cell's time must include the GPU's work, which is queued
   // asynchronously: wait for it at the end (a copy back already waits)
-  const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && !SYNCHRONIZES.test(cell.source) && bringBack.filter(n => !rebuilt.has(n)).length + writeBack.length === 0;
+  const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && bringBack.filter(n => !rebuilt.has(n)).length + writeBack.length === 0;
   if (bringBack.length + writeBack.length + released.length + rebuilt.size > 0 || timed) {
     const lines = bringBack
       .map(n => {
@@ -1004,7 +1050,7 @@ function generatorCalls(
         out.refusals.push(
           `\`${obj.text}.${method}(...)\` calls a NumPy Generator made in another cell on \`${arrayArg}\`, which this cell ${where} (NumPy's Generator takes no CuPy array): rewrite the cell that makes \`${obj.text}\` first, or keep this cell on the host`
         );
-      } else if (n.parent?.type !== 'expression_statement' && !cupyCallArgument(n, model)) {
+      } else if (n.parent?.type !== 'expression_statement') {
         out.hostRngCalls.push(n);
       }
     }
@@ -1091,16 +1137,7 @@ function placeInputs(
   const out: InputPlacement = { transfers: new Map(), rebound: new Set(), writeBack: [], hostKept: new Set(), sharedWith: new Map(), onDevice: [], refusals: [] };
   for (const name of arrayInputs) {
     const refsToName = globalReferences(root, name);
-    // `cp.asarray(x)` written in the cell (the user's CuPy code, or a rewrite applied) copies x
-    // itself; when the cell first rebinds the name at top level with no other read before
-    // (`u = cp.asarray(u)`), what follows reads the cell's own array, not the input
-    const firstBinding = facts.assignments.find(a => a.name === name && !a.nested && !a.augmented);
-    const inputReads = refsToName.filter(
-      r => (firstBinding === undefined || r.startIndex < firstBinding.at) && !(r.parent?.type === 'assignment' && field(r.parent, 'left')?.id === r.id)
-    );
-    const deviceUses = inputReads.every(r => cupyCallArgument(r, model))
-      ? []
-      : refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)) && !cupyCallArgument(r, model));
+    const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)));
     if (deviceUses.length === 0) {
       continue;
     }
@@ -1157,23 +1194,25 @@ function hostCopyEdits(
     transferredReadOnly: ReadonlySet<string>;
     writeBack: readonly string[];
   }
-): { edits: TextEdit[]; count: number; bytes: number } {
-  const out = { edits: [] as TextEdit[], count: 0, bytes: 0 };
+): { edits: TextEdit[]; count: number; bytes: number; copied: SyntaxNode[]; carried: string[] } {
+  const out = { edits: [] as TextEdit[], count: 0, bytes: 0, copied: [] as SyntaxNode[], carried: [] as string[] };
   for (const arg of hostConsumerArgs) {
     const v = model.inferValue(arg, cell);
-    if (v.device === 'host' && v.library === 'numpy' && isHostCopy(arg, model)) {
-      continue; // `cp.asnumpy(w)`, `w.get()`: a host copy already
+    const need = hostArgumentNeed(arg, v, model);
+    if (need === 'as-is') {
+      continue;
     }
-    // strings (f-strings) format CuPy scalars themselves; only array-valued arguments need a copy
-    const arrayValued = v.kind === 'ndarray' || v.kind === 'sparse' || (unparen(arg).type === 'identifier' && names.deviceNames.has(unparen(arg).text));
-    if (!arrayValued) {
+    if (need === 'host') {
+      // a lambda or an object reading a device array made here: host code would get it
+      out.carried.push(...[...names.localDevice].filter(n => globalReferences(arg, n).length > 0));
       continue;
     }
     if (
       mentions(arg, names.localDevice) ||
       (mentions(arg, names.transferredReadOnly) && (!isBareOrHostSafe(arg, arg.text) || names.writeBack.includes(arg.text)))
     ) {
-      out.edits.push(...hostCopyAround(arg, v, cp));
+      out.edits.push(...hostCopyAround(arg, v, cp, model, cell));
+      out.copied.push(arg);
       out.count += 1;
       out.bytes += v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
     }
@@ -1262,7 +1301,7 @@ export function hostCopyLine(name: string, cell: CellModel, model: NotebookModel
   if (returnsPythonScalar(name, cell, model)) {
     return `${name} = ${name}.item()`;
   }
-  return v.shape !== undefined && v.shape.length === 0 ? `${name} = ${name}.get()[()]` : `${name} = ${cp}.asnumpy(${name})`;
+  return v.kind === 'scalar' || (v.shape !== undefined && v.shape.length === 0) ? `${name} = ${name}.get()[()]` : `${name} = ${cp}.asnumpy(${name})`;
 }
 
 /**
@@ -1270,13 +1309,46 @@ export function hostCopyLine(name: string, cell: CellModel, model: NotebookModel
  * NumPy code would: a sparse matrix through `.get()`, a 0-d result as a NumPy scalar of its dtype
  * (`cp.asnumpy(...)[()]`; `float()` would make an int a float), an array with `cp.asnumpy`.
  */
-export function hostCopyAround(arg: SyntaxNode, v: ValueInfo, cp: string): TextEdit[] {
+export function hostCopyAround(arg: SyntaxNode, v: ValueInfo, cp: string, model: NotebookModel, cell: CellModel): TextEdit[] {
+  const u = unparen(arg);
+  const primary = PRIMARY_EXPRESSIONS.has(u.type) || arg.type === 'parenthesized_expression';
   if (v.kind === 'sparse') {
-    const bare = unparen(arg).type === 'identifier' || unparen(arg).type === 'attribute' || arg.type === 'parenthesized_expression';
-    return bare ? [insert(arg.endIndex, '.get()')] : [insert(arg.startIndex, '('), insert(arg.endIndex, ').get()')];
+    return primary ? [insert(arg.endIndex, '.get()')] : [insert(arg.startIndex, '('), insert(arg.endIndex, ').get()')];
   }
-  const scalar = v.kind === 'ndarray' && v.shape !== undefined && v.shape.length === 0;
+  const fn = u.type === 'call' ? field(u, 'function') : null;
+  const q = fn ? model.qualifiedName(fn) : null;
+  if ((q !== null && PYTHON_SCALAR_RESULTS.has(q)) || (u.type === 'identifier' && boundToPythonScalar(u.text, arg.startIndex, cell, model))) {
+    // np.allclose's Python bool (CuPy's is a 0-d array)
+    return [insert(arg.endIndex, '.item()')];
+  }
+  const scalar = v.kind === 'scalar' || (v.kind === 'ndarray' && v.shape !== undefined && v.shape.length === 0);
   return [insert(arg.startIndex, `${cp}.asnumpy(`), insert(arg.endIndex, scalar ? ')[()]' : ')')];
+}
+
+/** Expressions a method call can follow without parentheses. */
+const PRIMARY_EXPRESSIONS = new Set(['identifier', 'attribute', 'call', 'subscript']);
+
+/**
+ * What host consumer argument `arg` (reading device values, inferred as `v`) needs: `copy`, a
+ * host copy as NumPy code has it (an array, a matrix, an element, a 0-d result); `as-is`, host
+ * data already (text or a number a Python builtin makes of CuPy values, `str(M.sum())`,
+ * `f"{s:.3f}"`, `float(s)`; or a copy the cell makes, `w.get()`); `host`, anything else (a
+ * lambda, an object) would carry device arrays into host code, so what it reads must be there.
+ * `repr` and `f"{s!r}"` show CuPy's repr (`array(1.5)`, not `np.float64(1.5)`): `host` too.
+ */
+export function hostArgumentNeed(arg: SyntaxNode, v: ValueInfo, model: NotebookModel): 'copy' | 'as-is' | 'host' {
+  const u = unparen(arg);
+  if (u.type === 'string' || u.type === 'concatenated_string') {
+    return /![rsa]|=\s*[!:}]/.test(u.text) ? 'host' : 'as-is';
+  }
+  const fn = u.type === 'call' ? field(u, 'function') : null;
+  if (fn?.type === 'identifier' && fn.text !== 'print' && isDeviceSafeBuiltin(fn.text)) {
+    return 'as-is'; // str(M.sum()), float(s), len(y): host data made of CuPy values
+  }
+  if (v.device === 'host' && v.library === 'numpy' && isHostCopy(u, model)) {
+    return 'as-is';
+  }
+  return v.kind === 'ndarray' || v.kind === 'sparse' || v.kind === 'scalar' || u.type === 'identifier' ? 'copy' : 'host';
 }
 
 /**
@@ -1299,6 +1371,18 @@ function returnsPythonScalar(name: string, cell: CellModel, model: NotebookModel
   const fn = field(value, 'function');
   const q = fn ? model.qualifiedName(fn) : null;
   return q !== null && PYTHON_SCALAR_RESULTS.has(q);
+}
+
+/**
+ * Was `name`, where `at` in `cell` reads it, last bound to what NumPy returns as a Python
+ * number (`ok = np.allclose(a, b)`), in this cell or the last earlier cell that binds it?
+ */
+function boundToPythonScalar(name: string, at: number, cell: CellModel, model: NotebookModel): boolean {
+  if (cell.facts!.assignments.some(a => a.name === name && a.at <= at)) {
+    return returnsPythonScalar(name, cell, model);
+  }
+  const writer = model.writers(name).filter(w => w.index < cell.index).pop();
+  return writer !== undefined && returnsPythonScalar(name, writer, model);
 }
 
 /**
@@ -1498,9 +1582,6 @@ function epilogueOffset(root: SyntaxNode, source: string): { at: number; before:
   return { at: end, before: false };
 }
 
-/** A wait for the GPU written in the cell (the cell's own CuPy code). */
-const SYNCHRONIZES = /\.synchronize\(\)|\bdeviceSynchronize\(\)/;
-
 /**
  * Does the cell's own code decide where it leaves `name`: on the device (its CuPy code binds a
  * CuPy array: later cells read that) or already back on the host (`u = cp.asnumpy(u)` last)?
@@ -1515,36 +1596,15 @@ function leftAsWritten(name: string, cell: CellModel, model: NotebookModel): boo
   return !!last?.value && !last.augmented && isHostCopy(last.value, model);
 }
 
-/**
- * Is `node` an argument of a CuPy call written in the cell (`cp.asarray(x)`,
- * `cupyx.scipy.sparse.csr_matrix(A)`)? Such a call takes the host value itself: the cell's own
- * CuPy code (a rewrite applied earlier, or the user's), which needs no device copy made for it.
- */
-function cupyCallArgument(node: SyntaxNode, model: NotebookModel): boolean {
-  const keyword = node.parent?.type === 'keyword_argument' ? node.parent : null;
-  const args = keyword ? keyword.parent : node.parent;
-  const call = args?.type === 'argument_list' ? args.parent : null;
-  const fn = call?.type === 'call' ? field(call, 'function') : null;
-  if (!fn) {
-    return false;
-  }
-  // `x_gpu.get(out=x)`: a copy back into the host array itself
-  if (keyword && fn.type === 'attribute' && field(fn, 'attribute')?.text === 'get' && field(keyword, 'name')?.text === 'out') {
-    return true;
-  }
-  const q = model.qualifiedName(fn);
-  return q !== null && /^cupyx?\./.test(q);
-}
-
-/** `cp.asnumpy(...)`, `x.get()`, `x.item()`, `x.tolist()`: an expression that copies to the host. */
+/** `cp.asnumpy(...)`, `x.get()`: an expression that copies to the host. */
 function isHostCopy(arg: SyntaxNode, model: NotebookModel): boolean {
   const u = unparen(arg);
   const fn = u.type === 'call' ? field(u, 'function') : null;
   if (!fn) {
     return false;
   }
-  if (fn.type === 'attribute' && /^(get|item|tolist)$/.test(field(fn, 'attribute')?.text ?? '')) {
-    return true;
+  if (fn.type === 'attribute' && field(fn, 'attribute')?.text === 'get') {
+    return callArguments(u).positional.length === 0; // CuPy's get() takes keywords only (dict.get a key)
   }
   return model.qualifiedName(fn) === 'cupy.asnumpy';
 }
@@ -2258,11 +2318,6 @@ function creationLayout(value: SyntaxNode, cell: CellModel, model: NotebookModel
   }
   const q = model.qualifiedName(fn) ?? '';
   const { keywords, positional } = callArguments(value);
-  if ((q === 'cupy.asarray' || q === 'cupy.array') && keywords.size === 0 && positional.length === 1 && positional[0].type === 'identifier') {
-    // the cell's own upload of a host input (`u = cp.asarray(u)`): the device copy keeps its layout
-    const name = positional[0].text;
-    return cell.facts!.assignments.some(a => a.name === name && a.at <= value.startIndex) ? null : hostLayout(name, cell, model);
-  }
   const orderText = keywords.get('order')?.text;
   const order = orderText === undefined ? undefined : orderText.replace(/^(['"])(.*)\1$/, '$2');
   if (NUMPY_CONTIGUOUS_CREATORS.test(q)) {
