@@ -936,6 +936,9 @@ export class NotebookModel {
       if (v.kind === 'ndarray') {
         return arrayMethodValue(v, method, positional, keywords, this, cell);
       }
+      if (v.kind === 'module' && v.library === 'cupy' && method === 'get_function') {
+        return { kind: 'function', origin: 'literal', library: 'cupy' }; // a RawModule's kernel
+      }
       if (v.kind === 'dataframe' || v.kind === 'series') {
         if (method === 'to_numpy' || method === 'values') {
           return { kind: 'ndarray', origin: 'inferred', library: 'numpy', device: 'host' };
@@ -988,6 +991,9 @@ export class NotebookModel {
     if (lib === 'cupy' && CUPY_KERNEL_MAKERS.test(q)) {
       // a kernel object (or a fused function): called like a function, on device arrays
       return { kind: 'function', origin: 'literal', library: 'cupy' };
+    }
+    if (q === 'cupy.RawModule') {
+      return { kind: 'module', origin: 'literal', library: 'cupy' }; // its kernels: get_function
     }
     if (lib === 'numpy' || lib === 'cupy') {
       const v = numpyCallValue(parts, positional, keywords, this, cell);
@@ -1092,7 +1098,7 @@ function scalarsDtype(values: readonly ValueInfo[]): string | undefined {
 }
 
 /** CuPy calls that make kernels or fused functions (`cp.ElementwiseKernel(...)`, `cp.fuse(...)`). */
-const CUPY_KERNEL_MAKERS = /^cupy\.(ElementwiseKernel|ReductionKernel|RawKernel|RawModule|fuse)$/;
+const CUPY_KERNEL_MAKERS = /^cupy\.(ElementwiseKernel|ReductionKernel|RawKernel|fuse)$/;
 
 /**
  * A copy of `v` to change. Inference derives values as `const out = copyOf(v); out.dtype = ...`

@@ -235,7 +235,8 @@ describe('CuPy values', () => {
     const m = model(
       cellsOf(
         'import numpy as np\nimport cupy as cp\nx = np.zeros((100, 3), dtype=np.float32)',
-        'd = cp.asarray(x)\nh = cp.asnumpy(d)\nk = cp.ElementwiseKernel("float32 x", "float32 y", "y = x", "k")\nr = cp.RawKernel("", "f")'
+        'd = cp.asarray(x)\nh = cp.asnumpy(d)\nk = cp.ElementwiseKernel("float32 x", "float32 y", "y = x", "k")\nr = cp.RawKernel("", "f")\n' +
+          'mod = cp.RawModule(code="")\ng = mod.get_function("g")'
       )
     );
     const cell = m.cells[1];
@@ -243,5 +244,7 @@ describe('CuPy values', () => {
     expect(m.valueAfter('h', cell)).toMatchObject({ kind: 'ndarray', shape: [100, 3], dtype: 'float32', library: 'numpy', device: 'host' });
     expect(m.valueAfter('k', cell)).toMatchObject({ kind: 'function', library: 'cupy' });
     expect(m.valueAfter('r', cell)).toMatchObject({ kind: 'function', library: 'cupy' });
+    expect(m.valueAfter('mod', cell)).toMatchObject({ kind: 'module', library: 'cupy' });
+    expect(m.valueAfter('g', cell)).toMatchObject({ kind: 'function', library: 'cupy' });
   });
 });

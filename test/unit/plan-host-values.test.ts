@@ -104,4 +104,3 @@ describe('host code meets 0-d results, elements, repr and type as NumPy has them
     expect(s.candidate).toMatch(/cp\.cuda\.get_current_stream\(\)\.synchronize\(\)  # the cell's time includes the GPU work it queued$/);
   });
 });
-
