@@ -83,6 +83,11 @@ describe('CuPy arrays from an earlier cell', () => {
     expect(s.candidate).toMatch(/v = cp\.asnumpy\(v\)/);
   });
 
+  it('a NumPy cell whose arrays are all CuPy runs on the device already: no suggestion', () => {
+    const result = analyzeNotebook(cellsOf(setup, 'v = np.sqrt(g) + 1\ns = np.sum(v)', 'print(float(s))'));
+    expect(result.suggestions.filter(sg => sg.cellIndex === 1)).toEqual([]);
+  });
+
   it('names a cell leaves on the device are listed in the explanation', () => {
     const result = analyzeNotebook(cellsOf('import numpy as np\nx = np.random.rand(20_000_000)', 'y = np.sqrt(x) * 2.0 + np.sin(x)'));
     const [s] = result.suggestions.filter(sg => sg.cellIndex === 1);

@@ -386,6 +386,18 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
   }
 
+  // a NumPy call on CuPy arrays from earlier cells runs on the device already (NumPy hands it to
+  // CuPy): nothing to rewrite there
+  for (const r of refs) {
+    const call = r.node.parent;
+    if (r.action === 'cupy' && r.qualified.startsWith('numpy.') && call?.type === 'call' && field(call, 'function')?.id === r.node.id) {
+      const args = callArguments(call);
+      if ([...args.positional, ...args.keywords.values()].some(a => model.inferValue(a, cell).library === 'cupy')) {
+        r.action = 'keep';
+      }
+    }
+  }
+
   let numpyCompute = 0;
   let scipyCompute = 0;
   let randomCalls = 0;
