@@ -289,6 +289,14 @@ function readableBeside(name: string, input: string, array: { dtype: string; ndi
   if (v.shape.some((d, k) => d !== null && inputShape?.[k] != null && d !== inputShape[k])) {
     return false;
   }
+  // memorySharers sees the notebook up to the cell: a binding in the cell itself before the loop
+  // (`f = u`, `f = u.T`, `k = T[::-1]`, or `u = f`) may make the two one array, or a view of it
+  // (then the kernel would read a buffer the steps write, or a snapshot of the first step)
+  const readsName = (value: SyntaxNode | null): boolean => !value || new RegExp(`\\b${name}\\b`).test(value.text);
+  const boundHere = cell.facts!.assignments.some(a => a.at <= at && !a.augmented && (a.name === name || (a.name === input && readsName(a.value))));
+  if (boundHere) {
+    return false;
+  }
   const mine = memorySharers(name, cell, model);
   const theirs = memorySharers(input, cell, model);
   const holders = new Set(theirs.map(s => s.holder));
