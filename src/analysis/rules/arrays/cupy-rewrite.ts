@@ -398,6 +398,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
   }
 
+  // a function the cell defines runs later, for every caller: rewritten, it would hand them
+  // CuPy arrays (no copy back reaches a return value)
+  const definer = refs.find(r => r.action === 'cupy' && enclosingFunction(r.node) !== null);
+  if (definer) {
+    const name = field(enclosingFunction(definer.node)!, 'name')?.text ?? 'a function';
+    refusals.push(`\`${name}\`, defined here, computes with ${definer.qualified.split('.')[0] === 'scipy' ? 'SciPy' : 'NumPy'}: rewritten, it would return CuPy arrays to every later caller; move the array work out of the function, or rewrite it by hand`);
+  }
+
   let numpyCompute = 0;
   let scipyCompute = 0;
   let randomCalls = 0;
@@ -464,6 +472,29 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
 
   // dtype refusals: what the GPU cannot hold
   refusals.push(...dtypeRefusals(root, model, cell, [...arrayInputs, ...localArrays]));
+
+  // an input the analysis cannot type (a dict entry, a function's result) handed to a rewritten
+  // NumPy call, or updated in place from one, would reach CuPy as a host value (TypeError)
+  const untyped = [...facts.inputs].find(name => {
+    if (plan?.resident.has(name) || cellStartValue(name).kind !== 'unknown' || !model.writers(name).some(w => w.index < cell.index)) {
+      return false; // typed, or not a notebook name (a builtin such as `object`)
+    }
+    return globalReferences(root, name).some(r => {
+      const args = r.parent?.type === 'keyword_argument' ? r.parent.parent : r.parent;
+      const call = args?.type === 'argument_list' ? args.parent : null;
+      if (call && refs.some(x => x.action === 'cupy' && field(call, 'function')?.id === x.node.id)) {
+        return true;
+      }
+      const stmt = r.parent;
+      const right = stmt?.type === 'augmented_assignment' && field(stmt, 'left')?.id === r.id ? field(stmt, 'right') : null;
+      return !!right && refs.some(x => x.action === 'cupy' && isInside(x.node, right));
+    });
+  });
+  if (untyped) {
+    refusals.push(
+      `\`${untyped}\` comes from an earlier cell as a value the analysis cannot type (a container's entry, a function's result): run the cells above so the kernel reports it, or copy it to the device in this cell (\`cp.asarray(${untyped})\`)`
+    );
+  }
 
   // Generators: cupy.random.Generator has fewer methods than NumPy's; host generators stay host.
   const generators = generatorCalls(root, model, cell, [...localArrays, ...arrayInputs, ...residentInputs], new Set(residentInputs));
@@ -1337,6 +1368,16 @@ export function hostCopyAround(arg: SyntaxNode, v: ValueInfo, cp: string, model:
   return [insert(arg.startIndex, `${cp}.asnumpy(`), insert(arg.endIndex, scalar ? ')[()]' : ')')];
 }
 
+/** The `def` whose body holds `node`, if any (not a lambda: its body is one expression, used in place). */
+function enclosingFunction(node: SyntaxNode): SyntaxNode | null {
+  for (let p = node.parent; p; p = p.parent) {
+    if (p.type === 'function_definition') {
+      return p;
+    }
+  }
+  return null;
+}
+
 /** Expressions a method call can follow without parentheses. */
 const PRIMARY_EXPRESSIONS = new Set(['identifier', 'attribute', 'call', 'subscript']);
 
@@ -1825,6 +1866,37 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
     }
     return true;
   });
+  // a container the cell binds (`d = {"x": np.random.rand(n)}`) hands its elements to later
+  // cells, which no copy back reaches: elements that read no array are made on the host
+  walkTypes(root, ASSIGNMENTS, n => {
+    const value = field(n, 'right');
+    const u = value ? unparen(value) : null;
+    if (u && CONTAINERS.has(u.type)) {
+      for (const element of containerElements(u)) {
+        if (!readsArray(element)) {
+          out.push(element);
+        }
+      }
+    }
+    return true;
+  });
+  return out;
+}
+
+const CONTAINERS = new Set(['dictionary', 'list', 'tuple', 'set']);
+
+/** The values of a container literal, nested containers opened (`{"a": [x, y]}`: x, y). */
+function containerElements(container: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (const k of kids(container)) {
+    const value = k.type === 'pair' ? field(k, 'value') : k;
+    const u = value ? unparen(value) : null;
+    if (u && CONTAINERS.has(u.type)) {
+      out.push(...containerElements(u));
+    } else if (value && value.type !== 'comment') {
+      out.push(value);
+    }
+  }
   return out;
 }
 
