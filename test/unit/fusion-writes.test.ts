@@ -16,7 +16,8 @@ const setup = [
   'x = rng.random(20_000_000)',
   'y = rng.random(20_000_000)',
   'u = np.empty_like(x)',
-  'x32 = rng.random(20_000_000, dtype=np.float32)'
+  'x32 = rng.random(20_000_000, dtype=np.float32)',
+  'y32 = rng.random(20_000_000, dtype=np.float32)'
 ].join('\n');
 const chain = 'np.exp(-y * y) + np.sin(y) * np.cos(y)';
 
@@ -27,14 +28,14 @@ function candidate(target: string, rule = 'GPU103'): string | undefined {
 
 describe('x op= chain: one kernel updating x in place', () => {
   it.each([
-    ['+=', 'x2 = x + (exp(-y * y) + sin(y) * cos(y))'],
-    ['-=', 'x2 = x - (exp(-y * y) + sin(y) * cos(y))'],
-    ['*=', 'x2 = x * (exp(-y * y) + sin(y) * cos(y))'],
-    ['/=', 'x2 = x / (exp(-y * y) + sin(y) * cos(y))'],
-    ['**=', 'x2 = pow(x, exp(-y * y) + sin(y) * cos(y))']
+    ['+=', 'x_new = x + (exp(-y * y) + sin(y) * cos(y))'],
+    ['-=', 'x_new = x - (exp(-y * y) + sin(y) * cos(y))'],
+    ['*=', 'x_new = x * (exp(-y * y) + sin(y) * cos(y))'],
+    ['/=', 'x_new = x / (exp(-y * y) + sin(y) * cos(y))'],
+    ['**=', 'x_new = pow(x, exp(-y * y) + sin(y) * cos(y))']
   ])('%s: x is read as an input and passed as the output', (op, operation) => {
     const c = candidate(`x ${op} ${chain}\nprint(1)`)!;
-    expect(c).toContain(`'float64 y, float64 x', 'float64 x2',\n    '${operation}',`);
+    expect(c).toContain(`'float64 y, float64 x', 'float64 x_new',\n    '${operation}',`);
     // not the cell's last statement: no `;`
     expect(c).toContain('\nx_kernel(y_gpu, x, x)\nprint(1)');
   });
@@ -43,15 +44,57 @@ describe('x op= chain: one kernel updating x in place', () => {
     expect(candidate(`x *= ${chain}`)).toContain('\nx_kernel(y_gpu, x, x);');
   });
 
-  it('keeps the two-step form for an update with no C form (`//=`)', () => {
+  it('keeps the two-step form for an update with no C form (`//=`), its output named for what it holds', () => {
     const c = candidate(`x //= ${chain}`)!;
-    expect(c).toContain("'x = exp(-y * y) + sin(y) * cos(y)',");
+    expect(c).toContain("'float64 y', 'float64 divisor',\n    'divisor = exp(-y * y) + sin(y) * cos(y)',");
     expect(c).toContain('\nx //= x_kernel(y_gpu)');
   });
 
-  it('keeps the two-step form where x is of another dtype than the chain (same_kind casting)', () => {
-    const c = candidate(`x32 *= ${chain}`)!;
-    expect(c).toContain('\nx32 *= x32_kernel(y_gpu)');
+  // test/python/test_elementwise_kernel_writes_cpu.py runs these operations against NumPy
+  it.each([
+    ['+=', 'x32_new = x32 + (exp(-y * y) + sin(y) * cos(y))'],
+    ['-=', 'x32_new = x32 - (exp(-y * y) + sin(y) * cos(y))'],
+    ['*=', 'x32_new = x32 * (exp(-y * y) + sin(y) * cos(y))'],
+    ['/=', 'x32_new = x32 / (exp(-y * y) + sin(y) * cos(y))'],
+    ['**=', 'x32_new = pow((double)x32, exp(-y * y) + sin(y) * cos(y))']
+  ])('float32 x %s float64 chain: one kernel, the update in double rounded into x (same_kind)', (op, operation) => {
+    const c = candidate(`x32 ${op} ${chain}`)!;
+    expect(c).toContain(`'float64 y, float32 x32', 'float32 x32_new',\n    '${operation}',`);
+    expect(c).toContain('\nx32_kernel(y_gpu, x32, x32);');
+  });
+
+  it.each([
+    ['+=', 'x_new = x + (0.1f * y32 * y32 + y32 * 0.5f)'],
+    ['-=', 'x_new = x - (0.1f * y32 * y32 + y32 * 0.5f)'],
+    ['*=', 'x_new = x * (0.1f * y32 * y32 + y32 * 0.5f)'],
+    ['/=', 'x_new = x / (0.1f * y32 * y32 + y32 * 0.5f)'],
+    ['**=', 'x_new = pow(x, (double)(0.1f * y32 * y32 + y32 * 0.5f))']
+  ])('float64 x %s float32 chain: the chain in float, the update in double', (op, operation) => {
+    const c = candidate(`x ${op} 0.1 * y32 * y32 + y32 * 0.5`)!;
+    expect(c).toContain(`'float32 y32, float64 x', 'float64 x_new',\n    '${operation}',`);
+    expect(c).toContain('\nx_kernel(y32_gpu, x, x);');
+  });
+
+  it('writes no array of another dtype than a chain that reads it (NumPy widens it inside the chain)', () => {
+    expect(candidate(`x32 *= np.exp(-x32 * y) + np.sin(y) * np.cos(y)`)).not.toMatch(/x32_kernel\([^)]*x32\)/);
+  });
+
+  it("copies an element of x the chain reads before the kernel writes x (NumPy reads it first)", () => {
+    const c = candidate(`x *= np.exp(-x * x) + np.sin(x) * x[-1]`)!;
+    expect(c).toContain("'float64 x, float64 x_m1', 'float64 x_new',\n    'x_new = x * (exp(-x * x) + sin(x) * x_m1)',");
+    expect(c).toContain('\nx_kernel(x, x[-1].copy(), x);');
+  });
+
+  it('keeps the two-step form for an element of x at an index the analysis does not know (x[k])', () => {
+    const c = candidate(`k = 3\nx *= np.exp(-x * x) + np.sin(x) * x[k]`)!;
+    expect(c).toContain('\nx *= x_kernel(x, x[k])');
+    expect(c).not.toContain('.copy()');
+  });
+
+  it('keeps the two-step form for a view of x (x.T), the view and the output named for what they are', () => {
+    const c = candidate(`x2d = rng.random((4000, 4000))\nx2d += np.exp(-x2d.T) + np.sin(x2d.T) * 2.0`)!;
+    expect(c).toContain("'float64 x2d_T', 'float64 term',\n    'term = exp(-x2d_T) + sin(x2d_T) * 2.0',");
+    expect(c).toContain('\nx2d += x2d_kernel(x2d.T)');
   });
 
   it('runs the one kernel in a loop, once per step', () => {

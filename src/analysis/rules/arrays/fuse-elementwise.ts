@@ -67,13 +67,16 @@
  * writes `x * (chain)` into `x` itself (`x_kernel(x_gpu, x_gpu)`), where NumPy computes the chain
  * into a temporary and then makes a second pass over `x`; a ufunc's `out=u`
  * (`np.multiply(np.sin(a), np.cos(a), out=u)`) becomes one kernel writing `u` (`u_kernel(a, u)`).
- * Rounded as NumPy rounds: the chain's value in the array's dtype, then the update (--fmad=false:
- * no contraction across the two). Only where `x` or `u` has the chain's float dtype (another:
- * NumPy casts same_kind, and the two-step form `x *= x_kernel(...)`, or CuPy's ufunc with `out=`,
- * stays) and no other input may share its memory: an ElementwiseKernel, unlike CuPy's ufuncs, does
- * not copy an input that overlaps its output, so every other array read must be a plain name the
- * cell does not bind, sharing no memory with it that the analysis sees (`x.T`, `x[0]` keep the
- * two-step form). A `@cp.fuse()` chain keeps the two-step form.
+ * Rounded as NumPy rounds: the chain's value in its dtype, then the update (--fmad=false: no
+ * contraction across the two). Only where `u` has the chain's float dtype (else CuPy's ufunc with
+ * `out=` stays), and `x` has it too or, where the chain does not read `x`, the other float dtype
+ * (NumPy computes the update in float64 and casts it into `x` same_kind; C widens the float
+ * operand and the store rounds), and where no other input may share its memory: an
+ * ElementwiseKernel, unlike CuPy's ufuncs, does not copy an input that overlaps its output, so
+ * every other array read must be a plain name the cell does not bind, sharing no memory with it
+ * that the analysis sees (`x.T` keeps the two-step form `x *= x_kernel(x.T)`), and an element of
+ * `x` the chain reads is copied first (`x_kernel(x, x[0].copy(), x)`: NumPy reads it before it
+ * writes). A `@cp.fuse()` chain keeps the two-step form.
  *
  * A full reduction over a chain never writes the chain's array (rules/arrays/reduction-kernel.ts):
  * ```python

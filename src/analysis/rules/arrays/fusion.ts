@@ -76,6 +76,11 @@ export interface ElementwiseChain {
    * statement, the whole call). Absent: the kernel returns a new array.
    */
   writes?: WrittenArray;
+  /**
+   * The kernel's output parameter's name where the target's would mislead: the chain of
+   * `x *= x_kernel(y)` computes the `factor`, not `x` (augmentedOutput).
+   */
+  output?: string;
 }
 
 /** ElementwiseChain's `writes`. */
@@ -83,6 +88,12 @@ export interface WrittenArray {
   array: SyntaxNode;
   op: string | null;
   replaced: SyntaxNode;
+  /**
+   * The params that are elements of the written array itself (`x[0]` of `x *= ... * x[0]`):
+   * copied on the device before the kernel runs (`x[0].copy()` as its argument), as NumPy reads
+   * them while computing the right-hand side, before it writes `x` (inputsApart).
+   */
+  copied?: Set<string>;
 }
 
 /** A chain written as one typed CuPy ElementwiseKernel. */
@@ -155,6 +166,9 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
         // chains inside its arguments are still looked for
         return true;
       }
+      if (type === 'augmented_assignment') {
+        chain.output = augmentedOutput(operatorOf(n));
+      }
       // the chain's own object is completed, not copied with object spreads (in Node 20 a copy by
       // spread cost about ten times building the object once, measured)
       const { kernel, reduce, untyped } = typedKernels(chain, model, cell, resolveUfunc);
@@ -173,6 +187,14 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
     return true;
   });
   return chains;
+}
+
+/**
+ * What the right-hand side of `x op= chain` is, to name the two-step form's kernel output after
+ * it (`x *= x_kernel(y)`: the kernel computes a `factor`; named `x`, it would read as the update).
+ */
+function augmentedOutput(op: string): string {
+  return { '+=': 'term', '-=': 'term', '*=': 'factor', '/=': 'divisor', '//=': 'divisor', '**=': 'exponent' }[op] ?? 'rhs';
 }
 
 /** Where a chain can start: see findElementwiseChains. */
@@ -211,31 +233,45 @@ function outArgument(n: SyntaxNode, resolveUfunc: (n: SyntaxNode) => string | nu
  * - the chain gets a typed ElementwiseKernel (no reduction), with `x` among its inputs as one
  *   more array of the chain's float dtype: NumPy rounds the chain's value to that dtype, then
  *   computes `x op value` in it, which the kernel's `x op (chain)` does too (--fmad=false: no
- *   contraction across the two). Another dtype (`float32 x *= float64 chain`: same_kind casting
- *   computes in float64 and rounds once more) keeps the two-step form;
+ *   contraction across the two). Or `x` of the other float dtype where the chain does not read
+ *   it (`float32 x *= float64 chain`): NumPy computes the chain in its dtype, the update in
+ *   float64 (the float32 operand widened exactly) and casts the result into `x` (same_kind), and
+ *   so does the kernel: C widens the float operand of `x op (chain)` to double, and the store
+ *   into a float32 `x` rounds to nearest as NumPy's cast does (a chain reading `x` would compute
+ *   with `x` widened: no typed kernel, which takes one dtype);
  * - `u` of `out=u` has the chain's float dtype (no cast of the result);
  * - no other input may share memory with the written array (inputsApart): an ElementwiseKernel,
  *   unlike CuPy's ufuncs, does not copy an input that overlaps its output, and a thread writing
  *   `x[i]` would change what another thread reads. The written array read as an input itself is
- *   fine: each thread reads its element before it writes it.
+ *   fine: each thread reads its element before it writes it. An element of `x` the chain reads
+ *   (`x[0]`) is copied before the kernel runs (ownElements), as NumPy reads it before writing.
  * Fills in the chain's `kernel`, `writes`, `params` (`x` added as an input where the chain does
  * not read it) and `ops` (the update is one more operation) and returns true, or changes nothing.
  */
 function writesInPlace(chain: ElementwiseChain, writes: WrittenArray, model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): boolean {
   const written = model.inferValue(writes.array, cell);
   const dtype = written.kind === 'ndarray' ? floatCType(written.dtype) : null;
-  if (chain.reduction || !dtype || !inputsApart(writes, chain.params, model, cell)) {
+  if (chain.reduction || !dtype) {
+    return false;
+  }
+  const copied = writes.op ? ownElements(writes.array.text, chain.params, model, cell) : new Set<string>();
+  if (!inputsApart(writes, chain.params.filter(p => !copied.has(p.node.text)), model, cell)) {
     return false;
   }
   const name = writes.array.text;
   const params = writes.op && !chain.params.some(p => p.node.text === name) ? [...chain.params, { node: writes.array, name }] : chain.params;
-  const t = typedParams({ params }, model, cell);
-  if (!t || t.refused || t.dtype !== dtype) {
+  // `x` of the other float dtype than a chain that does not read it: the chain typed alone, `x`
+  // one more input of its own dtype
+  const t = typedParams({ params }, model, cell) ?? (params !== chain.params ? withArray(typedParams(chain, model, cell), name, dtype) : null);
+  if (!t || t.refused || (t.dtype !== dtype && params === chain.params)) {
     return false;
   }
   const kernel = elementwiseKernelFor({ ...chain, params, writes }, t, model, resolveUfunc);
   if (!kernel) {
     return false;
+  }
+  if (copied.size > 0) {
+    writes.copied = copied;
   }
   chain.kernel = kernel;
   chain.writes = writes;
@@ -245,9 +281,39 @@ function writesInPlace(chain: ElementwiseChain, writes: WrittenArray, model: Not
 }
 
 /**
+ * `t` (typedParams of a chain that does not read `name`) with the array `name` of `dtype` as one
+ * more input, for writesInPlace, or null.
+ */
+function withArray(t: TypedParams | null, name: string, dtype: 'float32' | 'float64'): TypedParams | null {
+  if (!t) {
+    return null;
+  }
+  const decl = { name: cName(name, t.taken), array: true, dtype };
+  t.cNames.set(name, decl.name);
+  return { ...t, decls: [...t.decls, decl] };
+}
+
+/**
+ * The params that are one element of the array `name` by literal indices (`x[0]`, `x[-1, 2]`):
+ * copied before an in-place update of `name` (WrittenArray.copied). NumPy reads them while it
+ * computes the right-hand side, before it writes; one kernel writing `x` while every thread reads
+ * `x[0]` would not (one thread's store races the others' loads).
+ */
+function ownElements(name: string, params: readonly { node: SyntaxNode }[], model: NotebookModel, cell: CellModel): Set<string> {
+  const element = (n: SyntaxNode): boolean =>
+    n.type === 'subscript' &&
+    field(n, 'value')?.type === 'identifier' &&
+    field(n, 'value')?.text === name &&
+    /^\[\s*-?\d+(?:\s*,\s*-?\d+)*\s*,?\s*\]$/.test(n.text.slice(name.length)) &&
+    model.inferValue(n, cell).kind !== 'ndarray';
+  return new Set(params.filter(p => element(p.node)).map(p => p.node.text));
+}
+
+/**
  * Whether every array the kernel reads is either the written array itself (its name, read at the
  * element it writes) or provably other memory. Every other argument is looked at, scalars too
- * (`x[0]` is a 0-d view of `x` on the device, read by every thread while one writes it): an array
+ * (`x[0]` is a 0-d view of `x` on the device, read by every thread while one writes it: such an
+ * element is only apart once copied, and writesInPlace leaves the copied ones out): an array
  * argument must be a plain name (not a view made in the chain, `u[1:]`, `u.T`), and every array
  * name an argument reads must be apart from the written one: not that name, not bound in the cell
  * (only updated in place, `y += 1`: a binding, `y = x.T`, may make a view of the written array
@@ -687,9 +753,46 @@ function literalView(n: SyntaxNode): { array: string; axes: ViewAxis[] } | null 
  * does (`u[:-2, 1:-1]` is `u_im1`, `u[1:-1, 2:]` is `u_jp1`, `u[1:-1, 1:-1]` is `u_c`), instead of
  * `arg0`...: for the views of one array by literal slices of one extent per axis (as NumPy needs
  * to combine them) whose starts have a whole centre. Any other param keeps its name, and so do
- * all of them when a new name would be taken (another param's or a name the chain reads).
+ * all of them when a new name would be taken (another param's or a name the chain reads). Then
+ * an attribute or literal index of a name is named after it (`x.T` is `x_T`, `x[0]` is `x_0`,
+ * `x[-1]` is `x_m1`: plainViewName), where that name is free.
  */
 function nameViews(params: { node: SyntaxNode; name: string }[], expr: SyntaxNode): void {
+  stencilViewNames(params, expr);
+  const read = new Set<string>();
+  walk(expr, n => {
+    if (n.type === 'identifier') {
+      read.add(n.text);
+    }
+    return true;
+  });
+  for (const p of params) {
+    const name = /^arg\d+$/.test(p.name) ? plainViewName(p.node) : null;
+    if (name && !read.has(name) && !params.some(q => q.name === name)) {
+      p.name = name;
+    }
+  }
+}
+
+/**
+ * `x_T` for `x.T`, `x_0` for `x[0]`, `x_m1_2` for `x[-1, 2]`: a name's attribute, or its element
+ * or row by literal indices; else null.
+ */
+function plainViewName(n: SyntaxNode): string | null {
+  const value = field(n, n.type === 'attribute' ? 'object' : 'value');
+  if (value?.type !== 'identifier') {
+    return null;
+  }
+  if (n.type === 'attribute') {
+    const attribute = field(n, 'attribute');
+    return attribute ? `${value.text}_${attribute.text}` : null;
+  }
+  const index = /^\[\s*(-?\d+(?:\s*,\s*-?\d+)*)\s*,?\s*\]$/.exec(n.text.slice(value.text.length));
+  return n.type === 'subscript' && index ? `${value.text}_${index[1].replace(/\s/g, '').replace(/-/g, 'm').replace(/,/g, '_')}` : null;
+}
+
+/** nameViews' stencil views: `u[:-2, 1:-1]` is `u_im1`... */
+function stencilViewNames(params: { node: SyntaxNode; name: string }[], expr: SyntaxNode): void {
   const views = params.map(p => literalView(p.node));
   const groups = new Map<string, number[]>();
   views.forEach((v, k) => {
@@ -780,7 +883,8 @@ export function fuseChains(
         .map(r => ({ start: r.node.startIndex - node.startIndex, end: r.node.endIndex - node.startIndex, text: r.text }));
       return applyEdits(source.slice(node.startIndex, node.endIndex), [...local, ...reps]);
     };
-    const args = chain.params.map(p => sub(p.node, []));
+    // an element of the written array is copied first: NumPy reads it before it writes (ownElements)
+    const args = chain.params.map(p => (chain.writes?.copied?.has(p.node.text) ? `${sub(p.node, [])}.copy()` : sub(p.node, [])));
     if (chain.writes) {
       // the written array is the kernel's output argument: CuPy writes it, allocating nothing
       args.push(sub(chain.writes.array, []));
@@ -1413,7 +1517,11 @@ export function cName(name: string, taken: Set<string>): string {
  */
 interface TypedParams {
   dtype: 'float32' | 'float64';
-  decls: { name: string; array: boolean }[];
+  /**
+   * `dtype` set: an array of the other float dtype, the one an in-place update writes and reads
+   * (`x32 *= chain` of float64: writesInPlace).
+   */
+  decls: { name: string; array: boolean; dtype?: 'float32' | 'float64' }[];
   /** A parameter's source text -> its C name. */
   cNames: Map<string, string>;
   taken: Set<string>;
@@ -1663,18 +1771,32 @@ function elementwiseKernelFor(
   }
   let value = withoutOuterParentheses(expr);
   const writes = chain.writes;
+  let dtype = t.dtype;
   if (writes?.op) {
-    // `x *= chain`: NumPy's update, `x * (chain)`, from the kernel's input `x` (writesInPlace)
+    // `x *= chain`: NumPy's update, `x * (chain)`, from the kernel's input `x` (writesInPlace);
+    // where `x` is of the other float dtype, C computes the update in double (the float operand
+    // widened exactly) and the store rounds it to `x`'s dtype, as NumPy's same_kind cast does
     const x = t.cNames.get(writes.array.text);
     if (x === undefined) {
       return null;
     }
-    value = writes.op === '**' ? `${cMathFunction('power', t.dtype)}(${x}, ${value})` : `${x} ${writes.op} ${/^[\w.]+$/.test(value) ? value : `(${value})`}`;
+    dtype = t.decls.find(p => p.name === x)?.dtype ?? t.dtype;
+    if (writes.op === '**') {
+      // (CUDA's pow(float, float) and pow(double, double) match a float and a double equally
+      // well: the float operand is widened explicitly)
+      const mixed = dtype !== t.dtype;
+      const base = mixed && dtype === 'float32' ? `(double)${x}` : x;
+      value = `${cMathFunction('power', mixed ? 'float64' : dtype)}(${base}, ${mixed && t.dtype === 'float32' ? `(double)(${value})` : value})`;
+    } else {
+      value = `${x} ${writes.op} ${/^[\w.]+$/.test(value) ? value : `(${value})`}`;
+    }
   }
-  const out = cName(chain.target && /^[A-Za-z_]\w*$/.test(chain.target) ? chain.target : 'out', t.taken);
+  // the in-place update's new value of `x` is `x_new`; `x *= x_kernel(y)`'s chain is its `factor`
+  const target = chain.target && /^[A-Za-z_]\w*$/.test(chain.target) ? chain.target : 'out';
+  const out = cName(writes?.op ? `${target}_new` : chain.output ?? target, t.taken);
   return {
-    inParams: t.decls.map(p => `${t.dtype} ${p.name}`).join(', '),
-    outParams: `${t.dtype} ${out}`,
+    inParams: t.decls.map(p => `${p.dtype ?? t.dtype} ${p.name}`).join(', '),
+    outParams: `${dtype} ${out}`,
     operation: `${out} = ${value}`
   };
 }
