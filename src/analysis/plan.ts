@@ -42,7 +42,7 @@ import { CellCache, CellModel, NotebookModel } from './notebook';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, collectHostConsumerArgs, cupyAlias, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, isDeviceSafeBuiltin, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, isDeviceSafeBuiltin, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { field, kids, unparen } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
 import { formatBytes, valueBytes } from './values';
@@ -513,7 +513,10 @@ function hostBoundary(
     const kept =
       escapes.length > 0 &&
       (escapes.some(e => !e.named) || updatedInPlaceFrom(holders, cell.index, model));
-    const safe = !kept && refs.every(r => hostArgs.some(a => isInside(r, a.arg)) || deviceSafeUse(r));
+    // what NumPy gives as a Python number (np.allclose's bool) comes back as one at the first host
+    // cell that reads it: a 0-d device array would compute as a strong scalar (NEP 50) later on
+    const pythonScalar = boundToPythonScalar(name, 0, cell, model);
+    const safe = !kept && !pythonScalar && refs.every(r => hostArgs.some(a => isInside(r, a.arg)) || deviceSafeUse(r));
     if (safe) {
       continue;
     }

@@ -1430,7 +1430,7 @@ function returnsPythonScalar(name: string, cell: CellModel, model: NotebookModel
  * Was `name`, where `at` in `cell` reads it, last bound to what NumPy returns as a Python
  * number (`ok = np.allclose(a, b)`), in this cell or the last earlier cell that binds it?
  */
-function boundToPythonScalar(name: string, at: number, cell: CellModel, model: NotebookModel): boolean {
+export function boundToPythonScalar(name: string, at: number, cell: CellModel, model: NotebookModel): boolean {
   if (cell.facts!.assignments.some(a => a.name === name && a.at <= at)) {
     return returnsPythonScalar(name, cell, model);
   }
