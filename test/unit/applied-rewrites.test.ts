@@ -94,3 +94,11 @@ describe('CuPy arrays from an earlier cell', () => {
     expect(s.explanation).toContain('- Left on the device, as CuPy arrays: `y`. Host code added later (plotting, pandas, file writes) needs a host copy (`y.get()`).');
   });
 });
+
+describe('the displayed value', () => {
+  it('a displayed 0-d device result shows as NumPy shows it (a NumPy scalar), not as a CuPy array', () => {
+    const result = analyzeNotebook(cellsOf('import numpy as np\nx = np.random.rand(20_000_000)', 'y = np.sqrt(x) * 2.0 + np.sin(x)\ny.max()'));
+    const [s] = result.suggestions.filter(sg => sg.cellIndex === 1);
+    expect(s.candidate).toMatch(/\ncp\.asnumpy\(y\.max\(\)\)\[\(\)\]$/);
+  });
+});

@@ -681,6 +681,17 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       rebuilt.set(n, call);
     }
   }
+  // a displayed 0-d device value would show CuPy's repr (`array(1.5)`): NumPy's scalar is shown
+  // (`np.float64(1.5)`), unless the epilogue brought it back just before
+  const lastStatement = kids(root).filter(k => k.type !== 'comment').pop();
+  const shown = lastStatement?.type === 'expression_statement' ? kids(lastStatement)[0] : undefined;
+  if (shown && hostDisplayed.size === 0 && !(shown.type === 'identifier' && bringBack.includes(shown.text))) {
+    const v = model.inferValue(shown, cell);
+    const zeroD = (v.kind === 'scalar' && v.library === 'numpy') || (v.kind === 'ndarray' && v.shape?.length === 0);
+    if (zeroD && (mentions(shown, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, shown)))) {
+      edits.push(...hostCopyAround(shown, v, cp, model, cell));
+    }
+  }
   // under %%time / %%timeit the cell's time must include the GPU's work, which is queued
   // asynchronously: wait for it at the end (a copy back already waits)
   const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && bringBack.filter(n => !rebuilt.has(n)).length + writeBack.length === 0;
