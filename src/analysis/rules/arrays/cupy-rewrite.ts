@@ -697,13 +697,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && bringBack.filter(n => !rebuilt.has(n)).length + writeBack.length === 0;
   if (bringBack.length + writeBack.length + released.length + rebuilt.size > 0 || timed) {
     const lines = bringBack
-      .map(n => {
-        const v = model.valueAfter(n, cell);
-        if (rebuilt.has(n)) {
-          return `${n} = ${rebuilt.get(n)}  # SciPy's own matrix again, from the host arrays (cupyx's products sum duplicate entries in place)`;
-        }
-        return hostCopyLine(n, cell, model, cp);
-      })
+      .map(n =>
+        rebuilt.has(n)
+          ? `${n} = ${rebuilt.get(n)}  # SciPy's own matrix again, from the host arrays (cupyx's products sum duplicate entries in place)`
+          : hostCopyLine(n, cell, model, cp)
+      )
       .concat([...rebuilt].filter(([n]) => !bringBack.includes(n)).map(([n, call]) => `${n} = ${call}  # SciPy's own matrix again, from the host arrays (cupyx's products sum duplicate entries in place)`))
       .concat(writeBack.map(n => `${writeBackLines.get(n)}  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
       .concat(released.length > 0 ? [`del ${released.join(', ')}`] : [])
