@@ -223,8 +223,8 @@ function runRules(
         continue;
       }
       if (!outcome || (outcome.kind !== 'refuse' && outcome.candidate.trimEnd() === cell.source.trimEnd())) {
-        // nothing, or a rewrite that changes nothing (a cell already written for the GPU: the
-        // user's own CuPy, or a suggestion applied before)
+        // nothing, or a rewrite that changes nothing (a cell whose NumPy calls all run on CuPy
+        // arrays from earlier cells already)
         continue;
       }
       claimed.add(rule.family);

@@ -572,6 +572,17 @@ export class NotebookModel {
   }
 
   /** Cells after `cell` (in notebook order) that read `name`. */
+  /** The last cell before `cell` that binds `name`, if any. */
+  lastWriterBefore(name: string, cell: CellModel): CellModel | undefined {
+    const writers = this.writers(name);
+    for (let k = writers.length - 1; k >= 0; k--) {
+      if (writers[k].index < cell.index) {
+        return writers[k];
+      }
+    }
+    return undefined;
+  }
+
   readersAfter(name: string, cell: CellModel): CellModel[] {
     this.reads?.users.add(name);
     return (this.users().get(name)?.readers ?? []).filter(c => c.index > cell.index);

@@ -14,10 +14,15 @@
  *   if it updates it, on every run; the worth check charges those copies, and a cell they make
  *   slower stays on the host, with the reason;
  * - a host cell that only hands resident arrays to host consumers (matplotlib, pandas, file
- *   writes, Python builtins) gets `cp.asnumpy(...)` around those arguments, and the arrays stay
- *   resident; printing and formatting work on CuPy values as they are;
+ *   writes, `repr`/`type`/`isinstance`) gets host copies of those arguments as NumPy code has
+ *   them (`cp.asnumpy(y)`, an element or a 0-d result as a NumPy scalar `cp.asnumpy(y[0])[()]`,
+ *   a sparse matrix `M.get()`: `hostCopyAround`), and the arrays stay resident; `print`, `len`,
+ *   `float`, `str` and f-strings take CuPy values as they are, except where they would show a 0-d
+ *   value's repr (`{s!r}`, `{s=}`, a displayed `s`);
  * - a host cell that computes with a resident array on the host (loops, NumPy code the rules
- *   refused) brings it back at its top (`x = cp.asnumpy(x)`): the array leaves the device there.
+ *   refused, a lambda handed to host code), or reads a value NumPy gives as a Python number
+ *   (`np.allclose`), brings it back at its top (`x = cp.asnumpy(x)`, `s = s.get()[()]`,
+ *   `ok = ok.item()`): it leaves the device there.
  *
  * What stays resident must fit in device memory. Before a cell becomes a GPU cell, the arrays on
  * the device while it runs (the resident set, plus what the cell moves in and makes; sizes from
@@ -42,7 +47,7 @@ import { CellCache, CellModel, NotebookModel } from './notebook';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, isDeviceSafeBuiltin, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { field, kids, unparen } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
 import { formatBytes, valueBytes } from './values';
@@ -497,10 +502,11 @@ function hostBoundary(
   // what each host consumer receives (hostArgumentNeed): a copy, or the value as it is; an
   // argument that would carry device arrays into host code (a lambda reading `x`) is left out
   // here, so the names it reads come back to the host instead
-  const hostArgs = collectHostConsumerArgs(root, model, cell, new Set(used))
+  const classified = collectHostConsumerArgs(root, model, cell, new Set(used))
     .map(arg => ({ arg, v: model.inferValue(arg, cell) }))
-    .map(a => ({ ...a, need: hostArgumentNeed(a.arg, a.v, model) }))
-    .filter(a => a.need !== 'host');
+    .map(a => ({ ...a, need: hostArgumentNeed(a.arg, a.v, model) }));
+  const hostArgs = classified.filter(a => a.need !== 'host');
+  const insideHostCode = (r: SyntaxNode): boolean => classified.some(a => a.need === 'host' && isInside(r, a.arg));
   const wrapped: string[] = [];
   const back: string[] = [];
   for (const name of used) {
@@ -516,7 +522,7 @@ function hostBoundary(
     // what NumPy gives as a Python number (np.allclose's bool) comes back as one at the first host
     // cell that reads it: a 0-d device array would compute as a strong scalar (NEP 50) later on
     const pythonScalar = boundToPythonScalar(name, 0, cell, model);
-    const safe = !kept && !pythonScalar && refs.every(r => hostArgs.some(a => isInside(r, a.arg)) || deviceSafeUse(r));
+    const safe = !kept && !pythonScalar && refs.every(r => !insideHostCode(r) && (hostArgs.some(a => isInside(r, a.arg)) || deviceSafeUse(r, model, cell)));
     if (safe) {
       continue;
     }
@@ -528,7 +534,7 @@ function hostBoundary(
   }
   if (back.length > 0) {
     // each as the GPU cell that last bound it left it (a 0-d result as NumPy's scalar or Python number)
-    const lines = back.map(n => hostCopyLine(n, model.writers(n).filter(w => w.index < cell.index).pop() ?? cell, model, cp));
+    const lines = back.map(n => hostCopyLine(n, model.lastWriterBefore(n, cell) ?? cell, model, cp));
     edits.push(insert(prologueOrStart(root, cell.source), lines.join('\n') + '\n'));
   }
   const stillResident = new Set(used.filter(n => !back.includes(n)));
@@ -554,7 +560,9 @@ function hostBoundary(
 }
 
 /** Uses CuPy values satisfy as they are: print/len/float/format, attribute reads like .shape. */
-function deviceSafeUse(ref: SyntaxNode): boolean {
+function deviceSafeUse(ref: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
+  // a 0-d value shows CuPy's repr (`array(1.5)`) where NumPy shows a scalar (`np.float64(1.5)`)
+  const zeroD = (): boolean => isZeroD(model.valueBefore(ref.text, cell, ref.startIndex));
   let n = ref;
   let p = n.parent;
   // climb through attribute reads, method calls (CuPy arrays have NumPy's methods), indexing
@@ -570,8 +578,8 @@ function deviceSafeUse(ref: SyntaxNode): boolean {
     p = n.parent;
   }
   if (p?.type === 'interpolation') {
-    // `{s}`, `{s:.3f}` format a CuPy value as NumPy's; `{s!r}`, `{s=}` show CuPy's repr
-    return !/![rsa]|=\s*[!:}]?\s*$/.test(p.text.slice(1, -1));
+    // `{s}`, `{s:.3f}` format a CuPy value as NumPy's; `{s!r}`, `{s=}` show its repr
+    return !(showsRepr(p) && zeroD());
   }
   if (p?.type === 'argument_list') {
     const call = p.parent;
@@ -579,7 +587,7 @@ function deviceSafeUse(ref: SyntaxNode): boolean {
     return !!fn && fn.type === 'identifier' && isDeviceSafeBuiltin(fn.text);
   }
   if (p?.type === 'expression_statement' && kids(p).length === 1) {
-    return true; // displayed value
+    return !zeroD(); // displayed value: an array shows as NumPy's does, a 0-d value does not
   }
   return false;
 }

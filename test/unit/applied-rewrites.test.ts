@@ -67,11 +67,9 @@ describe('CuPy arrays from an earlier cell', () => {
     expect(s.notes.join('\n')).toMatch(/`g` is a CuPy array here .* CuPy refuses .* the candidate passes a host copy/);
   });
 
-  it('a host copy the cell makes itself is no broken hand-off', () => {
+  it('a cell that makes its own host copy (g.get()) moves data itself: GPU code already, no suggestion', () => {
     const result = analyzeNotebook(cellsOf(setup, 'plt.imshow(g.get())\nv = np.sqrt(u) * 2.0 + np.sin(u)'));
-    const [s] = result.suggestions.filter(sg => sg.cellIndex === 1);
-    expect(s.candidate).toContain('plt.imshow(g.get())');
-    expect(s.notes.join('\n')).not.toMatch(/CuPy array here/);
+    expect(result.suggestions.filter(sg => sg.cellIndex === 1)).toEqual([]);
   });
 
   it('NumPy on a CuPy array is CuPy: a later reader of the result gets it as the cell left it', () => {
@@ -100,5 +98,31 @@ describe('the displayed value', () => {
     const result = analyzeNotebook(cellsOf('import numpy as np\nx = np.random.rand(20_000_000)', 'y = np.sqrt(x) * 2.0 + np.sin(x)\ny.max()'));
     const [s] = result.suggestions.filter(sg => sg.cellIndex === 1);
     expect(s.candidate).toMatch(/\ncp\.asnumpy\(y\.max\(\)\)\[\(\)\]$/);
+  });
+});
+
+describe('a cell moving data itself with get()/set() on CuPy arrays from earlier cells', () => {
+  const setup = 'import numpy as np\nimport cupy as cp\nx = np.random.rand(20_000_000)\ng = cp.ones(20_000_000)';
+  it.each([
+    ['g.set(x)', 'g.set(x)\nw = np.sin(x) * 2.0 + np.cos(x)'],
+    ['g.get(out=h)', 'h = np.empty_like(x)\ng.get(out=h)\nw = np.sin(h) * 2.0 + np.cos(h)'],
+    ['u = g.get()', 'u = g.get()\nw = np.sin(u) * 2.0 + np.cos(u)']
+  ])('is GPU code already (%s): no suggestion', (_what, cell) => {
+    expect(analyzeNotebook(cellsOf(setup, cell)).suggestions.filter(s => s.cellIndex === 1)).toEqual([]);
+  });
+});
+
+describe('repr of 0-d device values', () => {
+  const setup = 'import numpy as np\nimport matplotlib.pyplot as plt\nx = np.random.rand(20_000_000)';
+  it('single cell: f"{s!r}" and repr(s) handed to host code show NumPy\'s scalar', () => {
+    const result = analyzeNotebook(cellsOf(setup, 'y = np.sqrt(x) * 2.0 + np.sin(x)\ns = y.sum()\nprint(f"{s!r} {s:.3f}")\nplt.title(repr(s))'));
+    const [s] = result.suggestions.filter(sg => sg.cellIndex === 1);
+    expect(s.candidate).toContain('print(f"{cp.asnumpy(s)[()]!r} {s:.3f}")');
+    expect(s.candidate).toContain('plt.title(repr(cp.asnumpy(s)[()]))');
+  });
+
+  it('plan: a displayed resident 0-d value comes back first', () => {
+    const plan = rewriteNotebook(cellsOf(setup, 'y = np.sqrt(x) * 2.0 + np.sin(x)\ns = y.sum()', 's'));
+    expect(plan.cells[2].source).toBe('s = s.get()[()]\ns');
   });
 });

@@ -102,7 +102,6 @@ export interface ArrayCellAnalysis {
   sizeKnown: boolean;
   /** Elementwise chains fused into one kernel each (ElementwiseKernel or @cp.fuse()) in the candidate. */
   chains: ElementwiseChain[];
-  /** A recognised slice stencil, rewritten as one RawKernel writing the whole output. */
   /**
    * The slice stencil made one kernel: its launcher's name, taps, rank, the span it replaces,
    * whether a loop repeats it in place, and the other arrays its step reads.
@@ -126,7 +125,6 @@ export interface ArrayCellAnalysis {
   unfused: { edits: TextEdit[]; candidate: string; work: WorkEstimate };
 }
 
-/** Builtins that accept CuPy arrays as they are (they call __len__/__float__/__repr__...). */
 /**
  * Python builtins that take CuPy values as they take NumPy's (not `repr`, `type`, `isinstance`:
  * a CuPy value shows and tests as what it is, `array(1.5)` and `cupy.ndarray`).
@@ -149,6 +147,7 @@ const COMPARE_OPS = new Set(['<', '>', '<=', '>=', '==', '!=']);
 const SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
 /** Node types the typed walks (`walkTypes`) visit. */
 const CALL = ['call'];
+const INTERPOLATION = ['interpolation'];
 const IDENTIFIER = ['identifier'];
 const FOR_STATEMENT = ['for_statement'];
 const LOOPS = ['for_statement', 'while_statement'];
@@ -333,7 +332,18 @@ function writtenWithCupy(cell: CellModel, model: NotebookModel): boolean {
       return true;
     }
   }
-  return false;
+  // `g.get()`, `g.set(x)`, `g.get(out=h)` on a CuPy array from an earlier cell: the cell moves
+  // data between host and device itself
+  let moves = false;
+  walkTypes(cell.tree!.rootNode, CALL, n => {
+    const fn = field(n, 'function');
+    const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+    if (!moves && obj?.type === 'identifier' && /^(get|set)$/.test(field(fn!, 'attribute')?.text ?? '')) {
+      moves = model.valueBefore(obj.text, cell, 0).library === 'cupy';
+    }
+    return !moves;
+  });
+  return moves;
 }
 
 const CUPY_MODULE = /^cupyx?(\.|$)/;
@@ -687,11 +697,18 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const shown = lastStatement?.type === 'expression_statement' ? kids(lastStatement)[0] : undefined;
   if (shown && hostDisplayed.size === 0 && !(shown.type === 'identifier' && bringBack.includes(shown.text))) {
     const v = model.inferValue(shown, cell);
-    const zeroD = (v.kind === 'scalar' && v.library === 'numpy') || (v.kind === 'ndarray' && v.shape?.length === 0);
-    if (zeroD && (mentions(shown, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, shown)))) {
+    if (isZeroD(v) && (mentions(shown, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, shown)))) {
       edits.push(...hostCopyAround(shown, v, cp, model, cell));
     }
   }
+  // so would an f-string field that shows a 0-d device value's repr (`{s!r}`, `{s=}`)
+  walkTypes(root, INTERPOLATION, n => {
+    const expr = kids(n)[0];
+    if (expr && showsRepr(n) && isZeroD(model.inferValue(expr, cell)) && mentions(expr, deviceNames)) {
+      edits.push(...hostCopyAround(expr, model.inferValue(expr, cell), cp, model, cell));
+    }
+    return true;
+  });
   // under %%time / %%timeit the cell's time must include the GPU's work, which is queued
   // asynchronously: wait for it at the end (a copy back already waits)
   const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && bringBack.filter(n => !rebuilt.has(n)).length + writeBack.length === 0;
@@ -1066,7 +1083,7 @@ function generatorCalls(
     }
     const v = model.valueBefore(obj.text, cell, n.startIndex);
     if (v.kind !== 'rng' || v.library === 'cupy') {
-      return true; // not a generator, or CuPy's (the cell's own CuPy code): its draws are on the device already
+      return true; // not a generator, or a CuPy generator from an earlier cell: its draws are on the device already
     }
     const method = field(fn, 'attribute')?.text ?? '';
     const createdHere = assignments.some(a => a.name === obj.text && a.at <= n.startIndex);
@@ -1353,7 +1370,7 @@ export function hostCopyLine(name: string, cell: CellModel, model: NotebookModel
   if (returnsPythonScalar(name, cell, model)) {
     return `${name} = ${name}.item()`;
   }
-  return v.kind === 'scalar' || (v.shape !== undefined && v.shape.length === 0) ? `${name} = ${name}.get()[()]` : `${name} = ${cp}.asnumpy(${name})`;
+  return isZeroD(v) ? `${name} = ${name}.get()[()]` : `${name} = ${cp}.asnumpy(${name})`;
 }
 
 /**
@@ -1367,14 +1384,11 @@ export function hostCopyAround(arg: SyntaxNode, v: ValueInfo, cp: string, model:
   if (v.kind === 'sparse') {
     return primary ? [insert(arg.endIndex, '.get()')] : [insert(arg.startIndex, '('), insert(arg.endIndex, ').get()')];
   }
-  const fn = u.type === 'call' ? field(u, 'function') : null;
-  const q = fn ? model.qualifiedName(fn) : null;
-  if ((q !== null && PYTHON_SCALAR_RESULTS.has(q)) || (u.type === 'identifier' && boundToPythonScalar(u.text, arg.startIndex, cell, model))) {
+  if (isPythonScalarCall(u, model) || (u.type === 'identifier' && boundToPythonScalar(u.text, arg.startIndex, cell, model))) {
     // np.allclose's Python bool (CuPy's is a 0-d array)
     return [insert(arg.endIndex, '.item()')];
   }
-  const scalar = v.kind === 'scalar' || (v.kind === 'ndarray' && v.shape !== undefined && v.shape.length === 0);
-  return [insert(arg.startIndex, `${cp}.asnumpy(`), insert(arg.endIndex, scalar ? ')[()]' : ')')];
+  return [insert(arg.startIndex, `${cp}.asnumpy(`), insert(arg.endIndex, isZeroD(v) ? ')[()]' : ')')];
 }
 
 /** The `def` whose body holds `node`, if any (not a lambda: its body is one expression, used in place). */
@@ -1385,6 +1399,26 @@ function enclosingFunction(node: SyntaxNode): SyntaxNode | null {
     }
   }
   return null;
+}
+
+/** A 0-d value: a NumPy scalar, or a 0-d array (a full reduction: a 0-d CuPy array on the device). */
+export function isZeroD(v: ValueInfo): boolean {
+  return (v.kind === 'scalar' && v.library === 'numpy') || (v.kind === 'ndarray' && v.shape?.length === 0);
+}
+
+/**
+ * Does f-string field `interpolation` show its value's repr (`{s!r}`, `{s!a}`, `{s=}` with no
+ * format)? A 0-d CuPy array's repr (`array(1.5)`) is not NumPy's scalar's (`np.float64(1.5)`);
+ * `{s}`, `{s!s}`, `{s:.3f}`, `{s=:.3f}` format the value and show the same text.
+ */
+export function showsRepr(interpolation: SyntaxNode): boolean {
+  const parts = kids(interpolation);
+  const conversion = parts.find(k => k.type === 'type_conversion');
+  if (conversion) {
+    return conversion.text === '!r' || conversion.text === '!a';
+  }
+  const expr = parts[0];
+  return !!expr && !parts.some(k => k.type === 'format_specifier') && /^\s*=\s*$/.test(interpolation.text.slice(expr.endIndex - interpolation.startIndex, -1));
 }
 
 /** Expressions a method call can follow without parentheses. */
@@ -1401,11 +1435,14 @@ const PRIMARY_EXPRESSIONS = new Set(['identifier', 'attribute', 'call', 'subscri
 export function hostArgumentNeed(arg: SyntaxNode, v: ValueInfo, model: NotebookModel): 'copy' | 'as-is' | 'host' {
   const u = unparen(arg);
   if (u.type === 'string' || u.type === 'concatenated_string') {
-    return /![rsa]|=\s*[!:}]/.test(u.text) ? 'host' : 'as-is';
+    return 'as-is'; // text; a field showing a 0-d value's repr gets its own copy (showsRepr)
   }
   const fn = u.type === 'call' ? field(u, 'function') : null;
   if (fn?.type === 'identifier' && fn.text !== 'print' && isDeviceSafeBuiltin(fn.text)) {
     return 'as-is'; // str(M.sum()), float(s), len(y): host data made of CuPy values
+  }
+  if (fn?.type === 'identifier' && /^(repr|type|isinstance|list|tuple|sorted|sum|max|min)$/.test(fn.text)) {
+    return 'as-is'; // a builtin that is a host consumer itself: its own arguments get the copies
   }
   if (v.device === 'host' && v.library === 'numpy' && isHostCopy(u, model)) {
     return 'as-is';
@@ -1427,10 +1464,12 @@ const PYTHON_SCALAR_RESULTS = new Set(['numpy.allclose', 'numpy.array_equal', 'n
 function returnsPythonScalar(name: string, cell: CellModel, model: NotebookModel): boolean {
   const bindings = cell.facts!.assignments.filter(a => a.name === name);
   const value = bindings.length > 0 ? bindings[bindings.length - 1].value : null;
-  if (value?.type !== 'call') {
-    return false;
-  }
-  const fn = field(value, 'function');
+  return value !== null && isPythonScalarCall(value, model);
+}
+
+/** Is `node` a call of a NumPy function that returns a Python number (`np.allclose(a, b)`)? */
+function isPythonScalarCall(node: SyntaxNode, model: NotebookModel): boolean {
+  const fn = node.type === 'call' ? field(node, 'function') : null;
   const q = fn ? model.qualifiedName(fn) : null;
   return q !== null && PYTHON_SCALAR_RESULTS.has(q);
 }
@@ -1443,7 +1482,7 @@ export function boundToPythonScalar(name: string, at: number, cell: CellModel, m
   if (cell.facts!.assignments.some(a => a.name === name && a.at <= at)) {
     return returnsPythonScalar(name, cell, model);
   }
-  const writer = model.writers(name).filter(w => w.index < cell.index).pop();
+  const writer = model.lastWriterBefore(name, cell);
   return writer !== undefined && returnsPythonScalar(name, writer, model);
 }
 
@@ -1645,17 +1684,12 @@ function epilogueOffset(root: SyntaxNode, source: string): { at: number; before:
 }
 
 /**
- * Does the cell's own code decide where it leaves `name`: on the device (its CuPy code binds a
- * CuPy array: later cells read that) or already back on the host (`u = cp.asnumpy(u)` last)?
- * Then the candidate leaves it there too, with no copy back of its own.
+ * Does the cell's own code leave `name` on the device: NumPy calls on CuPy arrays from earlier
+ * cells, which NumPy hands to CuPy (`h = np.sqrt(g)`)? Later cells read that CuPy array, so the
+ * candidate copies nothing back.
  */
 function leftAsWritten(name: string, cell: CellModel, model: NotebookModel): boolean {
-  if (model.valueAfter(name, cell).library === 'cupy') {
-    return true;
-  }
-  const bindings = cell.facts!.assignments.filter(a => a.name === name && !a.nested);
-  const last = bindings.length > 0 ? bindings[bindings.length - 1] : undefined;
-  return !!last?.value && !last.augmented && isHostCopy(last.value, model);
+  return model.valueAfter(name, cell).library === 'cupy';
 }
 
 /** `cp.asnumpy(...)`, `x.get()`: an expression that copies to the host. */

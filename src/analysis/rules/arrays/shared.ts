@@ -73,7 +73,7 @@ export function arrayOutcome(
     text.why,
     '',
     a.largest ? `- Largest array: ${describeArray(a.largest)}.` : '- Array sizes are not known yet.',
-    moved.length > 0 ? `- Copied to the device once, at the top of the cell: ${moved.join(', ')}.` : '- Nothing is copied to the device: the data is created there.',
+    moved.length > 0 ? `- Copied to the device once, at the top of the cell: ${moved.join(', ')}.` : '- Nothing is copied to the device: the data is created there, or is there already.',
     a.bringBack.length > 0
       ? `- Copied back to the host at the end (later cells read them): ${a.bringBack.map(n => `\`${n}\``).join(', ')}.`
       : '- Nothing is copied back: no later cell needs the results on the host.',
