@@ -853,6 +853,20 @@ extern "C" void run({args}, {ctype[out_dt]}* _out, long long _n) {{
 
 
 # --- Launchers check the rank their kernel assumes ------------------------------------------
+def stencil_launcher(case: str, cupy_double):  # noqa: ANN001, ANN201
+    """The fixture's RawKernel and its launcher function, as the candidate defines them, run
+    against the CuPy test double: (their source text, the launcher)."""
+    lines = (FIXTURES / case / "expected.py").read_text().splitlines()
+    start = next(k for k, t in enumerate(lines) if "= cp.RawKernel(" in t)
+    end = next(k for k, t in enumerate(lines) if t.startswith("def ")) + 1
+    while end < len(lines) and (not lines[end] or lines[end].startswith(" ")):
+        end += 1
+    defs = "\n".join(lines[start:end]) + "\n"
+    env: dict = {"cp": cupy_double}
+    exec(defs, env)  # noqa: S102
+    return defs, env[re.search(r"^def (\w+)\(", defs, re.M).group(1)]  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize(
     ("case", "wrong"),
     [
@@ -863,16 +877,7 @@ extern "C" void run({args}, {ctype[out_dt]}* _out, long long _n) {{
     ],
 )
 def test_stencil_launcher_refuses_another_rank(double_cupy, case: str, wrong: list) -> None:  # noqa: ANN001
-    expected = (FIXTURES / case / "expected.py").read_text()
-    lines = expected.splitlines()
-    start = next(k for k, t in enumerate(lines) if "= cp.RawKernel(" in t)
-    end = next(k for k, t in enumerate(lines) if t.startswith("def ")) + 1
-    while end < len(lines) and (not lines[end] or lines[end].startswith(" ")):
-        end += 1
-    defs = "\n".join(lines[start:end]) + "\n"
-    env: dict = {"cp": double_cupy}
-    exec(defs, env)  # noqa: S102
-    launcher = env[re.search(r"^def (\w+)\(", defs, re.M).group(1)]  # type: ignore[union-attr]
+    defs, launcher = stencil_launcher(case, double_cupy)
     dtype = np.float32 if "!= cp.float32" in defs else np.float64
     args = [double_cupy.asarray(np.zeros(shape, dtype)) for shape in wrong]
     rank = r"generated for \d-D arrays .* got \d-D: rerun the analysis"
@@ -888,16 +893,7 @@ def test_stencil_launcher_refuses_another_rank(double_cupy, case: str, wrong: li
 def test_stencil_loop_launcher_checks_the_arrays_it_reads(double_cupy, case: str) -> None:  # noqa: ANN001
     """The loop's launcher refuses another array of the wrong dtype, shape or kind with an error
     that names it (the kernel reads it at the buffers' flat offsets, never casting)."""
-    expected = (FIXTURES / case / "expected.py").read_text()
-    lines = expected.splitlines()
-    start = next(k for k, t in enumerate(lines) if "= cp.RawKernel(" in t)
-    end = next(k for k, t in enumerate(lines) if t.startswith("def ")) + 1
-    while end < len(lines) and (not lines[end] or lines[end].startswith(" ")):
-        end += 1
-    defs = "\n".join(lines[start:end]) + "\n"
-    env: dict = {"cp": double_cupy}
-    exec(defs, env)  # noqa: S102
-    launcher = env[re.search(r"^def (\w+)\(", defs, re.M).group(1)]  # type: ignore[union-attr]
+    defs, launcher = stencil_launcher(case, double_cupy)
     other = re.search(r"reads (\w+) as a C-contiguous", defs).group(1)  # type: ignore[union-attr]
     dtype = np.float32 if "!= cp.float32" in defs else np.float64
     shape = (6, 40) if "u.ndim != 2" in defs else (40,)
