@@ -227,6 +227,9 @@ export class SuggestionCard extends Widget {
 
   private _renderHeader(): void {
     const s = this._suggestion;
+    // the panel refreshes cards often (runs, notices, the kernel's sizes): keyboard focus on the
+    // title stays on the title drawn in its place
+    const hadFocus = this._header.contains(document.activeElement);
     this._header.textContent = '';
     const badge = element('span', 'jp-gpuoptimize-library-badge', s.library);
     badge.dataset.library = s.library;
@@ -259,6 +262,9 @@ export class SuggestionCard extends Widget {
       meta.appendChild(sizes);
     }
     this._header.append(line1, meta);
+    if (hadFocus) {
+      title.focus();
+    }
   }
 
   private _renderDynamic(): void {
