@@ -2113,6 +2113,16 @@ export function estimateWork(
         work.launches += times;
       }
     }
+    if (type === 'unary_operator') {
+      // `-x`, `~mask`: one elementwise pass and launch, as the fused chain counts it (fuseWork
+      // takes the chain's operations off again)
+      const v = model.inferValue(n, cell);
+      if (v.kind === 'ndarray') {
+        consider(v);
+        work.passes += times * fraction(v, largest);
+        work.launches += times;
+      }
+    }
     if (type === 'binary_operator' || type === 'augmented_assignment') {
       const v = type === 'binary_operator' ? model.inferValue(n, cell) : model.inferValue(field(n, 'left') ?? n, cell);
       consider(v);
