@@ -571,7 +571,6 @@ export class NotebookModel {
     return [...(this.users().get(name)?.readers ?? [])];
   }
 
-  /** Cells after `cell` (in notebook order) that read `name`. */
   /** The last cell before `cell` that binds `name`, if any. */
   lastWriterBefore(name: string, cell: CellModel): CellModel | undefined {
     const writers = this.writers(name);
@@ -583,6 +582,7 @@ export class NotebookModel {
     return undefined;
   }
 
+  /** Cells after `cell` (in notebook order) that read `name`. */
   readersAfter(name: string, cell: CellModel): CellModel[] {
     this.reads?.users.add(name);
     return (this.users().get(name)?.readers ?? []).filter(c => c.index > cell.index);

@@ -292,8 +292,9 @@ function readableBeside(name: string, input: string, array: { dtype: string; ndi
   // memorySharers sees the notebook up to the cell: a binding in the cell itself before the loop
   // (`f = u`, `f = u.T`, `k = T[::-1]`, or `u = f`) may make the two one array, or a view of it
   // (then the kernel would read a buffer the steps write, or a snapshot of the first step)
-  const readsName = (value: SyntaxNode | null): boolean => !value || new RegExp(`\\b${name}\\b`).test(value.text);
-  const boundHere = cell.facts!.assignments.some(a => a.at <= at && !a.augmented && (a.name === name || (a.name === input && readsName(a.value))));
+  const boundHere = cell.facts!.assignments.some(
+    a => a.at <= at && !a.augmented && (a.name === name || (a.name === input && (!a.value || readsName(a.value, name))))
+  );
   if (boundHere) {
     return false;
   }
