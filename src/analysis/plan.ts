@@ -504,7 +504,7 @@ function hostBoundary(
   // here, so the names it reads come back to the host instead
   const classified = collectHostConsumerArgs(root, model, cell, new Set(used))
     .map(arg => ({ arg, v: model.inferValue(arg, cell) }))
-    .map(a => ({ ...a, need: hostArgumentNeed(a.arg, a.v, model) }));
+    .map(a => ({ ...a, need: hostArgumentNeed(a.arg, a.v, model, cell) }));
   const hostArgs = classified.filter(a => a.need !== 'host');
   const insideHostCode = (r: SyntaxNode): boolean => classified.some(a => a.need === 'host' && isInside(r, a.arg));
   const wrapped: string[] = [];

@@ -543,6 +543,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // Which inputs are read-only (get a device copy under a new name) or rebound in place.
   const deviceNames = union(localArrays, residentInputs, deviceInputs);
   const hostConsumerArgs = collectHostConsumerArgs(root, model, cell, union(localArrays, arrayInputs, residentInputs, deviceInputs));
+  const argNeeds = new Map(hostConsumerArgs.map(arg => [arg, hostArgumentNeed(arg, model.inferValue(arg, cell), model, cell)]));
   const inputs = placeInputs(root, model, cell, arrayInputs, hostConsumerArgs, base => claim(freshName(base, used)), !!plan);
   refusals.push(...inputs.refusals);
   inputs.onDevice.forEach(n => deviceNames.add(n));
@@ -609,7 +610,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
         continue; // displayed after the write-back: the host array
       }
       const hostArg = hostConsumerArgs.find(arg => isInside(r, arg));
-      if (hostArg && (isBareOrHostSafe(hostArg, name) || hostArgumentNeed(hostArg, model.inferValue(hostArg, cell), model) === 'host') && !writeBack.includes(name)) {
+      if (hostArg && (isBareOrHostSafe(hostArg, name) || argNeeds.get(hostArg) === 'host') && !writeBack.includes(name)) {
         continue; // the host original (bare, or read by host code: a lambda), unless the cell updates it (then only the device copy is current)
       }
       edits.push(replace(r.startIndex, r.endIndex, dev));
@@ -633,7 +634,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // a CuPy array from an earlier cell handed to host code fails as written (CuPy refuses the
   // implicit conversion): the candidate copies it, and says so
   deviceInputs.forEach(n => localDevice.add(n));
-  const hostCopies = hostCopyEdits(root, model, cell, cp, hostConsumerArgs, { deviceNames, localDevice, transferredReadOnly, writeBack });
+  const hostCopies = hostCopyEdits(root, model, cell, cp, argNeeds, { deviceNames, localDevice, transferredReadOnly, writeBack });
   edits.push(...hostCopies.edits);
   const brokenHandOffs = deviceInputs.filter(n => hostCopies.copied.some(arg => globalReferences(arg, n).length > 0));
   if (hostCopies.carried.length > 0) {
@@ -704,8 +705,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // so would an f-string field that shows a 0-d device value's repr (`{s!r}`, `{s=}`)
   walkTypes(root, INTERPOLATION, n => {
     const expr = kids(n)[0];
-    if (expr && showsRepr(n) && isZeroD(model.inferValue(expr, cell)) && mentions(expr, deviceNames)) {
-      edits.push(...hostCopyAround(expr, model.inferValue(expr, cell), cp, model, cell));
+    const v = expr && showsRepr(n) ? model.inferValue(expr, cell) : null;
+    if (v && isZeroD(v) && mentions(expr, deviceNames)) {
+      edits.push(...hostCopyAround(expr, v, cp, model, cell));
     }
     return true;
   });
@@ -713,13 +715,12 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // asynchronously: wait for it at the end (a copy back already waits)
   const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && bringBack.filter(n => !rebuilt.has(n)).length + writeBack.length === 0;
   if (bringBack.length + writeBack.length + released.length + rebuilt.size > 0 || timed) {
-    const lines = bringBack
+    const lines = [...bringBack, ...[...rebuilt.keys()].filter(n => !bringBack.includes(n))]
       .map(n =>
         rebuilt.has(n)
           ? `${n} = ${rebuilt.get(n)}  # SciPy's own matrix again, from the host arrays (cupyx's products sum duplicate entries in place)`
           : hostCopyLine(n, cell, model, cp)
       )
-      .concat([...rebuilt].filter(([n]) => !bringBack.includes(n)).map(([n, call]) => `${n} = ${call}  # SciPy's own matrix again, from the host arrays (cupyx's products sum duplicate entries in place)`))
       .concat(writeBack.map(n => `${writeBackLines.get(n)}  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
       .concat(released.length > 0 ? [`del ${released.join(', ')}`] : [])
       .concat(timed ? [`${cp}.cuda.get_current_stream().synchronize()  # the cell's time includes the GPU work it queued`] : [])
@@ -1245,8 +1246,8 @@ function placeInputs(
 }
 
 /**
- * Host copies for host consumers (plotting, pandas, Python builtins: `hostConsumerArgs`) of
- * array values the rewrite keeps on the device, and for loops iterating over a device array
+ * Host copies for host consumers (plotting, pandas, Python builtins: `hostConsumerArgs`, each
+ * with what it needs, hostArgumentNeed) of array values the rewrite keeps on the device, and for loops iterating over a device array
  * (one small copy per element otherwise): the edits, how many copies, and their bytes.
  */
 function hostCopyEdits(
@@ -1254,7 +1255,7 @@ function hostCopyEdits(
   model: NotebookModel,
   cell: CellModel,
   cp: string,
-  hostConsumerArgs: readonly SyntaxNode[],
+  hostConsumerArgs: ReadonlyMap<SyntaxNode, 'copy' | 'as-is' | 'host'>,
   names: {
     deviceNames: ReadonlySet<string>;
     /** Device arrays under their own name (made in the cell, or rebound to the device). */
@@ -1265,9 +1266,8 @@ function hostCopyEdits(
   }
 ): { edits: TextEdit[]; count: number; bytes: number; copied: SyntaxNode[]; carried: string[] } {
   const out = { edits: [] as TextEdit[], count: 0, bytes: 0, copied: [] as SyntaxNode[], carried: [] as string[] };
-  for (const arg of hostConsumerArgs) {
+  for (const [arg, need] of hostConsumerArgs) {
     const v = model.inferValue(arg, cell);
-    const need = hostArgumentNeed(arg, v, model);
     if (need === 'as-is') {
       continue;
     }
@@ -1421,6 +1421,9 @@ export function showsRepr(interpolation: SyntaxNode): boolean {
   return !!expr && !parts.some(k => k.type === 'format_specifier') && /^\s*=\s*$/.test(interpolation.text.slice(expr.endIndex - interpolation.startIndex, -1));
 }
 
+/** No names (isHostConsumerCall's arrays, where none are device arrays it could be called on). */
+const NO_NAMES: ReadonlySet<string> = new Set();
+
 /** Expressions a method call can follow without parentheses. */
 const PRIMARY_EXPRESSIONS = new Set(['identifier', 'attribute', 'call', 'subscript']);
 
@@ -1428,11 +1431,13 @@ const PRIMARY_EXPRESSIONS = new Set(['identifier', 'attribute', 'call', 'subscri
  * What host consumer argument `arg` (reading device values, inferred as `v`) needs: `copy`, a
  * host copy as NumPy code has it (an array, a matrix, an element, a 0-d result); `as-is`, host
  * data already (text or a number a Python builtin makes of CuPy values, `str(M.sum())`,
- * `f"{s:.3f}"`, `float(s)`; or a copy the cell makes, `w.get()`); `host`, anything else (a
- * lambda, an object) would carry device arrays into host code, so what it reads must be there.
- * `repr` and `f"{s!r}"` show CuPy's repr (`array(1.5)`, not `np.float64(1.5)`): `host` too.
+ * `f"{s:.3f}"`, `float(s)`; a copy the cell makes, `w.get()`; or a host consumer's own call,
+ * `repr(s)`, `pd.DataFrame(y)`, whose arguments are host consumer arguments themselves);
+ * `host`, anything else (a lambda, an object) would carry device arrays into host code, so what
+ * it reads must be there. An f-string field that shows a 0-d value's repr (`{s!r}`) gets its own
+ * copy (showsRepr).
  */
-export function hostArgumentNeed(arg: SyntaxNode, v: ValueInfo, model: NotebookModel): 'copy' | 'as-is' | 'host' {
+export function hostArgumentNeed(arg: SyntaxNode, v: ValueInfo, model: NotebookModel, cell: CellModel): 'copy' | 'as-is' | 'host' {
   const u = unparen(arg);
   if (u.type === 'string' || u.type === 'concatenated_string') {
     return 'as-is'; // text; a field showing a 0-d value's repr gets its own copy (showsRepr)
@@ -1441,8 +1446,8 @@ export function hostArgumentNeed(arg: SyntaxNode, v: ValueInfo, model: NotebookM
   if (fn?.type === 'identifier' && fn.text !== 'print' && isDeviceSafeBuiltin(fn.text)) {
     return 'as-is'; // str(M.sum()), float(s), len(y): host data made of CuPy values
   }
-  if (fn?.type === 'identifier' && /^(repr|type|isinstance|list|tuple|sorted|sum|max|min)$/.test(fn.text)) {
-    return 'as-is'; // a builtin that is a host consumer itself: its own arguments get the copies
+  if (u.type === 'call' && isHostConsumerCall(u, model, cell, NO_NAMES)) {
+    return 'as-is'; // a host consumer itself: its own arguments get the copies
   }
   if (v.device === 'host' && v.library === 'numpy' && isHostCopy(u, model)) {
     return 'as-is';
