@@ -199,6 +199,9 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       });
       continue;
     }
+    if (cell.abCell && abCellBoundary(cell, models, model, resident, cp, out, changes, transfers)) {
+      continue;
+    }
     // a host cell: convert resident arrays at this boundary
     const boundary = hostBoundary(cell, model, resident, cp);
     for (const name of cell.facts.writes) {
@@ -557,6 +560,59 @@ function hostBoundary(
     parts.push(`brings ${back.join(', ')} back to the host (used in host code)`);
   }
   return { edits, transfers: moved, summary: parts.join('; ') };
+}
+
+/**
+ * An A/B cell (`%%gpuoptimize` with its own `# %% gpu` version) that reads resident arrays: its
+ * baseline is host code and the magic times it, so the arrays come back to the host *before*
+ * the cell, at the end of the last earlier cell that runs Python (a copy at the cell's top would
+ * be timed as part of the baseline, and the GPU version's `cp.asarray(x)` would find `x` on the
+ * device already: both in the GPU's favour). Cells in between that cannot take the lines (a
+ * `%%bash` cell, a syntax error, another A/B cell) read no resident array: any that did would
+ * have brought it back already. The A/B cell itself stays as written. False (nothing done) when
+ * no earlier cell can take the lines: the A/B cell is then an ordinary host boundary.
+ */
+function abCellBoundary(
+  cell: CellModel,
+  models: CellModel[],
+  model: NotebookModel,
+  resident: Set<string>,
+  cp: string,
+  out: CellInput[],
+  changes: PlanChange[],
+  transfers: Transfer[]
+): boolean {
+  const used = [...cell.facts!.inputs].filter(n => resident.has(n));
+  const before = models
+    .slice(0, cell.index)
+    .reverse()
+    .find(c => c.kind === 'code' && c.tree && !c.syntaxError && !c.skipped && !c.abCell);
+  if (!before) {
+    return false;
+  }
+  for (const name of cell.facts!.writes) {
+    resident.delete(name);
+  }
+  if (used.length === 0) {
+    return true;
+  }
+  const lines = used.map(n => hostCopyLine(n, model.lastWriterBefore(n, cell) ?? before, model, cp));
+  const current = out[before.index].source;
+  // appended in the cell's own style: ending in a newline or not
+  const text = current.endsWith('\n') ? `${lines.join('\n')}\n` : `\n${lines.join('\n')}`;
+  out[before.index] = { ...out[before.index], source: current + text };
+  for (const name of used) {
+    resident.delete(name);
+    transfers.push({ cellIndex: before.index, name, direction: 'to-host', reason: `read by the A/B cell ${cell.index} (%%gpuoptimize): brought back before it, not inside its timed baseline` });
+  }
+  const summary = `brings ${used.join(', ')} back to the host for the A/B cell ${cell.index} (outside its timed baseline)`;
+  const existing = changes.find(ch => ch.cellIndex === before.index);
+  if (existing) {
+    existing.summary += `; ${summary}`;
+  } else {
+    changes.push({ cellIndex: before.index, cellId: before.id, summary });
+  }
+  return true;
 }
 
 /** Uses CuPy values satisfy as they are: print/len/float/format, attribute reads like .shape. */

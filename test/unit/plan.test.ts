@@ -94,6 +94,28 @@ describe('residency plan (whole-notebook rewrite)', () => {
     expect(plan.changes.map(c => [c.cellIndex, c.rule ?? null])).toEqual([[0, null], [1, 'GPU104'], [2, 'GPU103'], [3, null], [4, null]]);
   });
 
+  it('brings arrays an A/B cell reads back before it, not inside its timed baseline', () => {
+    const ab = '%%gpuoptimize --budget 2\nz = np.sort(x)\n# %% gpu\nimport cupy as cp\nz = cp.asnumpy(cp.sort(cp.asarray(x)))';
+    const cells = cellsOf(
+      'import numpy as np\nN = 20_000_000',
+      'x = np.random.rand(N)',
+      'y = np.sqrt(x * x + 1.0) * np.exp(-x)',
+      '%%bash\necho between',
+      ab,
+      'print(x[:3], y[:3])'
+    );
+    const plan = rewriteNotebook(cells);
+    expect(plan.gpuCells).toEqual([1, 2]);
+    // the A/B cell is left as written; x comes back at the end of the last Python cell before it
+    // (the %%bash cell cannot take it), y stays on the device for the print
+    expect(plan.cells[4].source).toBe(ab);
+    expect(plan.cells[3].source).toBe('%%bash\necho between');
+    expect(plan.cells[2].source).toBe('y = y_kernel(x)\nx = cp.asnumpy(x)');
+    expect(plan.transfers.filter(t => t.direction === 'to-host').map(t => [t.cellIndex, t.name])).toEqual([[2, 'x']]);
+    expect(plan.changes.find(c => c.cellIndex === 2)?.summary).toMatch(/brings x back to the host for the A\/B cell 4/);
+    expect(plan.cells[5].source).toBe('print(x[:3], y[:3])');
+  });
+
   it('leaves a notebook without GPU work unchanged', () => {
     const cells = cellsOf('import math', 'print(math.sqrt(2))');
     const plan = rewriteNotebook(cells);
