@@ -37,7 +37,7 @@ import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
-import { ElementwiseChain, findElementwiseChains, fuseChains } from './fusion';
+import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { PER_ELEMENT_ADVICE, perElementPython } from './per-element';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
 
@@ -100,8 +100,13 @@ export interface ArrayCellAnalysis {
   /** The largest array the cell touches, if its size is known. */
   largest?: ValueInfo;
   sizeKnown: boolean;
-  /** Elementwise chains fused into one kernel each (ElementwiseKernel or @cp.fuse()) in the candidate. */
+  /**
+   * Elementwise chains fused into one kernel each (ElementwiseKernel or @cp.fuse()) in the
+   * candidate, the members of `groups` included.
+   */
   chains: ElementwiseChain[];
+  /** Consecutive statements whose chains became one kernel together (fusion.ts ChainGroup). */
+  groups: ChainGroup[];
   /**
    * The slice stencil made one kernel: its launcher's name, taps, rank, the span it replaces,
    * whether a loop repeats it in place, and the other arrays its step reads.
@@ -777,8 +782,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     stencilName = claim(freshName(`${stencil.out}_stencil`, n => used(n) || used(`${n}_kernel`)));
     claim(`${stencilName}_kernel`);
   }
-  const kernelChains = chains.filter(c => !inStencil(c.node.startIndex, c.node.endIndex));
-  const fused = kernelChains.length > 0 ? fuseChains(cell.source, edits, kernelChains, cp, used) : { edits: [...edits], definitions: [] as string[] };
+  // consecutive statements whose chains make one kernel (none in the stencil's span)
+  const groups = groupChains(root, chains, model, cell, resolveUfunc).filter(g => !g.statements.some(s => stencil && s.endIndex > stencil.start && s.startIndex < stencil.end));
+  const grouped = new Set(groups.flatMap(g => g.chains));
+  const kernelChains = chains.filter(c => !inStencil(c.node.startIndex, c.node.endIndex) && !grouped.has(c));
+  const fused = kernelChains.length + groups.length > 0 ? fuseChains(cell.source, edits, kernelChains, groups, cp, used) : { edits: [...edits], definitions: [] as string[] };
   if (stencil) {
     const code = stencilCode(stencil, stencilName, n => transfers.get(n) ?? n, cp);
     fused.edits = fused.edits.filter(e => !(inStencil(e.start, e.end) && !(e.start === e.end && (e.start === stencil.start || e.start === stencil.end))));
@@ -828,7 +836,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const unfusedWork = { ...work };
   // NumPy makes every pass of the chain; only the device's count shrinks
   work.hostPasses = work.passes;
-  fuseWork(work, largest, kernelChains, stencil ? { stencil, chain: chains.find(c => inStencil(c.node.startIndex, c.node.endIndex)) } : null, model, cell);
+  fuseWork(work, largest, kernelChains, groups, stencil ? { stencil, chain: chains.find(c => inStencil(c.node.startIndex, c.node.endIndex)) } : null, model, cell);
   const arrayOperators = countArrayOperators(root, model, cell) + sparseOps;
   if (sparseOps > 0 && [...transfers.keys()].some(n => cellStartValue(n).kind === 'sparse')) {
     notes.push('The SciPy sparse matrix is converted to `cupyx.scipy.sparse.csr_matrix` (its data, indices and index pointers are copied, about 12 bytes per non-zero; the non-zero count being unknown here, the prediction assumes 10 per row); the notebook-wide plan builds the matrix on the device once instead.');
@@ -849,7 +857,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     leftOnDevice: leftOnDevice.filter(n => !rebuilt.has(n) && !deviceInputs.includes(n)),
     writeBack,
     hostKept,
-    deviceNames,
+    // a group's local is never bound: nothing holds it on the device after the cell
+    deviceNames: groups.length > 0 ? new Set([...deviceNames].filter(n => !groups.some(g => g.locals.includes(n)))) : deviceNames,
     edits,
     candidate,
     imports: [...imports],
@@ -857,7 +866,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     work,
     largest,
     sizeKnown: largest?.size !== undefined,
-    chains,
+    // (a group's members with fewer than three operations are no chain of their own)
+    chains: groups.length > 0 ? [...chains, ...[...grouped].filter(c => !chains.includes(c))].sort((a, b) => a.node.startIndex - b.node.startIndex) : chains,
+    groups,
     stencil: stencil ? { name: stencilName, taps: stencil.taps, ndim: stencil.ndim, start: stencil.start, end: stencil.end, loop: !!stencil.loop, reads: stencil.reads.map(r => r.name) } : null,
     canonicalized: canonical.names,
     // named after the function the cell calls (a launcher `def` after its kernel object, if any)
@@ -918,6 +929,7 @@ function fuseWork(
   work: WorkEstimate,
   largest: ValueInfo | undefined,
   kernelChains: readonly ElementwiseChain[],
+  groups: readonly ChainGroup[],
   found: { stencil: SliceStencil; chain: ElementwiseChain | undefined } | null,
   model: NotebookModel,
   cell: CellModel
@@ -929,6 +941,16 @@ function fuseWork(
     const fusedPasses = (share * (chain.params.length + (chain.reduction ? 0 : 1))) / 3;
     work.passes = Math.max(times * fusedPasses, work.passes - times * (chain.ops * share - fusedPasses));
     work.launches = Math.max(times, work.launches - times * (chain.ops - 1));
+  }
+  for (const group of groups) {
+    // a group's kernel reads each input once and writes each output once (its locals never),
+    // in one launch, where its statements made a pass and a launch per operation (top-level
+    // statements: run once)
+    const size = group.chains[0].value.size;
+    const share = largest?.size && size ? Math.min(1, size / largest.size) : 1;
+    const fusedPasses = (share * (group.params.length + group.outputs.length)) / 3;
+    work.passes = Math.max(fusedPasses, work.passes - (group.ops * share - fusedPasses));
+    work.launches = Math.max(1, work.launches - (group.ops - 1));
   }
   if (found) {
     // one kernel reading the input once and writing the output once replaces what estimateWork

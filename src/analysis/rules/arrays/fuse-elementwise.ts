@@ -111,7 +111,9 @@ export const fuseElementwise: Rule = {
     }
     // the stencil's own chain is part of its kernel: the forms below count the other chains
     const stencil = a.stencil;
-    const chains = stencil ? a.chains.filter(c => c.node.startIndex < stencil.start || c.node.endIndex > stencil.end) : a.chains;
+    // a group's members are counted as its one kernel
+    const grouped = new Set(a.groups.flatMap(g => g.chains));
+    const chains = a.chains.filter(c => !grouped.has(c) && (!stencil || c.node.startIndex < stencil.start || c.node.endIndex > stencil.end));
     const kernels = chains.filter(c => c.kernel).length;
     const reductions = chains.filter(c => c.reduce).length;
     const fused = chains.length - kernels - reductions;
@@ -139,6 +141,15 @@ export const fuseElementwise: Rule = {
       const who = kernels === 1 ? 'the kernel writes its result' : written.length === 1 ? 'one of them writes its result' : `${written.length} of them write their results`;
       forms.push(`${who} straight into ${written.join(', ')} (each element read once and written once: no temporary, no second pass)`);
     }
+    for (const g of a.groups) {
+      const code = (names: string[]): string => names.map(n => `\`${n}\``).join(', ');
+      const inputs = g.params.filter(p => p.node.type === 'identifier').map(p => p.node.text);
+      const outputs = g.outputs.map(o => o.name);
+      const locals = g.locals.length > 0 ? `; ${code(g.locals)} ${g.locals.length === 1 ? 'stays' : 'stay'} in registers (read by the next statements only, never written to memory)` : '';
+      forms.push(
+        `the ${g.statements.length} consecutive statements binding ${code(g.chains.map(c => c.target ?? ''))} become one typed \`cp.ElementwiseKernel\` that reads ${code(inputs)} once and writes ${code(outputs)}${locals}, where one kernel per statement would write each result and read it back`
+      );
+    }
     if (reductions > 0) {
       forms.push(
         `${reductions === 1 ? 'the reduction over a chain becomes' : `${reductions} reductions over chains become`} one typed kernel that folds each element as it reads it (the chain's array is never written), with NumPy's result dtype`
@@ -147,11 +158,15 @@ export const fuseElementwise: Rule = {
     if (fused > 0) {
       forms.push(`${fused === 1 ? 'a chain becomes' : `${fused} chains become`} a \`@cp.fuse()\` function (the whole-notebook rewrite defines it once, in the import cell: CuPy traces it once per function object)`);
     }
-    return arrayOutcome(ctx, a, {
+    // a group's locals are never bound: not left on the device either
+    const locals = new Set(a.groups.flatMap(g => g.locals));
+    return arrayOutcome(ctx, locals.size > 0 ? { ...a, leftOnDevice: a.leftOnDevice.filter(n => !locals.has(n)) } : a, {
       what: sweep
         ? 'This cell repeats an in-place stencil update with shifted slices: as one kernel per step it reads the grid once and writes the next one once.'
         : a.stencil
         ? 'This cell computes a stencil with shifted slices: as one kernel it reads the grid once and writes the result once.'
+        : a.groups.length > 0
+        ? `This cell runs ${ops} elementwise operations: fused, they are ${chains.length + a.groups.length === 1 ? 'one GPU kernel' : `${chains.length + a.groups.length} GPU kernels`} instead of ${ops}.`
         : `This cell runs ${a.chains.length === 1 ? 'a chain' : `${a.chains.length} chains`} of ${ops} elementwise operations: fused, each chain is one GPU kernel instead of ${ops}.`,
       why: `Elementwise code is memory-bound: op by op, every operator reads and writes a full array. Here ${forms.join('; ')}.`,
       anchor: 'fusion',

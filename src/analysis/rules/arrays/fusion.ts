@@ -197,6 +197,278 @@ function augmentedOutput(op: string): string {
   return { '+=': 'term', '-=': 'term', '*=': 'factor', '/=': 'divisor', '//=': 'divisor', '**=': 'exponent' }[op] ?? 'rhs';
 }
 
+/**
+ * Consecutive top-level statements of a cell whose chains become ONE typed ElementwiseKernel:
+ * `y = np.sqrt(x * x + z * z)` then `w = np.exp(-y) * 2` read `x` and `z` once and write `w` (and
+ * `y`, where anything reads it after them) in one pass, where one kernel per statement writes `y`
+ * and reads it back. A target read after the group (by a later statement of the cell, its
+ * displayed value, a later cell) is a kernel output bound to its name; one only the group's later
+ * statements read is a C local of the kernel's dtype (a `float` for float32 arrays: the value
+ * NumPy stores, rounded as NumPy rounds it), never written to memory. groupChains says which
+ * statements qualify.
+ */
+export interface ChainGroup {
+  /** The members' chains, in statement order: each one statement's whole right-hand side. */
+  chains: ElementwiseChain[];
+  /** The members' statements (the cell's top-level `expression_statement`s), in order. */
+  statements: SyntaxNode[];
+  /** The kernel's inputs: every member's params but the group's own targets, each once. */
+  params: { node: SyntaxNode; name: string }[];
+  /**
+   * The kernel's outputs, in statement order: a target read after the group, the last one, or
+   * the array a ufunc's `out=u` writes in place (`written`: passed to the kernel, which then
+   * needs every output passed: the others are allocated with `empty`).
+   */
+  outputs: { name: string; written: SyntaxNode | null }[];
+  /** Targets kept in the kernel's registers: only later members read them. */
+  locals: string[];
+  kernel: ElementwiseKernelSpec;
+  dtype: 'float32' | 'float64';
+  /** Operations of all members (each was one pass and one launch). */
+  ops: number;
+}
+
+/** One statement that may join a ChainGroup: its chain has a typed ElementwiseKernel. */
+interface GroupMember {
+  statement: SyntaxNode;
+  chain: ElementwiseChain;
+  /** The name the statement binds, or the array its ufunc writes (`out=u`). */
+  target: string;
+  written: SyntaxNode | null;
+  dtype: 'float32' | 'float64';
+  shape: string;
+}
+
+/**
+ * The groups of consecutive top-level statements of the cell whose chains become one kernel
+ * (ChainGroup). A statement qualifies when it is `name = <chain>` (a plain name, one `=`) or a
+ * ufunc's call with `out=u` on its own (not the cell's displayed last line), its chain (one of
+ * `chains`, or a shorter one: a member needs no three operations of its own) gets a typed
+ * ElementwiseKernel and reduces nothing, and nothing else in the statement is a chain. It joins
+ * the statements before it when it reads one of their targets (as a plain name: `y[0]` or `y.T`
+ * would be computed before the kernel runs), with the same float dtype and the same known shape
+ * (no broadcasting between members), and when the names cannot mix old and new values: its
+ * target is bound once in the group and read by no member before it is bound, its own included
+ * (`x = x * 2 + 1` reads its old `x`: never a member). Only straight-line code: statements
+ * under `if`, `for`, `with` are never members. A group needs two members and three operations
+ * in all (the threshold of one chain); chainGroup makes the last checks and the kernel.
+ */
+export function groupChains(root: SyntaxNode, chains: readonly ElementwiseChain[], model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): ChainGroup[] {
+  const statements = kids(root).filter(k => k.type !== 'comment');
+  const last = statements[statements.length - 1];
+  const groups: ChainGroup[] = [];
+  let run: GroupMember[] = [];
+  const close = (): void => {
+    const group = run.length >= 2 ? chainGroup(run, root, model, cell, resolveUfunc) : null;
+    if (group) {
+      groups.push(group);
+    }
+    run = [];
+  };
+  for (const statement of statements) {
+    const member = groupMember(statement, statement.id === last.id, chains, model, cell, resolveUfunc);
+    if (!member) {
+      close();
+      continue;
+    }
+    if (run.length > 0 && !joins(run, member)) {
+      close();
+    }
+    run.push(member);
+  }
+  close();
+  return groups;
+}
+
+/** The statement as a GroupMember (groupChains says when), or null. */
+function groupMember(
+  statement: SyntaxNode,
+  displayed: boolean,
+  chains: readonly ElementwiseChain[],
+  model: NotebookModel,
+  cell: CellModel,
+  resolveUfunc: (n: SyntaxNode) => string | null
+): GroupMember | null {
+  const inner = statement.type === 'expression_statement' && statement.namedChildCount === 1 ? statement.namedChild(0) : null;
+  if (!inner) {
+    return null;
+  }
+  const found = chains.filter(c => c.node.startIndex >= statement.startIndex && c.node.endIndex <= statement.endIndex);
+  let chain: ElementwiseChain | null = null;
+  let written: SyntaxNode | null = null;
+  let target: string;
+  const out = inner.type === 'call' ? outArgument(inner, resolveUfunc) : null;
+  if (inner.type === 'assignment') {
+    const left = field(inner, 'left');
+    const right = field(inner, 'right');
+    if (left?.type !== 'identifier' || !right || right.type === 'assignment' || field(inner, 'type') || (unparen(right).type === 'call' && outArgument(unparen(right), resolveUfunc))) {
+      return null;
+    }
+    target = left.text;
+    if (found.length > 0) {
+      chain = found.length === 1 && found[0].node.id === right.id ? found[0] : null;
+    } else if (opsBound(right, true, resolveUfunc) > 0) {
+      chain = analyseChain(right, target, model, cell, resolveUfunc);
+      if (chain) {
+        Object.assign(chain, typedKernels(chain, model, cell, resolveUfunc));
+      }
+    }
+  } else if (out && !displayed) {
+    // `np.multiply(a, b, out=u)` alone: NumPy writes `u` in place; as the cell's last line it
+    // shows `u` too, which the group's call would not
+    target = out.text;
+    written = out;
+    if (found.length > 0) {
+      chain = found.length === 1 && found[0].writes?.replaced.id === inner.id ? found[0] : null;
+    } else {
+      chain = analyseChain(inner, target, model, cell, resolveUfunc);
+      if (chain && !writesInPlace(chain, { array: out, op: null, replaced: inner }, model, cell, resolveUfunc)) {
+        chain = null;
+      }
+    }
+  } else {
+    return null;
+  }
+  const dtype = chain?.value.kind === 'ndarray' ? floatCType(chain.value.dtype) : null;
+  const shape = chain?.value.shape;
+  if (!chain || !chain.kernel || chain.reduction || chain.writes?.op || chain.ops === 0 || !dtype || !shape || shape.some(d => d === null)) {
+    return null;
+  }
+  if (chain.params.some(p => namesIn(p.node).has(target))) {
+    // its own target's old value (`x = x * 2 + 1`, `np.sin(u, out=u)`): kept out, so that in a
+    // group a target's name always means the value its member computed
+    return null;
+  }
+  if (written) {
+    // the kernel writes the whole of `u`: NumPy broadcasts the chain's value into it
+    const u = model.inferValue(written, cell);
+    if (u.shape?.join(',') !== shape.join(',')) {
+      return null;
+    }
+  }
+  return { statement, chain, target, written, dtype, shape: shape.join(',') };
+}
+
+/** The names a node reads (every identifier in it). */
+function namesIn(node: SyntaxNode): Set<string> {
+  const names = new Set<string>();
+  walk(node, n => {
+    if (n.type === 'identifier') {
+      names.add(n.text);
+    }
+    return true;
+  });
+  return names;
+}
+
+/** Whether `member` joins the group `run` (groupChains says when). */
+function joins(run: readonly GroupMember[], member: GroupMember): boolean {
+  const first = run[0];
+  if (member.dtype !== first.dtype || member.shape !== first.shape) {
+    return false;
+  }
+  const targets = new Set(run.map(m => m.target));
+  if (targets.has(member.target)) {
+    return false;
+  }
+  let readsTarget = false;
+  for (const p of member.chain.params) {
+    const names = namesIn(p.node);
+    if (p.node.type === 'identifier' && targets.has(p.node.text)) {
+      readsTarget = true;
+    } else if ([...names].some(n => targets.has(n))) {
+      return false; // `y[0]`, `y.T`: computed before the kernel runs, from the old `y`
+    }
+  }
+  // no member before it read the old value of its target
+  return readsTarget && run.every(m => m.chain.params.every(p => !namesIn(p.node).has(member.target)));
+}
+
+/**
+ * The run's ChainGroup with its kernel, or null: under three operations in all; an array the
+ * group writes in place (`out=u`) that another input may share memory with (inputsApart: one
+ * thread's write would change what another thread reads, where NumPy wrote `u` whole first); or
+ * no typed kernel of the whole (the inputs of one float dtype, every scalar cast as NumPy casts
+ * it: typedParams).
+ */
+function chainGroup(run: readonly GroupMember[], root: SyntaxNode, model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): ChainGroup | null {
+  const ops = run.reduce((n, m) => n + m.chain.ops, 0);
+  if (ops < 3) {
+    return null;
+  }
+  const targets = new Set(run.map(m => m.target));
+  const params: { node: SyntaxNode; name: string }[] = [];
+  for (const m of run) {
+    for (const p of m.chain.params) {
+      if ((p.node.type === 'identifier' && targets.has(p.node.text)) || params.some(q => q.node.text === p.node.text)) {
+        continue;
+      }
+      // a piece's `arg<k>` is the k-th param of its own chain: numbered again across the group
+      params.push({ node: p.node, name: /^arg\d+$/.test(p.name) ? `arg${params.length}` : p.name });
+    }
+  }
+  for (const m of run) {
+    if (m.written && !inputsApart({ array: m.written, op: null, replaced: m.statement }, params, model, cell)) {
+      return null;
+    }
+  }
+  const t = typedParams({ params }, model, cell);
+  const dtype = run[0].dtype;
+  if (!t || t.refused || t.dtype !== dtype) {
+    return null;
+  }
+  // read after the group: by a later cell (the notebook model), or anywhere else in this cell
+  // (after it, its displayed value, a function it defines)
+  const spans = run.map(m => m.statement);
+  const readElsewhere = (name: string): boolean => {
+    if (model.readersAfter(name, cell).length > 0) {
+      return true;
+    }
+    let found = false;
+    walk(root, n => {
+      if (found || spans.some(s => n.startIndex >= s.startIndex && n.endIndex <= s.endIndex)) {
+        return false;
+      }
+      found = n.type === 'identifier' && n.text === name;
+      return !found;
+    });
+    return found;
+  };
+  const ctype = dtype === 'float32' ? 'float' : 'double';
+  const outputs: ChainGroup['outputs'] = [];
+  const outParams: string[] = [];
+  const locals: string[] = [];
+  const lines: string[] = [];
+  for (const [k, m] of run.entries()) {
+    const expr = cExpression(m.chain.node, t, model, resolveUfunc, false);
+    if (expr === null) {
+      return null;
+    }
+    const value = withoutOuterParentheses(expr);
+    const readLater = run.slice(k + 1).some(later => later.chain.params.some(p => p.node.type === 'identifier' && p.node.text === m.target));
+    if (m.written || !readLater || readElsewhere(m.target)) {
+      const out = cName(m.target, t.taken);
+      outputs.push({ name: m.target, written: m.written });
+      outParams.push(`${dtype} ${out}`);
+      if (readLater) {
+        // later members read the register, not the output element just stored
+        const local = cName(`${m.target}_`, t.taken);
+        lines.push(`const ${ctype} ${local} = ${value}`, `${out} = ${local}`);
+        t.cNames.set(m.target, local);
+      } else {
+        lines.push(`${out} = ${value}`);
+      }
+    } else {
+      const local = cName(m.target, t.taken);
+      locals.push(m.target);
+      lines.push(`const ${ctype} ${local} = ${value}`);
+      t.cNames.set(m.target, local);
+    }
+  }
+  const kernel = { inParams: t.decls.map(p => `${dtype} ${p.name}`).join(', '), outParams: outParams.join(', '), operation: lines.join('; ') };
+  return { chains: run.map(m => m.chain), statements: spans, params, outputs, locals, kernel, dtype, ops };
+}
+
 /** Where a chain can start: see findElementwiseChains. */
 const CHAIN_STARTS = ['function_definition', 'lambda', 'call', 'assignment', 'augmented_assignment'];
 
@@ -845,24 +1117,66 @@ function stencilViewNames(params: { node: SyntaxNode; name: string }[], expr: Sy
 
 /**
  * Applies fusion on top of the plain CuPy edits: each chain's range is replaced by a call of a
- * fused function defined in the prologue. Edits inside a chain are dropped from the plain
- * list and re-applied to the pieces they belong to (arguments keep device names, the body gets
- * `cp.` functions).
+ * fused function defined in the prologue, and each group's statements by one call of its kernel
+ * binding the group's outputs (ChainGroup). Edits inside a chain or group are dropped from the
+ * plain list and re-applied to the pieces they belong to (arguments keep device names, the body
+ * gets `cp.` functions).
  */
 export function fuseChains(
   source: string,
   plain: TextEdit[],
   chains: ElementwiseChain[],
+  groups: readonly ChainGroup[],
   cp: string,
   isUsed: (name: string) => boolean
 ): { edits: TextEdit[]; definitions: string[] } {
-  const inside = (e: TextEdit, n: SyntaxNode): boolean => e.start >= n.startIndex && e.end <= n.endIndex && !(e.start === n.startIndex && e.end === n.startIndex) && !(e.start === n.endIndex && e.end === n.endIndex);
-  // what a chain's call replaces: the chain, or the statement or call that writes into an array
+  const inside = (e: TextEdit, start: number, end: number): boolean => e.start >= start && e.end <= end && !(e.start === start && e.end === start) && !(e.start === end && e.end === end);
+  // what a chain's call replaces: the chain, or the statement or call that writes into an array;
+  // a group's call replaces its statements, from the first one's start to the last one's end
   const replaced = (c: ElementwiseChain): SyntaxNode => c.writes?.replaced ?? c.node;
-  const edits = plain.filter(e => !chains.some(c => inside(e, replaced(c))));
+  const span = (g: ChainGroup): { start: number; end: number } => ({ start: g.statements[0].startIndex, end: g.statements[g.statements.length - 1].endIndex });
+  const edits = plain.filter(e => !chains.some(c => inside(e, replaced(c).startIndex, replaced(c).endIndex)) && !groups.some(g => inside(e, span(g).start, span(g).end)));
   const definitions: string[] = [];
   const taken = new Set<string>();
-  for (const chain of chains) {
+  /** The source of `node` with the plain edits inside it and `replacements` applied. */
+  const sub = (node: SyntaxNode, replacements: { node: SyntaxNode; text: string }[]): string => {
+    const local = plain
+      .filter(e => e.start >= node.startIndex && e.end <= node.endIndex && !(e.start === e.end && (e.start === node.startIndex || e.start === node.endIndex)))
+      .filter(e => !replacements.some(r => e.start >= r.node.startIndex && e.end <= r.node.endIndex))
+      .map(e => ({ start: e.start - node.startIndex, end: e.end - node.startIndex, text: e.text }));
+    const reps = replacements
+      .filter(r => r.node.startIndex >= node.startIndex && r.node.endIndex <= node.endIndex)
+      .map(r => ({ start: r.node.startIndex - node.startIndex, end: r.node.endIndex - node.startIndex, text: r.text }));
+    return applyEdits(source.slice(node.startIndex, node.endIndex), [...local, ...reps]);
+  };
+  const fuseGroup = (group: ChainGroup): void => {
+    const base = `${group.outputs.map(o => o.name).join('_')}_kernel`.replace(/[^\w]/g, '_');
+    let fname = base;
+    for (let k = 2; taken.has(fname) || isUsed(fname); k++) {
+      fname = `${base}${k}`;
+    }
+    taken.add(fname);
+    definitions.push(elementwiseKernelDefinition(group.kernel, fname, cp));
+    const args = group.params.map(p => sub(p.node, []));
+    const written = group.outputs.find(o => o.written)?.written;
+    const lines: string[] = [];
+    if (written) {
+      // an ElementwiseKernel takes all its outputs or none: `u` is written where it is, the
+      // others are new arrays of its shape and the kernel's dtype, bound to their names first
+      const u = sub(written, []);
+      for (const o of group.outputs.filter(o => !o.written)) {
+        lines.push(`${o.name} = ${cp}.empty(${u}.shape, dtype=${cp}.${group.dtype})`);
+      }
+      lines.push(`${fname}(${[...args, ...group.outputs.map(o => (o.written ? sub(o.written, []) : o.name))].join(', ')})`);
+    } else {
+      lines.push(`${group.outputs.map(o => o.name).join(', ')} = ${fname}(${args.join(', ')})`);
+    }
+    // comments between the statements stay, above the call
+    const { start, end } = span(group);
+    const comments = kids(group.statements[0].parent!).filter(k => k.type === 'comment' && k.startIndex > start && k.endIndex < end);
+    edits.push({ start, end, text: [...comments.map(c => c.text), ...lines].join('\n') });
+  };
+  const fuseChain = (chain: ElementwiseChain): void => {
     const base = `${chain.target ?? 'expr'}_${chain.reduce ? 'reduce' : chain.kernel ? 'kernel' : 'fused'}`.replace(/[^\w]/g, '_');
     // a reduction's launcher function and its kernel object (`<name>_kernel`, a RawKernel or a
     // ReductionKernel) both need free names
@@ -873,16 +1187,6 @@ export function fuseChains(
     }
     taken.add(fname);
     taken.add(`${fname}_kernel`);
-    const sub = (node: SyntaxNode, replacements: { node: SyntaxNode; text: string }[]): string => {
-      const local = plain
-        .filter(e => e.start >= node.startIndex && e.end <= node.endIndex && !(e.start === e.end && (e.start === node.startIndex || e.start === node.endIndex)))
-        .filter(e => !replacements.some(r => e.start >= r.node.startIndex && e.end <= r.node.endIndex))
-        .map(e => ({ start: e.start - node.startIndex, end: e.end - node.startIndex, text: e.text }));
-      const reps = replacements
-        .filter(r => r.node.startIndex >= node.startIndex && r.node.endIndex <= node.endIndex)
-        .map(r => ({ start: r.node.startIndex - node.startIndex, end: r.node.endIndex - node.startIndex, text: r.text }));
-      return applyEdits(source.slice(node.startIndex, node.endIndex), [...local, ...reps]);
-    };
     // an element of the written array is copied first: NumPy reads it before it writes (ownElements)
     const args = chain.params.map(p => (chain.writes?.copied?.has(p.node.text) ? `${sub(p.node, [])}.copy()` : sub(p.node, [])));
     if (chain.writes) {
@@ -899,21 +1203,34 @@ export function fuseChains(
       definitions.push(`@${cp}.fuse()\ndef ${fname}(${chain.params.map(p => p.name).join(', ')}):\n    return ${body}\n`);
       call = chain.reduced.method ? `${call}.${chain.reduction}()` : `${cp}.${chain.reduction}(${call})`;
     } else if (chain.kernel) {
-      const k = chain.kernel;
-      // --fmad=false: NVRTC's default (--fmad=true) contracts `a * b + c` into one FMA, rounded
-      // once where NumPy rounds the product and the sum each (1 ulp apart); CuPy passes the
-      // options to NVRTC for every compile of the kernel (_get_elementwise_kernel in _kernel.pyx)
-      definitions.push(
-        `${fname} = ${cp}.ElementwiseKernel(\n    ${pyString(k.inParams)}, ${pyString(k.outParams)},\n    ${pyString(k.operation)},\n    ${pyString(fname)}, options=('--fmad=false',))  # no FMA contraction: rounded as NumPy rounds\n`
-      );
+      definitions.push(elementwiseKernelDefinition(chain.kernel, fname, cp));
     } else {
       const body = sub(chain.node, paramOccurrences(chain));
       definitions.push(`@${cp}.fuse()\ndef ${fname}(${chain.params.map(p => p.name).join(', ')}):\n    return ${body}\n`);
     }
     const at = replaced(chain);
     edits.push({ start: at.startIndex, end: at.endIndex, text: lastStatement(at) && at.type === 'augmented_assignment' ? `${call};` : call });
+  };
+  // in the cell's order: kernels are named, and defined, in the order the cell runs them
+  const ordered = [...groups.map(g => ({ at: span(g).start, group: g, chain: null })), ...chains.map(c => ({ at: replaced(c).startIndex, group: null, chain: c }))].sort((x, y) => x.at - y.at);
+  for (const { group, chain } of ordered) {
+    if (group) {
+      fuseGroup(group);
+    } else if (chain) {
+      fuseChain(chain);
+    }
   }
   return { edits, definitions };
+}
+
+/**
+ * A typed `cp.ElementwiseKernel` object's definition. --fmad=false: NVRTC's default
+ * (--fmad=true) contracts `a * b + c` into one FMA, rounded once where NumPy rounds the product
+ * and the sum each (1 ulp apart); CuPy passes the options to NVRTC for every compile of the
+ * kernel (_get_elementwise_kernel in _kernel.pyx).
+ */
+function elementwiseKernelDefinition(k: ElementwiseKernelSpec, fname: string, cp: string): string {
+  return `${fname} = ${cp}.ElementwiseKernel(\n    ${pyString(k.inParams)}, ${pyString(k.outParams)},\n    ${pyString(k.operation)},\n    ${pyString(fname)}, options=('--fmad=false',))  # no FMA contraction: rounded as NumPy rounds\n`;
 }
 
 /**

@@ -1,0 +1,95 @@
+/**
+ * fusion.ts groupChains: consecutive top-level statements whose chains share a float dtype and a
+ * known shape, each reading an earlier one's result, become ONE typed ElementwiseKernel; a result
+ * read after the group is an output, one read only inside it a C local. The flag fixtures
+ * (test/fixtures/rules/GPU103/flag-group-*) hold the full candidates; these tests hold the
+ * decisions one at a time.
+ */
+import { analyzeNotebook } from '../../src/analysis/engine';
+import { cellsOf, parser } from './helpers';
+
+beforeAll(async () => {
+  await parser();
+});
+
+const setup = [
+  'import numpy as np',
+  'rng = np.random.default_rng(1)',
+  'x = rng.random(20_000_000)',
+  'z = rng.random(20_000_000)',
+  'x32 = rng.random(20_000_000, dtype=np.float32)',
+  'm = rng.random((4000, 5000))',
+  'row = rng.random(5000)'
+].join('\n');
+
+/** The GPU103 suggestion for the target cell (cell 1), with `later` as a third cell. */
+function suggestion(target: string, later = 'print(w.mean())') {
+  const result = analyzeNotebook(cellsOf(setup, target, later));
+  return { gpu103: result.suggestions.find(s => s.rule === 'GPU103' && s.cellIndex === 1), all: result.suggestions.filter(s => s.cellIndex === 1) };
+}
+
+describe('statements grouped into one kernel', () => {
+  it('keeps an intermediate nothing reads later in a register, and says so', () => {
+    const s = suggestion('y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2')!.gpu103!;
+    expect(s.candidate).toContain("'float64 x, float64 z', 'float64 w',\n    'const double y = sqrt(x * x + z * z); w = exp(-y) * 2.0',");
+    expect(s.candidate).toContain('\nw = w_kernel(x_gpu, z_gpu)\n');
+    expect(s.candidate).not.toMatch(/^y = /m);
+    expect(s.explanation).toContain('`y` stays in registers');
+    // y is never bound: not left on the device either
+    expect(s.explanation).not.toMatch(/Left on the device[^\n]*`y`/);
+  });
+
+  it('makes an intermediate read by a later cell, the displayed value or a later statement an output', () => {
+    for (const [target, later] of [
+      ['y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2', 'print(y.max(), w.mean())'],
+      ['y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2\ny', 'print(w.mean())'],
+      ['y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2\nprint(y[0])', 'print(w.mean())']
+    ]) {
+      const c = suggestion(target, later).gpu103!.candidate;
+      expect(c).toContain("'float64 y, float64 w',\n    'const double y_ = sqrt(x * x + z * z); y = y_; w = exp(-y_) * 2.0',");
+      expect(c).toContain('y, w = y_w_kernel(x_gpu, z_gpu)');
+    }
+  });
+
+  it('groups statements of fewer than three operations when the group has three', () => {
+    const c = suggestion('r = np.sqrt(x)\nw = r * 2.0 + 1.0')!.gpu103!.candidate;
+    expect(c).toContain("'const double r = sqrt(x); w = r * 2.0 + 1.0'");
+    // two operations in all: no fusion worth a kernel (GPU101's op-by-op rewrite)
+    const two = suggestion('r = np.sqrt(x)\nw = r * 2.0');
+    expect(two.gpu103).toBeUndefined();
+  });
+
+  it('predicts fewer passes than one kernel per statement', () => {
+    // the same chains as two statements whose results are both read later: two kernels
+    const grouped = suggestion('y = np.sqrt(x * x + z * z) * 1.5\nw = np.exp(-y) * 2 + y').gpu103!;
+    const apart = suggestion('y = np.sqrt(x * x + z * z) * 1.5\nprint(y[0])\nw = np.exp(-y) * 2 + y', 'print(w.mean(), y.max())').gpu103!;
+    expect(apart.candidate).toContain('y_kernel');
+    expect(apart.candidate).toContain('w_kernel');
+    expect(grouped.prediction.residentSpeedup!).toBeGreaterThan(apart.prediction.residentSpeedup!);
+  });
+});
+
+describe('statements kept apart', () => {
+  const notGrouped = (target: string, later = 'print(w.mean())'): void => {
+    const { gpu103, all } = suggestion(target, later);
+    // still rewritten (op by op, or a kernel per statement), never as one kernel of both
+    expect(all.length).toBeGreaterThan(0);
+    expect(gpu103?.candidate ?? '').not.toMatch(/ElementwiseKernel\([^)]*; /);
+  };
+  it('a target its own statement reads (its old value)', () => {
+    notGrouped('y = np.sqrt(x)\nx = y * 2.0 + x', 'print(x.mean())');
+  });
+  it('an intermediate read through a view or an element (computed before the kernel would run)', () => {
+    notGrouped('y = np.sqrt(x)\nw = y * 2.0 + y[0]');
+  });
+  it('shapes that differ (broadcasting) or a mixed dtype', () => {
+    notGrouped('y = np.sqrt(row) * 3.0 + 1.0\nw = y * 2.0 + m');
+    notGrouped('y = np.sqrt(x32)\nw = y * 2.0 + x');
+  });
+  it('a statement under control flow', () => {
+    notGrouped('y = np.sqrt(x)\nif True:\n    w = y * 2.0 + 1.0');
+  });
+  it('an in-place update', () => {
+    notGrouped('y = np.sqrt(x)\ny *= 2.0\nw = y + 1.0');
+  });
+});
