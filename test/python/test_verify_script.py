@@ -75,3 +75,14 @@ def test_both_sides_of_a_fixture_get_the_same_warm_up(fixture: pathlib.Path) -> 
         assert verify.updates_state(candidate), (
             "the candidate would run twice where the original runs once"
         )
+
+
+def test_kernel_locals_are_the_intermediates_a_grouped_kernel_never_binds() -> None:
+    """A fused kernel of consecutive statements keeps an intermediate nothing reads later in a
+    register: the candidate's run never binds it, and the checker must not call it missing. An
+    output's own register (`y_` of output `y`) is no such name."""
+    fixtures = RULES / "GPU103"
+    local = (fixtures / "flag-group-intermediate-local" / "expected.py").read_text()
+    both = (fixtures / "flag-group-intermediate-read-later" / "expected.py").read_text()
+    assert verify.kernel_locals(local) == {"y"}
+    assert verify.kernel_locals(both) == set()

@@ -43,12 +43,19 @@ describe('statements grouped into one kernel', () => {
     for (const [target, later] of [
       ['y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2', 'print(y.max(), w.mean())'],
       ['y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2\ny', 'print(w.mean())'],
-      ['y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2\nprint(y[0])', 'print(w.mean())']
+      ['y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2\nprint(y[0])', 'print(w.mean())'],
+      ['def peak():\n    return y.max()\n\ny = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2', 'print(w.mean())']
     ]) {
       const c = suggestion(target, later).gpu103!.candidate;
       expect(c).toContain("'float64 y, float64 w',\n    'const double y_ = sqrt(x * x + z * z); y = y_; w = exp(-y_) * 2.0',");
       expect(c).toContain('y, w = y_w_kernel(x_gpu, z_gpu)');
     }
+  });
+
+  it('makes an intermediate an output where a function an earlier cell defines reads it', () => {
+    const result = analyzeNotebook(cellsOf(`${setup}\ndef peak():\n    return y.max()`, 'y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2', 'print(peak(), w.mean())'));
+    const c = result.suggestions.find(s => s.rule === 'GPU103' && s.cellIndex === 1)!.candidate;
+    expect(c).toContain('y, w = y_w_kernel(x_gpu, z_gpu)');
   });
 
   it('groups statements of fewer than three operations when the group has three', () => {

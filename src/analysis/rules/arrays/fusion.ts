@@ -361,6 +361,19 @@ function namesIn(node: SyntaxNode): Set<string> {
   return names;
 }
 
+/** Whether a function or lambda `cell` defines reads the global `name`. */
+function readInFunction(cell: CellModel, name: string): boolean {
+  const root = cell.tree?.rootNode;
+  let found = false;
+  if (root) {
+    walkTypes(root, ['function_definition', 'lambda', 'class_definition'], n => {
+      found ||= namesIn(n).has(name);
+      return false;
+    });
+  }
+  return found;
+}
+
 /** Whether `member` joins the group `run` (groupChains says when). */
 function joins(run: readonly GroupMember[], member: GroupMember): boolean {
   const first = run[0];
@@ -417,11 +430,12 @@ function chainGroup(run: readonly GroupMember[], root: SyntaxNode, model: Notebo
   if (!t || t.refused || t.dtype !== dtype) {
     return null;
   }
-  // read after the group: by a later cell (the notebook model), or anywhere else in this cell
-  // (after it, its displayed value, a function it defines)
+  // read after the group: by a later cell (the notebook model), by a function an earlier cell
+  // defines (called later), or anywhere else in this cell (after it, its displayed value, a
+  // function it defines)
   const spans = run.map(m => m.statement);
   const readElsewhere = (name: string): boolean => {
-    if (model.readersAfter(name, cell).length > 0) {
+    if (model.readersAfter(name, cell).length > 0 || model.readers(name).some(c => c.index < cell.index && readInFunction(c, name))) {
       return true;
     }
     let found = false;
