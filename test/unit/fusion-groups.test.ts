@@ -6,6 +6,7 @@
  * decisions one at a time.
  */
 import { analyzeNotebook } from '../../src/analysis/engine';
+import { rewriteNotebook } from '../../src/analysis/plan';
 import { cellsOf, parser } from './helpers';
 
 beforeAll(async () => {
@@ -73,6 +74,18 @@ describe('statements grouped into one kernel', () => {
     expect(apart.candidate).toContain('y_kernel');
     expect(apart.candidate).toContain('w_kernel');
     expect(grouped.prediction.residentSpeedup!).toBeGreaterThan(apart.prediction.residentSpeedup!);
+  });
+});
+
+describe('the whole-notebook rewrite', () => {
+  it('defines the group's kernel once and moves no `y` it never binds', () => {
+    const plan = rewriteNotebook(cellsOf(setup, 'y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2', 'print(w.mean())'));
+    expect(plan.gpuCells).toContain(1);
+    expect(plan.definitions.map(d => d.name)).toEqual(['w_kernel']);
+    expect(plan.cells[1].source).toBe('w = w_kernel(x, z)');
+    // no later cell moves or evicts a `y` the rewrite never binds
+    expect(plan.transfers.map(t => t.name)).not.toContain('y');
+    expect(plan.cells[2].source).not.toMatch(/\by\b/);
   });
 });
 

@@ -78,6 +78,22 @@
  * `x` the chain reads is copied first (`x_kernel(x, x[0].copy(), x)`: NumPy reads it before it
  * writes). A `@cp.fuse()` chain keeps the two-step form.
  *
+ * Consecutive top-level statements whose typed chains share a float dtype and a known shape, each
+ * reading an earlier one's result by name, become one kernel (fusion.ts groupChains):
+ * ```python
+ * y = np.sqrt(x * x + z * z)
+ * w = np.exp(-y) * 2
+ * ```
+ * becomes `w = w_kernel(x_gpu, z_gpu)` with `'const double y = sqrt(x * x + z * z); w = exp(-y)
+ * * 2.0'` where nothing reads `y` after the two statements (a C local of the arrays' type: the
+ * value NumPy stores; the name is not bound), and `y, w = y_w_kernel(x_gpu, z_gpu)` where
+ * something does: a later statement, the displayed value, a later cell, a function the notebook
+ * defines. Members need no three operations of their own, the group does. A ufunc's `out=u` may
+ * open it (`u` written in place; the other outputs allocated with `cp.empty`, since the kernel
+ * takes all its outputs or none). Anything subtle keeps the statements apart: control flow, host
+ * code between, shapes that differ or are unknown, mixed dtypes, a target read before it is bound
+ * (`x = x * 2 + 1`) or through a view (`y[0]`), in-place updates, inputs sharing memory with `u`.
+ *
  * A full reduction over a chain never writes the chain's array (rules/arrays/reduction-kernel.ts):
  * ```python
  * pi_estimate = 4.0 * np.count_nonzero(px * px + py * py <= 1.0) / N
