@@ -516,6 +516,14 @@ LAUNCHED = {
     # read-only kernel input beside the two buffers
     "flag-stencil-loop-reads-other-array": ((0, 1, 2, 3, 31, 33), ["u"], False),
     "flag-stencil-loop-reads-other-array-shifted-1d": ((0, 1, 2, 3, 1000), ["T"], False),
+    # arrays named like the kernel's own index and size (k, n): the kernel keeps their names
+    "flag-stencil-loop-reads-k-and-n-1d": ((0, 1, 2, 3, 1000), ["T"], False),
+    # a float64 array read by a float32 loop: each operation in NumPy's type, stored as float
+    "flag-stencil-loop-other-array-float64": ((0, 1, 2, 3, 31, 33), ["u"], False),
+    "flag-stencil-loop-other-array-float64-1d-weak-scalars": ((0, 1, 2, 3, 1000), ["T"], False),
+    # rows and columns broadcast against u's interior: (3, m), (m,), (n, 1), (1, m)
+    "flag-stencil-loop-other-array-broadcast-row": ((0, 1, 2, 3, 31, 33), ["u"], False),
+    "flag-stencil-loop-reads-row-and-column": ((1, 2, 3, 31, 33), ["u"], False),
 }
 
 
@@ -660,12 +668,15 @@ _FLOAT_LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*|\.\d+|\d+(?=[eE]))([eE][+-]?\d
 
 
 def _kernels(expected: str) -> list[tuple[str, str]]:
-    """(element dtype, C text) of every kernel in a candidate."""
+    """(element dtype, C text) of every kernel in a candidate; "mixed" for a float32 stencil
+    whose loop step also reads a float64 array (NumPy computes part of it in float64, so it
+    writes double literals where they meet double: held bit for bit by the emulation instead)."""
     out = []
     for code in re.findall(r"cp\.RawKernel\(r'''\n(.*?)\n'''", expected, re.S):
         sig = code.split("{", 1)[0]
         code = re.sub(r"//[^\n]*", "", code)  # comments are prose ("instead of 5.")
-        out.append(("float32" if "float*" in sig else "float64", code))
+        dtype = "float32" if "float*" in sig else "float64"
+        out.append(("mixed" if dtype == "float32" and "double*" in sig else dtype, code))
     for block in _library_kernel_blocks(expected):
         # (the compile options are no C: `--fmad=false`)
         strings = [t for t in re.findall(r"'([^']*)'", block) if not t.startswith("--")]
@@ -715,6 +726,8 @@ def test_kernels_name_math_functions_of_their_precision() -> None:
     calls = set()
     for path in sorted(FIXTURES.parent.glob("GPU10*/flag-*/expected.py")):
         for dtype, text in _kernels(path.read_text()):
+            if dtype == "mixed":
+                continue
             found[dtype] += 1
             where = f"{path.parent.parent.name}/{path.parent.name}"
             literals = _FLOAT_LITERAL.findall(text)
@@ -740,14 +753,26 @@ def test_kernels_name_math_functions_of_their_precision() -> None:
         "flag-stencil-loop-odd-steps-1d",
         "flag-stencil-loop-reads-other-array",
         "flag-stencil-loop-reads-other-array-shifted-1d",
+        "flag-stencil-loop-reads-k-and-n-1d",
+        "flag-stencil-loop-other-array-float64",
+        "flag-stencil-loop-other-array-float64-1d-weak-scalars",
+        "flag-stencil-loop-other-array-broadcast-row",
+        "flag-stencil-loop-reads-row-and-column",
     ],
 )
 def test_stencil_loop_updates_the_array_in_place(double_cupy, case: str) -> None:  # noqa: ANN001
     """The candidate's definitions and its loop (the lines from the first buffer to `del`), run
-    on a device array for 0 to 3 steps: the name is bound to the same array object afterwards,
-    with NumPy's values; a strided view is written through (its base's other elements kept).
-    Another array the step reads is a device array (a strided view too, made contiguous once)."""
-    _, target = _cells(FIXTURES / case / "notebook.py")
+    on a device array of random values for 0 to 3 steps: the name is bound to the same array
+    object afterwards, with NumPy's values bit for bit; a strided view is written through (its
+    base's other elements kept). Another array the step reads is a random device array of the
+    dtype and shape the launcher checks (u's, or a broadcast row or column's; a strided view
+    too, made contiguous once): a float64 one read by a float32 loop holds values float32 cannot,
+    so a step computed in float32 (or stored without NumPy's cast) shows."""
+    setup, target = _cells(FIXTURES / case / "notebook.py")
+    # the setup's Python scalars (`alpha = 0.1`), which the loop's scalar pieces read
+    made: dict = {}
+    exec(re.sub(r"\b\d[\d_]{3,}\b", "8", setup), made)  # noqa: S102  (small arrays)
+    scalars = {k: v for k, v in made.items() if type(v) in (int, float)}
     text = (FIXTURES / case / "expected.py").read_text()
     lines = text.splitlines()
     start = next(k for k, t in enumerate(lines) if "= cp.RawKernel(" in t)
@@ -761,7 +786,7 @@ def test_stencil_loop_updates_the_array_in_place(double_cupy, case: str) -> None
     uploaded = dict(re.findall(r"^(\w+) = cp\.asarray\((\w+)\)$", text, re.M))
     read_devices = re.findall(r"^\w+ = cp\.ascontiguousarray\((\w+)\)", loop, re.M)[1:]
     reads = {dev: uploaded[dev] for dev in read_devices}
-    assert bool(reads) == ("reads-other-array" in case), reads
+    assert bool(reads) == ("reads-" in case or "other-array" in case), reads
     env: dict = {"cp": double_cupy}
     exec(definitions, env)  # noqa: S102
     # the launcher checks the two buffers once, before the loop; every step launches the kernel
@@ -771,10 +796,18 @@ def test_stencil_loop_updates_the_array_in_place(double_cupy, case: str) -> None
     env[launcher] = lambda *a: checks.append(1) or checked(*a)
     rng = np.random.default_rng(fixture_seed(case))
     two_d = "[1:-1, 1:-1]" in target
-    dtype = np.float32 if "float*" in definitions else np.float64
+    dtype = np.dtype(re.search(r"\.dtype != cp\.(\w+) or ", definitions).group(1))  # type: ignore[union-attr]
+    # each other array's launcher parameter, and the dtype and shape (of u's) it checks
+    params = re.search(rf"^def {launcher}\((.*?)\):", definitions, re.M).group(1).split(", ")  # type: ignore[union-attr]
+    read_params = dict(zip(read_devices, params[1 : 1 + len(read_devices)], strict=True))
+    shape_of = dict(re.findall(r"^    if (\w+)\.shape != (.+):$", definitions, re.M))
+    dtype_of = dict(re.findall(r"^    if (\w+)\.dtype != cp\.(\w+):$", definitions, re.M))
 
     def view(a: np.ndarray, offset: int = 0) -> np.ndarray:
         return a[:, offset::2] if two_d else a[offset::2]
+
+    def read_view(a: np.ndarray) -> np.ndarray:
+        return a[..., ::2]
 
     for steps in range(4):
         for strided in (False, True):
@@ -782,20 +815,25 @@ def test_stencil_loop_updates_the_array_in_place(double_cupy, case: str) -> None
             # checked border path
             big = rng.random((19, 22) if two_d else (74,)).astype(dtype)
             host = view(big).copy() if strided else big.copy()
-            read_bigs = {dev: rng.random(big.shape).astype(dtype) for dev in reads}
+            read_bigs = {}
+            for dev in reads:
+                param = read_params[dev]
+                shape = eval(shape_of[param], {params[0]: host})  # noqa: S307  (the launcher's text)
+                wide = shape[:-1] + (2 * shape[-1],) if strided else shape
+                read_bigs[dev] = rng.standard_normal(wide).astype(dtype_of[param])
             read_hosts = {
-                reads[d]: (view(b) if strided else b).copy() for d, b in read_bigs.items()
+                reads[d]: (read_view(b) if strided else b).copy() for d, b in read_bigs.items()
             }
-            want: dict = {"np": np, name: host, **read_hosts}
+            want: dict = {"np": np, **scalars, name: host, **read_hosts}
             exec(re.sub(r"range\(\d+\)", f"range({steps})", target), want)  # noqa: S102
             big_dev = double_cupy.asarray(big)
             arr = view(big_dev) if strided else big_dev
             assert arr.flags.c_contiguous is not strided
             read_devs = {
-                d: view(double_cupy.asarray(b)) if strided else double_cupy.asarray(b)
+                d: read_view(double_cupy.asarray(b)) if strided else double_cupy.asarray(b)
                 for d, b in read_bigs.items()
             }
-            got = {**env, name: arr, **read_devs}
+            got = {**env, **scalars, name: arr, **read_devs}
             checks.clear()
             exec(re.sub(r"range\(\d+\)", f"range({steps})", loop), got)  # noqa: S102
             assert len(checks) == 1, (case, steps, len(checks))
@@ -804,7 +842,7 @@ def test_stencil_loop_updates_the_array_in_place(double_cupy, case: str) -> None
             if strided:  # the elements between the view's were not touched
                 assert np.array_equal(np.asarray(view(big_dev, 1)), view(big, 1)), (case, steps)
             for d, b in read_bigs.items():  # read, never written
-                assert np.array_equal(np.asarray(got[d]), view(b) if strided else b), (case, d)
+                assert np.array_equal(np.asarray(got[d]), read_view(b) if strided else b), (case, d)
             suffixes = ("_src", "_dst", "_grid", "_rows", "_cols", "_size")
             suffixes += tuple(f"_{host_name}" for host_name in reads.values())
             leaked = {k for k in got if k.endswith(suffixes)}

@@ -25,6 +25,11 @@ def test_every_stencil_kernel_fixture_is_checked_bitwise() -> None:
         "flag-stencil-loop-names-taken",
         "flag-stencil-loop-reads-other-array",
         "flag-stencil-loop-reads-other-array-shifted-1d",
+        "flag-stencil-loop-reads-k-and-n-1d",
+        "flag-stencil-loop-other-array-float64",
+        "flag-stencil-loop-other-array-float64-1d-weak-scalars",
+        "flag-stencil-loop-other-array-broadcast-row",
+        "flag-stencil-loop-reads-row-and-column",
     } <= exact
     # fallbacks (ElementwiseKernel + slice assignment) and reductions keep the tolerance
     fallbacks = {
@@ -83,6 +88,9 @@ def test_exactness_covers_the_stencil_outputs_only() -> None:
     assert outputs["flag-stencil-1d"] == {"d2"}
     assert outputs["flag-stencil-slices"] == {"u"}  # updated in place by the loop
     assert outputs["flag-stencil-loop-odd-steps-1d"] == {"T"}
+    # a float32 loop reading a float64 array: u stays float32, held bit for bit
+    assert outputs["flag-stencil-loop-other-array-float64"] == {"u"}
+    assert outputs["flag-stencil-loop-reads-row-and-column"] == {"u"}
     assert outputs["flag-elementwise"] == set()
     candidate = (
         "lap_stencil_kernel = cp.RawKernel(r\'\'\'...\'\'\', 'lap_stencil')\n"

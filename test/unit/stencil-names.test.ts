@@ -28,10 +28,10 @@ describe('findSliceStencil names', () => {
       asked.push(base);
       return `${base}_x`;
     });
-    // the kernel's own row counter is `r`: the scalar argument is `r2`
-    expect(asked).toEqual(['u_src', 'u_dst', 'u_grid', 'u_rows', 'u_cols', 'u_r2']);
-    expect(s?.loop).toMatchObject({ current: 'u_src_x', spare: 'u_dst_x', grid: 'u_grid_x', sizes: ['u_rows_x', 'u_cols_x'], scalarArgs: ['u_r2_x'] });
-    expect(s?.scalars).toEqual([{ text: 'r', name: 'r2' }]);
+    // the scalar keeps its name `r` (the kernel's own row counter moves: stencil-reads.test.ts)
+    expect(asked).toEqual(['u_src', 'u_dst', 'u_grid', 'u_rows', 'u_cols', 'u_r']);
+    expect(s?.loop).toMatchObject({ current: 'u_src_x', spare: 'u_dst_x', grid: 'u_grid_x', sizes: ['u_rows_x', 'u_cols_x'], scalarArgs: ['u_r_x'] });
+    expect(s?.scalars).toEqual([{ text: 'r', name: 'r', dtype: 'float32' }]);
   });
 
   it('refuses a scalar piece that reads the loop variable (it changes every step)', () => {
@@ -59,7 +59,7 @@ describe('the rewrite\'s names avoid match captures and except targets', () => {
     const mine = result.suggestions.find(s => s.rule === 'GPU103' && s.cellIndex === 1);
     expect(mine?.candidate).toContain('u_src2 = cp.ascontiguousarray(u)');
     expect(mine?.candidate).toContain('u_dst2 = cp.empty_like(u_src2)');
-    expect(mine?.candidate).toContain('u_grid2, u_rows2, u_cols, u_r2 = u_stencil(u_src2, u_dst2, r)');
+    expect(mine?.candidate).toContain('u_grid2, u_rows2, u_cols, u_r = u_stencil(u_src2, u_dst2, r)');
   });
 });
 

@@ -965,8 +965,9 @@ function fuseWork(
     // and the copy's become one
     const share = largest?.size && chain?.value.size ? Math.min(1, chain.value.size / largest.size) : 1;
     const replaced = ((chain?.ops ?? stencil.taps) + 2 / 3) * share + (stencil.loop ? 0 : 1);
-    // each other array the loop's step reads (`f[1:-1, 1:-1]`) is one more read of the grid
-    const own = (2 + stencil.reads.length) / 3;
+    // each other array the loop's step reads is one more read of the grid (`f[1:-1, 1:-1]`), two
+    // of a float32 grid where it is float64, next to none where it is a broadcast row or column
+    const own = (2 + stencil.reads.reduce((sum, r) => sum + r.passes, 0)) / 3;
     work.passes = Math.max(times * own, work.passes - times * replaced + times * own);
     work.launches = Math.max(times, work.launches - times * ops);
     // those passes are the stencil kernel's, priced at its own measured share of the bandwidth

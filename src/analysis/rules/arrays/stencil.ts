@@ -57,13 +57,25 @@
  * The step may also read other arrays at the same shifts (`+ f[1:-1, 1:-1]`, a source term;
  * `k[2:] * (u[2:] - u[1:-1])`, a conductivity): each becomes one more read-only input of the
  * kernel, `const T* __restrict__`, read at u's flat offsets (so coalesced too), made C-contiguous
- * once before the loop and checked once by the launcher (a device array of u's dtype and shape,
- * else a TypeError or ValueError that names it). Written op by op, each step would read it into
- * a temporary and copy that into the slice; here it is one more read per step. Only an array
- * the analysis knows to be of u's dtype and rank (and shape, where known: another one would
- * broadcast), that shares no memory with `u` (an alias or view of `u` changes every step) and
- * that nothing in the loop writes (the loop holds the one assignment). A loop body that reads
- * any other name, or does anything else (an escape of `u` mid-loop), keeps the generic rewrite.
+ * once before the loop and checked once by the launcher (a device array of the dtype and shape
+ * the kernel indexes it with, else a TypeError or ValueError that names it). Written op by op,
+ * each step would read it into a temporary and copy that into the slice; here it is one more
+ * read per step. A row or column that NumPy broadcasts against the interior (`q[1:-1]` of a 1-D
+ * array, `f[1:-1, 1:-1]` of a (3, m) one, `w[:, 1:-1]` of a (1, m) one, `g[1:-1]` of an (n, 1)
+ * one) is read at its one element along the broadcast axis: a row along j, as u is (coalesced),
+ * a column once per row for the whole warp. An array of the other float dtype is computed as
+ * NumPy 2 computes it: each operation in its operands' promoted type (float32 with float64 gives
+ * float64; a Python number takes its partner's type, NEP 50), which C's own conversions give
+ * when each literal and scalar argument has that type, and the result is stored into u with one
+ * cast, `(float)(...)`, as the slice assignment casts it: bit for bit NumPy's. Only an array
+ * the analysis knows to be float32/float64 of u's rank or less, that broadcasts so, that shares
+ * no memory with `u` (an alias or view of `u` changes every step) and that nothing in the loop
+ * writes (the loop holds the one assignment: a loop that also updates `f` keeps the generic
+ * rewrite, its two statements in NumPy's order). A loop body that reads any other name, or does
+ * anything else (an escape of `u` mid-loop), keeps the generic rewrite.
+ *
+ * The kernel keeps the cell's names for the arrays and scalars it reads (`k[idx + 1]`); its own
+ * names (`u`, `out`, `n`, the index `k`...) move where one of the cell's takes them (ownNames).
  */
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
@@ -82,28 +94,37 @@ export interface SliceStencil {
   dtype: 'float32' | 'float64';
   ndim: 1 | 2;
   /**
-   * The C expression of the interior value, in the source's operation order; `tap(di, dj, array)`
-   * gives the C text that reads the kernel array `array` (`u`, or a `reads` entry's parameter) at
-   * row offset `di` and column offset `dj` (each -1, 0 or 1; `di` is 0 in 1-D).
+   * The C expression of the interior value, in the source's operation order, each operation in
+   * the C type NumPy computes it in (`type`); `tap(di, dj, array)` gives the C text that reads
+   * the kernel array `array` (-1 for `input`, k for `reads[k]`) at row offset `di` and column
+   * offset `dj` (each -1, 0 or 1; `di` is 0 in 1-D).
    */
   render: (tap: StencilTap) => string;
+  /**
+   * The type NumPy computes the right-hand side in: `dtype`, or float64 where a float32 loop's
+   * step reads a float64 array (NumPy 2 promotion: float32 with float64 gives float64, a Python
+   * number takes its partner's type). The kernel stores it with a cast to `dtype`, as the slice
+   * assignment casts it.
+   */
+  type: 'float32' | 'float64';
   /** Number of shifted views of `input` read (for the explanation). */
   taps: number;
   /**
-   * The other arrays the loop form's expression reads (`f[1:-1, 1:-1]`, `f[:-2]`), in order of
-   * first read: the cell's name and the kernel's parameter name. Each is an array the analysis
-   * knows to have `input`'s dtype and rank (and shape, where known), that nothing in the loop
-   * writes and that shares no memory with `input`, so it holds the same values every step and is
-   * read at the same flat offsets as `input`. Empty for the `zeros_like` form.
+   * The other arrays the loop form's expression reads (`f[1:-1, 1:-1]`, `k[:-2]`, a row
+   * `q[1:-1]`), in order of first read: the cell's name, the kernel's parameter name, its dtype,
+   * how it lines up with `input` along each of `input`'s axes (`ReadAxis`), and the bytes a step
+   * reads of it per byte of `input` (the cost model's share of a pass). Each is a float32/float64
+   * array that nothing in the loop writes and that shares no memory with `input`, so it holds
+   * the same values every step. Empty for the `zeros_like` form.
    */
-  reads: { name: string; param: string }[];
+  reads: StencilRead[];
   /**
    * The kernel's scalar arguments, one per piece of the expression made of scalars only
-   * (`alpha`, `alpha * dt / dx ** 2`: fusion.ts scalarPiece): the piece's source text, which the
-   * cell evaluates as written (as Python does, before NumPy casts the result once to the
-   * array's dtype), and its name in the kernel and the launcher.
+   * (`alpha`, `alpha * dt / dx ** 2`: fusion.ts scalarPiece) and C type: the piece's source text,
+   * which the cell evaluates as written (as Python does, before NumPy casts the result once to
+   * the type of the array it meets), its name in the kernel and the launcher, and that type.
    */
-  scalars: { text: string; name: string }[];
+  scalars: { text: string; name: string; dtype: 'float32' | 'float64' }[];
   /**
    * The in-place form repeated by a loop (`for step in range(k): u[1:-1, 1:-1] = <expr of u>`):
    * the loop's header, the two free names the rewrite uses for the buffers it ping-pongs, and
@@ -133,9 +154,6 @@ function isInterior(target: SyntaxNode | null, name: string, ndim: number): bool
   return !!offs && offs.every(o => o === 0);
 }
 
-/** Names the stencil kernel and its launcher declare themselves (a scalar argument takes none). */
-const STENCIL_OWN_NAMES = ['u', 'out', 'n', 'm', 'j', 'k', 's', 'p', 'q', 'o', 'r', 'up', 'mid', 'down', 'edge', 'i0', 'i1', 'k0'];
-
 /** Whether `node` reads the name `name`. */
 function readsName(node: SyntaxNode, name: string): boolean {
   let found = false;
@@ -147,59 +165,175 @@ function readsName(node: SyntaxNode, name: string): boolean {
 }
 
 /**
+ * How an array the loop's step reads lines up with the input along one of the input's axes:
+ * `same`, the input's length there (read at the input's index plus the slice's shift);
+ * `one`, one element broadcast along the axis: a length-3 axis sliced with a shift (`f[1:-1]` is
+ * its middle element, `f[:-2]` its first) or a length-1 axis taken whole (`q[:, 1:-1]` of a
+ * (1, m) row); `absent`, an axis the array lacks (a 1-D row read in a 2-D loop: NumPy
+ * broadcasts it over the rows).
+ */
+export type ReadAxis = { kind: 'same' } | { kind: 'one'; extent: 1 | 3 } | { kind: 'absent' };
+
+/** One array the loop's step reads besides its input (SliceStencil.reads). */
+export interface StencilRead {
+  name: string;
+  param: string;
+  dtype: 'float32' | 'float64';
+  /** Along each of the input's axes (rows then columns in 2-D). */
+  axes: ReadAxis[];
+  /** The bytes a step reads of it per byte of the input: 1 at the input's indices and dtype. */
+  passes: number;
+}
+
+/** What the loop form may read besides its input: the array's dtype and (partly known) shape. */
+type ReadableArray = { dtype: 'float32' | 'float64'; shape: (number | null)[] };
+
+/**
+ * The axes of one read `name[...]` of an array of shape `shape` against an input of shape
+ * `inputShape` (its rank the input's or less; missing trailing subscripts are `:`), and the
+ * shift of each input axis (0 where the array has one element), or null when NumPy would not
+ * broadcast it against the input's interior the same way for every size the launcher accepts.
+ */
+function readAxes(sub: SyntaxNode, shape: (number | null)[], inputShape: (number | null)[]): { axes: ReadAxis[]; offs: number[] } | null {
+  const parts = kids(sub).filter(k => k.id !== field(sub, 'value')?.id);
+  if (shape.length > inputShape.length || parts.length > shape.length || parts.some(p => p.type !== 'slice')) {
+    return null;
+  }
+  const lead = inputShape.length - shape.length;
+  const axes: ReadAxis[] = inputShape.map(() => ({ kind: 'absent' }));
+  const offs = inputShape.map(() => 0);
+  for (let a = 0; a < shape.length; a++) {
+    const text = parts[a]?.text.replace(/\s+/g, '') ?? ':';
+    const length = shape[a];
+    const along = inputShape[lead + a];
+    if (text === ':') {
+      // the whole axis: one element, broadcast (a longer axis would not fit the interior)
+      if (length !== 1) {
+        return null;
+      }
+      axes[lead + a] = { kind: 'one', extent: 1 };
+      continue;
+    }
+    const shift = AXIS_OFFSET[text];
+    if (shift === undefined || (length !== 3 && length !== null && along !== null && length !== along)) {
+      return null;
+    }
+    // three elements sliced to one: broadcast (the same as the input's index when it has three)
+    axes[lead + a] = length === 3 ? { kind: 'one', extent: 3 } : { kind: 'same' };
+    offs[lead + a] = shift;
+  }
+  return { axes, offs };
+}
+
+/**
+ * Names fusion.ts cName moves because an ElementwiseKernel declares them (`i`, `n`, the type
+ * placeholder `T`): a RawKernel does not, so the stencil keeps them.
+ */
+const RAW_KERNEL_NAMES: ReadonlySet<string> = new Set(['i', 'n', 'T']);
+
+/**
  * The expression as a stencil of `input` (shifted views, numeric literals, scalars, `+ - * /`,
  * unary minus, parentheses; at least two views of `input`), or null when it reads anything else.
  * A piece made of scalars only becomes one kernel argument (`scalars`), unless NumPy would not
- * compute in the array's dtype with it (a NumPy float64 scalar and a float32 array give float64),
- * its kind is unknown, or it reads `loopVariable` (it would change every step). Shifted views of
- * another array are read (`reads`) only where `readable` accepts its name (the loop form).
+ * compute in its partner's type with it (a NumPy float64 scalar meeting float32), its kind is
+ * unknown, or it reads `loopVariable` (it would change every step). Shifted views of another
+ * array are read (`reads`) only where `readable` gives its dtype and shape (the loop form) and it
+ * broadcasts against the interior (readAxes).
+ *
+ * Each operation is typed as NumPy 2 types it: an array's dtype, float64 where float32 meets
+ * float64, and a Python number (a literal, a piece of Python scalars) weak: it takes its
+ * partner's type (NEP 50), so it is written as a C literal or argument of that type.
  */
 function stencilExpression(
   expr: SyntaxNode,
   input: string,
   dtype: 'float32' | 'float64',
-  ndim: number,
+  inputShape: (number | null)[],
   model: NotebookModel,
   cell: CellModel,
   loopVariable: string | null,
-  readable: ((name: string) => boolean) | null
-): Pick<SliceStencil, 'render' | 'taps' | 'scalars' | 'reads'> | null {
+  readable: ((name: string) => ReadableArray | null) | null
+): Pick<SliceStencil, 'render' | 'type' | 'taps' | 'scalars' | 'reads'> | null {
+  const ndim = inputShape.length;
   let taps = 0;
-  const scalars: { text: string; name: string }[] = [];
-  const reads: { name: string; param: string }[] = [];
-  const taken = new Set(STENCIL_OWN_NAMES);
+  const scalars: SliceStencil['scalars'] = [];
+  const reads: StencilRead[] = [];
+  // the cell's names keep theirs in the kernel (stencilCode moves its own names out of the way)
+  const taken = new Set<string>();
+  const keep = (name: string): string => (RAW_KERNEL_NAMES.has(name) && !taken.has(name) ? (taken.add(name), name) : cName(name, taken));
   const constant = numpyConstantOf(model);
   const scalarPieceOf = scalarPieces(model, cell);
-  const emit = (n: SyntaxNode, tap: (di: number, dj: number, index: number) => string): string | null => {
+  const isConstant = (n: SyntaxNode): boolean => pythonConstant(n, constant) !== null || scalarPieceOf(n) !== null;
+  // NumPy's type of a subexpression: an array's dtype, 'weak' for a Python number or scalar
+  // piece (checked where it is written, against the type it meets), null when it is no stencil
+  const typeOf = (n: SyntaxNode): 'float32' | 'float64' | 'weak' | null => {
+    if (isConstant(n)) {
+      return 'weak';
+    }
+    switch (n.type) {
+      case 'parenthesized_expression': {
+        const inner = n.namedChild(0);
+        return inner ? typeOf(inner) : null;
+      }
+      case 'unary_operator': {
+        const arg = field(n, 'argument');
+        return arg ? typeOf(arg) : null;
+      }
+      case 'binary_operator': {
+        const l = field(n, 'left');
+        const r = field(n, 'right');
+        const a = l ? typeOf(l) : null;
+        const b = r ? typeOf(r) : null;
+        if (a === null || b === null) {
+          return null;
+        }
+        return a === 'weak' ? b : b === 'weak' ? a : a === 'float64' || b === 'float64' ? 'float64' : 'float32';
+      }
+      case 'subscript': {
+        const array = field(n, 'value');
+        if (array?.text === input) {
+          return dtype;
+        }
+        return array?.type === 'identifier' ? readable?.(array.text)?.dtype ?? null : null;
+      }
+      default:
+        return null;
+    }
+  };
+  // `meets`: the type a Python number here takes (its partner's); each operation's children meet
+  // the operation's own type
+  const emit = (n: SyntaxNode, meets: 'float32' | 'float64', tap: (di: number, dj: number, index: number) => string): string | null => {
     // numbers only (`0.1 * 0.1`): Python computes them in double before NumPy casts the result to
-    // the array's dtype (NEP 50), so the kernel gets that one value, not the pieces in float
+    // the type they meet (NEP 50), so the kernel gets that one value, not the pieces in float
     const folded = pythonConstant(n, constant);
     if (folded !== null) {
-      return folded === 'refused' ? null : cNumber(folded, dtype);
+      return folded === 'refused' ? null : cNumber(folded, meets);
     }
     // scalars (`alpha * dt / dx ** 2`): likewise one value, computed by the cell as written
     const piece = scalarPieceOf(n);
     if (piece) {
       const text = unparen(n).text;
-      if (!kernelTakesScalar(piece.kind, dtype) || (loopVariable !== null && readsName(n, loopVariable))) {
+      if (!kernelTakesScalar(piece.kind, meets) || (loopVariable !== null && readsName(n, loopVariable))) {
         return null;
       }
-      let arg = scalars.find(a => a.text === text);
+      let arg = scalars.find(a => a.text === text && a.dtype === meets);
       if (!arg) {
-        arg = { text, name: cName(unparen(n).type === 'identifier' ? text : 'coef', taken) };
+        arg = { text, name: keep(unparen(n).type === 'identifier' ? text : 'coef'), dtype: meets };
         scalars.push(arg);
       }
       return arg.name;
     }
+    const own = typeOf(n);
+    const inner = own === null || own === 'weak' ? meets : own;
     switch (n.type) {
       case 'parenthesized_expression': {
-        const inner = n.namedChild(0);
-        const t = inner ? emit(inner, tap) : null;
+        const child = n.namedChild(0);
+        const t = child ? emit(child, inner, tap) : null;
         return t === null ? null : `(${t})`;
       }
       case 'unary_operator': {
         const arg = field(n, 'argument');
-        const t = arg ? emit(arg, tap) : null;
+        const t = arg ? emit(arg, inner, tap) : null;
         // `- -u[...]` must not become `--u[...]` (a C decrement)
         return t === null || operatorOf(n) !== '-' ? null : /^[-+]/.test(t) ? `-(${t})` : `-${t}`;
       }
@@ -207,87 +341,93 @@ function stencilExpression(
         const op = operatorOf(n);
         const l = field(n, 'left');
         const r = field(n, 'right');
-        const lt = l ? emit(l, tap) : null;
-        const rt = r ? emit(r, tap) : null;
+        const lt = l ? emit(l, inner, tap) : null;
+        const rt = r ? emit(r, inner, tap) : null;
         return lt === null || rt === null || !['+', '-', '*', '/'].includes(op) ? null : `${lt} ${op} ${rt}`;
       }
       case 'subscript': {
         const array = field(n, 'value');
-        const offs = sliceOffsets(n, ndim);
-        if (!offs || array?.type !== 'identifier') {
+        if (array?.type !== 'identifier') {
           return null;
         }
-        let index = 0;
         if (array.text === input) {
-          taps += 1;
-        } else {
-          let k = reads.findIndex(r => r.name === array.text);
-          if (k < 0) {
-            if (!readable?.(array.text)) {
-              return null;
-            }
-            k = reads.push({ name: array.text, param: cName(array.text, taken) }) - 1;
+          const offs = sliceOffsets(n, ndim);
+          if (!offs) {
+            return null;
           }
-          index = k + 1;
+          taps += 1;
+          return ndim === 2 ? tap(offs[0], offs[1], 0) : tap(0, offs[0], 0);
         }
-        return ndim === 2 ? tap(offs[0], offs[1], index) : tap(0, offs[0], index);
+        const other = readable?.(array.text);
+        const lined = other ? readAxes(n, other.shape, inputShape) : null;
+        if (!other || !lined) {
+          return null;
+        }
+        let k = reads.findIndex(r => r.name === array.text);
+        if (k < 0) {
+          // a broadcast axis reads one element where the input has its length (unknown: many)
+          const elements = lined.axes.reduce((e, a, i) => e * (a.kind === 'same' ? 1 : inputShape[i] ? 1 / inputShape[i]! : 0), 1);
+          const bytes = other.dtype === dtype ? 1 : other.dtype === 'float64' ? 2 : 0.5;
+          k = reads.push({ name: array.text, param: keep(array.text), dtype: other.dtype, axes: lined.axes, passes: elements * bytes }) - 1;
+        } else if (reads[k].axes.some((a, i) => a.kind !== lined.axes[i].kind)) {
+          return null;
+        }
+        return ndim === 2 ? tap(lined.offs[0], lined.offs[1], k + 1) : tap(0, lined.offs[0], k + 1);
       }
       default:
         return null;
     }
   };
+  const type = typeOf(expr);
+  if (type === null || type === 'weak') {
+    return null;
+  }
   // The C text is made once, each tap written as TAP_MARK, its two offsets (each + 1: one digit),
   // the array it reads (0 for `input`, k for reads[k - 1]) and TAP_MARK again; split on TAP_MARK,
   // the odd parts are the taps. The kernel renders it with two tap forms (a strip's registers, a
   // flat index): each render only fills the taps in. (No C text emit makes holds the mark:
   // numbers, names, operators, parentheses. A tap's text only matters where it starts with a
   // sign, which neither the mark nor any tap form does.)
-  const text = emit(expr, (di, dj, index) => `${TAP_MARK}${di + 1}${dj + 1}${index}${TAP_MARK}`);
+  const text = emit(expr, type, (di, dj, index) => `${TAP_MARK}${di + 1}${dj + 1}${index}${TAP_MARK}`);
   if (text === null || taps < 2) {
     return null;
   }
   const parts = text.split(TAP_MARK);
-  const arrayOf = (index: number): string => (index === 0 ? 'u' : reads[index - 1].param);
   const render = (tap: StencilTap): string =>
-    parts.map((part, k) => (k % 2 === 0 ? part : tap(Number(part[0]) - 1, Number(part[1]) - 1, arrayOf(Number(part.slice(2)))))).join('');
-  return { render, taps, scalars, reads };
+    parts.map((part, k) => (k % 2 === 0 ? part : tap(Number(part[0]) - 1, Number(part[1]) - 1, Number(part.slice(2)) - 1))).join('');
+  return { render, type, taps, scalars, reads };
 }
 
 /**
  * The C text of one read: row offset `di` and column offset `dj` (each -1, 0 or 1; `di` is 0 in
- * 1-D) of the kernel array `array` (`u`, the input, or the parameter of one of `reads`).
+ * 1-D) of the input (`array` -1) or of `reads[array]`.
  */
-type StencilTap = (di: number, dj: number, array: string) => string;
+type StencilTap = (di: number, dj: number, array: number) => string;
 
 /** Marks a tap in the stencil's C text (stencilExpression): a control character. */
 const TAP_MARK = '\u0001';
 
-/** A float32/float64 1-D or 2-D array of known shape before `at`, or null. */
-function stencilInput(name: string, model: NotebookModel, cell: CellModel, at: number): { dtype: 'float32' | 'float64'; ndim: 1 | 2 } | null {
+/** A float32/float64 1-D or 2-D array of known rank before `at` (its shape, partly known), or null. */
+function stencilInput(name: string, model: NotebookModel, cell: CellModel, at: number): { dtype: 'float32' | 'float64'; ndim: 1 | 2; shape: (number | null)[] } | null {
   const v = model.valueBefore(name, cell, at);
   const dtype = v.dtype === 'float32' || v.dtype === 'float64' ? v.dtype : null;
   const ndim = v.shape?.length;
-  return v.kind === 'ndarray' && dtype && (ndim === 1 || ndim === 2) ? { dtype, ndim } : null;
+  return v.kind === 'ndarray' && dtype && (ndim === 1 || ndim === 2) ? { dtype, ndim, shape: v.shape! } : null;
 }
 
 /**
- * Whether the loop form's kernel may read `name` beside the input `input` (its `dtype` and
- * `ndim`): an array of the same dtype and rank, of the same shape where both are known (the
- * kernel reads it at the input's flat offsets; the launcher checks the shape when it runs), that
- * may share no memory with the input (the loop writes the input every step: a view or alias of
- * it would change under the kernel, and the ping-pong reads the other buffer). Nothing in the
- * loop writes it: its only statement assigns the input's interior. A name whose memory the
- * analysis cannot follow (from a call, the kernel's namespace) may be the input's.
+ * The dtype and shape of `name` where the loop form's kernel may read it beside the input
+ * `input`, or null: a float32/float64 array of the input's rank or less (readAxes lines it up
+ * with the input: at the input's indices, or broadcast) that may share no memory with the input
+ * (the loop writes the input every step: a view or alias of it would change under the kernel,
+ * and the ping-pong reads the other buffer). Nothing in the loop writes it: its only statement
+ * assigns the input's interior. A name whose memory the analysis cannot follow (from a call, the
+ * kernel's namespace) may be the input's.
  */
-function readableBeside(name: string, input: string, array: { dtype: string; ndim: number }, model: NotebookModel, cell: CellModel, at: number): boolean {
+function readableBeside(name: string, input: string, ndim: number, model: NotebookModel, cell: CellModel, at: number): ReadableArray | null {
   const v = model.valueBefore(name, cell, at);
-  const inputShape = model.valueBefore(input, cell, at).shape;
-  if (v.kind !== 'ndarray' || v.dtype !== array.dtype || v.shape?.length !== array.ndim) {
-    return false;
-  }
-  // (a known other shape would broadcast, `f[1:-1]` of 3 elements, or raise)
-  if (v.shape.some((d, k) => d !== null && inputShape?.[k] != null && d !== inputShape[k])) {
-    return false;
+  if (v.kind !== 'ndarray' || (v.dtype !== 'float32' && v.dtype !== 'float64') || !v.shape || v.shape.length < 1 || v.shape.length > ndim) {
+    return null;
   }
   // memorySharers sees the notebook up to the cell: a binding in the cell itself before the loop
   // (`f = u`, `f = u.T`, `k = T[::-1]`, or `u = f`) may make the two one array, or a view of it
@@ -296,12 +436,13 @@ function readableBeside(name: string, input: string, array: { dtype: string; ndi
     a => a.at <= at && !a.augmented && (a.name === name || (a.name === input && (!a.value || readsName(a.value, name))))
   );
   if (boundHere) {
-    return false;
+    return null;
   }
   const mine = memorySharers(name, cell, model);
   const theirs = memorySharers(input, cell, model);
   const holders = new Set(theirs.map(s => s.holder));
-  return !mine.some(s => s.name === null || s.name === input || holders.has(s.holder)) && !theirs.some(s => s.name === name || s.holder === name);
+  const apart = !mine.some(s => s.name === null || s.name === input || holders.has(s.holder)) && !theirs.some(s => s.name === name || s.holder === name);
+  return apart ? { dtype: v.dtype, shape: v.shape } : null;
 }
 
 /**
@@ -345,8 +486,15 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
   if (!input || !isInterior(target, array.text, input.ndim)) {
     return null;
   }
-  const readable = (name: string): boolean => name !== left.text && readableBeside(name, array.text, input, model, cell, stmt.startIndex);
-  const found = stencilExpression(expr, array.text, input.dtype, input.ndim, model, cell, left.text, readable);
+  // asked once per name (typing and writing the expression both ask)
+  const seen = new Map<string, ReadableArray | null>();
+  const readable = (name: string): ReadableArray | null => {
+    if (!seen.has(name)) {
+      seen.set(name, name === left.text ? null : readableBeside(name, array.text, input.ndim, model, cell, stmt.startIndex));
+    }
+    return seen.get(name)!;
+  };
+  const found = stencilExpression(expr, array.text, input.dtype, input.shape, model, cell, left.text, readable);
   if (!found) {
     return null;
   }
@@ -364,7 +512,8 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
     expr,
     out: array.text,
     input: array.text,
-    ...input,
+    dtype: input.dtype,
+    ndim: input.ndim,
     ...found,
     loop: { header: `for ${left.text} in ${right.text}:`, current, spare, grid, sizes, scalarArgs, readArgs }
   };
@@ -403,9 +552,9 @@ export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: C
     if (!array || !expr || !isInterior(field(b, 'left'), out.text, array.ndim)) {
       continue;
     }
-    const found = stencilExpression(expr, input.text, array.dtype, array.ndim, model, cell, null, null);
+    const found = stencilExpression(expr, input.text, array.dtype, array.shape, model, cell, null, null);
     if (found) {
-      return { start: stmts[k].startIndex, end: stmts[k + 1].endIndex, expr, out: out.text, input: input.text, ...array, ...found, loop: null };
+      return { start: stmts[k].startIndex, end: stmts[k + 1].endIndex, expr, out: out.text, input: input.text, dtype: array.dtype, ndim: array.ndim, ...found, loop: null };
     }
   }
   return null;
@@ -415,6 +564,66 @@ export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: C
 export const STENCIL_ROWS_PER_THREAD = 8;
 /** Threads per block, all along the contiguous axis. */
 export const STENCIL_BLOCK = 128;
+
+/**
+ * The names the kernel and its launcher declare themselves: the input and output buffers, the
+ * sizes, the indices, the strip's pointers and registers (the 1-D kernel uses the first four).
+ */
+const OWN_NAMES = ['u', 'out', 'n', 'k', 'm', 'j', 'edge', 's', 'i0', 'i1', 'k0', 'p', 'q', 'up', 'mid', 'down', 'r', 'o', 'i'] as const;
+type OwnNames = Record<(typeof OWN_NAMES)[number], string>;
+
+/** What an own name becomes where the cell's names take it (else the name with a number). */
+const OWN_ALTERNATIVES: Partial<OwnNames> = { u: 'src', out: 'dst', n: 'size', m: 'cols', k: 'idx', i: 'row', j: 'col' };
+
+/**
+ * The kernel's own names, each kept unless one of the cell's names that the kernel and its
+ * launcher declare (another array it reads, a scalar argument) takes it; then a free one (`k`
+ * becomes `idx`, `n` `size`...). The cell's names stay as written, none shadows another, and
+ * none of ours is ever renamed into one of theirs.
+ */
+function ownNames(theirs: string[]): OwnNames {
+  const taken = new Set<string>([...theirs, ...OWN_NAMES]);
+  const names = {} as OwnNames;
+  for (const base of OWN_NAMES) {
+    names[base] = theirs.includes(base) ? cName(OWN_ALTERNATIVES[base] ?? base, taken) : base;
+  }
+  return names;
+}
+
+/** The C type of a float dtype. */
+function cType(dtype: 'float32' | 'float64'): string {
+  return dtype === 'float32' ? 'float' : 'double';
+}
+
+/**
+ * The C index of `read` at shifts (di, dj) from the element at row `row` (C text: `i`, or
+ * `i0 + r` in a strip) and column `j`, where `flat` is the input's own flat index there
+ * (`k`, `k0 + o`) and `m` its row length; 1-D: `row` is null and `flat` the index. An axis at
+ * the input's length follows the input's index; a broadcast axis reads its one element.
+ */
+function readIndex(read: StencilRead, di: number, dj: number, at: { flat: string; row: string | null; j: string; m: string }): string {
+  const sign = (d: number): string => (d < 0 ? ' - 1' : d > 0 ? ' + 1' : '');
+  const one = (a: ReadAxis, d: number): number => (a.kind === 'one' && a.extent === 3 ? 1 + d : 0);
+  if (at.row === null) {
+    const [cols] = read.axes;
+    return cols.kind === 'same' ? `${at.flat}${sign(dj)}` : String(one(cols, dj));
+  }
+  const [rows, cols] = read.axes;
+  if (rows.kind === 'same' && cols.kind === 'same') {
+    return `${at.flat}${di < 0 ? ` - ${at.m}` : di > 0 ? ` + ${at.m}` : ''}${sign(dj)}`;
+  }
+  if (rows.kind === 'same') {
+    // a column (n, 1) or (n, 3): every thread of a warp reads the same element
+    const row = `${at.row}${sign(di)}`;
+    return cols.kind === 'one' && cols.extent === 3 ? `(ptrdiff_t)(${row}) * 3 + ${one(cols, dj)}` : row;
+  }
+  const r = one(rows, di);
+  if (cols.kind === 'same') {
+    // a row, broadcast over the input's rows: read along j as the input is (coalesced)
+    return `${r === 0 ? '' : r === 1 ? `(ptrdiff_t)${at.m} + ` : `${r} * (ptrdiff_t)${at.m} + `}${at.j}${sign(dj)}`;
+  }
+  return String(r * (cols.kind === 'one' ? cols.extent : 1) + one(cols, dj));
+}
 
 /**
  * The definitions (a RawKernel and the Python function that launches it; the notebook plan puts
@@ -432,118 +641,121 @@ export const STENCIL_BLOCK = 128;
  * is the same object, updated in place, as with NumPy's slice assignment. The other arrays the
  * step reads (`reads`) are kernel inputs too, made C-contiguous once before the loop (each the
  * device array itself when it already is) and checked once with the buffers.
+ *
+ * Where the right-hand side is computed in float64 for a float32 array (`type`), each operation
+ * is already in NumPy's type (C converts a float operand of a double operation exactly, as NumPy
+ * does) and the store casts the result once, `(float)(...)`, as the slice assignment does.
  */
 export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: string) => string, cp: string): { definition: string; call: string } {
   const inputText = deviceName(s.input);
-  const ct = s.dtype === 'float32' ? 'float' : 'double';
+  const c = ownNames([...s.reads.map(r => r.param), ...s.scalars.map(a => a.name)]);
+  const ct = cType(s.dtype);
   const kernelName = `${fnName}_kernel`;
   const R = STENCIL_ROWS_PER_THREAD;
   const B = STENCIL_BLOCK;
   // outside the interior: zero (a zeros_like output), or the input's own value (an in-place update)
-  const border = (k: string): string => (s.loop ? `u[${k}]` : s.dtype === 'float32' ? '0.0f' : '0.0');
+  const border = (k: string): string => (s.loop ? `${c.u}[${k}]` : s.dtype === 'float32' ? '0.0f' : '0.0');
   const sign = (d: number, unit: string): string => (d < 0 ? ` - ${unit}` : d > 0 ? ` + ${unit}` : '');
+  // the interior value as stored: cast once where NumPy computed it in float64 for a float32 array
+  const value = (tap: StencilTap): string => (s.type === s.dtype ? s.render(tap) : `(${ct})(${s.render(tap)})`);
   // reads at flat index k (border strips, 1-D)
-  const atK: StencilTap = (di, dj, array) => `${array}[k${sign(di, 'm')}${sign(dj, '1')}]`;
+  const atK: StencilTap = (di, dj, array) =>
+    array < 0
+      ? `${c.u}[${c.k}${sign(di, c.m)}${sign(dj, '1')}]`
+      : `${s.reads[array].param}[${readIndex(s.reads[array], di, dj, { flat: c.k, row: s.ndim === 2 ? c.i : null, j: c.j, m: c.m })}]`;
   // reads in an interior strip: the input's centre column from the rotating registers; another
   // array the loop's step reads, at the same offsets from the strip's start (coalesced as well)
   const inStrip: StencilTap = (di, dj, array) => {
-    if (array !== 'u') {
-      return `${array}[k0 + o${sign(di, 'm')}${sign(dj, '1')}]`;
+    if (array >= 0) {
+      return `${s.reads[array].param}[${readIndex(s.reads[array], di, dj, { flat: `${c.k0} + ${c.o}`, row: `${c.i0} + ${c.r}`, j: c.j, m: c.m })}]`;
     }
-    return dj === 0 ? (di < 0 ? 'up' : di > 0 ? 'down' : 'mid') : `p[o${sign(di, 'm')}${sign(dj, '1')}]`;
+    return dj === 0 ? (di < 0 ? c.up : di > 0 ? c.down : c.mid) : `${c.p}[${c.o}${sign(di, c.m)}${sign(dj, '1')}]`;
   };
   // the other arrays the loop's step reads, after the input
-  const readParams = s.reads.map(r => `, const ${ct}* __restrict__ ${r.param}`).join('');
-  // the scalar arguments after the sizes, each cast once to the array's type by the launcher
-  const scalarParams = s.scalars.map(a => `, const ${ct} ${a.name}`).join('');
+  const readParams = s.reads.map(r => `, const ${cType(r.dtype)}* __restrict__ ${r.param}`).join('');
+  // the scalar arguments after the sizes, each cast once by the launcher to the type it meets
+  const scalarParams = s.scalars.map(a => `, const ${cType(a.dtype)} ${a.name}`).join('');
   const dt = `${cp}.${s.dtype}`;
-  const scalarValues = s.scalars.map(a => `, ${dt}(${a.name})`).join('');
+  const scalarValues = s.scalars.map(a => `, ${cp}.${a.dtype}(${a.name})`).join('');
   const scalarNames = s.scalars.map(a => a.name);
   const kernel =
     s.ndim === 2
       ? [
-          `extern "C" __global__ void __launch_bounds__(${B}) ${fnName}(const ${ct}* __restrict__ u${readParams}, ${ct}* __restrict__ out, int n, int m${scalarParams}) {`,
-          '    // one thread per column j (x runs along the contiguous last axis: coalesced loads) and',
-          `    // ${R} consecutive rows; the rows above and at i rotate through registers, so each output`,
-          `    // loads 3 new values instead of 5. Every output element is written once, border included${s.loop ? ' (copied from u)' : ''}.`,
-          `    const int j = blockIdx.x * ${B} + threadIdx.x;`,
-          '    if (j >= m) return;',
-          '    const bool edge = (j == 0) | (j == m - 1);',
-          `    for (int s = blockIdx.y; (long long)s * ${R} < n; s += gridDim.y) {`,
-          `        const int i0 = s * ${R}, i1 = min(i0 + ${R}, n);`,
-          '        const ptrdiff_t k0 = (ptrdiff_t)i0 * m + j;',
-          '        if (!edge && i0 >= 1 && i1 <= n - 1) {',
+          `extern "C" __global__ void __launch_bounds__(${B}) ${fnName}(const ${ct}* __restrict__ ${c.u}${readParams}, ${ct}* __restrict__ ${c.out}, int ${c.n}, int ${c.m}${scalarParams}) {`,
+          `    // one thread per column ${c.j} (x runs along the contiguous last axis: coalesced loads) and`,
+          `    // ${R} consecutive rows; the rows above and at ${c.i} rotate through registers, so each output`,
+          `    // loads 3 new values instead of 5. Every output element is written once, border included${s.loop ? ` (copied from ${c.u})` : ''}.`,
+          `    const int ${c.j} = blockIdx.x * ${B} + threadIdx.x;`,
+          `    if (${c.j} >= ${c.m}) return;`,
+          `    const bool ${c.edge} = (${c.j} == 0) | (${c.j} == ${c.m} - 1);`,
+          `    for (int ${c.s} = blockIdx.y; (long long)${c.s} * ${R} < ${c.n}; ${c.s} += gridDim.y) {`,
+          `        const int ${c.i0} = ${c.s} * ${R}, ${c.i1} = min(${c.i0} + ${R}, ${c.n});`,
+          `        const ptrdiff_t ${c.k0} = (ptrdiff_t)${c.i0} * ${c.m} + ${c.j};`,
+          `        if (!${c.edge} && ${c.i0} >= 1 && ${c.i1} <= ${c.n} - 1) {`,
           '            // interior strip: fixed trip count, unrolled, so all its loads are in flight together',
-          `            const ${ct}* p = u + k0;`,
-          `            ${ct}* q = out + k0;`,
-          `            ${ct} up = p[-(ptrdiff_t)m], mid = p[0];`,
+          `            const ${ct}* ${c.p} = ${c.u} + ${c.k0};`,
+          `            ${ct}* ${c.q} = ${c.out} + ${c.k0};`,
+          `            ${ct} ${c.up} = ${c.p}[-(ptrdiff_t)${c.m}], ${c.mid} = ${c.p}[0];`,
           '#pragma unroll',
-          `            for (int r = 0; r < ${R}; r++) {`,
-          '                const ptrdiff_t o = (ptrdiff_t)r * m;',
-          `                const ${ct} down = p[o + m];`,
-          `                q[o] = ${s.render(inStrip)};`,
-          '                up = mid;',
-          '                mid = down;',
+          `            for (int ${c.r} = 0; ${c.r} < ${R}; ${c.r}++) {`,
+          `                const ptrdiff_t ${c.o} = (ptrdiff_t)${c.r} * ${c.m};`,
+          `                const ${ct} ${c.down} = ${c.p}[${c.o} + ${c.m}];`,
+          `                ${c.q}[${c.o}] = ${value(inStrip)};`,
+          `                ${c.up} = ${c.mid};`,
+          `                ${c.mid} = ${c.down};`,
           '            }',
           '        } else {',
           '            // first or last row or column, or the last partial strip',
-          '            for (int i = i0; i < i1; i++) {',
-          '                const ptrdiff_t k = (ptrdiff_t)i * m + j;',
-          `                out[k] = (!edge && i > 0 && i < n - 1) ? ${s.render(atK)} : ${border('k')};`,
+          `            for (int ${c.i} = ${c.i0}; ${c.i} < ${c.i1}; ${c.i}++) {`,
+          `                const ptrdiff_t ${c.k} = (ptrdiff_t)${c.i} * ${c.m} + ${c.j};`,
+          `                ${c.out}[${c.k}] = (!${c.edge} && ${c.i} > 0 && ${c.i} < ${c.n} - 1) ? ${value(atK)} : ${border(c.k)};`,
           '            }',
           '        }',
           '    }',
           '}'
         ]
       : [
-          `extern "C" __global__ void ${fnName}(const ${ct}* __restrict__ u${readParams}, ${ct}* __restrict__ out, long long n${scalarParams}) {`,
-          '    const long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;',
-          '    if (k >= n) return;',
-          `    out[k] = (k > 0 && k < n - 1) ? ${s.render(atK)} : ${border('k')};`,
+          `extern "C" __global__ void ${fnName}(const ${ct}* __restrict__ ${c.u}${readParams}, ${ct}* __restrict__ ${c.out}, long long ${c.n}${scalarParams}) {`,
+          `    const long long ${c.k} = (long long)blockIdx.x * blockDim.x + threadIdx.x;`,
+          `    if (${c.k} >= ${c.n}) return;`,
+          `    ${c.out}[${c.k}] = (${c.k} > 0 && ${c.k} < ${c.n} - 1) ? ${value(atK)} : ${border(c.k)};`,
           '}'
         ];
   const launch = (out: string): string[] =>
     s.ndim === 2
-      ? ['    n, m = u.shape', `    ${kernelName}(((m + ${B - 1}) // ${B}, min((n + ${R - 1}) // ${R}, 65535)), (${B},), (u, ${out}, ${cp}.int32(n), ${cp}.int32(m)${scalarValues}))`]
-      : [`    ${kernelName}(((u.size + 255) // 256,), (256,), (u, ${out}, ${cp}.int64(u.size)${scalarValues}))`];
+      ? [`    ${c.n}, ${c.m} = ${c.u}.shape`, `    ${kernelName}(((${c.m} + ${B - 1}) // ${B}, min((${c.n} + ${R - 1}) // ${R}, 65535)), (${B},), (${c.u}, ${out}, ${cp}.int32(${c.n}), ${cp}.int32(${c.m})${scalarValues}))`]
+      : [`    ${kernelName}(((${c.u}.size + 255) // 256,), (256,), (${c.u}, ${out}, ${cp}.int64(${c.u}.size)${scalarValues}))`];
   // the scalar pieces, computed by the cell as written (Python's arithmetic, in double)
   const scalarTexts = s.scalars.map(a => `, ${a.text}`).join('');
   if (s.loop) {
     const { header, current, spare, grid, sizes, scalarArgs, readArgs } = s.loop;
     const stepArgs = [...sizes, ...scalarArgs];
     const readNames = s.reads.map(r => r.param);
+    const { u, out } = c;
     // Checked once: the loop's two buffers never change. Each step then costs one launch from
     // Python (~2 us), not a launcher call re-checking its arguments and building the int
     // arguments (~10-20 us, against 8-35 us of kernel for 2048^2-4096^2 grids).
-    const definition = rawKernelWithLauncher(cp, fnName, kernel, ['u', ...readNames, 'out', ...scalarNames], [
+    const definition = rawKernelWithLauncher(cp, fnName, kernel, [u, ...readNames, out, ...scalarNames], [
       `    # checks the loop's two buffers once and returns what every step launches ${kernelName}`,
       ...(s.scalars.length > 0
         ? [
-            `    # with: the grid, the sizes as the kernel's int arguments and ${scalarNames.join(', ')} as ${s.dtype} (a`,
-            '    # step writes out from u, its border copied from u)'
+            `    # with: the grid, the sizes as the kernel's int arguments and ${scalarNames.join(', ')} as ${[...new Set(s.scalars.map(a => a.dtype))].join(' and ')} (a`,
+            `    # step writes ${out} from ${u}, its border copied from ${u})`
           ]
-        : ['    # with: the grid and the sizes as the kernel\'s int arguments (a step writes out from u,', '    # its border copied from u)']),
-      `    if not (isinstance(u, ${cp}.ndarray) and isinstance(out, ${cp}.ndarray) and u.flags.c_contiguous and out.flags.c_contiguous):`,
+        : [`    # with: the grid and the sizes as the kernel's int arguments (a step writes ${out} from ${u},`, `    # its border copied from ${u})`]),
+      `    if not (isinstance(${u}, ${cp}.ndarray) and isinstance(${out}, ${cp}.ndarray) and ${u}.flags.c_contiguous and ${out}.flags.c_contiguous):`,
       `        raise TypeError('${fnName} reads and writes C-contiguous CuPy arrays')`,
-      `    if u.dtype != ${dt} or out.dtype != ${dt}:`,
-      `        raise TypeError(f'${fnName} was generated for ${s.dtype} arrays (the dtype the analysis inferred), got {u.dtype} and {out.dtype}: rerun the analysis')`,
-      `    if u.ndim != ${s.ndim}:`,
-      `        raise TypeError(f'${fnName} was generated for ${s.ndim}-D arrays (the shape the analysis inferred), got {u.ndim}-D: rerun the analysis')`,
-      '    if out.shape != u.shape or out is u:',
+      `    if ${u}.dtype != ${dt} or ${out}.dtype != ${dt}:`,
+      `        raise TypeError(f'${fnName} was generated for ${s.dtype} arrays (the dtype the analysis inferred), got {${u}.dtype} and {${out}.dtype}: rerun the analysis')`,
+      `    if ${u}.ndim != ${s.ndim}:`,
+      `        raise TypeError(f'${fnName} was generated for ${s.ndim}-D arrays (the shape the analysis inferred), got {${u}.ndim}-D: rerun the analysis')`,
+      `    if ${out}.shape != ${u}.shape or ${out} is ${u}:`,
       `        raise ValueError('${fnName} writes a second array of the same shape')`,
-      ...s.reads.flatMap(({ name, param: a }) => [
-        `    # ${a}, read by every step at u's indices, is checked once too: same dtype and shape as u`,
-        `    if not (isinstance(${a}, ${cp}.ndarray) and ${a}.flags.c_contiguous):`,
-        `        raise TypeError('${fnName} reads ${name} as a C-contiguous CuPy array')`,
-        `    if ${a}.dtype != ${dt}:`,
-        `        raise TypeError(f'${fnName} was generated for ${s.dtype} arrays (the dtype the analysis inferred), got ${name} of {${a}.dtype}: rerun the analysis')`,
-        `    if ${a}.shape != u.shape:`,
-        `        raise ValueError(f'${fnName} reads ${name} at the indices of ${s.input}: it needs the shape {u.shape}, got {${a}.shape}')`
-      ]),
+      ...s.reads.flatMap(read => readChecks(read, s, fnName, cp, u)),
       '    # an empty array still gets one block, which returns at once (CUDA refuses an empty grid)',
       ...(s.ndim === 2
-        ? ['    n, m = u.shape', `    return (max(1, (m + ${B - 1}) // ${B}), max(1, min((n + ${R - 1}) // ${R}, 65535))), ${cp}.int32(n), ${cp}.int32(m)${scalarValues}`]
-        : [`    return (max(1, (u.size + 255) // 256),), ${cp}.int64(u.size)${scalarValues}`])
+        ? [`    ${c.n}, ${c.m} = ${u}.shape`, `    return (max(1, (${c.m} + ${B - 1}) // ${B}), max(1, min((${c.n} + ${R - 1}) // ${R}, 65535))), ${cp}.int32(${c.n}), ${cp}.int32(${c.m})${scalarValues}`]
+        : [`    return (max(1, (${u}.size + 255) // 256),), ${cp}.int64(${u}.size)${scalarValues}`])
     ]);
     const readInputs = readArgs.map(a => `, ${a}`).join('');
     const call = [
@@ -560,14 +772,39 @@ export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: 
     ].join('\n');
     return { definition, call };
   }
-  const [shape, ...launchLines] = launch('out');
-  const definition = rawKernelWithLauncher(cp, fnName, kernel, ['u', ...scalarNames], [
-    ...launcherInputChecks(s.dtype, fnName, cp, ['u'], s.ndim),
-    ...(s.ndim === 2 ? [shape, `    out = ${cp}.empty((n, m), dtype=${dt})`] : [`    out = ${cp}.empty(u.shape, dtype=${dt})`]),
-    '    if out.size == 0:',
-    '        return out  # no grid to launch',
+  const [shape, ...launchLines] = launch(c.out);
+  const definition = rawKernelWithLauncher(cp, fnName, kernel, [c.u, ...scalarNames], [
+    ...launcherInputChecks(s.dtype, fnName, cp, [c.u], s.ndim),
+    ...(s.ndim === 2 ? [shape, `    ${c.out} = ${cp}.empty((${c.n}, ${c.m}), dtype=${dt})`] : [`    ${c.out} = ${cp}.empty(${c.u}.shape, dtype=${dt})`]),
+    `    if ${c.out}.size == 0:`,
+    `        return ${c.out}  # no grid to launch`,
     ...(s.ndim === 2 ? launchLines : [shape]),
-    '    return out'
+    `    return ${c.out}`
   ]);
   return { definition, call: `${s.out} = ${fnName}(${inputText}${scalarTexts})` };
+}
+
+/**
+ * The loop launcher's check of one array the step reads (`read`, its parameter), once: a
+ * C-contiguous device array of the dtype and shape the kernel indexes it with (the input's
+ * `u`'s, or the broadcast row or column's), else an error that names it.
+ */
+function readChecks(read: StencilRead, s: SliceStencil, fnName: string, cp: string, u: string): string[] {
+  const { name, param: a } = read;
+  const atIndices = read.axes.every(x => x.kind === 'same');
+  const dims = read.axes.flatMap((x, k) => (x.kind === 'same' ? [`${u}.shape[${k}]`] : x.kind === 'one' ? [String(x.extent)] : []));
+  const shape = atIndices ? `${u}.shape` : `(${dims.join(', ')}${dims.length === 1 ? ',' : ''})`;
+  return [
+    atIndices && read.dtype === s.dtype
+      ? `    # ${a}, read by every step at ${u}'s indices, is checked once too: same dtype and shape as ${u}`
+      : `    # ${a}, read by every step ${atIndices ? `at ${u}'s indices` : `broadcast against ${u}'s interior`}, is checked once too: ${read.dtype}, of shape ${atIndices ? `${u}'s` : shape}`,
+    `    if not (isinstance(${a}, ${cp}.ndarray) and ${a}.flags.c_contiguous):`,
+    `        raise TypeError('${fnName} reads ${name} as a C-contiguous CuPy array')`,
+    `    if ${a}.dtype != ${cp}.${read.dtype}:`,
+    `        raise TypeError(f'${fnName} was generated for ${read.dtype} arrays (the dtype the analysis inferred), got ${name} of {${a}.dtype}: rerun the analysis')`,
+    `    if ${a}.shape != ${shape}:`,
+    atIndices
+      ? `        raise ValueError(f'${fnName} reads ${name} at the indices of ${s.input}: it needs the shape {${u}.shape}, got {${a}.shape}')`
+      : `        raise ValueError(f'${fnName} reads ${name} broadcast against the interior of ${s.input}: it needs the shape {${shape}}, got {${a}.shape}')`
+  ];
 }
