@@ -78,7 +78,7 @@ describe('statements grouped into one kernel', () => {
 });
 
 describe('the whole-notebook rewrite', () => {
-  it('defines the group's kernel once and moves no `y` it never binds', () => {
+  it('defines the group kernel once and moves no `y` it never binds', () => {
     const plan = rewriteNotebook(cellsOf(setup, 'y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2', 'print(w.mean())'));
     expect(plan.gpuCells).toContain(1);
     expect(plan.definitions.map(d => d.name)).toEqual(['w_kernel']);

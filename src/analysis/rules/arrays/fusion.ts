@@ -256,6 +256,8 @@ interface GroupMember {
 export function groupChains(root: SyntaxNode, chains: readonly ElementwiseChain[], model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): ChainGroup[] {
   const statements = kids(root).filter(k => k.type !== 'comment');
   const last = statements[statements.length - 1];
+  // from the syntax alone first: a statement next to no other possible member is not analysed
+  const shapes = statements.map(s => memberForm(s, s.id === last.id, resolveUfunc));
   const groups: ChainGroup[] = [];
   let run: GroupMember[] = [];
   const close = (): void => {
@@ -265,69 +267,77 @@ export function groupChains(root: SyntaxNode, chains: readonly ElementwiseChain[
     }
     run = [];
   };
-  for (const statement of statements) {
-    const member = groupMember(statement, statement.id === last.id, chains, model, cell, resolveUfunc);
+  statements.forEach((statement, k) => {
+    const form = shapes[k];
+    const member = form && (shapes[k - 1] || shapes[k + 1]) ? groupMember(statement, form, chains, model, cell, resolveUfunc) : null;
     if (!member) {
       close();
-      continue;
+      return;
     }
     if (run.length > 0 && !joins(run, member)) {
       close();
     }
     run.push(member);
-  }
+  });
   close();
   return groups;
 }
 
-/** The statement as a GroupMember (groupChains says when), or null. */
-function groupMember(
-  statement: SyntaxNode,
-  displayed: boolean,
-  chains: readonly ElementwiseChain[],
-  model: NotebookModel,
-  cell: CellModel,
-  resolveUfunc: (n: SyntaxNode) => string | null
-): GroupMember | null {
+/** What a statement that may be a group member computes (memberForm). */
+interface MemberForm {
+  /** The chain's expression: the right-hand side, or the ufunc's call. */
+  expr: SyntaxNode;
+  target: string;
+  /** The `u` of a ufunc's `out=u`. */
+  written: SyntaxNode | null;
+}
+
+/**
+ * A statement's MemberForm from its syntax alone: `name = <operations>` (one plain name, one
+ * `=`, no annotation; not `v = np.add(a, b, out=u)`, which binds `v` to `u`), or a fusable ufunc's
+ * call with `out=u` on its own, except as the cell's displayed last line (NumPy shows `u` there,
+ * which the group's call would not). Else null.
+ */
+function memberForm(statement: SyntaxNode, displayed: boolean, resolveUfunc: (n: SyntaxNode) => string | null): MemberForm | null {
   const inner = statement.type === 'expression_statement' && statement.namedChildCount === 1 ? statement.namedChild(0) : null;
-  if (!inner) {
-    return null;
-  }
-  const found = chains.filter(c => c.node.startIndex >= statement.startIndex && c.node.endIndex <= statement.endIndex);
-  let chain: ElementwiseChain | null = null;
-  let written: SyntaxNode | null = null;
-  let target: string;
-  const out = inner.type === 'call' ? outArgument(inner, resolveUfunc) : null;
-  if (inner.type === 'assignment') {
+  if (inner?.type === 'assignment') {
     const left = field(inner, 'left');
     const right = field(inner, 'right');
     if (left?.type !== 'identifier' || !right || right.type === 'assignment' || field(inner, 'type') || (unparen(right).type === 'call' && outArgument(unparen(right), resolveUfunc))) {
       return null;
     }
-    target = left.text;
-    if (found.length > 0) {
-      chain = found.length === 1 && found[0].node.id === right.id ? found[0] : null;
-    } else if (opsBound(right, true, resolveUfunc) > 0) {
-      chain = analyseChain(right, target, model, cell, resolveUfunc);
-      if (chain) {
-        Object.assign(chain, typedKernels(chain, model, cell, resolveUfunc));
-      }
-    }
-  } else if (out && !displayed) {
-    // `np.multiply(a, b, out=u)` alone: NumPy writes `u` in place; as the cell's last line it
-    // shows `u` too, which the group's call would not
-    target = out.text;
-    written = out;
-    if (found.length > 0) {
-      chain = found.length === 1 && found[0].writes?.replaced.id === inner.id ? found[0] : null;
-    } else {
-      chain = analyseChain(inner, target, model, cell, resolveUfunc);
-      if (chain && !writesInPlace(chain, { array: out, op: null, replaced: inner }, model, cell, resolveUfunc)) {
-        chain = null;
-      }
-    }
+    return opsBound(right, true, resolveUfunc) > 0 ? { expr: right, target: left.text, written: null } : null;
+  }
+  const out = inner?.type === 'call' && !displayed ? outArgument(inner, resolveUfunc) : null;
+  return inner && out ? { expr: inner, target: out.text, written: out } : null;
+}
+
+/**
+ * The statement as a GroupMember (groupChains says when), or null. Its chain is the one of
+ * `chains` that is its whole expression (no other chain may be inside it), or else a shorter
+ * one, analysed here.
+ */
+function groupMember(
+  statement: SyntaxNode,
+  form: MemberForm,
+  chains: readonly ElementwiseChain[],
+  model: NotebookModel,
+  cell: CellModel,
+  resolveUfunc: (n: SyntaxNode) => string | null
+): GroupMember | null {
+  const { expr, target, written } = form;
+  const found = chains.filter(c => c.node.startIndex >= statement.startIndex && c.node.endIndex <= statement.endIndex);
+  let chain: ElementwiseChain | null = null;
+  if (found.length > 0) {
+    chain = found.length === 1 && (written ? found[0].writes?.replaced.id : found[0].node.id) === expr.id ? found[0] : null;
   } else {
-    return null;
+    chain = analyseChain(expr, target, model, cell, resolveUfunc);
+    if (chain && written) {
+      // NumPy writes `u` in place: the kernel writes it as its output argument
+      chain = writesInPlace(chain, { array: written, op: null, replaced: expr }, model, cell, resolveUfunc) ? chain : null;
+    } else if (chain) {
+      Object.assign(chain, typedKernels(chain, model, cell, resolveUfunc));
+    }
   }
   const dtype = chain?.value.kind === 'ndarray' ? floatCType(chain.value.dtype) : null;
   const shape = chain?.value.shape;
