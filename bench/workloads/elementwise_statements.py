@@ -1,0 +1,12 @@
+# Elementwise work over three statements on 50M float32, an intermediate read afterwards
+# (memory-bound: fusing across statements decides the speed).
+# %% setup
+import numpy as np
+
+rng = np.random.default_rng(2)
+x = rng.random(50_000_000, dtype=np.float32)
+z = rng.random(50_000_000, dtype=np.float32)
+# %% cell
+r = np.sqrt(x * x + z * z)
+g = np.exp(-r) * np.float32(0.5)
+out = g * x + r * z
