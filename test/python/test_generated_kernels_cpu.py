@@ -521,6 +521,7 @@ LAUNCHED = {
     # a float64 array read by a float32 loop: each operation in NumPy's type, stored as float
     "flag-stencil-loop-other-array-float64": ((0, 1, 2, 3, 31, 33), ["u"], False),
     "flag-stencil-loop-other-array-float64-1d-weak-scalars": ((0, 1, 2, 3, 1000), ["T"], False),
+    "flag-stencil-loop-float64-reads-float32-1d": ((0, 1, 2, 3, 1000), ["T"], False),
     # rows and columns broadcast against u's interior: (3, m), (m,), (n, 1), (1, m)
     "flag-stencil-loop-other-array-broadcast-row": ((0, 1, 2, 3, 31, 33), ["u"], False),
     "flag-stencil-loop-reads-row-and-column": ((1, 2, 3, 31, 33), ["u"], False),
@@ -668,15 +669,15 @@ _FLOAT_LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*|\.\d+|\d+(?=[eE]))([eE][+-]?\d
 
 
 def _kernels(expected: str) -> list[tuple[str, str]]:
-    """(element dtype, C text) of every kernel in a candidate; "mixed" for a float32 stencil
-    whose loop step also reads a float64 array (NumPy computes part of it in float64, so it
-    writes double literals where they meet double: held bit for bit by the emulation instead)."""
+    """(element dtype, C text) of every kernel in a candidate; "mixed" for a stencil whose loop
+    step also reads an array of the other float dtype (a literal takes the type of what it meets,
+    float or double: such kernels are held bit for bit by the emulation instead)."""
     out = []
     for code in re.findall(r"cp\.RawKernel\(r'''\n(.*?)\n'''", expected, re.S):
         sig = code.split("{", 1)[0]
         code = re.sub(r"//[^\n]*", "", code)  # comments are prose ("instead of 5.")
-        dtype = "float32" if "float*" in sig else "float64"
-        out.append(("mixed" if dtype == "float32" and "double*" in sig else dtype, code))
+        floats, doubles = "float*" in sig, "double*" in sig
+        out.append(("mixed" if floats and doubles else "float32" if floats else "float64", code))
     for block in _library_kernel_blocks(expected):
         # (the compile options are no C: `--fmad=false`)
         strings = [t for t in re.findall(r"'([^']*)'", block) if not t.startswith("--")]
@@ -756,6 +757,7 @@ def test_kernels_name_math_functions_of_their_precision() -> None:
         "flag-stencil-loop-reads-k-and-n-1d",
         "flag-stencil-loop-other-array-float64",
         "flag-stencil-loop-other-array-float64-1d-weak-scalars",
+        "flag-stencil-loop-float64-reads-float32-1d",
         "flag-stencil-loop-other-array-broadcast-row",
         "flag-stencil-loop-reads-row-and-column",
     ],
@@ -956,3 +958,26 @@ def test_stencil_loop_launcher_checks_the_arrays_it_reads(double_cupy, case: str
     strided = device(np.ones(shape[:-1] + (2 * shape[-1],), dtype))[..., ::2]
     with pytest.raises(TypeError, match=rf"reads {other} as a C-contiguous CuPy array"):
         launcher(u, strided, out)
+
+
+def test_stencil_loop_launcher_checks_a_read_of_another_dtype_or_a_broadcast_shape(
+    double_cupy,  # noqa: ANN001
+) -> None:
+    """A float64 array read by a float32 loop is checked as float64 (never cast: the kernel
+    reads doubles); a broadcast row as the (3, m) array the kernel indexes, not u's shape."""
+
+    def device(shape: tuple, dtype: type) -> object:
+        return double_cupy.asarray(np.ones(shape, dtype))
+
+    u, out = device((6, 40), np.float32), device((6, 40), np.float32)
+    _, launcher = stencil_launcher("flag-stencil-loop-other-array-float64", double_cupy)
+    grid, *_ = launcher(u, device((6, 40), np.float64), out)
+    assert all(g >= 1 for g in grid)
+    with pytest.raises(TypeError, match=r"generated for float64 arrays .* got f of float32"):
+        launcher(u, device((6, 40), np.float32), out)
+    _, launcher = stencil_launcher("flag-stencil-loop-other-array-broadcast-row", double_cupy)
+    grid, *_ = launcher(u, device((3, 40), np.float32), out)
+    assert all(g >= 1 for g in grid)
+    needs = r"reads f broadcast against the interior of u: it needs the shape \(3, 40\)"
+    with pytest.raises(ValueError, match=rf"{needs}, got \(6, 40\)"):
+        launcher(u, device((6, 40), np.float32), out)

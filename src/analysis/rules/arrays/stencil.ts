@@ -732,6 +732,10 @@ export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: 
     const stepArgs = [...sizes, ...scalarArgs];
     const readNames = s.reads.map(r => r.param);
     const { u, out } = c;
+    // `r, coef as float32`; where a Python scalar meets both types, `alpha as float32, alpha2 as float64`
+    const scalarTypes = s.scalars.every(a => a.dtype === s.scalars[0]?.dtype)
+      ? `${scalarNames.join(', ')} as ${s.scalars[0]?.dtype}`
+      : s.scalars.map(a => `${a.name} as ${a.dtype}`).join(', ');
     // Checked once: the loop's two buffers never change. Each step then costs one launch from
     // Python (~2 us), not a launcher call re-checking its arguments and building the int
     // arguments (~10-20 us, against 8-35 us of kernel for 2048^2-4096^2 grids).
@@ -739,7 +743,7 @@ export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: 
       `    # checks the loop's two buffers once and returns what every step launches ${kernelName}`,
       ...(s.scalars.length > 0
         ? [
-            `    # with: the grid, the sizes as the kernel's int arguments and ${scalarNames.join(', ')} as ${[...new Set(s.scalars.map(a => a.dtype))].join(' and ')} (a`,
+            `    # with: the grid, the sizes as the kernel's int arguments and ${scalarTypes} (a`,
             `    # step writes ${out} from ${u}, its border copied from ${u})`
           ]
         : [`    # with: the grid and the sizes as the kernel's int arguments (a step writes ${out} from ${u},`, `    # its border copied from ${u})`]),
