@@ -518,6 +518,7 @@ LAUNCHED = {
     "flag-stencil-loop-reads-other-array-shifted-1d": ((0, 1, 2, 3, 1000), ["T"], False),
     # arrays named like the kernel's own index and size (k, n): the kernel keeps their names
     "flag-stencil-loop-reads-k-and-n-1d": ((0, 1, 2, 3, 1000), ["T"], False),
+    "flag-stencil-loop-reads-p-q-r-2d": ((1, 2, 3, 31, 33), ["u"], False),
     # a float64 array read by a float32 loop: each operation in NumPy's type, stored as float
     "flag-stencil-loop-other-array-float64": ((0, 1, 2, 3, 31, 33), ["u"], False),
     "flag-stencil-loop-other-array-float64-1d-weak-scalars": ((0, 1, 2, 3, 1000), ["T"], False),
@@ -755,6 +756,7 @@ def test_kernels_name_math_functions_of_their_precision() -> None:
         "flag-stencil-loop-reads-other-array",
         "flag-stencil-loop-reads-other-array-shifted-1d",
         "flag-stencil-loop-reads-k-and-n-1d",
+        "flag-stencil-loop-reads-p-q-r-2d",
         "flag-stencil-loop-other-array-float64",
         "flag-stencil-loop-other-array-float64-1d-weak-scalars",
         "flag-stencil-loop-float64-reads-float32-1d",

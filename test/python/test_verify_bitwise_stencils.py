@@ -26,6 +26,7 @@ def test_every_stencil_kernel_fixture_is_checked_bitwise() -> None:
         "flag-stencil-loop-reads-other-array",
         "flag-stencil-loop-reads-other-array-shifted-1d",
         "flag-stencil-loop-reads-k-and-n-1d",
+        "flag-stencil-loop-reads-p-q-r-2d",
         "flag-stencil-loop-other-array-float64",
         "flag-stencil-loop-other-array-float64-1d-weak-scalars",
         "flag-stencil-loop-float64-reads-float32-1d",

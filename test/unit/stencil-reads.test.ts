@@ -59,7 +59,7 @@ describe('a loop stencil reading another array', () => {
     expect(s?.reads.map(x => x.param)).toEqual(arrays);
     expect(s?.scalars.map(x => x.name)).toEqual(['r']);
     const kernel = stencilCode(s!, 'T_stencil', x => x, 'cp').definition;
-    expect(kernel).toContain('T_stencil(const float* __restrict__ src, const float* __restrict__ u, const float* __restrict__ out, const float* __restrict__ n, const float* __restrict__ m, const float* __restrict__ j, const float* __restrict__ i, const float* __restrict__ k, const float* __restrict__ p, const float* __restrict__ q, const float* __restrict__ mid, float* __restrict__ dst, int size, int cols, const float r)');
+    expect(kernel).toContain('T_stencil(const float* __restrict__ src, const float* __restrict__ u, const float* __restrict__ out, const float* __restrict__ n, const float* __restrict__ m, const float* __restrict__ j, const float* __restrict__ i, const float* __restrict__ k, const float* __restrict__ p, const float* __restrict__ q, const float* __restrict__ mid, float* __restrict__ dst, int rows, int cols, const float r)');
     // each own name declared once, under its new name
     for (const [own, moved] of [['j', 'col'], ['i', 'row'], ['k', 'idx'], ['p', 'p2'], ['q', 'q2'], ['mid', 'mid2'], ['r', 'r2']]) {
       expect(kernel).not.toMatch(new RegExp(`(int|ptrdiff_t|float\\*?) ${own}\\b(?! *[,)])`));

@@ -573,19 +573,20 @@ const OWN_NAMES = ['u', 'out', 'n', 'k', 'm', 'j', 'edge', 's', 'i0', 'i1', 'k0'
 type OwnNames = Record<(typeof OWN_NAMES)[number], string>;
 
 /** What an own name becomes where the cell's names take it (else the name with a number). */
-const OWN_ALTERNATIVES: Partial<OwnNames> = { u: 'src', out: 'dst', n: 'size', m: 'cols', k: 'idx', i: 'row', j: 'col' };
+const OWN_ALTERNATIVES: Partial<OwnNames> = { u: 'src', out: 'dst', m: 'cols', k: 'idx', i: 'row', j: 'col' };
 
 /**
  * The kernel's own names, each kept unless one of the cell's names that the kernel and its
  * launcher declare (another array it reads, a scalar argument) takes it; then a free one (`k`
- * becomes `idx`, `n` `size`...). The cell's names stay as written, none shadows another, and
- * none of ours is ever renamed into one of theirs.
+ * becomes `idx`, `n` `size` or `rows`, `p` `p2`...). The cell's names stay as written, none
+ * shadows another, and none of ours is ever renamed into one of theirs.
  */
-function ownNames(theirs: string[]): OwnNames {
+function ownNames(theirs: string[], ndim: 1 | 2): OwnNames {
   const taken = new Set<string>([...theirs, ...OWN_NAMES]);
+  const alternatives: Partial<OwnNames> = { ...OWN_ALTERNATIVES, n: ndim === 2 ? 'rows' : 'size' };
   const names = {} as OwnNames;
   for (const base of OWN_NAMES) {
-    names[base] = theirs.includes(base) ? cName(OWN_ALTERNATIVES[base] ?? base, taken) : base;
+    names[base] = theirs.includes(base) ? cName(alternatives[base] ?? base, taken) : base;
   }
   return names;
 }
@@ -648,7 +649,7 @@ function readIndex(read: StencilRead, di: number, dj: number, at: { flat: string
  */
 export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: string) => string, cp: string): { definition: string; call: string } {
   const inputText = deviceName(s.input);
-  const c = ownNames([...s.reads.map(r => r.param), ...s.scalars.map(a => a.name)]);
+  const c = ownNames([...s.reads.map(r => r.param), ...s.scalars.map(a => a.name)], s.ndim);
   const ct = cType(s.dtype);
   const kernelName = `${fnName}_kernel`;
   const R = STENCIL_ROWS_PER_THREAD;
