@@ -536,9 +536,7 @@ def _copied(env: dict) -> dict:
     """The namespace with its own copy of every array; a view of another array of the namespace
     (`u = padded[1:-1, 1:-1]`) stays a view of that array's copy, so a write through one is seen
     through the other, as in the notebook."""
-    owners = {
-        id(v): v.copy() for v in env.values() if isinstance(v, np.ndarray) and v.base is None
-    }
+    owners = {id(v): v.copy() for v in env.values() if isinstance(v, np.ndarray) and v.base is None}
     out = {}
     for k, v in env.items():
         if not isinstance(v, np.ndarray):

@@ -95,7 +95,7 @@ def test_exactness_covers_the_stencil_outputs_only() -> None:
     assert outputs["flag-stencil-loop-reads-row-and-column"] == {"u"}
     assert outputs["flag-elementwise"] == set()
     candidate = (
-        "lap_stencil_kernel = cp.RawKernel(r\'\'\'...\'\'\', 'lap_stencil')\n"
+        "lap_stencil_kernel = cp.RawKernel(r'''...''', 'lap_stencil')\n"
         "lap = lap_stencil(u_gpu)\n"
         "y = y_kernel(x_gpu)\n"
         "lap = cp.asnumpy(lap)\n"
