@@ -24,7 +24,10 @@ RandomState and every unseeded `np.random.default_rng()` are seeded from the fix
 (`fixture_seed`, a CRC-32); the seed is printed (shown with a failure) and in every assertion
 message. `test_stencil_loop_updates_the_array_in_place` runs the loop stencils' ping-pong code
 for 0 to 3 steps on a contiguous array and on a strided view: the user's name keeps the same
-array object, updated in place, as with NumPy's slice assignment.
+array object, updated in place, as with NumPy's slice assignment; the arrays a step reads besides
+it (same shape, broadcast rows and columns, the other float dtype) are random, of the dtype and
+shape the launcher checks, and `test_2d_loop_stencil_reads_on_a_grid_stride_grid` runs those
+kernels on one block row (every block walks all strips) against NumPy's step.
 """
 
 from __future__ import annotations
@@ -981,3 +984,57 @@ def test_stencil_loop_launcher_checks_a_read_of_another_dtype_or_a_broadcast_sha
     needs = r"reads f broadcast against the interior of u: it needs the shape \(3, 40\)"
     with pytest.raises(ValueError, match=rf"{needs}, got \(6, 40\)"):
         launcher(u, device((6, 40), np.float32), out)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "flag-stencil-loop-other-array-float64",
+        "flag-stencil-loop-other-array-broadcast-row",
+        "flag-stencil-loop-reads-row-and-column",
+        "flag-stencil-loop-reads-p-q-r-2d",
+    ],
+)
+def test_2d_loop_stencil_reads_on_a_grid_stride_grid(double_cupy, case: str) -> None:  # noqa: ANN001
+    """One step of the 2-D kernels that read other arrays (another dtype, broadcast rows and
+    columns, names the kernel had to move its own out of the way of) on a grid of one block row,
+    so each block walks every strip (the grid-stride loop), partial last strips included, against
+    NumPy's step bit for bit (random values; the output starts as 7s: every element written)."""
+    defs, launcher = stencil_launcher(case, double_cupy)
+    kernel = launcher.__globals__[f"{launcher.__name__}_kernel"]
+    setup, target = _cells(FIXTURES / case / "notebook.py")
+    made: dict = {}
+    exec(re.sub(r"\b\d[\d_]{3,}\b", "8", setup), made)  # noqa: S102  (small arrays)
+    scalars = {k: v for k, v in made.items() if type(v) in (int, float)}
+    name = re.search(r"^    (\w+)\[1:-1, 1:-1\] = ", target, re.M).group(1)  # type: ignore[union-attr]
+    params = re.search(r"^def \w+\((.*?)\):", defs, re.M).group(1).split(", ")  # type: ignore[union-attr]
+    out_at = params.index(
+        next(p for p in params if f"{p}.shape != " in defs and f"{p} is " in defs)
+    )
+    shape_of = dict(re.findall(r"^    if (\w+)\.shape != (.+):$", defs, re.M))
+    dtype_of = dict(re.findall(r"^    if (\w+)\.dtype != cp\.(\w+):$", defs, re.M))
+    dtype = np.dtype(re.search(r"\.dtype != cp\.(\w+) or ", defs).group(1))  # type: ignore[union-attr]
+    # the host names of the arrays read, in the launcher's order (the notebook's own names), and
+    # the scalar pieces the cell passes it after the buffers, computed as the cell computes them
+    read_names = re.findall(r"raise TypeError\('\w+ reads (\w+) as a C-contiguous", defs)
+    expected = (FIXTURES / case / "expected.py").read_text()
+    call = re.search(rf"^\w+(?:, \w+)* = {launcher.__name__}\((.*)\)  # checks", expected, re.M)
+    passed = call.group(1).split(", ")  # type: ignore[union-attr]
+    pieces = [eval(t, dict(scalars)) for t in passed[out_at + 1 :]]  # noqa: S307
+    rng = np.random.default_rng(fixture_seed(case))
+    for shape in [(3, 3), (9, 9), (17, 33), (26, 130)]:
+        u = rng.random(shape).astype(dtype)
+        reads = [
+            rng.standard_normal(eval(shape_of[p], {params[0]: u})).astype(dtype_of[p])  # noqa: S307
+            for p in params[1:out_at]
+        ]
+        out = double_cupy.asarray(np.full(shape, 7, dtype))
+        grid, *ints = launcher(
+            double_cupy.asarray(u), *map(double_cupy.asarray, reads), out, *pieces
+        )
+        args = (double_cupy.asarray(u), *map(double_cupy.asarray, reads), out, *ints)
+        kernel((grid[0], 1), (128,), args)  # one block row: every block loops over all strips
+        want: dict = {"np": np, **scalars, name: u.copy()}
+        want.update(zip(read_names, reads, strict=True))
+        exec(re.sub(r"range\(\d+\)", "range(1)", target), want)  # noqa: S102
+        assert np.array_equal(np.asarray(out), want[name]), (case, shape)
