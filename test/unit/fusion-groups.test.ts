@@ -67,6 +67,23 @@ describe('statements grouped into one kernel', () => {
     expect(two.gpu103).toBeUndefined();
   });
 
+  it("draws a later statement's random input before the kernel runs (a generator reads no result)", () => {
+    const c = suggestion('y = np.sqrt(x)\nw = y * 2.0 + rng.random(20_000_000)')!.gpu103!.candidate;
+    expect(c).toContain("'const double y = sqrt(x); w = y * 2.0 + arg1'");
+    // the host generator's draw is copied in whole, also where it ends the statement
+    expect(c).toContain('\nw = w_kernel(x_gpu, cp.asarray(rng.random(20_000_000)))\n');
+  });
+
+  it("copies a host generator's draw a single chain reads, wherever it stands in the chain", () => {
+    for (const [target, call] of [
+      ['w = np.sqrt(x) * 2.0 + rng.random(20_000_000)', 'w_kernel(x_gpu, cp.asarray(rng.random(20_000_000)))'],
+      ['w = rng.random(20_000_000) * np.sqrt(x) * 2.0', 'w_kernel(cp.asarray(rng.random(20_000_000)), x_gpu)'],
+      ['w = np.sqrt(x) * rng.random(20_000_000) + 2.0', 'w_kernel(x_gpu, cp.asarray(rng.random(20_000_000)))']
+    ]) {
+      expect(suggestion(target).gpu103!.candidate).toContain(`\nw = ${call}\n`);
+    }
+  });
+
   it('predicts fewer passes than one kernel per statement', () => {
     // the same chains as two statements whose results are both read later: two kernels
     const grouped = suggestion('y = np.sqrt(x * x + z * z) * 1.5\nw = np.exp(-y) * 2 + y').gpu103!;

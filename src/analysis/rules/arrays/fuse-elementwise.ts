@@ -159,11 +159,12 @@ export const fuseElementwise: Rule = {
     }
     for (const g of a.groups) {
       const code = (names: string[]): string => names.map(n => `\`${n}\``).join(', ');
-      const inputs = g.params.filter(p => p.node.type === 'identifier').map(p => p.node.text);
       const outputs = g.outputs.map(o => o.name);
       const locals = g.locals.length > 0 ? `; ${code(g.locals)} ${g.locals.length === 1 ? 'stays' : 'stay'} in registers (read by the next statements only, never written to memory)` : '';
+      const written = g.outputs.filter(o => o.written).map(o => o.name);
+      const inPlace = written.length > 0 ? ` (${code(written)} in place)` : '';
       forms.push(
-        `the ${g.statements.length} consecutive statements binding ${code(g.chains.map(c => c.target ?? ''))} become one typed \`cp.ElementwiseKernel\` that reads ${code(inputs)} once and writes ${code(outputs)}${locals}, where one kernel per statement would write each result and read it back`
+        `the ${g.statements.length} consecutive statements computing ${code(g.chains.map(c => c.target ?? ''))} become one typed \`cp.ElementwiseKernel\` that reads ${code(g.arrays)} once and writes ${code(outputs)}${inPlace}${locals}, where one kernel per statement would write each result and read it back`
       );
     }
     if (reductions > 0) {

@@ -214,6 +214,8 @@ export interface ChainGroup {
   statements: SyntaxNode[];
   /** The kernel's inputs: every member's params but the group's own targets, each once. */
   params: { node: SyntaxNode; name: string }[];
+  /** The source texts of the inputs that are arrays (the others are scalars). */
+  arrays: string[];
   /**
    * The kernel's outputs, in statement order: a target read after the group, the last one, or
    * the array a ufunc's `out=u` writes in place (`written`: passed to the kernel, which then
@@ -274,7 +276,7 @@ export function groupChains(root: SyntaxNode, chains: readonly ElementwiseChain[
       close();
       return;
     }
-    if (run.length > 0 && !joins(run, member)) {
+    if (run.length > 0 && !joins(run, member, model, cell)) {
       close();
     }
     run.push(member);
@@ -384,8 +386,13 @@ function readInFunction(cell: CellModel, name: string): boolean {
   return found;
 }
 
-/** Whether `member` joins the group `run` (groupChains says when). */
-function joins(run: readonly GroupMember[], member: GroupMember): boolean {
+/**
+ * Whether `member` joins the group `run` (groupChains says when). Its params are computed before
+ * the kernel runs, so before the members ahead of it: a call in one may read what those members
+ * bind (`peak()` reading the global `y`) and keeps it out, unless it is NumPy's or a method of
+ * an array or a generator (`rng.random(n)`), which read only their arguments.
+ */
+function joins(run: readonly GroupMember[], member: GroupMember, model: NotebookModel, cell: CellModel): boolean {
   const first = run[0];
   if (member.dtype !== first.dtype || member.shape !== first.shape) {
     return false;
@@ -396,6 +403,17 @@ function joins(run: readonly GroupMember[], member: GroupMember): boolean {
   }
   let readsTarget = false;
   for (const p of member.chain.params) {
+    let foreignCall = false;
+    walkTypes(p.node, ['call'], n => {
+      const fn = field(n, 'function');
+      const owner = fn?.type === 'attribute' ? field(fn, 'object') : null;
+      const kind = owner ? model.inferValue(owner, cell).kind : null;
+      foreignCall ||= !fn || !(model.qualifiedName(fn)?.startsWith('numpy.') || kind === 'ndarray' || kind === 'rng');
+      return !foreignCall;
+    });
+    if (foreignCall) {
+      return false;
+    }
     const names = namesIn(p.node);
     if (p.node.type === 'identifier' && targets.has(p.node.text)) {
       readsTarget = true;
@@ -490,7 +508,8 @@ function chainGroup(run: readonly GroupMember[], root: SyntaxNode, model: Notebo
     }
   }
   const kernel = { inParams: t.decls.map(p => `${dtype} ${p.name}`).join(', '), outParams: outParams.join(', '), operation: lines.join('; ') };
-  return { chains: run.map(m => m.chain), statements: spans, params, outputs, locals, kernel, dtype, ops };
+  const arrays = params.filter((_, k) => t.decls[k].array).map(p => p.node.text);
+  return { chains: run.map(m => m.chain), statements: spans, params, arrays, outputs, locals, kernel, dtype, ops };
 }
 
 /** Where a chain can start: see findElementwiseChains. */
@@ -1159,7 +1178,21 @@ export function fuseChains(
   // a group's call replaces its statements, from the first one's start to the last one's end
   const replaced = (c: ElementwiseChain): SyntaxNode => c.writes?.replaced ?? c.node;
   const span = (g: ChainGroup): { start: number; end: number } => ({ start: g.statements[0].startIndex, end: g.statements[g.statements.length - 1].endIndex });
-  const edits = plain.filter(e => !chains.some(c => inside(e, replaced(c).startIndex, replaced(c).endIndex)) && !groups.some(g => inside(e, span(g).start, span(g).end)));
+  // a param the plain rewrite wraps (`cp.asarray(rng.random(n))`, a host generator's draw): the
+  // two inserts around it belong to the kernel's argument, also where the param ends the chain
+  // (its `)` is then at the replaced span's end, which keeps the inserts of what encloses it)
+  const wraps = new Map<number, { open: TextEdit; close: TextEdit }>();
+  for (const p of [...chains.flatMap(c => c.params), ...groups.flatMap(g => g.params)]) {
+    const open = plain.filter(e => e.start === e.end && e.start === p.node.startIndex && e.text.endsWith('(')).pop();
+    const close = plain.find(e => e.start === e.end && e.start === p.node.endIndex && e.text === ')');
+    if (open && close) {
+      wraps.set(p.node.id, { open, close });
+    }
+  }
+  const wrapping = new Set([...wraps.values()].flatMap(w => [w.open, w.close]));
+  const edits = plain.filter(
+    e => !wrapping.has(e) && !chains.some(c => inside(e, replaced(c).startIndex, replaced(c).endIndex)) && !groups.some(g => inside(e, span(g).start, span(g).end))
+  );
   const definitions: string[] = [];
   const taken = new Set<string>();
   /** The source of `node` with the plain edits inside it and `replacements` applied. */
@@ -1173,6 +1206,11 @@ export function fuseChains(
       .map(r => ({ start: r.node.startIndex - node.startIndex, end: r.node.endIndex - node.startIndex, text: r.text }));
     return applyEdits(source.slice(node.startIndex, node.endIndex), [...local, ...reps]);
   };
+  /** A param's argument text: its source with the plain edits in it, and its wrap. */
+  const argument = (p: { node: SyntaxNode }): string => {
+    const w = wraps.get(p.node.id);
+    return w ? `${w.open.text}${sub(p.node, [])}${w.close.text}` : sub(p.node, []);
+  };
   const fuseGroup = (group: ChainGroup): void => {
     const base = `${group.outputs.map(o => o.name).join('_')}_kernel`.replace(/[^\w]/g, '_');
     let fname = base;
@@ -1181,7 +1219,7 @@ export function fuseChains(
     }
     taken.add(fname);
     definitions.push(elementwiseKernelDefinition(group.kernel, fname, cp));
-    const args = group.params.map(p => sub(p.node, []));
+    const args = group.params.map(argument);
     const written = group.outputs.find(o => o.written)?.written;
     const lines: string[] = [];
     if (written) {
@@ -1212,7 +1250,7 @@ export function fuseChains(
     taken.add(fname);
     taken.add(`${fname}_kernel`);
     // an element of the written array is copied first: NumPy reads it before it writes (ownElements)
-    const args = chain.params.map(p => (chain.writes?.copied?.has(p.node.text) ? `${sub(p.node, [])}.copy()` : sub(p.node, [])));
+    const args = chain.params.map(p => (chain.writes?.copied?.has(p.node.text) ? `${argument(p)}.copy()` : argument(p)));
     if (chain.writes) {
       // the written array is the kernel's output argument: CuPy writes it, allocating nothing
       args.push(sub(chain.writes.array, []));
