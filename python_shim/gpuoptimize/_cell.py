@@ -7,6 +7,7 @@ what to compare afterwards, and what it must refuse to repeat.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 #: Name the harness binds the value of the cell's last expression to.
@@ -194,6 +195,9 @@ class CellFacts:
     inputs: list[str] = field(default_factory=list)
     #: Names bound only as `for` targets at the top level (loop counters, not results).
     loop_vars: set[str] = field(default_factory=set)
+    #: Intermediates a fused kernel of the source keeps in registers instead of binding them
+    #: (`kernel_locals`).
+    kernel_locals: set[str] = field(default_factory=set)
     outputs: list[str] = field(default_factory=list)
     mutated: list[str] = field(default_factory=list)
     has_last_value: bool = False
@@ -535,6 +539,27 @@ def _locals_of(fn: ast.AST) -> set[str]:
     return assigned - declared_global
 
 
+def kernel_locals(tree: ast.AST) -> set[str]:
+    """The intermediates the source's `*.ElementwiseKernel(in, out, operation, ...)` keep in the
+    kernel's registers: GPU103 fuses consecutive statements into one kernel and declares a result
+    nothing reads after them as a C local (`const double y = ...`), so the rewrite never binds
+    `y`. An output's own register (`y_` of the output `y`) is not one."""
+    names: set[str] = set()
+    for n in ast.walk(tree):
+        args = n.args if isinstance(n, ast.Call) else []
+        if (
+            isinstance(n, ast.Call)
+            and _dotted(n.func)[-1:] == ["ElementwiseKernel"]
+            and len(args) >= 3
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in args[1:3])
+        ):
+            out_params, operation = args[1].value, args[2].value  # type: ignore[attr-defined]
+            outputs = {p.split()[-1] for p in out_params.split(",") if p.strip()}
+            declared = set(re.findall(r"\bconst (?:float|double) (\w+) = ", operation))
+            names |= declared - {f"{o}_" for o in outputs}
+    return names
+
+
 def analyze(source: str) -> CellFacts:
     """Inputs, outputs, side effects... of one cell. Raises SyntaxError on bad source."""
     tree = ast.parse(source)
@@ -550,6 +575,7 @@ def analyze(source: str) -> CellFacts:
     return CellFacts(
         inputs=list(s.inputs),
         loop_vars=s.loop_targets,
+        kernel_locals=kernel_locals(tree),
         outputs=outputs,
         mutated=list(s.mutated),
         has_last_value=has_last,

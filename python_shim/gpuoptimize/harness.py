@@ -1425,6 +1425,12 @@ def _compare_outputs(
         if n not in c.values:
             if n in b.facts.loop_vars:
                 continue  # a loop counter the rewrite has no need for
+            if n in c.facts.kernel_locals:
+                notes.append(
+                    f"{n} is kept in the candidate's fused kernel (registers, never written):"
+                    " the analysis found nothing that reads it later, so it is not bound"
+                )
+                continue
             out.append(
                 OutputComparison(
                     n,

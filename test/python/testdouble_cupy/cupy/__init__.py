@@ -104,26 +104,40 @@ _C_TOKEN = re.compile(
 
 
 class ElementwiseKernel:
-    """`cp.ElementwiseKernel` for the one C form the engine emits: `out = <expression>` over
-    typed float parameters, with + - * / ( ), float literals (`1.0f`) and C math functions
-    (sqrt, exp, pow...), evaluated with NumPy (the same operations on the same dtypes). Anything
-    else (raw indexing, `i`, statements, ternaries, preambles) raises NotImplementedError: the
-    double does not pretend to run CUDA C."""
+    """`cp.ElementwiseKernel` for the C forms the engine emits: `out = <expression>`, or for a
+    group of statements `const float t = <expression>; ...; out = <expression>` (locals of the
+    kernel's type, several outputs), over typed float parameters, with + - * / ( ), float
+    literals (`1.0f`) and C math functions (sqrt, exp, pow...), evaluated with NumPy (the same
+    operations on the same dtypes; a local rounded to its type as C stores it). Called with the
+    inputs, or the inputs and every output (written in place). Anything else (raw indexing, `i`,
+    other statements, ternaries, preambles) raises NotImplementedError: the double does not
+    pretend to run CUDA C."""
 
     def __init__(self, in_params, out_params, operation, name="kernel", **kwargs):
         if kwargs.get("preamble"):
             raise NotImplementedError("TEST DOUBLE: ElementwiseKernel preambles are not supported")
         self.name = name
         self._in = [self._param(p) for p in in_params.split(",") if p.strip()]
-        outs = [self._param(p) for p in out_params.split(",") if p.strip()]
-        if len(outs) != 1:
-            raise NotImplementedError("TEST DOUBLE: one output parameter only")
-        self._out = outs[0]
-        m = re.fullmatch(r"\s*(\w+)\s*=\s*(.+?);?\s*", operation, re.S)
-        if not m or m.group(1) != self._out[1]:
-            raise NotImplementedError(f"TEST DOUBLE: operation must be `{self._out[1]} = <expr>`")
+        self._outs = [self._param(p) for p in out_params.split(",") if p.strip()]
         names = {n for _, n in self._in}
-        pieces, pos, expr = [], 0, m.group(2)
+        outs = {n for _, n in self._outs}
+        self._steps = []  # (dtype of a local or None for an output, name, compiled expression)
+        for statement in (t for t in operation.split(";") if t.strip()):
+            m = re.fullmatch(r"\s*(?:const (float|double) )?(\w+)\s*=\s*(.+?)\s*", statement, re.S)
+            if not m or (m.group(1) is None and m.group(2) not in outs):
+                raise NotImplementedError(
+                    f"TEST DOUBLE: `<output> = <expr>` or a const local only: {statement!r}"
+                )
+            local = {"float": _np.float32, "double": _np.float64}.get(m.group(1))
+            self._steps.append((local, m.group(2), self._expression(m.group(3), names, name)))
+            if local is not None:
+                names.add(m.group(2))
+        if {n for local, n, _ in self._steps if local is None} != outs:
+            raise NotImplementedError("TEST DOUBLE: every output assigned once")
+
+    @staticmethod
+    def _expression(expr, names, name):
+        pieces, pos = [], 0
         while pos < len(expr):
             t = _C_TOKEN.match(expr, pos)
             if not t or t.end() == pos:
@@ -138,7 +152,7 @@ class ElementwiseKernel:
                 raise NotImplementedError(f"TEST DOUBLE: unknown name {t.group('name')!r}")
             pieces.append(t.group("num") or t.group("name") or t.group("op"))
             pos = t.end()
-        self._code = compile(" ".join(pieces), f"<ElementwiseKernel {name}>", "eval")
+        return compile(" ".join(pieces), f"<ElementwiseKernel {name}>", "eval")
 
     @staticmethod
     def _param(text):
@@ -150,15 +164,30 @@ class ElementwiseKernel:
         return _np.dtype(parts[0]), parts[1]
 
     def __call__(self, *args, **kwargs):
-        if kwargs or len(args) != len(self._in):
-            raise NotImplementedError("TEST DOUBLE: inputs only (no out=, size=, block_size=)")
+        nin = len(self._in)
+        if kwargs or len(args) not in (nin, nin + len(self._outs)):
+            raise NotImplementedError("TEST DOUBLE: the inputs, or the inputs and every output")
         env = dict(_C_FUNCTIONS)
-        for (dtype, pname), a in zip(self._in, args, strict=True):
+        for (dtype, pname), a in zip(self._in, args, strict=False):
             env[pname] = (
                 _np.asarray(a, dtype=dtype) if isinstance(a, _np.ndarray) else dtype.type(a)
             )
-        result = eval(self._code, {"__builtins__": {}}, env)  # noqa: S307  (tokens checked above)
-        return _device(_np.asarray(result, dtype=self._out[0]))
+        given = dict(zip((n for _, n in self._outs), args[nin:], strict=False))
+        results = {}
+        for local, pname, code in self._steps:
+            value = eval(code, {"__builtins__": {}}, env)  # noqa: S307  (tokens checked above)
+            if local is not None:
+                env[pname] = _np.asarray(value, dtype=local)
+            else:
+                results[pname] = value
+        outs = []
+        for dtype, pname in self._outs:
+            if pname in given:
+                given[pname][...] = _np.asarray(results[pname], dtype=dtype)
+                outs.append(given[pname])
+            else:
+                outs.append(_device(_np.asarray(results[pname], dtype=dtype)))
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 class RawKernel:

@@ -1,0 +1,44 @@
+"""The A/B harness and GPU103's kernels for groups of statements: an intermediate the kernel
+keeps in registers (`const double y = ...`; nothing reads it after the statements it fused) is
+never bound by the candidate. The harness says so in a note instead of reporting the output
+unverified ("only the baseline sets it"), and compares every output the candidate binds. The
+candidate runs on the CuPy TEST DOUBLE (test/python/testdouble_cupy), whose ElementwiseKernel
+evaluates the kernel's statements with NumPy."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+import numpy as np
+
+from gpuoptimize._cell import analyze
+from gpuoptimize.harness import run_ab
+
+GPU103 = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "rules" / "GPU103"
+
+
+def _fixture(case: str) -> tuple[str, str, str]:
+    """The setup cell, the target cell and the expected candidate of a GPU103 flag fixture."""
+    parts = re.split(r"^# %%.*$", (GPU103 / case / "notebook.py").read_text(), flags=re.M)
+    return parts[1], parts[2], (GPU103 / case / "expected.py").read_text()
+
+
+def test_kernel_locals_are_the_registers_that_stand_for_names() -> None:
+    _, _, local = _fixture("flag-group-intermediate-local")
+    _, _, both = _fixture("flag-group-intermediate-read-later")
+    assert analyze(local).kernel_locals == {"y"}
+    # `y_` is the output y's own register: y is bound by the call
+    assert analyze(both).kernel_locals == set()
+
+
+def test_harness_compares_the_outputs_and_notes_the_kept_intermediate(cp) -> None:  # noqa: ANN001
+    setup, target, candidate = _fixture("flag-group-intermediate-local")
+    ns: dict = {}
+    exec(setup.replace("20_000_000", "10_000"), ns)  # noqa: S102
+    r = run_ab(target, candidate, ns, budget_s=0.02, min_runs=2)
+    assert r.candidate.status == "ok", r.candidate.error
+    assert [o.name for o in r.outputs] == ["w"]
+    assert r.match_status == "equal" and r.outputs[0].status == "equal"
+    assert any(w.startswith("y is kept in the candidate's fused kernel") for w in r.warnings)
+    assert isinstance(ns["x"], np.ndarray)  # the user's namespace untouched
