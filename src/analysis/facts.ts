@@ -35,22 +35,27 @@ export interface AssignmentFact {
   deleted?: boolean;
 }
 
+/**
+ * Kept with the cell's parse while the cell is unchanged. The sets are read-only, and the empty
+ * ones are one shared set: every object kept is copied by the garbage collector's young
+ * generation (twice, before it is old), and an empty Set still holds its table.
+ */
 export interface CellFacts {
   imports: ImportFact[];
   /** Names read before this cell binds them (what the cell needs from the namespace). */
-  inputs: Set<string>;
+  inputs: ReadonlySet<string>;
   /** Every name read anywhere in the cell. */
-  reads: Set<string>;
+  reads: ReadonlySet<string>;
   /**
    * Names the cell binds or unbinds at module level (assignments, walrus targets, defs, imports,
    * loop, with and except targets, `match` capture patterns, `del`), and names a function or
    * class body declares `global` and binds (bound when it runs).
    */
-  writes: Set<string>;
+  writes: ReadonlySet<string>;
   /** Names whose object the cell changes in place (`x[i] = v`, `x += 1` on arrays, `x.sort()`). */
-  mutates: Set<string>;
+  mutates: ReadonlySet<string>;
   /** Functions and classes the cell defines. */
-  defines: Set<string>;
+  defines: ReadonlySet<string>;
   assignments: AssignmentFact[];
   /** The last top-level statement when it is an expression (the cell's displayed value). */
   lastExpression: SyntaxNode | null;
@@ -59,7 +64,7 @@ export interface CellFacts {
    * (parameters, names assigned in a function body, comprehension variables): what they hold
    * is not the module-level binding of the same name.
    */
-  localIds: Set<number>;
+  localIds: ReadonlySet<number>;
   /**
    * Every identifier read as a value (module level or local; not attribute or keyword names,
    * not import names), in visiting order: what a cheap rule prefilter looks at.
@@ -67,8 +72,19 @@ export interface CellFacts {
   valueIds: SyntaxNode[];
 }
 
-/** The (empty) locals of module level, for reads. */
-const NO_LOCALS: ReadonlySet<string> = new Set<string>();
+/** An empty set: the locals of module level (for reads), and every empty set of every cell's facts. */
+const NONE: ReadonlySet<never> = new Set<never>();
+
+/** `CellFacts` while `collectFacts` fills it in. */
+interface GrowingFacts extends CellFacts {
+  inputs: Set<string>;
+  reads: Set<string>;
+  writes: Set<string>;
+  mutates: Set<string>;
+  defines: Set<string>;
+  localIds: Set<number>;
+}
+
 const MUTATING_METHODS = new Set(['sort', 'fill', 'resize', 'append', 'extend', 'update', 'put', 'itemset', 'partition', 'setflags']);
 const SCOPE_NODES = new Set(['function_definition', 'lambda', 'class_definition']);
 const COMPREHENSIONS = new Set(['list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression']);
@@ -113,7 +129,7 @@ const VISITED_TYPES: ReadonlySet<string> = new Set([
 
 /** Reads the facts of one parsed cell. */
 export function collectFacts(root: SyntaxNode): CellFacts {
-  const facts: CellFacts = {
+  const facts: GrowingFacts = {
     imports: [],
     inputs: new Set(),
     reads: new Set(),
@@ -264,7 +280,7 @@ export function collectFacts(root: SyntaxNode): CellFacts {
 
   /** `locals` is null at module level, else the enclosing function's (or comprehension's) names. */
   function visit(node: SyntaxNode, locals: Set<string> | null): void {
-    const scope: ReadonlySet<string> = locals ?? NO_LOCALS;
+    const scope: ReadonlySet<string> = locals ?? NONE;
     const type = node.type;
     switch (type) {
       case 'identifier': {
@@ -543,7 +559,21 @@ export function collectFacts(root: SyntaxNode): CellFacts {
       facts.lastExpression = expr;
     }
   }
-  return facts;
+  // what is kept: empty sets shared, arrays copied to their exact size (grown by push, an array
+  // holds 17 entries or more)
+  const shared = <T>(set: ReadonlySet<T>): ReadonlySet<T> => (set.size === 0 ? NONE : set);
+  return {
+    imports: facts.imports.slice(),
+    inputs: shared(facts.inputs),
+    reads: shared(facts.reads),
+    writes: shared(facts.writes),
+    mutates: shared(facts.mutates),
+    defines: shared(facts.defines),
+    assignments: facts.assignments.slice(),
+    lastExpression: facts.lastExpression,
+    localIds: shared(facts.localIds),
+    valueIds: facts.valueIds.slice()
+  };
 }
 
 /** Names assigned in a function body (Python makes them local to the function). */
@@ -673,7 +703,7 @@ export function baseName(node: SyntaxNode): string | null {
 }
 
 /** Imports inside functions bind names too; they resolve the same way, so all are kept. */
-function collectImport(node: SyntaxNode, facts: CellFacts): void {
+function collectImport(node: SyntaxNode, facts: GrowingFacts): void {
   if (node.type === 'import_statement') {
     for (const item of kids(node)) {
       if (item.type === 'dotted_name') {

@@ -982,7 +982,7 @@ export class NotebookModel {
   private inferLibraryCall(
     q: string,
     positional: SyntaxNode[],
-    keywords: Map<string, SyntaxNode>,
+    keywords: ReadonlyMap<string, SyntaxNode>,
     cell: CellModel
   ): ValueInfo {
     const parts = this.libraryName(q);
@@ -1465,7 +1465,7 @@ function arrayValue(shape: (number | null)[] | undefined, dtype: string, library
   };
 }
 
-function dtypeArg(keywords: Map<string, SyntaxNode>, positionalDtype: SyntaxNode | undefined): string | undefined {
+function dtypeArg(keywords: ReadonlyMap<string, SyntaxNode>, positionalDtype: SyntaxNode | undefined): string | undefined {
   const node = keywords.get('dtype') ?? positionalDtype;
   if (!node) {
     return undefined;
@@ -1876,7 +1876,7 @@ function libraryNameOf(q: string): LibraryName {
 function numpyCallValue(
   parts: LibraryName,
   positional: SyntaxNode[],
-  keywords: Map<string, SyntaxNode>,
+  keywords: ReadonlyMap<string, SyntaxNode>,
   model: NotebookModel,
   cell: CellModel
 ): ValueInfo {
@@ -2058,7 +2058,7 @@ function numpyCallValue(
 function randomValue(
   name: string,
   positional: SyntaxNode[],
-  keywords: Map<string, SyntaxNode>,
+  keywords: ReadonlyMap<string, SyntaxNode>,
   model: NotebookModel,
   cell: CellModel,
   library: string
@@ -2087,7 +2087,7 @@ function arrayMethodValue(
   v: ValueInfo,
   method: string,
   positional: SyntaxNode[],
-  keywords: Map<string, SyntaxNode>,
+  keywords: ReadonlyMap<string, SyntaxNode>,
   model: NotebookModel,
   cell: CellModel
 ): ValueInfo {

@@ -343,7 +343,8 @@ export class SyntaxTree {
    * a tree keeps one owner per slot; asking with another owner starts the slots afresh.
    */
   memo(slot: number, owner: object): unknown[] {
-    const memos = (this.memos ??= []);
+    // exactly one entry per slot (an array grown by assignment would hold 17: kept as long as the tree)
+    const memos = (this.memos ??= new Array<Memo | undefined>(MEMO_SLOTS));
     let m = memos[slot];
     if (m === undefined || m.owner !== owner) {
       m = { owner, values: [] };
@@ -397,6 +398,7 @@ interface Memo {
 export const MEMO_VALUES = 0;
 export const MEMO_NAMES = 1;
 export const MEMO_ARGS = 2;
+const MEMO_SLOTS = 3;
 
 /** Numbers per row of `SyntaxTree.data`, and what each holds. */
 const ROW = 5;

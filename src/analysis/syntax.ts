@@ -72,37 +72,42 @@ export function operatorOf(node: SyntaxNode): string {
 
 /**
  * Positional arguments and keyword arguments of a call. Read once per call node and kept by its
- * tree (they depend on the tree only): callers must not change the array or the map.
+ * tree (they depend on the tree only): callers must not change the array, and the map is
+ * read-only, one empty map shared by every call without keyword arguments (most calls; every
+ * object kept is copied by the garbage collector's young generation, an empty Map with its table).
  */
-export function callArguments(call: SyntaxNode): {
-  positional: SyntaxNode[];
-  keywords: Map<string, SyntaxNode>;
-} {
+export function callArguments(call: SyntaxNode): CallArguments {
   const memo = call.tree.memo(MEMO_ARGS, call.tree) as (CallArguments | undefined)[];
   return (memo[call.order] ??= readCallArguments(call));
 }
 
-type CallArguments = { positional: SyntaxNode[]; keywords: Map<string, SyntaxNode> };
+interface CallArguments {
+  positional: SyntaxNode[];
+  keywords: ReadonlyMap<string, SyntaxNode>;
+}
+
+const NO_KEYWORDS: ReadonlyMap<string, SyntaxNode> = new Map();
 
 function readCallArguments(call: SyntaxNode): CallArguments {
-  const positional: SyntaxNode[] = [];
-  const keywords = new Map<string, SyntaxNode>();
   const args = field(call, 'arguments');
+  const positional: SyntaxNode[] = [];
   if (!args) {
-    return { positional, keywords };
+    return { positional, keywords: NO_KEYWORDS };
   }
+  let keywords: Map<string, SyntaxNode> | null = null;
   for (const arg of kids(args)) {
     if (arg.type === 'keyword_argument') {
       const name = field(arg, 'name');
       const value = field(arg, 'value');
       if (name && value) {
-        keywords.set(name.text, value);
+        (keywords ??= new Map()).set(name.text, value);
       }
     } else if (arg.type !== 'comment') {
       positional.push(arg);
     }
   }
-  return { positional, keywords };
+  // an exact-size copy: an array grown by push holds 17 entries, and this one is kept
+  return { positional: positional.slice(), keywords: keywords ?? NO_KEYWORDS };
 }
 
 /** Strips redundant parentheses. */
