@@ -139,6 +139,13 @@ describe('statements kept apart', () => {
     notGrouped('y = np.sqrt(row) * 3.0 + 1.0\nw = y * 2.0 + m');
     notGrouped('y = np.sqrt(x32)\nw = y * 2.0 + x');
   });
+  it('two arrays written in place that share memory (one kernel would race where NumPy writes one, then the other)', () => {
+    const cells = (alias: string): ReturnType<typeof cellsOf> =>
+      cellsOf(`${setup}\nu = np.empty(20_000_000)\n${alias}`, 'np.sqrt(x, out=u)\nnp.multiply(u, 2.0, out=v)\nw = v + u', 'print(w.mean(), u[0], v[0])');
+    const kernelOf = (alias: string): string | undefined => analyzeNotebook(cells(alias)).suggestions.find(s => s.rule === 'GPU103' && s.cellIndex === 1)?.candidate;
+    expect(kernelOf('v = np.empty(20_000_000)')).toContain("'float64 x', 'float64 u, float64 v, float64 w',");
+    expect(kernelOf('v = u[::-1]') ?? '').not.toMatch(/ElementwiseKernel\([^)]*; /);
+  });
   it('a statement under control flow', () => {
     notGrouped('y = np.sqrt(x)\nif True:\n    w = y * 2.0 + 1.0');
   });

@@ -427,8 +427,9 @@ function joins(run: readonly GroupMember[], member: GroupMember, model: Notebook
 
 /**
  * The run's ChainGroup with its kernel, or null: under three operations in all; an array the
- * group writes in place (`out=u`) that another input may share memory with (inputsApart: one
- * thread's write would change what another thread reads, where NumPy wrote `u` whole first); or
+ * group writes in place (`out=u`) that an input or another such array may share memory with
+ * (inputsApart: one thread's write would change what another thread reads, where NumPy wrote `u`
+ * whole first); or
  * no typed kernel of the whole (the inputs of one float dtype, every scalar cast as NumPy casts
  * it: typedParams).
  */
@@ -448,8 +449,12 @@ function chainGroup(run: readonly GroupMember[], root: SyntaxNode, model: Notebo
       params.push({ node: p.node, name: /^arg\d+$/.test(p.name) ? `arg${params.length}` : p.name });
     }
   }
-  for (const m of run) {
-    if (m.written && !inputsApart({ array: m.written, op: null, replaced: m.statement }, params, model, cell)) {
+  // every array written in place apart from every input and from each other (two `out=` views
+  // of one buffer would race where NumPy writes one, then the other)
+  const written = run.flatMap(m => (m.written ? [m.written] : []));
+  for (const u of written) {
+    const others = [...params, ...written.filter(w => w.id !== u.id).map(w => ({ node: w, name: w.text }))];
+    if (!inputsApart({ array: u, op: null, replaced: u }, others, model, cell)) {
       return null;
     }
   }
