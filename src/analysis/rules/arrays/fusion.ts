@@ -259,7 +259,7 @@ export function groupChains(root: SyntaxNode, chains: readonly ElementwiseChain[
   const statements = kids(root).filter(k => k.type !== 'comment');
   const last = statements[statements.length - 1];
   // from the syntax alone first: a statement next to no other possible member is not analysed
-  const shapes = statements.map(s => memberForm(s, s.id === last.id, resolveUfunc));
+  const forms = statements.map(s => memberForm(s, s.id === last.id, resolveUfunc));
   const groups: ChainGroup[] = [];
   let run: GroupMember[] = [];
   const close = (): void => {
@@ -270,8 +270,8 @@ export function groupChains(root: SyntaxNode, chains: readonly ElementwiseChain[
     run = [];
   };
   statements.forEach((statement, k) => {
-    const form = shapes[k];
-    const member = form && (shapes[k - 1] || shapes[k + 1]) ? groupMember(statement, form, chains, model, cell, resolveUfunc) : null;
+    const form = forms[k];
+    const member = form && (forms[k - 1] || forms[k + 1]) ? groupMember(statement, form, chains, model, cell, resolveUfunc) : null;
     if (!member) {
       close();
       return;
@@ -429,9 +429,8 @@ function joins(run: readonly GroupMember[], member: GroupMember, model: Notebook
  * The run's ChainGroup with its kernel, or null: under three operations in all; an array the
  * group writes in place (`out=u`) that an input or another such array may share memory with
  * (inputsApart: one thread's write would change what another thread reads, where NumPy wrote `u`
- * whole first); or
- * no typed kernel of the whole (the inputs of one float dtype, every scalar cast as NumPy casts
- * it: typedParams).
+ * whole first); or no typed kernel of the whole (the inputs of one float dtype, every scalar
+ * cast as NumPy casts it: typedParams).
  */
 function chainGroup(run: readonly GroupMember[], root: SyntaxNode, model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): ChainGroup | null {
   const ops = run.reduce((n, m) => n + m.chain.ops, 0);
