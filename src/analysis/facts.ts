@@ -21,6 +21,11 @@ export interface AssignmentFact {
   name: string;
   /** The assigned expression; null when unknown (unpacking, loop targets, with-as). */
   value: SyntaxNode | null;
+  /**
+   * For a name unpacked from one expression (`w, v = np.linalg.eigh(A)`, no starred target):
+   * the expression and the position of the item the name gets. `value` is null.
+   */
+  unpacked?: { from: SyntaxNode; index: number };
   /** The statement (for augmented assignment: the whole statement). */
   statement: SyntaxNode;
   /** Offset where the binding takes effect (end of the statement). */
@@ -193,7 +198,8 @@ export function collectFacts(root: SyntaxNode): CellFacts {
     value: SyntaxNode | null,
     statement: SyntaxNode,
     locals: Set<string> | null,
-    augmented: boolean
+    augmented: boolean,
+    unpacked?: AssignmentFact['unpacked']
   ): void => {
     switch (target.type) {
       case 'identifier':
@@ -204,7 +210,8 @@ export function collectFacts(root: SyntaxNode): CellFacts {
             statement,
             at: statement.endIndex,
             augmented,
-            nested: isNested(statement)
+            nested: isNested(statement),
+            ...(unpacked ? { unpacked } : {})
           });
         }
         if (locals && !isGlobalIn(locals, target.text)) {
@@ -220,8 +227,18 @@ export function collectFacts(root: SyntaxNode): CellFacts {
       case 'expression_list': {
         const targets = kids(target);
         const values = value && (value.type === 'tuple' || value.type === 'expression_list') ? kids(value) : null;
+        // one expression unpacked (`w, v = np.linalg.eigh(A)`): each name is told which item it
+        // gets, where positions are known (no starred target)
+        const from = !values && value && !targets.some(t => t.type === 'list_splat_pattern') ? value : null;
         targets.forEach((t, k) =>
-          bindTarget(t, values && values.length === targets.length ? values[k] : null, statement, locals, augmented)
+          bindTarget(
+            t,
+            values && values.length === targets.length ? values[k] : null,
+            statement,
+            locals,
+            augmented,
+            from && t.type === 'identifier' ? { from, index: k } : undefined
+          )
         );
         return;
       }

@@ -425,7 +425,9 @@ export class NotebookModel {
         ? this.valueBefore(a.name, cell, a.statement.startIndex)
         : a.value
           ? this.inferValue(a.value, cell)
-          : UNKNOWN;
+          : a.unpacked
+            ? itemOf(this.inferValue(a.unpacked.from, cell), a.unpacked.index)
+            : UNKNOWN;
       const b: Binding = { name: a.name, cellIndex: cell.index, cellId: cell.id, at: a.at, value };
       entries.push(b);
       bindings.add(b);
@@ -793,6 +795,12 @@ export class NotebookModel {
       case 'subscript': {
         const value = field(n, 'value');
         const v = value ? this.inferValue(value, cell) : UNKNOWN;
+        if (v.kind === 'sequence' && v.elements) {
+          // `res[0]` of a tuple whose items are known (`res = np.linalg.eigh(A)`)
+          const index = kids(n).filter(c => c.id !== value?.id);
+          const k = index.length === 1 ? this.constantValue(index[0], cell) : undefined;
+          return k !== undefined && Number.isInteger(k) ? itemOf(v, k < 0 ? v.elements.length + k : k) : UNKNOWN;
+        }
         if (v.kind === 'ndarray') {
           const indexed = v.shape ? basicIndexShape(n, v.shape, this, cell) : undefined;
           if (indexed === 'element') {
@@ -1046,6 +1054,10 @@ export class NotebookModel {
       // most scipy array functions return an array shaped like their first argument
       const first = positional[0] ? this.inferValue(positional[0], cell) : UNKNOWN;
       const name = parts.last;
+      const tuple = scipyTupleValue(q, first, positional, keywords);
+      if (tuple) {
+        return tuple;
+      }
       if (SCIPY_NON_ARRAY_RESULTS.test(name) || /^scipy\.(optimize|integrate|stats)\./.test(q)) {
         return UNKNOWN;
       }
@@ -1463,6 +1475,189 @@ function arrayValue(shape: (number | null)[] | undefined, dtype: string, library
     library,
     device: library === 'cupy' ? 'gpu' : 'host'
   };
+}
+
+/**
+ * Item `k` of what a tuple-returning call gave (a `sequence` with known items); unknown past its
+ * end, or for anything else unpacked (an array's rows are views of it: not modelled).
+ */
+function itemOf(v: ValueInfo, k: number): ValueInfo {
+  return v.kind === 'sequence' && v.elements && k >= 0 && k < v.elements.length ? v.elements[k] : UNKNOWN;
+}
+
+/** A tuple of known items. */
+function tupleOf(elements: ValueInfo[], library: string): ValueInfo {
+  return { kind: 'sequence', elements, origin: 'inferred', library };
+}
+
+/** A 0-d array: what NumPy's scalar results are once on the device (CuPy returns 0-d arrays). */
+function zeroD(dtype: string, library: string): ValueInfo {
+  return { kind: 'ndarray', shape: [], size: 1, dtype, origin: 'inferred', library, device: library === 'cupy' ? 'gpu' : 'host' };
+}
+
+/** The keyword's value when it is the literal True (False, absent or not a literal: false). */
+function keywordTrue(keywords: ReadonlyMap<string, SyntaxNode>, name: string): boolean {
+  return keywords.get(name)?.text === 'True';
+}
+
+/** The real dtype of a (possibly complex) float dtype: eigenvalues of a Hermitian matrix, singular values. */
+function realOf(dtype: string | undefined): string {
+  return dtype === 'complex64' || dtype === 'float32' ? 'float32' : 'float64';
+}
+
+/**
+ * The matrix factorisations' results from a 2-D input's shape (m, n): NumPy's `linalg.svd`
+ * (full_matrices=True by default), `qr` (mode 'reduced' by default; SciPy's default is 'full'),
+ * `eigh`, `eig`, `slogdet`. Null where the call returns one array (`compute_uv=False`,
+ * `mode='r'`) or the input is not a known 2-D array.
+ */
+function factorisationValue(name: string, a: ValueInfo, keywords: ReadonlyMap<string, SyntaxNode>, library: string, scipyDefaults: boolean): ValueInfo | null {
+  if (a.kind !== 'ndarray' || !a.shape || a.shape.length !== 2) {
+    return null;
+  }
+  const [m, n] = a.shape;
+  const k = m !== null && n !== null ? Math.min(m, n) : null;
+  const dtype = floatResult(a.dtype);
+  const arr = (shape: (number | null)[], d: string): ValueInfo => arrayValue(shape, d, library, 'inferred');
+  if (name === 'eigh') {
+    return tupleOf([arr([n], realOf(dtype)), arr([m, n], dtype)], library);
+  }
+  if (name === 'eig') {
+    const c = dtype === 'float32' || dtype === 'complex64' ? 'complex64' : 'complex128';
+    return tupleOf([arr([n], c), arr([m, n], c)], library);
+  }
+  if (name === 'svd') {
+    if (keywords.get('compute_uv')?.text === 'False') {
+      return null;
+    }
+    const full = keywords.get('full_matrices')?.text !== 'False';
+    return tupleOf([arr([m, full ? m : k], dtype), arr([k], realOf(dtype)), arr([full ? n : k, n], dtype)], library);
+  }
+  if (name === 'qr') {
+    const mode = keywords.get('mode')?.text.replace(/['"]/g, '') ?? (scipyDefaults ? 'full' : 'reduced');
+    if (mode === 'complete' || mode === 'full') {
+      return tupleOf([arr([m, m], dtype), arr([m, n], dtype)], library);
+    }
+    return mode === 'reduced' || mode === 'economic' ? tupleOf([arr([m, k], dtype), arr([k, n], dtype)], library) : null;
+  }
+  if (name === 'slogdet') {
+    // NumPy: two NumPy scalars (sign, log|det|); CuPy: two 0-d arrays
+    return tupleOf([zeroD(dtype, library), zeroD(realOf(dtype), library)], library);
+  }
+  return null;
+}
+
+/**
+ * What a NumPy (or CuPy) function returning a tuple gives, item by item: `histogram` (counts,
+ * edges), `unique` with `return_index/inverse/counts`, `meshgrid`, `nonzero` and one-argument
+ * `where`, `divmod`/`modf`/`frexp`, `gradient` of an n-D array, and the linalg factorisations.
+ * Null for anything else (one array, or items the analysis does not know).
+ */
+function numpyTupleValue(
+  parts: LibraryName,
+  positional: SyntaxNode[],
+  keywords: ReadonlyMap<string, SyntaxNode>,
+  args: ValueInfo[],
+  model: NotebookModel,
+  cell: CellModel
+): ValueInfo | null {
+  const library = parts.lib;
+  const name = parts.name;
+  const a = args[0];
+  if (parts.twoNames && parts.head === 'linalg' && a) {
+    return factorisationValue(name, a, keywords, library, false);
+  }
+  if (!parts.single || !a) {
+    return null;
+  }
+  const arr = (shape: (number | null)[] | undefined, dtype: string | undefined, approx = false): ValueInfo => {
+    const v = arrayValue(shape, dtype ?? 'float64', library, 'inferred');
+    if (approx) {
+      v.approx = true;
+      v.size = a.size;
+    }
+    return v;
+  };
+  switch (name) {
+    case 'histogram': {
+      if (a.kind !== 'ndarray') {
+        return null;
+      }
+      const binsNode = keywords.get('bins') ?? positional[1];
+      const bins = binsNode ? model.constantValue(binsNode, cell) : 10;
+      const n = bins !== undefined && Number.isInteger(bins) && binsNode?.type !== 'list' ? bins : null;
+      const counts = keywords.has('density') || keywords.has('weights') ? 'float64' : 'int64';
+      return tupleOf([arr([n], counts), arr([n === null ? null : n + 1], floatResult(a.dtype))], library);
+    }
+    case 'unique': {
+      const flags = ['return_index', 'return_inverse', 'return_counts'].filter(f => keywordTrue(keywords, f));
+      if (flags.length === 0 || a.kind !== 'ndarray' || keywords.has('axis')) {
+        return null;
+      }
+      return tupleOf([arr(undefined, a.dtype, true), ...flags.map(() => arr(undefined, 'int64', true))], library);
+    }
+    case 'meshgrid': {
+      if (keywordTrue(keywords, 'sparse') || !args.every(x => x.kind === 'ndarray' && x.shape?.length === 1)) {
+        return null;
+      }
+      const sizes = args.map(x => x.shape![0]);
+      const xy = (keywords.get('indexing')?.text.replace(/['"]/g, '') ?? 'xy') === 'xy';
+      const shape = xy && sizes.length >= 2 ? [sizes[1], sizes[0], ...sizes.slice(2)] : sizes;
+      return tupleOf(args.map(x => arr(shape, x.dtype)), library);
+    }
+    case 'nonzero':
+    case 'where':
+      if (positional.length !== 1 || a.kind !== 'ndarray' || !a.shape) {
+        return null;
+      }
+      return tupleOf(a.shape.map(() => arr([null], 'int64', true)), library);
+    case 'divmod':
+    case 'modf':
+    case 'frexp': {
+      const out = broadcastValues(args, undefined);
+      if (out.kind !== 'ndarray') {
+        return null;
+      }
+      const shape = out.shape;
+      if (name === 'divmod') {
+        return tupleOf([arr(shape, out.dtype), arr(shape, out.dtype)], library);
+      }
+      const f = floatResult(out.dtype);
+      return tupleOf([arr(shape, f), arr(shape, name === 'frexp' ? 'int32' : f)], library);
+    }
+    case 'gradient':
+      if (a.kind !== 'ndarray' || !a.shape || a.shape.length < 2 || keywords.has('axis')) {
+        return null;
+      }
+      return tupleOf(a.shape.map(() => arr(a.shape, floatResult(a.dtype))), library);
+    default:
+      return null;
+  }
+}
+
+/**
+ * What a SciPy function returning a tuple gives: `ndimage.label` (the labels, int32 shaped like
+ * the input, and their count, a Python int; with `output=` only the count), `linalg.lu_factor`,
+ * and `scipy.linalg`'s factorisations (SciPy's defaults). Null for anything else.
+ */
+function scipyTupleValue(q: string, first: ValueInfo, positional: SyntaxNode[], keywords: ReadonlyMap<string, SyntaxNode>): ValueInfo | null {
+  const name = lastPart(q);
+  if (/^scipy\.ndimage\.(measurements\.)?label$/.test(q)) {
+    const count: ValueInfo = { kind: 'scalar', dtype: 'int64', origin: 'inferred' };
+    if (keywords.has('output') || positional.length > 2) {
+      return count;
+    }
+    const labels = first.kind === 'ndarray' ? arrayValue(first.shape, 'int32', 'numpy', 'inferred') : arrayValue(undefined, 'int32', 'numpy', 'inferred');
+    return tupleOf([labels, count], 'scipy');
+  }
+  if (!q.startsWith('scipy.linalg.')) {
+    return null;
+  }
+  if (name === 'lu_factor' && first.kind === 'ndarray' && first.shape?.length === 2) {
+    const [m, n] = first.shape;
+    return tupleOf([arrayValue([m, n], floatResult(first.dtype), 'numpy', 'inferred'), arrayValue([m !== null && n !== null ? Math.min(m, n) : null], 'int32', 'numpy', 'inferred')], 'scipy');
+  }
+  return factorisationValue(name, first, keywords, 'numpy', true);
 }
 
 function dtypeArg(keywords: ReadonlyMap<string, SyntaxNode>, positionalDtype: SyntaxNode | undefined): string | undefined {
@@ -1968,6 +2163,10 @@ function numpyCallValue(
     return arrayValue(undefined, dtypeArg(keywords, undefined) ?? 'float64', 'numpy', 'inferred');
   }
   const args = positional.map(p => model.inferValue(p, cell));
+  const tuple = numpyTupleValue(parts, positional, keywords, args, model, cell);
+  if (tuple) {
+    return tuple;
+  }
   if (single && (name === 'dot' || name === 'matmul') && args.length >= 2) {
     return matmulValue(args[0], args[1]);
   }

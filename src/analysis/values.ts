@@ -43,6 +43,12 @@ export interface ValueInfo {
    * is not recorded here: rules/arrays/aliases.ts reads it from the syntax.
    */
   approx?: boolean;
+  /**
+   * A `sequence` whose items the analysis knows, in order: what a call returning a tuple gives
+   * (`np.linalg.eigh`: eigenvalues and eigenvectors; `ndimage.label`: labels and their count),
+   * each item as what unpacking it binds.
+   */
+  elements?: ValueInfo[];
 }
 
 export const UNKNOWN: ValueInfo = { kind: 'unknown', origin: 'inferred' };

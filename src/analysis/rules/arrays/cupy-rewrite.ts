@@ -31,6 +31,7 @@ import { cupyxHasScipyPath, cupyxModuleOf } from '../../apis/cupyx';
 import { WorkEstimate } from '../../costmodel';
 import { applyEdits, insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
+import type { CellFacts } from '../../facts';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
 import type { TextEdit } from '../../types';
@@ -571,6 +572,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       }
     }
   }
+  edits.push(...labelIndexEdits(refs, model, cell, cp));
   const canonical = canonicalAtConstruction(root, refs, model, cell);
   edits.push(...canonical.edits);
   for (const rw of rangeRewrites) {
@@ -676,6 +678,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // `d = {"x": x}`) keeps the device array, told apart once a later cell updates either. The plan
   // brings arrays back one by one at host cells, so there every device array counts.
   refusals.push(...sharedBringBackRefusals(root, model, cell, plan ? [...deviceNames].filter(n => !hostKept.has(n)) : bringBack));
+  refusals.push(...opaqueDeviceResults(root, facts, refs, model, cell, deviceNames));
   // device copies of host-kept arrays (written back, or in the plan copied in by each cell) are
   // released at the end: nothing reads them later, and the plan counts only resident arrays
   // against device memory. Not where the cell's displayed value still reads one (a written-back
@@ -2066,6 +2069,107 @@ function userFunctionCallsWithDeviceArgs(root: SyntaxNode, model: NotebookModel,
     return true;
   });
   return [...names];
+}
+
+/**
+ * Names the cell binds, from work the rewrite moves to the device, to values the analysis cannot
+ * take apart: a tuple (`res = np.linalg.eigh(A)`: CuPy's holds device arrays), an array unpacked
+ * into names (`lo, hi = np.percentile(a, [5, 95])`), an object it does not know. The rewrite
+ * cannot bring such a value back as NumPy code has it, so when a later cell or host code in this
+ * cell reads one, the cell is refused (with what to write instead) rather than handing host code
+ * CuPy arrays. Tuples whose items are known (`w, v = np.linalg.eigh(A)`, `labels, n =
+ * ndimage.label(mask)`) bind arrays, which come back one by one.
+ */
+function opaqueDeviceResults(
+  root: SyntaxNode,
+  facts: CellFacts,
+  refs: readonly LibraryRef[],
+  model: NotebookModel,
+  cell: CellModel,
+  deviceNames: ReadonlySet<string>
+): string[] {
+  const opaque = facts.assignments.filter(a => {
+    const expr = a.value ?? a.unpacked?.from ?? null;
+    if (!expr || a.augmented) {
+      return false;
+    }
+    const v = model.valueBefore(a.name, cell, a.at);
+    return (
+      (v.kind === 'unknown' || (v.kind === 'sequence' && v.elements !== undefined)) &&
+      (refs.some(r => r.action === 'cupy' && isInside(r.node, expr)) || mentions(expr, deviceNames))
+    );
+  });
+  if (opaque.length === 0) {
+    return [];
+  }
+  // host code of this cell reading them: what host consumers get (a DataFrame, a plot...)
+  const hostArgs = collectHostConsumerArgs(root, model, cell, new Set(opaque.map(a => a.name)));
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const a of opaque) {
+    const expr = (a.value ?? a.unpacked?.from) as SyntaxNode;
+    if (seen.has(a.name)) {
+      continue;
+    }
+    const later = model.readersAfter(a.name, cell);
+    const here = hostArgs.some(arg => arg.startIndex >= a.at && globalReferences(arg, a.name).length > 0);
+    if (later.length === 0 && !here) {
+      continue;
+    }
+    seen.add(a.name);
+    const what = a.unpacked
+      ? `is unpacked from \`${clip(expr.text)}\`, whose items the analysis does not know`
+      : `holds what \`${clip(expr.text)}\` returns, which the analysis cannot take apart (a tuple or an object)`;
+    const reader = later.length > 0 ? `cell ${later[0].index} reads it` : 'host code in this cell reads it';
+    out.push(
+      `\`${a.name}\` ${what}: on the GPU it would hold CuPy arrays, and ${reader} as NumPy data, which the rewrite cannot bring back as it is. Keep this cell on the host, or bind the arrays to names (\`w, v = np.linalg.eigh(A)\`) or index them in this cell`
+    );
+  }
+  return out;
+}
+
+/**
+ * Where each measurement takes its `index` (the labels to measure): `(input, labels, index)`,
+ * `histogram`'s after its range and bins.
+ */
+const LABEL_INDEX_POSITION: ReadonlyMap<string, number> = new Map([
+  ...'sum sum_labels mean variance standard_deviation minimum maximum median minimum_position maximum_position extrema center_of_mass labeled_comprehension'
+    .split(' ')
+    .map(n => [n, 2] as [string, number]),
+  ['histogram', 5]
+]);
+
+/**
+ * `cupyx.scipy.ndimage`'s measurements take the labels to measure (`index`) as a CuPy array or
+ * one int, where SciPy takes any sequence (`range(1, n + 1)`, a list): a TypeError on the device.
+ * An index the analysis does not know to be an array or a number is wrapped in `cp.asarray(...)`
+ * (a few labels' worth of copy).
+ */
+function labelIndexEdits(refs: readonly LibraryRef[], model: NotebookModel, cell: CellModel, cp: string): TextEdit[] {
+  const edits: TextEdit[] = [];
+  for (const r of refs) {
+    const m = /^scipy\.ndimage\.(?:measurements\.)?(\w+)$/.exec(r.qualified);
+    const at = m && r.action === 'cupy' ? LABEL_INDEX_POSITION.get(m[1]) : undefined;
+    const call = r.node.parent;
+    if (at === undefined || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id) {
+      continue;
+    }
+    const { positional, keywords } = callArguments(call);
+    const index = keywords.get('index') ?? positional[at];
+    const v = index ? model.inferValue(index, cell) : null;
+    // a Python int passes as it is (a NumPy integer does not: `isinstance(index, int)` in CuPy)
+    const pythonInt = v?.kind === 'scalar' && v.library === undefined && (v.dtype === undefined || v.dtype === 'int64');
+    if (index && v && v.kind !== 'ndarray' && !pythonInt && index.text !== 'None') {
+      edits.push(insert(index.startIndex, `${cp}.asarray(`), insert(index.endIndex, ')'));
+    }
+  }
+  return edits;
+}
+
+/** A one-line excerpt of source text for a message. */
+function clip(text: string): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length > 60 ? `${line.slice(0, 57)}...` : line;
 }
 
 /** Counts memory passes, launches, flops and transfers of the cell's array work. */

@@ -1,0 +1,158 @@
+/**
+ * Calls returning tuples: what unpacking them binds (value inference, checked against NumPy 2.4
+ * and SciPy 1.17: shapes, dtypes, types), the rewrite bringing each unpacked array back, and the
+ * refusal where the rewrite would leave a tuple or an unpacked array of CuPy values for host code.
+ */
+import { analyzeNotebook } from '../../src/analysis/engine';
+import { CellCache, NotebookModel } from '../../src/analysis/notebook';
+import type { PythonParser } from '../../src/analysis/parser';
+import { rewriteNotebook } from '../../src/analysis/plan';
+import type { CellInput } from '../../src/analysis/types';
+import { cellsOf, parser } from './helpers';
+
+let p: PythonParser;
+beforeAll(async () => {
+  p = await parser();
+});
+
+function model(cells: CellInput[]): NotebookModel {
+  const cache = new CellCache(p);
+  return new NotebookModel(cells.map(c => cache.get(c)), {});
+}
+
+const SETUP = [
+  'import numpy as np',
+  'import scipy.ndimage as ndi',
+  'import scipy.linalg as sl',
+  'a = np.random.rand(5_000_000).astype(np.float32)',
+  'A = np.random.rand(3000, 2000)',
+  'S4 = np.random.rand(3000, 3000)',
+  'k = np.random.randint(0, 100, 5_000_000)',
+  'img = np.random.rand(4096, 4096)'
+].join('\n');
+
+describe('what unpacking a tuple-returning call binds', () => {
+  const cases: [string, string, string, { shape?: (number | null)[]; dtype?: string; kind?: string }][] = [
+    ['w, v = np.linalg.eigh(S4)', 'w', 'eigenvalues', { shape: [3000], dtype: 'float64' }],
+    ['w, v = np.linalg.eigh(S4)', 'v', 'eigenvectors', { shape: [3000, 3000], dtype: 'float64' }],
+    ['U, s, Vt = np.linalg.svd(A)', 'U', 'U (full_matrices)', { shape: [3000, 3000] }],
+    ['U, s, Vt = np.linalg.svd(A)', 's', 'singular values', { shape: [2000] }],
+    ['U, s, Vt = np.linalg.svd(A, full_matrices=False)', 'U', 'reduced U', { shape: [3000, 2000] }],
+    ['q, r = np.linalg.qr(A)', 'r', "NumPy's reduced R", { shape: [2000, 2000] }],
+    ['q, r = sl.qr(A)', 'q', "SciPy's full Q", { shape: [3000, 3000] }],
+    ['lu, piv = sl.lu_factor(S4)', 'piv', 'pivots', { shape: [3000], dtype: 'int32' }],
+    ['counts, edges = np.histogram(a, bins=100)', 'counts', 'counts', { shape: [100], dtype: 'int64' }],
+    ['counts, edges = np.histogram(a, bins=100)', 'edges', "edges in the input's float dtype", { shape: [101], dtype: 'float32' }],
+    ['counts, edges = np.histogram(k)', 'edges', 'ten bins by default, float edges of integers', { shape: [11], dtype: 'float64' }],
+    ['vals, cnt = np.unique(k, return_counts=True)', 'cnt', 'counts', { dtype: 'int64', kind: 'ndarray' }],
+    ['X, Y = np.meshgrid(np.zeros(3), np.zeros(5, dtype=np.float32))', 'Y', "'xy' indexing, each input's dtype", { shape: [5, 3], dtype: 'float32' }],
+    ['X, Y = np.meshgrid(np.zeros(3), np.zeros(5), indexing="ij")', 'X', "'ij' indexing", { shape: [3, 5] }],
+    ['i, j = np.nonzero(img > 0.5)', 'j', 'indices', { dtype: 'int64', kind: 'ndarray' }],
+    ['m, e = np.frexp(a)', 'e', 'exponents', { shape: [5_000_000], dtype: 'int32' }],
+    ['gy, gx = np.gradient(img)', 'gx', 'one gradient per axis', { shape: [4096, 4096], dtype: 'float64' }],
+    ['labels, n = ndi.label(img > 0.5)', 'labels', 'labels', { shape: [4096, 4096], dtype: 'int32' }],
+    ['labels, n = ndi.label(img > 0.5)', 'n', 'their count, a Python int', { kind: 'scalar' }],
+    ['sign, logdet = np.linalg.slogdet(S4)', 'logdet', "a NumPy scalar (0-d, as the rules model NumPy's scalar results)", { shape: [], dtype: 'float64' }],
+    ['res = np.linalg.eigh(S4)\nw = res[0]', 'w', 'an item by index', { shape: [3000] }],
+    ['res = np.linalg.eigh(S4)\nw = res[-1]', 'w', 'an item from the end', { shape: [3000, 3000] }]
+  ];
+  it.each(cases)('%s: %s is the %s', (code, name, _what, expected) => {
+    const m = model(cellsOf(SETUP, code));
+    const v = m.valueAfter(name, m.cells[1]);
+    expect(v).toMatchObject({ kind: expected.kind ?? 'ndarray', ...(expected.shape ? { shape: expected.shape } : {}), ...(expected.dtype ? { dtype: expected.dtype } : {}) });
+  });
+
+  it.each([
+    ['lo, hi = np.percentile(a, [5, 95])', 'lo', 'an array unpacked (its rows are views: not modelled)'],
+    ['a0, *rest = np.linalg.eigh(S4)', 'a0', 'a starred target'],
+    ['x, y = np.linalg.eigh(S4)[0]', 'x', 'an item unpacked again'],
+    ['w, v, extra = np.linalg.eigh(S4)', 'extra', 'past the tuple’s end']
+  ])('%s: %s is unknown (%s)', (code, name) => {
+    const m = model(cellsOf(SETUP, code));
+    expect(m.valueAfter(name, m.cells[1]).kind).toBe('unknown');
+  });
+});
+
+function target(cells: CellInput[], index = 1) {
+  const r = analyzeNotebook(cells);
+  return {
+    suggestion: r.suggestions.find(s => s.cellIndex === index),
+    refusals: r.refusals.filter(x => x.cellIndex === index).map(x => x.reason)
+  };
+}
+
+describe('the per-cell rewrite brings unpacked arrays back', () => {
+  it('each array a later cell reads, and a 0-d result as NumPy scalar', () => {
+    const { suggestion } = target(cellsOf(SETUP, 'w, v = np.linalg.eigh(S4)\nsign, logdet = np.linalg.slogdet(S4)', 'print(w[:3], v.shape, sign, logdet)'));
+    expect(suggestion?.candidate).toContain('w, v = cp.linalg.eigh(S4_gpu)');
+    expect(suggestion?.candidate).toMatch(/^w = cp\.asnumpy\(w\)$/m);
+    expect(suggestion?.candidate).toMatch(/^v = cp\.asnumpy\(v\)$/m);
+    expect(suggestion?.candidate).toMatch(/^sign = sign\.get\(\)\[\(\)\]$/m);
+    expect(suggestion?.candidate).toMatch(/^logdet = logdet\.get\(\)\[\(\)\]$/m);
+  });
+
+  it("SciPy's labels come back; their count (a Python int) stays as it is", () => {
+    const { suggestion } = target(cellsOf(SETUP, 'labels, n = ndi.label(img > 0.5)', 'print(n, labels.max())'));
+    expect(suggestion?.candidate).toContain('labels, n = cupyx.scipy.ndimage.label(img_gpu > 0.5)');
+    expect(suggestion?.candidate).toMatch(/^labels = cp\.asnumpy\(labels\)$/m);
+    expect(suggestion?.candidate).not.toMatch(/^n = /m);
+  });
+});
+
+describe('values the rewrite could not bring back refuse the cell', () => {
+  it.each([
+    ['res = np.linalg.eigh(S4)', 'print(res)', /`res` holds what `np\.linalg\.eigh\(S4\)` returns.*cell 2 reads it/],
+    ['lo, hi = np.percentile(a, [5, 95])', 'print(lo, hi)', /`lo` is unpacked from `np\.percentile\(a, \[5, 95\]\)`.*cell 2 reads it/]
+  ])('%s, read later by %s', (code, later, reason) => {
+    const { suggestion, refusals } = target(cellsOf(SETUP, code, later));
+    expect(suggestion).toBeUndefined();
+    expect(refusals.join('\n')).toMatch(reason);
+  });
+
+  it('host code in the same cell reading one refuses it too', () => {
+    const { suggestion, refusals } = target(cellsOf(SETUP + '\nimport pandas as pd', 'lo, hi = np.percentile(a, [5, 95])\ndf = pd.DataFrame({"lo": [lo]})'));
+    expect(suggestion).toBeUndefined();
+    expect(refusals.join('\n')).toMatch(/`lo` is unpacked .*host code in this cell reads it/);
+  });
+
+  it('is no obstacle when nothing reads the value after the cell', () => {
+    const { suggestion, refusals } = target(cellsOf(SETUP, 'lo, hi = np.percentile(a, [5, 95])\ny = np.sqrt(a) * 2.0 + 1.0'));
+    expect(refusals.join('\n')).not.toMatch(/unpacked/);
+    expect(suggestion?.candidate).toContain('cp.percentile');
+  });
+
+  it('a host list made from device data (`.tolist()`) is not such a value', () => {
+    const { suggestion } = target(cellsOf(SETUP, 't = np.sort(a).tolist()', 'print(t[:3])'));
+    expect(suggestion?.candidate).toContain('t = cp.sort(a_gpu).tolist()');
+  });
+});
+
+describe('whole-notebook plan', () => {
+  it('keeps unpacked labels on the device for cupyx measurements, and brings them back for host code', () => {
+    const plan = rewriteNotebook(
+      cellsOf(
+        SETUP,
+        'mask = img > 0.5\nlabels, n = ndi.label(mask)\nprint(n)',
+        'sizes = ndi.sum(mask, labels, range(1, n + 1))\nprint(sizes.max())',
+        'np.save("labels.npy", labels)'
+      )
+    );
+    expect(plan.gpuCells).toEqual(expect.arrayContaining([1, 2]));
+    // cupyx's measurements take the labels to measure as a CuPy array (SciPy: any sequence)
+    expect(plan.cells[2].source).toContain('cupyx.scipy.ndimage.sum(mask, labels, cp.asarray(range(1, n + 1)))');
+    expect(plan.cells[3].source).toBe('np.save("labels.npy", cp.asnumpy(labels))');
+  });
+});
+
+describe("cupyx measurements' index", () => {
+  it.each([
+    ['ndi.sum(img, lab, range(1, 4))', 'cupyx.scipy.ndimage.sum(img_gpu, lab_gpu, cp.asarray(range(1, 4)))'],
+    ['ndi.mean(img, lab, index=[1, 2, 3])', 'cupyx.scipy.ndimage.mean(img_gpu, lab_gpu, index=cp.asarray([1, 2, 3]))'],
+    ['ndi.maximum(img, lab, 2)', 'cupyx.scipy.ndimage.maximum(img_gpu, lab_gpu, 2)'],
+    ['ndi.sum(img, lab, np.arange(1, 4))', 'cupyx.scipy.ndimage.sum(img_gpu, lab_gpu, cp.arange(1, 4))'],
+    ['ndi.sum(img, lab)', 'cupyx.scipy.ndimage.sum(img_gpu, lab_gpu)']
+  ])('%s -> %s', (code, expected) => {
+    const { suggestion } = target(cellsOf(SETUP + '\nlab = np.random.randint(0, 4, (4096, 4096))', `s = ${code}`, 'print(s)'));
+    expect(suggestion?.candidate).toContain(`s = ${expected}`);
+  });
+});
