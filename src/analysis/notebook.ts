@@ -169,6 +169,14 @@ const RANDOM_SIZE_LAST: ReadonlyMap<string, number> = new Map(Object.entries({
   gumbel: 2
 }));
 const INT_RANDOM = new Set(['randint', 'integers', 'poisson', 'binomial']);
+/** Where SciPy functions that take coefficients first take their data (`filtfilt(b, a, x)`). */
+const SCIPY_DATA_ARGUMENT: ReadonlyMap<string, number> = new Map([
+  ['scipy.signal.lfilter', 2],
+  ['scipy.signal.filtfilt', 2],
+  ['scipy.signal.sosfilt', 1],
+  ['scipy.signal.sosfiltfilt', 1],
+  ['scipy.signal.upfirdn', 1]
+]);
 /** SciPy functions that return tuples, scalars or objects rather than one array. */
 const SCIPY_NON_ARRAY_RESULTS =
   /^(butter|cheby1|cheby2|ellip|bessel|iirfilter|iirdesign|freqz|sosfreqz|welch|periodogram|csd|coherence|spectrogram|stft|istft|find_peaks|peak_widths|peak_prominences|argrel\w*|cg|cgs|gmres|minres|lsqr|lsmr|bicg\w*|qmr|eigs|eigsh|svds|lobpcg|lu|qr|svd|eig\w*|label|find|pearsonr|spearmanr|ttest\w*|describe|linregress|mode|norm|det|factorized|splu|spilu|[A-Z]\w*)$/;
@@ -1052,9 +1060,11 @@ export class NotebookModel {
     }
     if (lib === 'scipy') {
       // most scipy array functions return an array shaped like their first argument
-      const first = positional[0] ? this.inferValue(positional[0], cell) : UNKNOWN;
+      // (a filter's result is shaped like its data, which comes after the coefficients)
+      const at = SCIPY_DATA_ARGUMENT.get(q) ?? 0;
+      const first = positional[at] ? this.inferValue(positional[at], cell) : UNKNOWN;
       const name = parts.last;
-      const tuple = scipyTupleValue(q, first, positional, keywords);
+      const tuple = scipyTupleValue(q, first, positional, keywords, n => this.constantValue(n, cell));
       if (tuple) {
         return tuple;
       }
@@ -1640,8 +1650,24 @@ function numpyTupleValue(
  * the input, and their count, a Python int; with `output=` only the count), `linalg.lu_factor`,
  * and `scipy.linalg`'s factorisations (SciPy's defaults). Null for anything else.
  */
-function scipyTupleValue(q: string, first: ValueInfo, positional: SyntaxNode[], keywords: ReadonlyMap<string, SyntaxNode>): ValueInfo | null {
+function scipyTupleValue(
+  q: string,
+  first: ValueInfo,
+  positional: SyntaxNode[],
+  keywords: ReadonlyMap<string, SyntaxNode>,
+  constant: (n: SyntaxNode) => number | undefined
+): ValueInfo | null {
   const name = lastPart(q);
+  if ((q === 'scipy.signal.welch' || q === 'scipy.signal.periodogram') && first.kind === 'ndarray') {
+    // (frequencies, power): a one-sided spectrum of a real 1-D signal has nfft // 2 + 1 bins;
+    // nfft is nperseg (welch, 256 by default, at most the signal's length) or the length
+    const length = first.shape?.length === 1 ? first.shape[0] : null;
+    const usual = [...keywords.keys()].every(k => k === 'fs' || k === 'nperseg' || k === 'window' || k === 'noverlap' || k === 'scaling' || k === 'detrend');
+    const npersegNode = keywords.get('nperseg') ?? (q === 'scipy.signal.welch' ? positional[3] : undefined);
+    const nperseg = npersegNode ? constant(npersegNode) ?? null : q === 'scipy.signal.welch' ? (length !== null ? Math.min(256, length) : null) : length;
+    const bins = usual && length !== null && nperseg !== null && !first.dtype?.startsWith('complex') ? Math.floor(nperseg / 2) + 1 : null;
+    return tupleOf([arrayValue([bins], 'float64', 'numpy', 'inferred'), arrayValue([bins], floatResult(first.dtype), 'numpy', 'inferred')], 'scipy');
+  }
   if (/^scipy\.ndimage\.(measurements\.)?label$/.test(q)) {
     const count: ValueInfo = { kind: 'scalar', dtype: 'int64', origin: 'inferred' };
     if (keywords.has('output') || positional.length > 2) {

@@ -24,6 +24,7 @@ const SETUP = [
   'import numpy as np',
   'import scipy.ndimage as ndi',
   'import scipy.linalg as sl',
+  'from scipy import signal',
   'a = np.random.rand(5_000_000).astype(np.float32)',
   'A = np.random.rand(3000, 2000)',
   'S4 = np.random.rand(3000, 3000)',
@@ -53,6 +54,10 @@ describe('what unpacking a tuple-returning call binds', () => {
     ['labels, n = ndi.label(img > 0.5)', 'labels', 'labels', { shape: [4096, 4096], dtype: 'int32' }],
     ['labels, n = ndi.label(img > 0.5)', 'n', 'their count, a Python int', { kind: 'scalar' }],
     ['sign, logdet = np.linalg.slogdet(S4)', 'logdet', "a NumPy scalar (0-d, as the rules model NumPy's scalar results)", { shape: [], dtype: 'float64' }],
+    ['f, P = signal.welch(a, fs=1e3, nperseg=4096)', 'P', "welch's one-sided power, in the signal's float dtype", { shape: [2049], dtype: 'float32' }],
+    ['f, P = signal.welch(a)', 'f', "welch's frequencies (nperseg 256 by default)", { shape: [129], dtype: 'float64' }],
+    ['f, P = signal.periodogram(a)', 'f', "the periodogram's frequencies", { shape: [2_500_001] }],
+    ['y = signal.filtfilt(np.ones(3), np.ones(1), a)', 'y', 'a filter’s output, shaped like its data (not its coefficients)', { shape: [5_000_000] }],
     ['res = np.linalg.eigh(S4)\nw = res[0]', 'w', 'an item by index', { shape: [3000] }],
     ['res = np.linalg.eigh(S4)\nw = res[-1]', 'w', 'an item from the end', { shape: [3000, 3000] }]
   ];

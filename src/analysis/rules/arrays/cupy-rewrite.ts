@@ -2122,7 +2122,7 @@ function opaqueDeviceResults(
       : `holds what \`${clip(expr.text)}\` returns, which the analysis cannot take apart (a tuple or an object)`;
     const reader = later.length > 0 ? `cell ${later[0].index} reads it` : 'host code in this cell reads it';
     out.push(
-      `\`${a.name}\` ${what}: on the GPU it would hold CuPy arrays, and ${reader} as NumPy data, which the rewrite cannot bring back as it is. Keep this cell on the host, or bind the arrays to names (\`w, v = np.linalg.eigh(A)\`) or index them in this cell`
+      `\`${a.name}\` ${what}: on the GPU it would hold CuPy arrays, and ${reader} as NumPy data, which the rewrite cannot bring back as it is: keep this cell on the host${a.unpacked ? '' : ', or unpack the arrays into names in this cell (`w, v = np.linalg.eigh(A)`)'}`
     );
   }
   return out;
