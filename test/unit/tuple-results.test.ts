@@ -104,6 +104,13 @@ describe('the per-cell rewrite brings unpacked arrays back', () => {
   });
 });
 
+it('says that eigenvectors may come out with other signs (the A/B check compares them as they are)', () => {
+  const { suggestion } = target(cellsOf(SETUP, 'w, v = np.linalg.eigh(S4)', 'print(w[:3], v[0])'));
+  expect(suggestion?.notes.join('\n')).toMatch(/unique only up to each vector's sign.*`np\.linalg\.eigh`'s vectors/);
+  const plain = target(cellsOf(SETUP, 'counts, edges = np.histogram(a, bins=100)', 'print(counts)'));
+  expect(plain.suggestion?.notes.join('\n')).not.toMatch(/sign/);
+});
+
 describe('values the rewrite could not bring back refuse the cell', () => {
   it.each([
     ['res = np.linalg.eigh(S4)', 'print(res)', /`res` holds what `np\.linalg\.eigh\(S4\)` returns.*cell 2 reads it/],
