@@ -151,18 +151,22 @@ describe('whole-notebook plan', () => {
     );
     expect(plan.gpuCells).toEqual(expect.arrayContaining([1, 2]));
     // cupyx's measurements take the labels to measure as a CuPy array (SciPy: any sequence)
-    expect(plan.cells[2].source).toContain('cupyx.scipy.ndimage.sum(mask, labels, cp.asarray(range(1, n + 1)))');
+    expect(plan.cells[2].source).toContain('cupyx.scipy.ndimage.sum(mask.astype(cp.int32), labels, cp.asarray(range(1, n + 1)))');
     expect(plan.cells[3].source).toBe('np.save("labels.npy", cp.asnumpy(labels))');
   });
 });
 
-describe("cupyx measurements' index", () => {
+describe("cupyx measurements' index and input", () => {
   it.each([
     ['ndi.sum(img, lab, range(1, 4))', 'cupyx.scipy.ndimage.sum(img_gpu, lab_gpu, cp.asarray(range(1, 4)))'],
     ['ndi.mean(img, lab, index=[1, 2, 3])', 'cupyx.scipy.ndimage.mean(img_gpu, lab_gpu, index=cp.asarray([1, 2, 3]))'],
     ['ndi.maximum(img, lab, 2)', 'cupyx.scipy.ndimage.maximum(img_gpu, lab_gpu, 2)'],
     ['ndi.sum(img, lab, np.arange(1, 4))', 'cupyx.scipy.ndimage.sum(img_gpu, lab_gpu, cp.arange(1, 4))'],
-    ['ndi.sum(img, lab)', 'cupyx.scipy.ndimage.sum(img_gpu, lab_gpu)']
+    ['ndi.sum(img, lab)', 'cupyx.scipy.ndimage.sum(img_gpu, lab_gpu)'],
+    // inputs cupyx's fast kernels do not take: widened exactly (bools, small ints) or as SciPy sums (int64)
+    ['ndi.sum(img > 0.5, lab, range(1, 4))', 'cupyx.scipy.ndimage.sum((img_gpu > 0.5).astype(cp.int32), lab_gpu, cp.asarray(range(1, 4)))'],
+    ['ndi.mean(lab, lab, [1, 2])', 'cupyx.scipy.ndimage.mean(lab_gpu.astype(cp.float64), lab_gpu, cp.asarray([1, 2]))'],
+    ['ndi.maximum(img > 0.5, lab, [1, 2])', 'cupyx.scipy.ndimage.maximum(img_gpu > 0.5, lab_gpu, cp.asarray([1, 2]))']
   ])('%s -> %s', (code, expected) => {
     const { suggestion } = target(cellsOf(SETUP + '\nlab = np.random.randint(0, 4, (4096, 4096))', `s = ${code}`, 'print(s)'));
     expect(suggestion?.candidate).toContain(`s = ${expected}`);
