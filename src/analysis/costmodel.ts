@@ -66,6 +66,16 @@ export const MEASURED_H200 = {
   deviceSecondsPerUniformDraw: 17.5e-12,
   deviceSecondsPerNormalDraw: 45e-12,
   /**
+   * Connected components and measurements over them, 4096^2 (bench/results/2026-12-01-h200-run14,
+   * probe_label.txt; 4,790 components): SciPy's label 166 ms, its sum over the labels 277 ms
+   * (mean 252 ms); cupyx's label 1.7 ms, its sum or mean (int32 or float input) 40.6 ms (a
+   * binary search and an atomic add per element).
+   */
+  hostLabelSecondsPerElement: 9.9e-9,
+  hostMeasureSecondsPerElement: 16e-9,
+  deviceLabelSecondsPerElement: 0.1e-9,
+  deviceMeasureSecondsPerElement: 2.4e-9,
+  /**
    * cupyx CSR SpMV on a canonical matrix: 0.254 ms for 20M non-zeros (bench/RESULTS.md, run 3,
    * `bench/gpu_diagnostics.py`).
    */
@@ -126,6 +136,10 @@ export const DEFAULT_DEVICE_PROFILE: DeviceProfile = {
   deviceSparseCanonicaliseSecondsPerNonZero: MEASURED_H200.deviceSparseCanonicaliseSecondsPerNonZero,
   deviceSecondsPerUniformDraw: MEASURED_H200.deviceSecondsPerUniformDraw,
   deviceSecondsPerNormalDraw: MEASURED_H200.deviceSecondsPerNormalDraw,
+  hostLabelSecondsPerElement: MEASURED_H200.hostLabelSecondsPerElement,
+  hostMeasureSecondsPerElement: MEASURED_H200.hostMeasureSecondsPerElement,
+  deviceLabelSecondsPerElement: MEASURED_H200.deviceLabelSecondsPerElement,
+  deviceMeasureSecondsPerElement: MEASURED_H200.deviceMeasureSecondsPerElement,
   kernelCompileSeconds: MEASURED_H200.kernelCompileSeconds
 };
 
@@ -333,6 +347,9 @@ export interface WorkEstimate {
   fftFlops?: number;
   sortOps?: number;
   filterFlops?: number;
+  /** Elements of images `scipy.ndimage.label` labels, and of measurements over labels. */
+  labelElements?: number;
+  measureElements?: number;
   /** Non-zeros that sparse matrix products stream (per product, times how often it runs). */
   sparseNonZeros?: number;
   /** Non-zeros of SciPy matrices the cell converts to the device (sorted again on the device). */
@@ -492,7 +509,9 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     fft / rates.hostFftFlops +
     sort / rates.hostSortOpsPerSecond +
     filter / rates.hostFilterFlops +
-    nonZeros * rates.hostSparseSecondsPerNonZero;
+    nonZeros * rates.hostSparseSecondsPerNonZero +
+    (work.labelElements ?? 0) * rates.hostLabelSecondsPerElement +
+    (work.measureElements ?? 0) * rates.hostMeasureSecondsPerElement;
   // each copy also pays a fixed latency (allocation, synchronisation) of about a launch
   const copies = (work.hostToDeviceBytes > 0 ? 1 : 0) + (work.deviceToHostBytes > 0 ? 1 : 0);
   const transferSeconds = work.hostToDeviceBytes / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead;
@@ -504,7 +523,9 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     nonZeros * rates.deviceSparseSecondsPerNonZero +
     (work.sparseNonZerosFromHost ?? 0) * rates.deviceSparseCanonicaliseSecondsPerNonZero +
     (work.uniformDraws ?? 0) * rates.deviceSecondsPerUniformDraw +
-    (work.normalDraws ?? 0) * rates.deviceSecondsPerNormalDraw;
+    (work.normalDraws ?? 0) * rates.deviceSecondsPerNormalDraw +
+    (work.labelElements ?? 0) * rates.deviceLabelSecondsPerElement +
+    (work.measureElements ?? 0) * rates.deviceMeasureSecondsPerElement;
   const gpuSeconds = computeSeconds + transferSeconds;
   const speedup = gpuSeconds > 0 ? cpuSeconds / gpuSeconds : 1;
 
@@ -537,7 +558,11 @@ function libraryRates(device: DeviceProfile) {
     deviceSparseCanonicaliseSecondsPerNonZero:
       device.deviceSparseCanonicaliseSecondsPerNonZero ?? MEASURED_H200.deviceSparseCanonicaliseSecondsPerNonZero,
     deviceSecondsPerUniformDraw: device.deviceSecondsPerUniformDraw ?? MEASURED_H200.deviceSecondsPerUniformDraw,
-    deviceSecondsPerNormalDraw: device.deviceSecondsPerNormalDraw ?? MEASURED_H200.deviceSecondsPerNormalDraw
+    deviceSecondsPerNormalDraw: device.deviceSecondsPerNormalDraw ?? MEASURED_H200.deviceSecondsPerNormalDraw,
+    hostLabelSecondsPerElement: device.hostLabelSecondsPerElement ?? MEASURED_H200.hostLabelSecondsPerElement,
+    hostMeasureSecondsPerElement: device.hostMeasureSecondsPerElement ?? MEASURED_H200.hostMeasureSecondsPerElement,
+    deviceLabelSecondsPerElement: device.deviceLabelSecondsPerElement ?? MEASURED_H200.deviceLabelSecondsPerElement,
+    deviceMeasureSecondsPerElement: device.deviceMeasureSecondsPerElement ?? MEASURED_H200.deviceMeasureSecondsPerElement
   };
 }
 

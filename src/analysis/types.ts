@@ -95,6 +95,14 @@ export interface DeviceProfile {
   deviceSparseSecondsPerNonZero?: number;
   /** Device seconds per non-zero to sort and merge a matrix converted from SciPy (not canonical). */
   deviceSparseCanonicaliseSecondsPerNonZero?: number;
+  /**
+   * Seconds per element of `scipy.ndimage.label` and of a measurement over labels (`sum`,
+   * `mean`... with `labels` and `index`), on the host (SciPy) and on the device (cupyx).
+   */
+  hostLabelSecondsPerElement?: number;
+  hostMeasureSecondsPerElement?: number;
+  deviceLabelSecondsPerElement?: number;
+  deviceMeasureSecondsPerElement?: number;
   /** Device seconds per value drawn by cuRAND: uniform, and normal (or other) distributions. */
   deviceSecondsPerUniformDraw?: number;
   deviceSecondsPerNormalDraw?: number;

@@ -2357,6 +2357,19 @@ export function estimateWork(
           work.sortOps = (work.sortOps ?? 0) + f;
           work.passes += times * fraction(a0, largest);
           work.launches += times * 3;
+        } else if (/^scipy\.ndimage\.(measurements\.)?label$/.test(q)) {
+          // connected components: measured per element (costmodel.ts), one pass to read the image
+          work.labelElements = (work.labelElements ?? 0) + times * elems;
+          work.passes += times * fraction(a0, largest);
+          work.launches += times * 4;
+        } else if (/^scipy\.ndimage\.(measurements\.)?(sum|sum_labels|mean|variance|standard_deviation)$/.test(q) && (() => {
+          const args = callArguments(n);
+          return args.positional.length > 1 || args.keywords.has('labels');
+        })()) {
+          // a measurement over labels: measured per element (costmodel.ts)
+          work.measureElements = (work.measureElements ?? 0) + times * elems;
+          work.passes += times * fraction(a0, largest);
+          work.launches += times * 2;
         } else if (q.startsWith('scipy.')) {
           // filters, special functions: several passes with real arithmetic per element
           work.passes += times * 2 * fraction(a0, largest);
