@@ -68,8 +68,10 @@ export const MEASURED_H200 = {
   /**
    * Connected components and measurements over them, 4096^2 (bench/results/2026-12-01-h200-run14,
    * probe_label.txt; 4,790 components): SciPy's label 166 ms, its sum over the labels 277 ms
-   * (mean 252 ms); cupyx's label 1.7 ms, its sum or mean (int32 or float input) 40.6 ms (a
-   * binary search and an atomic add per element).
+   * (mean 252 ms); cupyx's label 1.7 ms, its sum or mean (int32 or float input) 40.6 ms. That
+   * kernel scans the labels to measure for each element (an atomic add where one matches), so
+   * its cost grows with their count: the figure holds for thousands of labels, and is low for
+   * tens of thousands.
    */
   hostLabelSecondsPerElement: 9.9e-9,
   hostMeasureSecondsPerElement: 16e-9,

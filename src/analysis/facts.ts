@@ -22,8 +22,9 @@ export interface AssignmentFact {
   /** The assigned expression; null when unknown (unpacking, loop targets, with-as). */
   value: SyntaxNode | null;
   /**
-   * For a name unpacked from one expression (`w, v = np.linalg.eigh(A)`, no starred target):
-   * the expression and the position of the item the name gets. `value` is null.
+   * For a name unpacked from one expression (`w, v = np.linalg.eigh(A)`): the expression and
+   * the position of the item the name gets, -1 where it cannot be told (a starred target, a
+   * nested pattern). `value` is null.
    */
   unpacked?: { from: SyntaxNode; index: number };
   /** The statement (for augmented assignment: the whole statement). */
@@ -226,25 +227,22 @@ export function collectFacts(root: SyntaxNode): CellFacts {
       case 'list':
       case 'expression_list': {
         const targets = kids(target);
-        const values = value && (value.type === 'tuple' || value.type === 'expression_list') ? kids(value) : null;
+        const values = value && (value.type === 'tuple' || value.type === 'expression_list' || value.type === 'list') ? kids(value) : null;
         // one expression unpacked (`w, v = np.linalg.eigh(A)`): each name is told which item it
-        // gets, where positions are known (no starred target)
-        const from = !values && value && !targets.some(t => t.type === 'list_splat_pattern') ? value : null;
-        targets.forEach((t, k) =>
-          bindTarget(
-            t,
-            values && values.length === targets.length ? values[k] : null,
-            statement,
-            locals,
-            augmented,
-            from && t.type === 'identifier' ? { from, index: k } : undefined
-          )
-        );
+        // gets where positions are known; under a starred target, or unpacked again (`(w, v), n
+        // = ...`), only what it was unpacked from (index -1: an item the analysis cannot tell)
+        const whole = !values && value ? value : null;
+        const starred = targets.some(t => t.type === 'list_splat_pattern');
+        targets.forEach((t, k) => {
+          const item = values && values.length === targets.length ? values[k] : null;
+          const from = whole ?? (item ? null : unpacked?.from ?? null);
+          bindTarget(t, item, statement, locals, augmented, from ? { from, index: whole && !starred && t.type === 'identifier' ? k : -1 } : undefined);
+        });
         return;
       }
       case 'list_splat_pattern':
       case 'parenthesized_expression':
-        kids(target).forEach(t => bindTarget(t, null, statement, locals, augmented));
+        kids(target).forEach(t => bindTarget(t, null, statement, locals, augmented, unpacked ? { from: unpacked.from, index: -1 } : undefined));
         return;
       case 'subscript':
       case 'attribute': {

@@ -179,7 +179,7 @@ const SCIPY_DATA_ARGUMENT: ReadonlyMap<string, number> = new Map([
 ]);
 /** SciPy functions that return tuples, scalars or objects rather than one array. */
 const SCIPY_NON_ARRAY_RESULTS =
-  /^(butter|cheby1|cheby2|ellip|bessel|iirfilter|iirdesign|freqz|sosfreqz|welch|periodogram|csd|coherence|spectrogram|stft|istft|find_peaks|peak_widths|peak_prominences|argrel\w*|cg|cgs|gmres|minres|lsqr|lsmr|bicg\w*|qmr|eigs|eigsh|svds|lobpcg|lu|qr|svd|eig\w*|label|find|pearsonr|spearmanr|ttest\w*|describe|linregress|mode|norm|det|factorized|splu|spilu|[A-Z]\w*)$/;
+  /^(butter|cheby1|cheby2|ellip|bessel|iirfilter|iirdesign|freqz|sosfreqz|welch|periodogram|csd|coherence|spectrogram|stft|istft|find_peaks|peak_widths|peak_prominences|argrel\w*|cg|cgs|gmres|minres|lsqr|lsmr|bicg\w*|qmr|eigs|eigsh|svds|lobpcg|lu|qr|svd|eig\w*|label|find|center_of_mass|extrema|minimum_position|maximum_position|labeled_comprehension|histogram|pearsonr|spearmanr|ttest\w*|describe|linregress|mode|norm|det|factorized|splu|spilu|[A-Z]\w*)$/;
 
 /**
  * What a rule read of the notebook while it looked at one cell. The engine keys its per-cell
@@ -908,6 +908,12 @@ export class NotebookModel {
         out.origin = 'inferred';
         return out;
       }
+      if (attr === 'shape') {
+        // a tuple of Python ints, one per axis, with their values where the shape is known
+        return v.shape
+          ? tupleOf(v.shape.map(d => ({ kind: 'scalar', dtype: 'int64', ...(d === null ? {} : { value: d }), origin: 'inferred' }) as ValueInfo), 'builtins')
+          : { kind: 'sequence', origin: 'inferred' };
+      }
       if (attr === 'size' || attr === 'ndim' || attr === 'nbytes' || attr === 'itemsize') {
         const value = attr === 'size' ? v.size : attr === 'ndim' ? v.shape?.length : undefined;
         return { kind: 'scalar', dtype: 'int64', value, origin: 'inferred' };
@@ -1604,7 +1610,10 @@ function numpyTupleValue(
       if (flags.length === 0 || a.kind !== 'ndarray' || keywords.has('axis')) {
         return null;
       }
-      return tupleOf([arr(undefined, a.dtype, true), ...flags.map(() => arr(undefined, 'int64', true))], library);
+      // NumPy 2 shapes the inverse like an n-D input, CuPy may not: not modelled there (a later
+      // reader of it refuses the rewrite)
+      const nd = !a.shape || a.shape.length !== 1;
+      return tupleOf([arr(undefined, a.dtype, true), ...flags.map(f => (f === 'return_inverse' && nd ? UNKNOWN : arr(undefined, 'int64', true)))], library);
     }
     case 'meshgrid': {
       if (keywordTrue(keywords, 'sparse') || !args.every(x => x.kind === 'ndarray' && x.shape?.length === 1)) {

@@ -44,6 +44,7 @@
 import { DEFAULT_DEVICE_PROFILE, DEVICE_MEMORY_SHARE, fitsOnDevice, formatSeconds, formatSpeedup, predict, predictResident } from './costmodel';
 import { applyEdits, insert } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
+import { maskIPython } from './ipython';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
@@ -199,7 +200,7 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       });
       continue;
     }
-    if (cell.abCell && abCellBoundary(cell, models, model, resident, cp, out, changes, transfers)) {
+    if (cell.abCell && abCellBoundary(cell, models, model, resident, cp, out, changes, transfers, parser)) {
       continue;
     }
     // a host cell: convert resident arrays at this boundary
@@ -580,7 +581,8 @@ function abCellBoundary(
   cp: string,
   out: CellInput[],
   changes: PlanChange[],
-  transfers: Transfer[]
+  transfers: Transfer[],
+  parser: PythonParser
 ): boolean {
   const used = [...cell.facts!.inputs].filter(n => resident.has(n));
   const before = models
@@ -598,9 +600,15 @@ function abCellBoundary(
   }
   const lines = used.map(n => hostCopyLine(n, model.lastWriterBefore(n, cell) ?? before, model, cp));
   const current = out[before.index].source;
-  // appended in the cell's own style: ending in a newline or not
-  const text = current.endsWith('\n') ? `${lines.join('\n')}\n` : `\n${lines.join('\n')}`;
-  out[before.index] = { ...out[before.index], source: current + text };
+  const shown = displayedStatement(current, parser);
+  if (shown !== null) {
+    // before the cell's displayed value, which stays its last statement (and shows NumPy's value)
+    out[before.index] = { ...out[before.index], source: current.slice(0, shown) + `${lines.join('\n')}\n` + current.slice(shown) };
+  } else {
+    // appended in the cell's own style: ending in a newline or not
+    const text = current.endsWith('\n') ? `${lines.join('\n')}\n` : `\n${lines.join('\n')}`;
+    out[before.index] = { ...out[before.index], source: current + text };
+  }
   for (const name of used) {
     resident.delete(name);
     transfers.push({ cellIndex: before.index, name, direction: 'to-host', reason: `read by the A/B cell ${cell.index} (%%gpuoptimize): brought back before it, not inside its timed baseline` });
@@ -613,6 +621,22 @@ function abCellBoundary(
     changes.push({ cellIndex: before.index, cellId: before.id, summary });
   }
   return true;
+}
+
+/**
+ * Where the statement whose value the cell displays (a last top-level expression, not an
+ * assignment) starts in `source`, or null when it displays nothing. IPython syntax is masked
+ * first (offsets kept).
+ */
+function displayedStatement(source: string, parser: PythonParser): number | null {
+  const tree = parser.parse(maskIPython(source).masked);
+  try {
+    const last = kids(tree.rootNode).filter(k => k.type !== 'comment').pop();
+    const inner = last?.type === 'expression_statement' ? kids(last)[0] : null;
+    return last && inner && inner.type !== 'assignment' && inner.type !== 'augmented_assignment' ? last.startIndex : null;
+  } finally {
+    tree.delete?.();
+  }
 }
 
 /** Uses CuPy values satisfy as they are: print/len/float/format, attribute reads like .shape. */

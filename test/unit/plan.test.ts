@@ -116,6 +116,13 @@ describe('residency plan (whole-notebook rewrite)', () => {
     expect(plan.cells[5].source).toBe('print(x[:3], y[:3])');
   });
 
+  it("puts an A/B cell's bring-back before the earlier cell's displayed value, which stays displayed", () => {
+    const ab = '%%gpuoptimize\nz = np.sort(x)\n# %% gpu\nimport cupy as cp\nz = cp.asnumpy(cp.sort(cp.asarray(x)))';
+    const plan = rewriteNotebook(cellsOf('import numpy as np\nN = 20_000_000', 'x = np.random.rand(N)', 'y = np.sqrt(x * x + 1.0) * np.exp(-x)\ny[:3]', ab));
+    expect(plan.cells[2].source).toBe('y = y_kernel(x)\nx = cp.asnumpy(x)\ny[:3]');
+    expect(plan.cells[3].source).toBe(ab);
+  });
+
   it('leaves a notebook without GPU work unchanged', () => {
     const cells = cellsOf('import math', 'print(math.sqrt(2))');
     const plan = rewriteNotebook(cells);

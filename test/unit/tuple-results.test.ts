@@ -67,6 +67,11 @@ describe('what unpacking a tuple-returning call binds', () => {
     expect(v).toMatchObject({ kind: expected.kind ?? 'ndarray', ...(expected.shape ? { shape: expected.shape } : {}), ...(expected.dtype ? { dtype: expected.dtype } : {}) });
   });
 
+  it('a nested pattern takes its item of the tuple it is given', () => {
+    const m = model(cellsOf(SETUP, '(w, v), n = np.linalg.eigh(S4), 3'));
+    expect(m.valueAfter('v', m.cells[1])).toMatchObject({ kind: 'ndarray', shape: [3000, 3000] });
+  });
+
   it.each([
     ['lo, hi = np.percentile(a, [5, 95])', 'lo', 'an array unpacked (its rows are views: not modelled)'],
     ['a0, *rest = np.linalg.eigh(S4)', 'a0', 'a starred target'],
@@ -127,6 +132,40 @@ describe('values the rewrite could not bring back refuse the cell', () => {
     expect(refusals.join('\n')).toMatch(/`lo` is unpacked .*host code in this cell reads it/);
   });
 
+  it.each([
+    'h, w = y.shape',
+    'sh = y.shape',
+    'rows = y.shape[0]',
+    'd = y.dtype',
+    'title = str(y.max())',
+    'kind = type(y)',
+    'cfg = dict(n=int(y.size))',
+    'r = {"m": float(y.mean())}',
+    'lo, hi = [y.min(), y.max()]',
+    'fig = plt.figure()\nim = plt.imshow(y)'
+  ])('host values made from device arrays are no such value: %s', code => {
+    const { suggestion, refusals } = target(cellsOf(SETUP + '\nimport matplotlib.pyplot as plt', `y = np.sqrt(img) * 2.0 + np.sin(img)\n${code}`, 'print(h, w, sh, rows, d, title, kind, cfg, r, lo, hi, im)'));
+    expect(refusals.join('\n')).not.toMatch(/cannot take apart|does not know/);
+    expect(suggestion).toBeDefined();
+  });
+
+  it.each([
+    ['first, *rest = np.linalg.eigh(S4)', 'first', /`first` is unpacked from `np\.linalg\.eigh\(S4\)`/],
+    ['(lo, hi), n = np.percentile(a, [5, 95]), 3', 'lo', /`lo` is unpacked from `np\.percentile\(a, \[5, 95\]\)`/],
+    ['vals, inv = np.unique(img, return_inverse=True)', 'inv', /`inv` is unpacked from `np\.unique/],
+    ['c = ndi.center_of_mass(img, (img > 0.5).astype(np.int32), [1])', 'c', /`c` holds what `ndi\.center_of_mass/]
+  ])('%s, %s read later: refused', (code, name, reason) => {
+    const { suggestion, refusals } = target(cellsOf(SETUP, code, `print(${name})`));
+    expect(suggestion).toBeUndefined();
+    expect(refusals.join('\n')).toMatch(reason);
+  });
+
+  it("a histogram's bin rule (`bins='auto'`) refuses the cell: CuPy takes no rule names", () => {
+    const { suggestion, refusals } = target(cellsOf(SETUP, 'counts, edges = np.histogram(a, bins="auto")', 'print(counts, edges)'));
+    expect(suggestion).toBeUndefined();
+    expect(refusals.join('\n')).toMatch(/bins="auto".*not a rule's name/);
+  });
+
   it('is no obstacle when nothing reads the value after the cell', () => {
     const { suggestion, refusals } = target(cellsOf(SETUP, 'lo, hi = np.percentile(a, [5, 95])\ny = np.sqrt(a) * 2.0 + 1.0'));
     expect(refusals.join('\n')).not.toMatch(/unpacked/);
@@ -166,7 +205,10 @@ describe("cupyx measurements' index and input", () => {
     // inputs cupyx's fast kernels do not take: widened exactly (bools, small ints) or as SciPy sums (int64)
     ['ndi.sum(img > 0.5, lab, range(1, 4))', 'cupyx.scipy.ndimage.sum((img_gpu > 0.5).astype(cp.int32), lab_gpu, cp.asarray(range(1, 4)))'],
     ['ndi.mean(lab, lab, [1, 2])', 'cupyx.scipy.ndimage.mean(lab_gpu.astype(cp.float64), lab_gpu, cp.asarray([1, 2]))'],
-    ['ndi.maximum(img > 0.5, lab, [1, 2])', 'cupyx.scipy.ndimage.maximum(img_gpu > 0.5, lab_gpu, cp.asarray([1, 2]))']
+    ['ndi.maximum(img > 0.5, lab, [1, 2])', 'cupyx.scipy.ndimage.maximum(img_gpu > 0.5, lab_gpu, cp.asarray([1, 2]))'],
+    // SciPy sums int64 as int64 over one label: not widened there
+    ['ndi.sum(lab, lab, 2)', 'cupyx.scipy.ndimage.sum(lab_gpu, lab_gpu, 2)'],
+    ['ndi.sum(lab, lab, [1, 2])', 'cupyx.scipy.ndimage.sum(lab_gpu.astype(cp.float64), lab_gpu, cp.asarray([1, 2]))']
   ])('%s -> %s', (code, expected) => {
     const { suggestion } = target(cellsOf(SETUP + '\nlab = np.random.randint(0, 4, (4096, 4096))', `s = ${code}`, 'print(s)'));
     expect(suggestion?.candidate).toContain(`s = ${expected}`);

@@ -573,6 +573,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
   }
   edits.push(...measurementEdits(refs, model, cell, cp));
+  refusals.push(...binRuleRefusals(refs));
   const canonical = canonicalAtConstruction(root, refs, model, cell);
   edits.push(...canonical.edits);
   for (const rw of rangeRewrites) {
@@ -2094,16 +2095,37 @@ function opaqueDeviceResults(
   cell: CellModel,
   deviceNames: ReadonlySet<string>
 ): string[] {
+  const moved = refs.filter(r => r.action === 'cupy');
+  // may the expression's value be, or hold, device arrays?
+  const onDevice = (expr: SyntaxNode): boolean => {
+    const e = unparen(expr);
+    if (e.type === 'call') {
+      const fn = field(e, 'function');
+      if (moved.some(r => r.node.id === fn?.id)) {
+        return true; // a library call the rewrite moves to the device
+      }
+      if ((fn?.type === 'identifier' && HOST_VALUE_BUILTINS.has(fn.text)) || isHostConsumerCall(e, model, cell, deviceNames)) {
+        return false; // a host value (`str(y.max())`, `len(y)`), or a host call whose arguments get host copies
+      }
+    } else if (e.type === 'attribute' || e.type === 'subscript') {
+      // an array's metadata (`y.shape`, `y.shape[0]`, `y.dtype`) lives on the host
+      const base = e.type === 'subscript' ? unparen(field(e, 'value') ?? e) : e;
+      if (base.type === 'attribute' && ARRAY_METADATA.has(field(base, 'attribute')?.text ?? '')) {
+        return false;
+      }
+    } else if (CONTAINERS.has(e.type)) {
+      // a display holds what its items are
+      return kids(e).some(item => onDevice(item.type === 'pair' ? field(item, 'value') ?? item : item));
+    }
+    return moved.some(r => isInside(r.node, e)) || mentions(e, deviceNames);
+  };
+  // values that may hold device arrays the analysis cannot see into: unknown, or a tuple with
+  // arrays or unknowns among its items
+  const opaqueValue = (v: ValueInfo): boolean =>
+    v.kind === 'unknown' || (v.kind === 'sequence' && v.elements !== undefined && v.elements.some(e => e.kind === 'ndarray' || opaqueValue(e)));
   const opaque = facts.assignments.filter(a => {
     const expr = a.value ?? a.unpacked?.from ?? null;
-    if (!expr || a.augmented) {
-      return false;
-    }
-    const v = model.valueBefore(a.name, cell, a.at);
-    return (
-      (v.kind === 'unknown' || (v.kind === 'sequence' && v.elements !== undefined)) &&
-      (refs.some(r => r.action === 'cupy' && isInside(r.node, expr)) || mentions(expr, deviceNames))
-    );
+    return !!expr && !a.augmented && opaqueValue(model.valueBefore(a.name, cell, a.at)) && onDevice(expr);
   });
   if (opaque.length === 0) {
     return [];
@@ -2145,6 +2167,26 @@ const LABEL_INDEX_POSITION: ReadonlyMap<string, number> = new Map([
   ['histogram', 5]
 ]);
 
+/**
+ * `np.histogram(x, bins='auto')` (a rule naming how to choose the bins): CuPy's histogram raises
+ * NotImplementedError for a string `bins`.
+ */
+function binRuleRefusals(refs: readonly LibraryRef[]): string[] {
+  const out: string[] = [];
+  for (const r of refs) {
+    const call = r.node.parent;
+    if (r.action !== 'cupy' || !/^numpy\.(histogram|histogram_bin_edges)$/.test(r.qualified) || call?.type !== 'call') {
+      continue;
+    }
+    const { positional, keywords } = callArguments(call);
+    const bins = keywords.get('bins') ?? positional[1];
+    if (bins?.type === 'string') {
+      out.push(`\`${r.node.text}(..., bins=${bins.text})\`: CuPy's histogram takes a bin count or the edges, not a rule's name; compute the edges on the host (\`np.histogram_bin_edges\`) and pass them`);
+    }
+  }
+  return out;
+}
+
 /** The measurements whose fast cupyx kernels want an int32, uint32/64 or float input. */
 const FAST_SUM_INPUT = new Set(['sum', 'sum_labels', 'mean', 'variance', 'standard_deviation']);
 
@@ -2171,13 +2213,17 @@ function measurementEdits(refs: readonly LibraryRef[], model: NotebookModel, cel
     // (exact), int64 to float64 (what SciPy sums in: np.bincount's weights)
     const input = keywords.get('input') ?? positional[0];
     const dtype = input && FAST_SUM_INPUT.has(m![1]) ? model.inferValue(input, cell).dtype : undefined;
-    const widen = dtype === undefined ? null : /^(bool|u?int8|u?int16)$/.test(dtype) ? 'int32' : dtype === 'int64' ? 'float64' : null;
+    const index = keywords.get('index') ?? positional[at];
+    const v = index ? model.inferValue(index, cell) : null;
+    // SciPy sums int64 as float64 only over an array of labels (np.bincount's weights); with
+    // one label, or none, it sums int64 as int64
+    const labelArray = !!index && index.text !== 'None' && v?.kind !== 'scalar';
+    const widen =
+      dtype === undefined ? null : /^(bool|u?int8|u?int16)$/.test(dtype) ? 'int32' : dtype === 'int64' && (m![1] !== 'sum' && m![1] !== 'sum_labels' ? true : labelArray) ? 'float64' : null;
     if (input && widen) {
       const wrapped = input.type === 'identifier' || input.type === 'attribute' || input.type === 'subscript' || input.type === 'call' || input.type === 'parenthesized_expression';
       edits.push(insert(input.startIndex, wrapped ? '' : '('), insert(input.endIndex, `${wrapped ? '' : ')'}.astype(${cp}.${widen})`));
     }
-    const index = keywords.get('index') ?? positional[at];
-    const v = index ? model.inferValue(index, cell) : null;
     // a Python int passes as it is (a NumPy integer does not: `isinstance(index, int)` in CuPy)
     const pythonInt = v?.kind === 'scalar' && v.library === undefined && (v.dtype === undefined || v.dtype === 'int64');
     if (index && v && v.kind !== 'ndarray' && !pythonInt && index.text !== 'None') {
@@ -2186,6 +2232,12 @@ function measurementEdits(refs: readonly LibraryRef[], model: NotebookModel, cel
   }
   return edits;
 }
+
+/** Builtins whose result is a host value whatever they are given (a string, a number, a type). */
+const HOST_VALUE_BUILTINS: ReadonlySet<string> = new Set(['str', 'repr', 'int', 'float', 'bool', 'complex', 'len', 'type', 'isinstance', 'format', 'hash', 'id', 'print']);
+
+/** Array attributes that are host values (metadata, not data). */
+const ARRAY_METADATA: ReadonlySet<string> = new Set(['shape', 'dtype', 'ndim', 'size', 'nbytes', 'itemsize', 'strides', 'flags']);
 
 /** A one-line excerpt of source text for a message. */
 function clip(text: string): string {
