@@ -174,8 +174,7 @@ const SCIPY_DATA_ARGUMENT: ReadonlyMap<string, number> = new Map([
   ['scipy.signal.lfilter', 2],
   ['scipy.signal.filtfilt', 2],
   ['scipy.signal.sosfilt', 1],
-  ['scipy.signal.sosfiltfilt', 1],
-  ['scipy.signal.upfirdn', 1]
+  ['scipy.signal.sosfiltfilt', 1]
 ]);
 /** SciPy functions that return tuples, scalars or objects rather than one array. */
 const SCIPY_NON_ARRAY_RESULTS =
@@ -1527,10 +1526,23 @@ function realOf(dtype: string | undefined): string {
  * `eigh`, `eig`, `slogdet`. Null where the call returns one array (`compute_uv=False`,
  * `mode='r'`) or the input is not a known 2-D array.
  */
-function factorisationValue(name: string, a: ValueInfo, keywords: ReadonlyMap<string, SyntaxNode>, library: string, scipyDefaults: boolean): ValueInfo | null {
+function factorisationValue(
+  name: string,
+  a: ValueInfo,
+  positional: SyntaxNode[],
+  keywords: ReadonlyMap<string, SyntaxNode>,
+  library: string,
+  scipyDefaults: boolean
+): ValueInfo | null {
   if (a.kind !== 'ndarray' || !a.shape || a.shape.length !== 2) {
     return null;
   }
+  // options that change how many items come back, or their shapes: not modelled
+  if (['eigvals_only', 'subset_by_index', 'subset_by_value', 'pivoting', 'left', 'right', 'hermitian', 'overwrite_a'].some(k => keywords.has(k))) {
+    return null;
+  }
+  // NumPy's second positional of svd (full_matrices) and qr (mode); SciPy's are other options
+  const second = scipyDefaults ? undefined : positional[1];
   const [m, n] = a.shape;
   const k = m !== null && n !== null ? Math.min(m, n) : null;
   const dtype = floatResult(a.dtype);
@@ -1543,14 +1555,22 @@ function factorisationValue(name: string, a: ValueInfo, keywords: ReadonlyMap<st
     return tupleOf([arr([n], c), arr([m, n], c)], library);
   }
   if (name === 'svd') {
-    if (keywords.get('compute_uv')?.text === 'False') {
+    if (keywords.has('compute_uv') || positional.length > 2 || (scipyDefaults && positional.length > 1)) {
       return null;
     }
-    const full = keywords.get('full_matrices')?.text !== 'False';
+    const fullNode = keywords.get('full_matrices') ?? second;
+    if (fullNode && fullNode.text !== 'True' && fullNode.text !== 'False') {
+      return null;
+    }
+    const full = fullNode?.text !== 'False';
     return tupleOf([arr([m, full ? m : k], dtype), arr([k], realOf(dtype)), arr([full ? n : k, n], dtype)], library);
   }
   if (name === 'qr') {
-    const mode = keywords.get('mode')?.text.replace(/['"]/g, '') ?? (scipyDefaults ? 'full' : 'reduced');
+    const modeNode = keywords.get('mode') ?? second;
+    if (scipyDefaults && positional.length > 1) {
+      return null;
+    }
+    const mode = modeNode?.text.replace(/['"]/g, '') ?? (scipyDefaults ? 'full' : 'reduced');
     if (mode === 'complete' || mode === 'full') {
       return tupleOf([arr([m, m], dtype), arr([m, n], dtype)], library);
     }
@@ -1581,7 +1601,7 @@ function numpyTupleValue(
   const name = parts.name;
   const a = args[0];
   if (parts.twoNames && parts.head === 'linalg' && a) {
-    return factorisationValue(name, a, keywords, library, false);
+    return factorisationValue(name, a, positional, keywords, library, false);
   }
   if (!parts.single || !a) {
     return null;
@@ -1602,7 +1622,10 @@ function numpyTupleValue(
       const binsNode = keywords.get('bins') ?? positional[1];
       const bins = binsNode ? model.constantValue(binsNode, cell) : 10;
       const n = bins !== undefined && Number.isInteger(bins) && binsNode?.type !== 'list' ? bins : null;
-      const counts = keywords.has('density') || keywords.has('weights') ? 'float64' : 'int64';
+      if (keywords.has('weights') || (keywords.has('density') && keywords.get('density')?.text !== 'False' && keywords.get('density')?.text !== 'True')) {
+        return null; // counts in the weights' dtype, or density not told: not modelled
+      }
+      const counts = keywords.get('density')?.text === 'True' ? 'float64' : 'int64';
       return tupleOf([arr([n], counts), arr([n === null ? null : n + 1], floatResult(a.dtype))], library);
     }
     case 'unique': {
@@ -1616,7 +1639,8 @@ function numpyTupleValue(
       return tupleOf([arr(undefined, a.dtype, true), ...flags.map(f => (f === 'return_inverse' && nd ? UNKNOWN : arr(undefined, 'int64', true)))], library);
     }
     case 'meshgrid': {
-      if (keywordTrue(keywords, 'sparse') || !args.every(x => x.kind === 'ndarray' && x.shape?.length === 1)) {
+      const sparse = keywords.get('sparse');
+      if ((sparse && sparse.text !== 'False') || !args.every(x => x.kind === 'ndarray' && x.shape?.length === 1)) {
         return null;
       }
       const sizes = args.map(x => x.shape![0]);
@@ -1667,12 +1691,21 @@ function scipyTupleValue(
   constant: (n: SyntaxNode) => number | undefined
 ): ValueInfo | null {
   const name = lastPart(q);
+  if ((q === 'scipy.signal.lfilter' && (keywords.has('zi') || positional.length > 4)) || (q === 'scipy.signal.sosfilt' && (keywords.has('zi') || positional.length > 3))) {
+    // (y, zf): the filtered data and the final state; not modelled item by item
+    return UNKNOWN;
+  }
   if ((q === 'scipy.signal.welch' || q === 'scipy.signal.periodogram') && first.kind === 'ndarray') {
     // (frequencies, power): a one-sided spectrum of a real 1-D signal has nfft // 2 + 1 bins;
     // nfft is nperseg (welch, 256 by default, at most the signal's length) or the length
     const length = first.shape?.length === 1 ? first.shape[0] : null;
-    const usual = [...keywords.keys()].every(k => k === 'fs' || k === 'nperseg' || k === 'window' || k === 'noverlap' || k === 'scaling' || k === 'detrend');
-    const npersegNode = keywords.get('nperseg') ?? (q === 'scipy.signal.welch' ? positional[3] : undefined);
+    // a window given as an array sets nperseg; an nfft, a side or an axis changes the bins
+    const window = keywords.get('window');
+    const usual =
+      positional.length <= 2 &&
+      (!window || window.type === 'string') &&
+      [...keywords.keys()].every(k => k === 'fs' || k === 'nperseg' || k === 'window' || k === 'noverlap' || k === 'scaling' || k === 'detrend');
+    const npersegNode = keywords.get('nperseg');
     const nperseg = npersegNode ? constant(npersegNode) ?? null : q === 'scipy.signal.welch' ? (length !== null ? Math.min(256, length) : null) : length;
     const bins = usual && length !== null && nperseg !== null && !first.dtype?.startsWith('complex') ? Math.floor(nperseg / 2) + 1 : null;
     return tupleOf([arrayValue([bins], 'float64', 'numpy', 'inferred'), arrayValue([bins], floatResult(first.dtype), 'numpy', 'inferred')], 'scipy');
@@ -1692,7 +1725,7 @@ function scipyTupleValue(
     const [m, n] = first.shape;
     return tupleOf([arrayValue([m, n], floatResult(first.dtype), 'numpy', 'inferred'), arrayValue([m !== null && n !== null ? Math.min(m, n) : null], 'int32', 'numpy', 'inferred')], 'scipy');
   }
-  return factorisationValue(name, first, keywords, 'numpy', true);
+  return factorisationValue(name, first, positional, keywords, 'numpy', true);
 }
 
 function dtypeArg(keywords: ReadonlyMap<string, SyntaxNode>, positionalDtype: SyntaxNode | undefined): string | undefined {

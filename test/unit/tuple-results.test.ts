@@ -39,6 +39,9 @@ describe('what unpacking a tuple-returning call binds', () => {
     ['U, s, Vt = np.linalg.svd(A)', 'U', 'U (full_matrices)', { shape: [3000, 3000] }],
     ['U, s, Vt = np.linalg.svd(A)', 's', 'singular values', { shape: [2000] }],
     ['U, s, Vt = np.linalg.svd(A, full_matrices=False)', 'U', 'reduced U', { shape: [3000, 2000] }],
+    ['U, s, Vt = np.linalg.svd(A, False)', 'U', 'reduced U (positional full_matrices)', { shape: [3000, 2000] }],
+    ['q, r = np.linalg.qr(A, "complete")', 'q', 'complete Q (positional mode)', { shape: [3000, 3000] }],
+    ['counts, edges = np.histogram(a, bins=100, density=False)', 'counts', 'counts (density=False)', { shape: [100], dtype: 'int64' }],
     ['q, r = np.linalg.qr(A)', 'r', "NumPy's reduced R", { shape: [2000, 2000] }],
     ['q, r = sl.qr(A)', 'q', "SciPy's full Q", { shape: [3000, 3000] }],
     ['lu, piv = sl.lu_factor(S4)', 'piv', 'pivots', { shape: [3000], dtype: 'int32' }],
@@ -76,7 +79,10 @@ describe('what unpacking a tuple-returning call binds', () => {
     ['lo, hi = np.percentile(a, [5, 95])', 'lo', 'an array unpacked (its rows are views: not modelled)'],
     ['a0, *rest = np.linalg.eigh(S4)', 'a0', 'a starred target'],
     ['x, y = np.linalg.eigh(S4)[0]', 'x', 'an item unpacked again'],
-    ['w, v, extra = np.linalg.eigh(S4)', 'extra', 'past the tuple’s end']
+    ['w, v, extra = np.linalg.eigh(S4)', 'extra', 'past the tuple’s end'],
+    ['c, e = np.histogram(a, bins=10, weights=a)', 'c', 'counts in the weights’ dtype: not modelled'],
+    ['w, v = sl.eigh(S4, subset_by_index=[0, 9])', 'v', 'a subset of the eigenpairs: not modelled'],
+    ['y, zf = signal.lfilter(np.ones(3), np.ones(1), a, zi=np.zeros(2))', 'zf', "lfilter's final state"]
   ])('%s: %s is unknown (%s)', (code, name) => {
     const m = model(cellsOf(SETUP, code));
     expect(m.valueAfter(name, m.cells[1]).kind).toBe('unknown');
