@@ -1492,6 +1492,74 @@ function arrayValue(shape: (number | null)[] | undefined, dtype: string, library
   };
 }
 
+/** NumPy's functions joining a list of arrays into one. */
+const JOINS = new Set(['concatenate', 'stack', 'vstack', 'hstack', 'row_stack', 'column_stack', 'dstack']);
+
+/**
+ * What joining `items` (`np.concatenate([a, b])`, `np.stack([a, b], axis=1)`, `np.vstack`...)
+ * gives: the items' promoted dtype, and the shape NumPy makes where every item's shape is known
+ * and they agree (else only the total size, as an upper bound).
+ */
+function joinedValue(
+  name: string,
+  items: ValueInfo[],
+  axisNode: SyntaxNode | undefined,
+  library: string,
+  model: NotebookModel,
+  cell: CellModel
+): ValueInfo {
+  if (items.length === 0 || !items.every(v => v.kind === 'ndarray')) {
+    return UNKNOWN;
+  }
+  let dtype: string | undefined = items[0].dtype;
+  for (const v of items.slice(1)) {
+    dtype = dtype && v.dtype ? promoteTypes(dtype, v.dtype) : undefined;
+  }
+  const sizes = items.map(v => v.size);
+  const total = sizes.every(n => n !== undefined) ? (sizes as number[]).reduce((a, b) => a + b, 0) : undefined;
+  const out: ValueInfo = { kind: 'ndarray', dtype, size: total, origin: 'inferred', library, device: library === 'cupy' ? 'gpu' : 'host' };
+  const shapes = items.map(v => v.shape);
+  const ndim = shapes[0]?.length;
+  const axisValue = axisNode ? (axisNode.text === 'None' ? null : model.constantValue(axisNode, cell)) : 0;
+  if (ndim === undefined || !shapes.every(sh => sh && sh.length === ndim && sh.every(d => d !== null)) || axisValue === undefined) {
+    out.approx = true;
+    return out;
+  }
+  const dims = shapes as number[][];
+  // `np.concatenate` along an axis: that axis adds up, the others must agree
+  const along = (axis: number, of: number[][]): number[] | null => {
+    const rank = of[0].length;
+    const a = axis < 0 ? axis + rank : axis;
+    if (a < 0 || a >= rank || !of.every(sh => sh.length === rank && sh.every((d, k) => k === a || d === of[0][k]))) {
+      return null;
+    }
+    return of[0].map((d, k) => (k === a ? of.reduce((sum, sh) => sum + sh[a], 0) : d));
+  };
+  const same = dims.every(sh => sh.every((d, k) => d === dims[0][k]));
+  let shape: number[] | null = null;
+  if (name === 'concatenate') {
+    shape = axisValue === null ? [total ?? 0] : ndim === 0 ? null : along(axisValue, dims);
+  } else if (name === 'stack') {
+    const a = axisValue === null ? null : axisValue < 0 ? axisValue + ndim + 1 : axisValue;
+    shape = same && a !== null && a >= 0 && a <= ndim ? [...dims[0].slice(0, a), items.length, ...dims[0].slice(a)] : null;
+  } else if (name === 'vstack' || name === 'row_stack') {
+    shape = along(0, dims.map(sh => (sh.length === 1 ? [1, sh[0]] : sh)));
+  } else if (name === 'hstack') {
+    shape = ndim === 1 ? along(0, dims) : along(1, dims);
+  } else if (name === 'column_stack') {
+    shape = along(1, dims.map(sh => (sh.length === 1 ? [sh[0], 1] : sh)));
+  } else if (name === 'dstack') {
+    shape = along(2, dims.map(sh => (sh.length === 1 ? [1, sh[0], 1] : sh.length === 2 ? [...sh, 1] : sh)));
+  }
+  if (shape === null) {
+    out.approx = true;
+    return out;
+  }
+  out.shape = shape;
+  out.size = shapeSize(shape);
+  return out;
+}
+
 /**
  * Item `k` of what a tuple-returning call gave (a `sequence` with known items); unknown past its
  * end, or for anything else unpacked (an array's rows are views of it: not modelled).
@@ -2234,6 +2302,9 @@ function numpyCallValue(
   const tuple = numpyTupleValue(parts, positional, keywords, args, model, cell);
   if (tuple) {
     return tuple;
+  }
+  if (single && JOINS.has(name) && positional[0] && (positional[0].type === 'list' || positional[0].type === 'tuple')) {
+    return joinedValue(name, kids(positional[0]).map(item => model.inferValue(item, cell)), keywords.get('axis') ?? positional[1], library, model, cell);
   }
   if (single && (name === 'dot' || name === 'matmul') && args.length >= 2) {
     return matmulValue(args[0], args[1]);

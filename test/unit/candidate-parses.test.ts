@@ -127,7 +127,7 @@ describe('the engine never offers a candidate that does not parse', () => {
     }
     // the draw cell would make `rng` CuPy's, which has no shuffle: refused, naming the later call
     expect(result.suggestions.find(s => s.cellIndex === 0)).toBeUndefined();
-    expect(result.refusals.find(r => r.cellIndex === 0 && r.rule === 'GPU104')?.reason).toContain('cell 2 calls `rng.shuffle(...)`, which cupy.random.Generator does not have');
+    expect(result.refusals.find(r => r.cellIndex === 0 && r.rule === 'GPU104')?.reason).toContain('cell 1 calls `rng.shuffle(...)`, which cupy.random.Generator does not have');
   });
 
   it('the same collision with a host draw or a host file read at the start of a cell', () => {

@@ -220,3 +220,32 @@ describe("cupyx measurements' index and input", () => {
     expect(suggestion?.candidate).toContain(`s = ${expected}`);
   });
 });
+
+describe('arrays joined from a list (checked against NumPy 2.4)', () => {
+  const JOIN_SETUP = ['import numpy as np', 'a = np.zeros(5)', 'b = np.zeros(5, dtype=np.float32)', 'm = np.zeros((3, 4))', 'n = np.zeros((2, 4))', 'i = np.zeros(5, dtype=np.int32)'].join('\n');
+  it.each([
+    ['np.concatenate([a, b])', [10], 'float64'],
+    ['np.concatenate([m, n])', [5, 4], 'float64'],
+    ['np.concatenate([m, m], axis=1)', [3, 8], 'float64'],
+    ['np.concatenate([m, n], axis=None)', [20], 'float64'],
+    ['np.stack([a, a], axis=1)', [5, 2], 'float64'],
+    ['np.stack([m, m])', [2, 3, 4], 'float64'],
+    ['np.stack([m, m], axis=-1)', [3, 4, 2], 'float64'],
+    ['np.vstack([a, a])', [2, 5], 'float64'],
+    ['np.vstack([m, n])', [5, 4], 'float64'],
+    ['np.hstack([a, a])', [10], 'float64'],
+    ['np.hstack([m, m])', [3, 8], 'float64'],
+    ['np.column_stack([a, a])', [5, 2], 'float64'],
+    ['np.dstack([a, a])', [1, 5, 2], 'float64'],
+    ['np.dstack([m, m])', [3, 4, 2], 'float64'],
+    ['np.stack([i, b])', [2, 5], 'float64']
+  ])('%s: shape %j, %s', (code, shape, dtype) => {
+    const m = model(cellsOf(JOIN_SETUP, `r = ${code}`));
+    expect(m.valueAfter('r', m.cells[1])).toMatchObject({ kind: 'ndarray', shape, dtype });
+  });
+
+  it('items of shapes that do not join give only an upper bound on the size', () => {
+    const m = model(cellsOf(JOIN_SETUP, 'r = np.stack([m, n])'));
+    expect(m.valueAfter('r', m.cells[1])).toMatchObject({ kind: 'ndarray', size: 20, approx: true });
+  });
+});

@@ -2616,7 +2616,7 @@ function laterGeneratorProblem(name: string, cell: CellModel, model: NotebookMod
       if (p?.type === 'assignment' && field(p, 'left')?.id === r.id) {
         continue; // a nested rebinding (the name is not read there)
       }
-      const where = `cell ${c.index + 1}`;
+      const where = `cell ${c.index}`;
       if (p?.type === 'attribute' && field(p, 'object')?.id === r.id) {
         const method = field(p, 'attribute')?.text ?? '';
         const called = p.parent?.type === 'call' && field(p.parent, 'function')?.id === p.id;
