@@ -2393,6 +2393,14 @@ export function estimateWork(
         } else if (single && REDUCTIONS.has(name)) {
           work.passes += (times * fraction(a0, largest)) * (1 / 3 + extraReductionPasses(name));
           work.launches += times;
+        } else if (single && /^(concatenate|stack|vstack|hstack|row_stack|column_stack|dstack)$/.test(name) && result.kind === 'ndarray') {
+          // a join reads its items and writes the result: a copy of the result's bytes
+          work.passes += (times * 2 * fraction(result, largest)) / 3;
+          work.launches += times * Math.max(1, kids(callArguments(n).positional[0] ?? n).length);
+        } else if (name === 'norm' && head === 'linalg' && (callArguments(n).keywords.has('axis') || callArguments(n).positional.length > 2)) {
+          // a norm along an axis is a reduction (squares summed, one sqrt per result): memory-bound
+          work.passes += (times * fraction(a0, largest)) / 3;
+          work.launches += times * 2;
         } else if ((single && (name === 'dot' || name === 'matmul' || name === 'tensordot' || name === 'einsum')) || head === 'linalg') {
           const n3 = elems > 0 ? Math.pow(Math.sqrt(elems), 3) : 0;
           work.flops += times * (name === 'norm' ? 2 * elems : 2 * n3);
