@@ -48,7 +48,7 @@ import { maskIPython } from './ipython';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueOffset, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { field, kids, unparen } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
 import { formatBytes, valueBytes } from './values';
@@ -600,15 +600,17 @@ function abCellBoundary(
   }
   const lines = used.map(n => hostCopyLine(n, model.lastWriterBefore(n, cell) ?? before, model, cp));
   const current = out[before.index].source;
-  const shown = displayedStatement(current, parser);
-  if (shown !== null) {
-    // before the cell's displayed value, which stays its last statement (and shows NumPy's value)
-    out[before.index] = { ...out[before.index], source: current.slice(0, shown) + `${lines.join('\n')}\n` + current.slice(shown) };
-  } else {
-    // appended in the cell's own style: ending in a newline or not
-    const text = current.endsWith('\n') ? `${lines.join('\n')}\n` : `\n${lines.join('\n')}`;
-    out[before.index] = { ...out[before.index], source: current + text };
+  // the lines go where a rewrite's bring-back goes: before a displayed value (which stays last
+  // and shows NumPy's value), else at the end, the cell's trailing newline (or none) kept
+  const tree = parser.parse(maskIPython(current).masked);
+  let source: string;
+  try {
+    const { at, before: shown } = epilogueOffset(tree.rootNode, current);
+    source = shown ? current.slice(0, at) + `${lines.join('\n')}\n` + current.slice(at) : current.slice(0, at) + `\n${lines.join('\n')}` + current.slice(at);
+  } finally {
+    tree.delete?.();
   }
+  out[before.index] = { ...out[before.index], source };
   for (const name of used) {
     resident.delete(name);
     transfers.push({ cellIndex: before.index, name, direction: 'to-host', reason: `read by the A/B cell ${cell.index} (%%gpuoptimize): brought back before it, not inside its timed baseline` });
@@ -621,22 +623,6 @@ function abCellBoundary(
     changes.push({ cellIndex: before.index, cellId: before.id, summary });
   }
   return true;
-}
-
-/**
- * Where the statement whose value the cell displays (a last top-level expression, not an
- * assignment) starts in `source`, or null when it displays nothing. IPython syntax is masked
- * first (offsets kept).
- */
-function displayedStatement(source: string, parser: PythonParser): number | null {
-  const tree = parser.parse(maskIPython(source).masked);
-  try {
-    const last = kids(tree.rootNode).filter(k => k.type !== 'comment').pop();
-    const inner = last?.type === 'expression_statement' ? kids(last)[0] : null;
-    return last && inner && inner.type !== 'assignment' && inner.type !== 'augmented_assignment' ? last.startIndex : null;
-  } finally {
-    tree.delete?.();
-  }
 }
 
 /** Uses CuPy values satisfy as they are: print/len/float/format, attribute reads like .shape. */

@@ -1708,7 +1708,7 @@ function lineEnd(text: string, at: number): number {
  * Where the bring-back lines go: at the end, or before a trailing bare expression (the cell's
  * displayed value must stay last).
  */
-function epilogueOffset(root: SyntaxNode, source: string): { at: number; before: boolean } {
+export function epilogueOffset(root: SyntaxNode, source: string): { at: number; before: boolean } {
   const stmts = kids(root).filter(s => s.type !== 'comment');
   const last = stmts[stmts.length - 1];
   if (last && last.type === 'expression_statement') {
@@ -2221,8 +2221,9 @@ function measurementEdits(refs: readonly LibraryRef[], model: NotebookModel, cel
     const widen =
       dtype === undefined ? null : /^(bool|u?int8|u?int16)$/.test(dtype) ? 'int32' : dtype === 'int64' && (m![1] !== 'sum' && m![1] !== 'sum_labels' ? true : labelArray) ? 'float64' : null;
     if (input && widen) {
-      const wrapped = input.type === 'identifier' || input.type === 'attribute' || input.type === 'subscript' || input.type === 'call' || input.type === 'parenthesized_expression';
-      edits.push(insert(input.startIndex, wrapped ? '' : '('), insert(input.endIndex, `${wrapped ? '' : ')'}.astype(${cp}.${widen})`));
+      // a primary expression takes the method as it is; anything else (`a > b`) in parentheses
+      const primary = input.type === 'identifier' || input.type === 'attribute' || input.type === 'subscript' || input.type === 'call' || input.type === 'parenthesized_expression';
+      edits.push(insert(input.startIndex, primary ? '' : '('), insert(input.endIndex, `${primary ? '' : ')'}.astype(${cp}.${widen})`));
     }
     // a Python int passes as it is (a NumPy integer does not: `isinstance(index, int)` in CuPy)
     const pythonInt = v?.kind === 'scalar' && v.library === undefined && (v.dtype === undefined || v.dtype === 'int64');
@@ -2379,6 +2380,7 @@ export function estimateWork(
         const result = model.inferValue(n, cell);
         consider(result);
         const elems = a0.size ?? result.size ?? 0;
+        const args = callArguments(n);
         if (q.startsWith('numpy.random.') || head === 'random') {
           work.passes += (times * fraction(result, largest)) / 3;
           work.transcendentalOps += times * fraction(result, largest) * (/normal|randn|gamma|poisson|exponential/.test(name) ? 4 : 1);
@@ -2396,8 +2398,8 @@ export function estimateWork(
         } else if (single && /^(concatenate|stack|vstack|hstack|row_stack|column_stack|dstack)$/.test(name) && result.kind === 'ndarray') {
           // a join reads its items and writes the result: a copy of the result's bytes
           work.passes += (times * 2 * fraction(result, largest)) / 3;
-          work.launches += times * Math.max(1, kids(callArguments(n).positional[0] ?? n).length);
-        } else if (name === 'norm' && head === 'linalg' && (callArguments(n).keywords.has('axis') || callArguments(n).positional.length > 2)) {
+          work.launches += times * Math.max(1, kids(args.positional[0] ?? n).length);
+        } else if (name === 'norm' && head === 'linalg' && (args.keywords.has('axis') || args.positional.length > 2)) {
           // a norm along an axis is a reduction (squares summed, one sqrt per result): memory-bound
           work.passes += (times * fraction(a0, largest)) / 3;
           work.launches += times * 2;
@@ -2422,10 +2424,7 @@ export function estimateWork(
           work.labelElements = (work.labelElements ?? 0) + times * elems;
           work.passes += times * fraction(a0, largest);
           work.launches += times * 4;
-        } else if (/^scipy\.ndimage\.(measurements\.)?(sum|sum_labels|mean|variance|standard_deviation)$/.test(q) && (() => {
-          const args = callArguments(n);
-          return args.positional.length > 1 || args.keywords.has('labels');
-        })()) {
+        } else if (/^scipy\.ndimage\.(measurements\.)?(sum|sum_labels|mean|variance|standard_deviation)$/.test(q) && (args.positional.length > 1 || args.keywords.has('labels'))) {
           // a measurement over labels: measured per element (costmodel.ts)
           work.measureElements = (work.measureElements ?? 0) + times * elems;
           work.passes += times * fraction(a0, largest);
