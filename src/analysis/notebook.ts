@@ -2312,7 +2312,7 @@ function numpyCallValue(
   if (single && (name === 'allclose' || name === 'array_equal' || name === 'array_equiv')) {
     // NumPy returns a Python bool, CuPy a 0-d bool array: modelled as the 0-d result the rewrite
     // has on the device (and brings back with `.item()`, rules/arrays/cupy-rewrite.ts)
-    return { kind: 'ndarray', shape: [], size: 1, dtype: 'bool', origin: 'inferred', library, device: library === 'cupy' ? 'gpu' : 'host' };
+    return zeroD('bool', library);
   }
   if (single && ELEMENTWISE_UFUNCS.has(name) && args.length > 0 && args.every(a => a.kind === 'scalar')) {
     // a ufunc of numbers: NumPy gives a NumPy scalar (strong under NEP 50: `np.exp(2.0) * f32` is
@@ -2322,9 +2322,7 @@ function numpyCallValue(
       return UNKNOWN;
     }
     const result = parts.keepsDtype || parts.compare || name === 'where' || name === 'clip' ? dtype : floatResult(dtype);
-    return library === 'cupy'
-      ? { kind: 'ndarray', shape: [], size: 1, dtype: result, origin: 'inferred', library, device: 'gpu' }
-      : { kind: 'scalar', dtype: result, origin: 'inferred', library: 'numpy' };
+    return library === 'cupy' ? zeroD(result, library) : { kind: 'scalar', dtype: result, origin: 'inferred', library: 'numpy' };
   }
   if (single && ELEMENTWISE_UFUNCS.has(name)) {
     const isCompare = parts.compare;
