@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync, existsSync, statSync } from 'fs';
 import { join } from 'path';
 import { initNodeParser } from '../../src/analysis/parser-node';
+import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
 import type { CellInput, RuntimeValueInfo } from '../../src/analysis/types';
 
@@ -33,6 +34,12 @@ export function percentCells(text: string): { cells: CellInput[]; target: number
     });
   }
   return { cells, target };
+}
+
+/** The notebook model of `cells` (a fresh cell cache, parsed by `p`), with the kernel's reports. */
+export function notebookModel(p: PythonParser, cells: CellInput[], runtime: Record<string, RuntimeValueInfo> = {}): NotebookModel {
+  const cache = new CellCache(p);
+  return new NotebookModel(cells.map(c => cache.get(c)), runtime);
 }
 
 /** Cells from plain strings. */

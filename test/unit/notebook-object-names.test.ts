@@ -7,11 +7,11 @@
  * before binding it.
  */
 import { analyzeNotebook, NotebookAnalyzer } from '../../src/analysis/engine';
-import { CellCache, emptyReads, NotebookModel } from '../../src/analysis/notebook';
+import { emptyReads, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
 import type { CellInput, RuntimeValueInfo } from '../../src/analysis/types';
 import { normaliseDtype } from '../../src/analysis/values';
-import { cellsOf, parser } from './helpers';
+import { cellsOf, parser, notebookModel } from './helpers';
 
 let p: PythonParser;
 beforeAll(async () => {
@@ -54,8 +54,7 @@ function reportFor(name: string): Record<string, RuntimeValueInfo> {
 }
 
 function model(cells: CellInput[], runtime: Record<string, RuntimeValueInfo> = {}): NotebookModel {
-  const cache = new CellCache(p);
-  return new NotebookModel(cells.map(c => cache.get(c)), runtime);
+  return notebookModel(p, cells, runtime);
 }
 
 describe.each(NAMES)('the Python name %s', name => {

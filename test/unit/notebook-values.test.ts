@@ -3,11 +3,11 @@
  * imaginary literals, and NumPy 2 (NEP 50) result dtypes of binary operators. Every expectation
  * was checked against NumPy 2.4 (the shape, dtype and type of the same expression).
  */
-import { CellCache, NotebookModel } from '../../src/analysis/notebook';
+import type { NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
 import type { CellInput } from '../../src/analysis/types';
 import { promoteTypes, promoteWeak } from '../../src/analysis/values';
-import { cellsOf, parser } from './helpers';
+import { cellsOf, parser, notebookModel } from './helpers';
 
 let p: PythonParser;
 beforeAll(async () => {
@@ -15,8 +15,7 @@ beforeAll(async () => {
 });
 
 function model(cells: CellInput[]): NotebookModel {
-  const cache = new CellCache(p);
-  return new NotebookModel(cells.map(c => cache.get(c)), {});
+  return notebookModel(p, cells);
 }
 
 const SETUP = [

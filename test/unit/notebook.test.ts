@@ -1,7 +1,7 @@
 import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
 import type { CellInput, RuntimeValueInfo } from '../../src/analysis/types';
-import { cellsOf, parser } from './helpers';
+import { cellsOf, parser, notebookModel } from './helpers';
 
 let p: PythonParser;
 beforeAll(async () => {
@@ -9,8 +9,7 @@ beforeAll(async () => {
 });
 
 function model(cells: CellInput[], runtime: Record<string, RuntimeValueInfo> = {}): NotebookModel {
-  const cache = new CellCache(p);
-  return new NotebookModel(cells.map(c => cache.get(c)), runtime);
+  return notebookModel(p, cells, runtime);
 }
 
 describe('notebook model', () => {

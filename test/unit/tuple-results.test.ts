@@ -4,11 +4,11 @@
  * refusal where the rewrite would leave a tuple or an unpacked array of CuPy values for host code.
  */
 import { analyzeNotebook } from '../../src/analysis/engine';
-import { CellCache, NotebookModel } from '../../src/analysis/notebook';
+import type { NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
 import { rewriteNotebook } from '../../src/analysis/plan';
 import type { CellInput } from '../../src/analysis/types';
-import { cellsOf, parser } from './helpers';
+import { cellsOf, parser, notebookModel } from './helpers';
 
 let p: PythonParser;
 beforeAll(async () => {
@@ -16,8 +16,7 @@ beforeAll(async () => {
 });
 
 function model(cells: CellInput[]): NotebookModel {
-  const cache = new CellCache(p);
-  return new NotebookModel(cells.map(c => cache.get(c)), {});
+  return notebookModel(p, cells);
 }
 
 const SETUP = [
