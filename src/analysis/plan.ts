@@ -48,7 +48,7 @@ import { maskIPython } from './ipython';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueOffset, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { field, kids, unparen } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
 import { formatBytes, valueBytes } from './values';
@@ -600,13 +600,13 @@ function abCellBoundary(
   }
   const lines = used.map(n => hostCopyLine(n, model.lastWriterBefore(n, cell) ?? before, model, cp));
   const current = out[before.index].source;
-  // the lines go where a rewrite's bring-back goes: before a displayed value (which stays last
-  // and shows NumPy's value), else at the end, the cell's trailing newline (or none) kept
+  // the lines go where a rewrite's bring-back goes (epilogueEdits: before a displayed value,
+  // which stays last and shows NumPy's value; after a trailing call, whose value stays shown),
+  // else at the end, the cell's trailing newline (or none) kept
   const tree = parser.parse(maskIPython(current).masked);
   let source: string;
   try {
-    const { at, before: shown } = epilogueOffset(tree.rootNode, current);
-    source = shown ? current.slice(0, at) + `${lines.join('\n')}\n` + current.slice(at) : current.slice(0, at) + `\n${lines.join('\n')}` + current.slice(at);
+    source = applyEdits(current, epilogueEdits(tree.rootNode, current, lines.join('\n'), model, base => freshNotebookName(base, model)));
   } finally {
     tree.delete?.();
   }

@@ -88,3 +88,26 @@ describe('review of 2026-12-01: what the bring-back and the sort rewrite must no
     expect(loop).toContain('y[...] = cp.sort(y)');
   });
 });
+
+describe("the cell's displayed value stays displayed", () => {
+  it("a trailing call's value is kept and shown after the bring-back (the call may write the arrays)", () => {
+    const c = candidate(SETUP, 'y = np.sqrt(x)\nnp.multiply(y, 2.0, out=y)', 'print(y[:3])');
+    expect(c).toMatch(/\nshown = cp\.multiply\(y, 2\.0, out=y\)\ny = cp\.asnumpy\(y\)\nshown$/);
+  });
+  it('a fresh name when `shown` is taken in the notebook', () => {
+    const c = candidate(SETUP, 'y = np.sqrt(x)\nnp.multiply(y, 2.0, out=y)', 'shown = 1\nprint(y[:3])');
+    expect(c).toMatch(/\nshown2 = cp\.multiply\(y, 2\.0, out=y\)\ny = cp\.asnumpy\(y\)\nshown2$/);
+  });
+  it('a call that returns None, or one silenced with `;`, is only followed by the lines', () => {
+    expect(candidate(SETUP, 'y = np.sqrt(x)\nprint(y[:3])', 'print(y[:3])')).toMatch(/\nprint\(y\[:3\]\)\ny = cp\.asnumpy\(y\)$/);
+    expect(candidate(SETUP, 'y = np.sqrt(x)\nnp.multiply(y, 2.0, out=y);', 'print(y[:3])')).toMatch(/\ncp\.multiply\(y, 2\.0, out=y\);\ny = cp\.asnumpy\(y\)$/);
+    expect(candidate(SETUP, 'y = np.sqrt(x)\nys = [1]\nys.append(2)', 'print(y[:3])')).toMatch(/\nys\.append\(2\)\ny = cp\.asnumpy\(y\)$/);
+    // a function the cell defines with no `return <value>`
+    const c = candidate(SETUP, 'y = np.sqrt(x)\n\ndef report():\n    print(y[:3])\n    return\n\nreport()', 'print(y[:3])');
+    expect(c).toMatch(/\nreport\(\)\ny = cp\.asnumpy\(y\)$/);
+  });
+  it('a function the cell defines that returns a value, or one from another cell, keeps its value shown', () => {
+    const own = candidate(SETUP, 'y = np.sqrt(x)\n\ndef head():\n    return y[:3]\n\nhead()', 'print(y[:3])');
+    expect(own).toMatch(/\nshown = head\(\)\ny = cp\.asnumpy\(y\)\nshown$/);
+  });
+});

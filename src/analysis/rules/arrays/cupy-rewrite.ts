@@ -316,6 +316,11 @@ function freshName(base: string, used: (name: string) => boolean): string {
   return name;
 }
 
+/** `base`, or `base2`...: the first name taken nowhere in the notebook (`takenInNotebook`). */
+export function freshNotebookName(base: string, model: NotebookModel): string {
+  return freshName(base, n => takenInNotebook(n, model));
+}
+
 /** The module alias the candidate uses for CuPy (`cp` unless the notebook already has another). */
 export function cupyAlias(model: NotebookModel): { alias: string; importLine: string | null } {
   for (const [local, q] of model.aliases) {
@@ -603,7 +608,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // The cell's displayed value (its last expression) comes after the epilogue: where it reads a
   // written-back array and nothing else on the device (no other device name, no CuPy call), it
   // reads the host array, current after the write-back, and the device copy is released.
-  const { at: epilogueAt, before: beforeDisplayed } = epilogueOffset(root, cell.source);
+  const { before: beforeDisplayed } = epilogueOffset(root, cell.source);
   const displayed = beforeDisplayed ? kids(root).filter(k => k.type !== 'comment').pop() : undefined;
   const hostDisplayed = new Set(displayed ? writeBack.filter(n => globalReferences(displayed, n).length > 0) : []);
   if (
@@ -740,7 +745,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       .concat(released.length > 0 ? [`del ${released.join(', ')}`] : [])
       .concat(timed ? [`${cp}.cuda.get_current_stream().synchronize()  # the cell's time includes the GPU work it queued`] : [])
       .join('\n');
-    edits.push(insert(epilogueAt, beforeDisplayed ? `${lines}\n` : `\n${lines}`));
+    edits.push(...epilogueEdits(root, cell.source, lines, model, base => claim(freshName(base, used))));
   }
   if (writeBack.length > 0) {
     notes.push(
@@ -1719,6 +1724,84 @@ export function epilogueOffset(root: SyntaxNode, source: string): { at: number; 
   }
   const end = source.replace(/\s+$/, '').length;
   return { at: end, before: false };
+}
+
+/** Builtins whose value is None: a cell ending in one of them shows nothing. */
+const RETURNS_NONE_BUILTINS: ReadonlySet<string> = new Set(['print', 'display', 'exec', 'setattr', 'delattr']);
+/** Module functions whose value is None (writers, plotting calls that only draw or save). */
+const RETURNS_NONE_FUNCTIONS =
+  /^(numpy\.(save|savez|savez_compressed|savetxt|copyto|put|place|putmask|fill_diagonal|random\.shuffle|random\.seed)|matplotlib\.pyplot\.(show|savefig|close|clf|cla|tight_layout)|IPython\.display\.display)$/;
+/** Methods whose value is None whatever their object (list/dict/set mutators, ndarray's in-place ones, savefig/show). */
+const RETURNS_NONE_METHODS = /^(sort|fill|resize|tofile|dump|append|extend|insert|remove|clear|update|savefig|show)$/;
+
+/**
+ * Does the call return None for sure (so a cell ending in it displays nothing)? Known builtins,
+ * library functions and methods, and a function the cell itself defines (last, at top level)
+ * with no `return <value>` and no `yield` (one defined in another cell may change without this
+ * cell being analysed again: its value is kept).
+ */
+function returnsNone(call: SyntaxNode, root: SyntaxNode, model: NotebookModel): boolean {
+  const fn = field(call, 'function');
+  if (!fn) {
+    return false;
+  }
+  if (fn.type === 'identifier') {
+    const def = kids(root)
+      .filter(s => s.startIndex < call.startIndex && s.type === 'function_definition' && field(s, 'name')?.text === fn.text)
+      .pop();
+    if (def) {
+      return !returnsValue(field(def, 'body'));
+    }
+    if (RETURNS_NONE_BUILTINS.has(fn.text) && !model.bindings.has(fn.text)) {
+      return true;
+    }
+  }
+  const q = model.qualifiedName(fn);
+  if (q) {
+    return RETURNS_NONE_FUNCTIONS.test(q);
+  }
+  return fn.type === 'attribute' && RETURNS_NONE_METHODS.test(field(fn, 'attribute')?.text ?? '');
+}
+
+/** Does a function body return a value (`return x`, `yield`), nested functions and classes aside? */
+function returnsValue(body: SyntaxNode | null): boolean {
+  let found = !body;
+  if (body) {
+    walk(body, n => {
+      if (found || n.type === 'function_definition' || n.type === 'class_definition' || n.type === 'lambda') {
+        return false;
+      }
+      if ((n.type === 'return_statement' && n.namedChildCount > 0) || n.type === 'yield') {
+        found = true;
+      }
+      return !found;
+    });
+  }
+  return found;
+}
+
+/**
+ * The edits that end a cell with `lines` (bring-back, write-back, release...) and keep what the
+ * cell displays. Before a displayed expression, which stays last. After a trailing call, which
+ * may be the work that writes the arrays brought back (`np.add(a, b, out=u)`): its value is
+ * bound to a fresh name (`shown`), the lines follow, and the name is the cell's last expression,
+ * so the cell shows what it showed (nothing when the value is None); a call known to return
+ * None, or one a `;` silences, is just followed by the lines.
+ */
+export function epilogueEdits(root: SyntaxNode, source: string, lines: string, model: NotebookModel, fresh: (base: string) => string): TextEdit[] {
+  const { at, before } = epilogueOffset(root, source);
+  if (before) {
+    return [insert(at, `${lines}\n`)];
+  }
+  const last = kids(root)
+    .filter(s => s.type !== 'comment')
+    .pop();
+  const call = last?.type === 'expression_statement' && last.namedChildCount === 1 ? kids(last)[0] : undefined;
+  if (call?.type === 'call' && !/^[ \t]*;/.test(source.slice(last!.endIndex)) && !returnsNone(call, root, model)) {
+    const shown = fresh('shown');
+    return [insert(last!.startIndex, `${shown} = `), insert(at, `\n${lines}\n${shown}`)];
+  }
+  return [insert(at, `\n${lines}`)];
 }
 
 /**
