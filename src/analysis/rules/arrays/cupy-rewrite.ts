@@ -953,17 +953,19 @@ function fuseWork(
     // a fused chain reads its inputs once and writes once, in one launch
     const times = timesRun(chain.node, model, cell);
     const share = largest?.size && chain.value.size ? Math.min(1, chain.value.size / largest.size) : 1;
-    const fusedPasses = (share * (chain.params.length + (chain.reduction ? 0 : 1))) / 3;
+    // scalar parameters (`dt`, `dt * 0.5`) are kernel arguments: no pass over memory
+    const arrays = chain.params.filter(p => model.inferValue(p.node, cell).kind !== 'scalar').length;
+    const fusedPasses = (share * (arrays + (chain.reduction ? 0 : 1))) / 3;
     work.passes = Math.max(times * fusedPasses, work.passes - times * (chain.ops * share - fusedPasses));
     work.launches = Math.max(times, work.launches - times * (chain.ops - 1));
   }
   for (const group of groups) {
-    // a group's kernel reads each input once and writes each output once (its locals never),
+    // a group's kernel reads each input array once and writes each output once (its locals never),
     // in one launch, where its statements made a pass and a launch per operation (top-level
     // statements: run once)
     const size = group.chains[0].value.size;
     const share = largest?.size && size ? Math.min(1, size / largest.size) : 1;
-    const fusedPasses = (share * (group.params.length + group.outputs.length)) / 3;
+    const fusedPasses = (share * (group.arrays.length + group.outputs.length)) / 3;
     work.passes = Math.max(fusedPasses, work.passes - (group.ops * share - fusedPasses));
     work.launches = Math.max(1, work.launches - (group.ops - 1));
   }
