@@ -560,6 +560,16 @@ def kernel_locals(tree: ast.AST) -> set[str]:
     return names
 
 
+def kept_in_kernel(name: str, kernel_locals: set[str]) -> bool:
+    """Is the Python name `name` one of the candidate's kernel locals (`kernel_locals`)? GPU103
+    names a local after the Python name, made a safe C name (fusion.ts `cName`): leading
+    underscores dropped (CuPy reserves them: `_t` is `t`), a C keyword or a name CuPy's kernels
+    use given a `_` suffix, one not starting with a letter an `a_` prefix, and a digit suffix
+    where that name is taken."""
+    stem = re.escape(name.lstrip("_"))
+    return any(re.fullmatch(rf"(?:a_)?{stem}_?\d*", local) for local in kernel_locals)
+
+
 def analyze(source: str) -> CellFacts:
     """Inputs, outputs, side effects... of one cell. Raises SyntaxError on bad source."""
     tree = ast.parse(source)

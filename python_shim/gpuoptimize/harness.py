@@ -1425,7 +1425,7 @@ def _compare_outputs(
         if n not in c.values:
             if n in b.facts.loop_vars:
                 continue  # a loop counter the rewrite has no need for
-            if n in c.facts.kernel_locals:
+            if _cell.kept_in_kernel(n, c.facts.kernel_locals):
                 notes.append(
                     f"{n} is kept in the candidate's fused kernel (registers, never written):"
                     " the analysis found nothing that reads it later, so it is not bound"

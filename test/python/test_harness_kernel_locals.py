@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from gpuoptimize._cell import analyze
+from gpuoptimize._cell import analyze, kept_in_kernel
 from gpuoptimize.harness import run_ab
 
 GPU103 = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "rules" / "GPU103"
@@ -42,3 +42,14 @@ def test_harness_compares_the_outputs_and_notes_the_kept_intermediate(cp) -> Non
     assert r.match_status == "equal" and r.outputs[0].status == "equal"
     assert any(w.startswith("y is kept in the candidate's fused kernel") for w in r.warnings)
     assert isinstance(ns["x"], np.ndarray)  # the user's namespace untouched
+
+
+def test_a_renamed_kernel_local_is_still_the_python_name() -> None:
+    # GPU103's C names for Python names (fusion.ts cName): `_t` -> `t`, `int` -> `int_`,
+    # a clash -> `t2`; the harness must recognise them as the baseline's names
+    assert kept_in_kernel("_t", {"t"})
+    assert kept_in_kernel("__tmp", {"tmp2"})
+    assert kept_in_kernel("int", {"int_"})
+    assert kept_in_kernel("y", {"y"})
+    assert not kept_in_kernel("y", {"yy", "x"})
+    assert not kept_in_kernel("_t", {"tt"})
