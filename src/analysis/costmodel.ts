@@ -78,6 +78,11 @@ export const MEASURED_H200 = {
   deviceLabelSecondsPerElement: 0.1e-9,
   deviceMeasureSecondsPerElement: 2.4e-9,
   /**
+   * Component sizes as `cp.bincount(labels.ravel(), minlength=n + 1)` (integer atomics, one
+   * pass): 0.29 ms for the same 16.7M labels (0.33 ms with 1,063 labels; run 16, probe.txt).
+   */
+  deviceCountSecondsPerElement: 17.5e-12,
+  /**
    * cupyx CSR SpMV on a canonical matrix: 0.254 ms for 20M non-zeros (bench/RESULTS.md, run 3,
    * `bench/gpu_diagnostics.py`).
    */
@@ -142,6 +147,7 @@ export const DEFAULT_DEVICE_PROFILE: DeviceProfile = {
   hostMeasureSecondsPerElement: MEASURED_H200.hostMeasureSecondsPerElement,
   deviceLabelSecondsPerElement: MEASURED_H200.deviceLabelSecondsPerElement,
   deviceMeasureSecondsPerElement: MEASURED_H200.deviceMeasureSecondsPerElement,
+  deviceCountSecondsPerElement: MEASURED_H200.deviceCountSecondsPerElement,
   kernelCompileSeconds: MEASURED_H200.kernelCompileSeconds
 };
 
@@ -352,6 +358,11 @@ export interface WorkEstimate {
   /** Elements of images `scipy.ndimage.label` labels, and of measurements over labels. */
   labelElements?: number;
   measureElements?: number;
+  /**
+   * Elements of component-size measurements the rewrite runs as a bincount: SciPy's sum on the
+   * host, the bincount's rate on the device.
+   */
+  countElements?: number;
   /** Non-zeros that sparse matrix products stream (per product, times how often it runs). */
   sparseNonZeros?: number;
   /** Non-zeros of SciPy matrices the cell converts to the device (sorted again on the device). */
@@ -513,7 +524,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     filter / rates.hostFilterFlops +
     nonZeros * rates.hostSparseSecondsPerNonZero +
     (work.labelElements ?? 0) * rates.hostLabelSecondsPerElement +
-    (work.measureElements ?? 0) * rates.hostMeasureSecondsPerElement;
+    ((work.measureElements ?? 0) + (work.countElements ?? 0)) * rates.hostMeasureSecondsPerElement;
   // each copy also pays a fixed latency (allocation, synchronisation) of about a launch
   const copies = (work.hostToDeviceBytes > 0 ? 1 : 0) + (work.deviceToHostBytes > 0 ? 1 : 0);
   const transferSeconds = work.hostToDeviceBytes / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead;
@@ -527,7 +538,8 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     (work.uniformDraws ?? 0) * rates.deviceSecondsPerUniformDraw +
     (work.normalDraws ?? 0) * rates.deviceSecondsPerNormalDraw +
     (work.labelElements ?? 0) * rates.deviceLabelSecondsPerElement +
-    (work.measureElements ?? 0) * rates.deviceMeasureSecondsPerElement;
+    (work.measureElements ?? 0) * rates.deviceMeasureSecondsPerElement +
+    (work.countElements ?? 0) * rates.deviceCountSecondsPerElement;
   const gpuSeconds = computeSeconds + transferSeconds;
   const speedup = gpuSeconds > 0 ? cpuSeconds / gpuSeconds : 1;
 
@@ -564,7 +576,8 @@ function libraryRates(device: DeviceProfile) {
     hostLabelSecondsPerElement: device.hostLabelSecondsPerElement ?? MEASURED_H200.hostLabelSecondsPerElement,
     hostMeasureSecondsPerElement: device.hostMeasureSecondsPerElement ?? MEASURED_H200.hostMeasureSecondsPerElement,
     deviceLabelSecondsPerElement: device.deviceLabelSecondsPerElement ?? MEASURED_H200.deviceLabelSecondsPerElement,
-    deviceMeasureSecondsPerElement: device.deviceMeasureSecondsPerElement ?? MEASURED_H200.deviceMeasureSecondsPerElement
+    deviceMeasureSecondsPerElement: device.deviceMeasureSecondsPerElement ?? MEASURED_H200.deviceMeasureSecondsPerElement,
+    deviceCountSecondsPerElement: device.deviceCountSecondsPerElement ?? MEASURED_H200.deviceCountSecondsPerElement
   };
 }
 

@@ -103,6 +103,8 @@ export interface DeviceProfile {
   hostMeasureSecondsPerElement?: number;
   deviceLabelSecondsPerElement?: number;
   deviceMeasureSecondsPerElement?: number;
+  /** Device seconds per label counted by `cp.bincount` (component sizes, rewritten from a sum over labels). */
+  deviceCountSecondsPerElement?: number;
   /** Device seconds per value drawn by cuRAND: uniform, and normal (or other) distributions. */
   deviceSecondsPerUniformDraw?: number;
   deviceSecondsPerNormalDraw?: number;
