@@ -610,7 +610,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   if (castRewrites.length > 0) {
     notes.push('Random draws cast with `.astype(...)` are generated in that dtype on the device (`dtype=` argument): same distribution, no float64 intermediate and no cast pass.');
   }
-  const vectors = refs.filter(r => r.action === 'cupy' && /^(numpy\.linalg\.(eigh|eig|svd)|scipy\.sparse\.linalg\.(eigsh|svds))$/.test(r.qualified));
+  const vectors = refs.filter(r => r.action === 'cupy' && /^(numpy\.linalg\.(eigh|svd)|scipy\.sparse\.linalg\.(eigsh|svds))$/.test(r.qualified));
   if (vectors.length > 0) {
     notes.push(
       `Eigenvectors and singular vectors are unique only up to each vector's sign (a phase, for complex ones): cuSOLVER may pick other signs than LAPACK, so the A/B results check can report \`${vectors[0].node.text}\`'s vectors as different while both are right; check \`A @ v\` against \`v * w\` (or \`U * s @ Vt\` against \`A\`) instead.`
