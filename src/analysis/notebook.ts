@@ -568,6 +568,15 @@ export class NotebookModel {
     return this.usersIndex;
   }
 
+  /**
+   * The cell whose syntax tree holds `node`; undefined for a node of another parse. For code
+   * handed a node without its cell (aliases.ts's escapingUse) that needs to infer values around
+   * it. Not a tracked read: the caller got the node through the cell it already depends on.
+   */
+  cellOf(node: SyntaxNode): CellModel | undefined {
+    return this.cellList.find(c => c.tree === node.tree);
+  }
+
   /** Cells that bind `name`. */
   writers(name: string): CellModel[] {
     this.reads?.users.add(name);
@@ -2309,6 +2318,9 @@ function numpyCallValue(
   if (single && (name === 'dot' || name === 'matmul') && args.length >= 2) {
     return matmulValue(args[0], args[1]);
   }
+  if (single && name === 'argsort' && args[0]?.kind === 'ndarray') {
+    return argsortValue(args[0], keywords.get('axis') ?? positional[1], library);
+  }
   if (single && (name === 'allclose' || name === 'array_equal' || name === 'array_equiv')) {
     // NumPy returns a Python bool, CuPy a 0-d bool array: modelled as the 0-d result the rewrite
     // has on the device (and brings back with `.item()`, rules/arrays/cupy-rewrite.ts)
@@ -2390,6 +2402,21 @@ function numpyCallValue(
   return UNKNOWN;
 }
 
+/**
+ * `np.argsort(a)`, `a.argsort()`: positions in `a` (NumPy's intp, int64 here), shaped like `a`,
+ * flattened by `axis=None`. An integer array, which aliases.ts tells apart from an integer index.
+ */
+function argsortValue(a: ValueInfo, axis: SyntaxNode | undefined, library: string | undefined): ValueInfo {
+  const out = copyOf(a);
+  out.dtype = 'int64';
+  out.library = library;
+  out.origin = 'inferred';
+  if (axis?.type === 'none') {
+    out.shape = [a.size ?? null];
+  }
+  return out;
+}
+
 /** What a random draw returns (legacy `np.random.rand` or a Generator's methods). */
 function randomValue(
   name: string,
@@ -2457,6 +2484,9 @@ function arrayMethodValue(
     out.device = 'host';
     out.origin = 'inferred';
     return out;
+  }
+  if (method === 'argsort') {
+    return argsortValue(v, keywords.get('axis') ?? positional[0], v.library);
   }
   if (method === 'tolist' || method === 'item') {
     return method === 'item' ? { kind: 'scalar', origin: 'inferred' } : { kind: 'sequence', origin: 'inferred' };

@@ -114,6 +114,68 @@ describe('memorySharers: what the notebook shows sharing an array', () => {
   });
 });
 
+describe('memorySharers: advanced indexing copies, basic indexing is a view', () => {
+  const ARRAYS = 'import numpy as np\nu = np.random.rand(1000)\ng = np.zeros((30, 40))';
+
+  it('finds nothing shared by a selection with a boolean mask, an integer array or a list', () => {
+    const copies = [
+      'mask = u > 0.5\nsel = u[mask]',
+      'sel = u[u > 0.5]',
+      'order = np.argsort(u)\nsel = u[order]',
+      'sel = u[u.argsort()[:10]]',
+      'idx = np.nonzero(u > 0.5)[0]\nsel = u[idx]',
+      'sel = u[np.nonzero(u > 0.5)]',
+      'hits = np.where(u > 0.5)\nsel = u[hits]',
+      'sel = u[[0, 3, 5]]',
+      'sel = u[[k for k in range(3)]]',
+      // a copy's views and rows are the copy's memory
+      'sel = u[u > 0.5].reshape(-1, 1)',
+      'for x in u[u > 0.5]:\n    print(x)'
+    ];
+    for (const c of copies) {
+      expect({ c, sharers: sharers('u', `${ARRAYS}\n${c}`, 'u *= 2') }).toEqual({ c, sharers: [] });
+    }
+  });
+
+  it('finds nothing shared by a multi-index holding an array, whatever its other parts', () => {
+    const copies = ['rows, cols = np.nonzero(g)\nsel = g[rows, 1:]', 'sel = g[:, g[0] > 0]', 'sel = g[(g[:, 0] > 0, 0)]', 'sel = g[..., [0, 1]]'];
+    for (const c of copies) {
+      expect({ c, sharers: sharers('g', `${ARRAYS}\n${c}`, 'g *= 2') }).toEqual({ c, sharers: [] });
+    }
+  });
+
+  it('takes an array selected from another by a mask as its own memory', () => {
+    expect(sharers('u', 'import numpy as np\nbig = np.zeros(100)\nu = big[big > 0]', 'u += 1')).toEqual([]);
+    // rebinding an alias to a selection ends its holding the memory
+    expect(sharers('u', `${ARRAYS}\nv = u`, 'v = v[v > 0.5]', 'u *= 2')).toEqual([]);
+  });
+
+  it('keeps slices, integers, None, `...` and indices of unknown kind as views', () => {
+    const views = [
+      'sel = g[1:]',
+      'sel = g[None, ::2]',
+      'sel = g[...]',
+      'sel = g[3]',
+      'i = 3\nsel = g[i]',
+      'sel = g[1:, 2]',
+      // np.argmax gives a NumPy integer: a row, a view
+      'sel = g[np.argmax(g[:, 0])]',
+      // what the index holds is not known: it may be an integer
+      'sel = g[pick]',
+      'sel = g[load_index()]',
+      'where = (0, slice(None))\nsel = g[where]'
+    ];
+    for (const c of views) {
+      expect({ c, sharers: sharers('g', `${ARRAYS}\n${c}`, 'g *= 2') }).toEqual({ c, sharers: ["`sel` shares `g`'s memory (cell 0)"] });
+    }
+    expect(sharers('u', 'import numpy as np\nbig = np.zeros(100)\nu = big[2:]', 'u += 1')).toEqual(['`u` is `big` or a view of it (cell 0)']);
+  });
+
+  it('keeps a subscript of what is not known to be an array as a view: its __getitem__ may hand back what it holds', () => {
+    expect(sharers('u', `${ARRAYS}\ngrid = Grid()\ngrid.field = u\nsel = grid[u > 0.5]`, 'u *= 2')).toContain("`sel` shares `grid`'s memory (cell 0)");
+  });
+});
+
 describe('memorySharers: chained assignments and rebound aliases', () => {
   it('finds every target of a chained assignment', () => {
     // `initial = u = np.zeros(...)`: initial is the same array as u
@@ -242,6 +304,8 @@ describe('in-place GPU rewrites and host aliases (per cell)', () => {
     expect(a.refusal).toBe('`x` is kept in `fields` in this cell and a later cell updates it in place: bringing `x` back to the host makes a copy that `fields` does not share');
     const alias = analyse('import numpy as np', 'x = np.random.rand(20_000_000)\nsnapshot = x', 'x *= 2.0', 'print(snapshot.mean())');
     expect(alias.refusal).toBe("`snapshot` shares `x`'s memory in this cell and a later cell updates it in place: bringing `x` back to the host makes a copy that `snapshot` does not share");
+    // a selection by a mask is a copy on the device as on the host: bringing `x` back leaves it as it was
+    expect(analyse('import numpy as np', 'x = np.random.rand(20_000_000)\nbright = x[x > 0.5]', 'x *= 2.0', 'print(bright.mean())').refusal).toBeUndefined();
     // nothing updates it later: the copies stay equal, the rewrite stands
     expect(analyse('import numpy as np', 'x = np.random.rand(20_000_000)\nsnapshot = x', 'print(snapshot.mean(), x.sum())').refusal).toBeUndefined();
   });

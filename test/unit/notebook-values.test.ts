@@ -1,5 +1,5 @@
 /**
- * Value inference (NotebookModel.inferValue): basic-slice shapes, NumPy scalar constructors,
+ * Value inference (NotebookModel.inferValue): basic-slice shapes, argsort, NumPy scalar constructors,
  * imaginary literals, and NumPy 2 (NEP 50) result dtypes of binary operators. Every expectation
  * was checked against NumPy 2.4 (the shape, dtype and type of the same expression).
  */
@@ -226,6 +226,21 @@ describe('ufuncs of numbers and reductions (dtypes as NumPy 2.4 gives them)', ()
     ];
     const vs = values(cases.map(c => c[0]));
     cases.forEach(([expr, dtype], i) => expect({ expr, dtype: vs[i].dtype, shape: vs[i].shape }).toEqual({ expr, dtype, shape: expr.endsWith('* f32') ? [1000] : [] }));
+  });
+});
+
+describe('argsort', () => {
+  it('gives int64 positions shaped like its input, flattened by axis=None', () => {
+    const cases: [string, number[]][] = [
+      ['np.argsort(b)', [4, 5, 6]],
+      ['b.argsort()', [4, 5, 6]],
+      ['b.argsort(1)', [4, 5, 6]],
+      ['np.argsort(p, 0)', [2050, 2050]],
+      ['np.argsort(b, axis=None)', [120]],
+      ['f32.argsort(axis=None)', [1000]]
+    ];
+    const vs = values(cases.map(c => c[0]));
+    cases.forEach(([expr, shape], i) => expect({ expr, kind: vs[i].kind, dtype: vs[i].dtype, shape: vs[i].shape }).toEqual({ expr, kind: 'ndarray', dtype: 'int64', shape }));
   });
 });
 

@@ -10,15 +10,16 @@
  *
  * The scan is deliberately conservative (a false alias costs one copy back, a missed one a
  * silently wrong result): every read of the name in the cells from its reaching binding to the
- * cell is classified, through the view-making steps NumPy takes without copying (subscripts,
- * `.T`/`.real`/`.imag`, `reshape`/`view`/`ravel`/`transpose`/`squeeze`..., `np.asarray` and the
- * other no-copy functions), and the reaching binding itself is checked for where its array
- * came from. Aliases of aliases are followed (a few levels).
+ * cell is classified, through the view-making steps NumPy takes without copying (subscripts other
+ * than advanced indexing, `.T`/`.real`/`.imag`, `reshape`/`view`/`ravel`/`transpose`/`squeeze`...,
+ * `np.asarray` and the other no-copy functions), and the reaching binding itself is checked for
+ * where its array came from. Aliases of aliases are followed (a few levels).
  */
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
 import { baseName, type AssignmentFact } from '../../facts';
 import { callArguments, field, kids, walk } from '../../syntax';
+import type { ValueInfo } from '../../values';
 
 /** One way the notebook may see an array's memory other than through its name. */
 export interface MemorySharer {
@@ -60,6 +61,44 @@ interface Escape {
   named: boolean;
   /** Per holder (same order), where a chained assignment mixes kinds (`a = d["k"] = u`). */
   kinds?: MemorySharer['kind'][];
+}
+
+/**
+ * Whether reading the subscript `sub` (`a[...]`) certainly makes a new array rather than a view
+ * of `a`: advanced indexing, which always copies, in NumPy and in CuPy alike. So `sel = a[mask]`
+ * shares nothing with `a`, and a later in-place update of `a`, on the host or on a device copy,
+ * is not seen through `sel` either way.
+ *
+ * `a` must be known to be an array (a list's or another object's `__getitem__` may hand back
+ * what it holds), and one part of the index must be advanced: a list (`a[[0, 2]]`), or what the
+ * notebook model knows is an array of booleans or of at least one dimension (`mask = a > 0`,
+ * `idx = np.argsort(a)`, `np.nonzero(a)[0]`), or a tuple holding one (`a[np.nonzero(a)]`; one
+ * such part is enough: `a[idx, 1:]`). The dtype of an index of one or more dimensions does not
+ * matter (any but bool or integer raises IndexError). A 0-d integer one may be a NumPy integer
+ * (the model's `np.argmax(a)`), which indexes as an integer. Integers, slices, None, `...` and
+ * indices of a kind the model cannot tell count as basic indexing, a view: conservative, as
+ * the scan is.
+ */
+function copiesOnIndexing(sub: SyntaxNode, model: NotebookModel): boolean {
+  // escapingUse's callers hand it a node, not its cell: the model knows which cell holds it
+  const cell = model.cellOf(sub);
+  const value = field(sub, 'value');
+  if (!cell || !value || model.inferValue(value, cell).kind !== 'ndarray') {
+    return false;
+  }
+  let indices = kids(sub).filter(k => k.id !== value.id && k.type !== 'comment');
+  if (indices.length === 1 && indices[0].type === 'tuple') {
+    indices = kids(indices[0]).filter(k => k.type !== 'comment'); // `a[(i, j)]` is `a[i, j]`
+  }
+  return indices.some(k => k.type === 'list' || k.type === 'list_comprehension' || isArrayIndex(model.inferValue(k, cell)));
+}
+
+/** An array index of one or more dimensions or of booleans, or a sequence holding one (np.nonzero's tuple). */
+function isArrayIndex(v: ValueInfo): boolean {
+  if (v.kind === 'ndarray') {
+    return v.dtype === 'bool' || (v.shape !== undefined && v.shape.length > 0);
+  }
+  return v.kind === 'sequence' && (v.elements ?? []).some(isArrayIndex);
 }
 
 /**
@@ -174,7 +213,10 @@ export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number
       return null;
     }
     if (p.type === 'subscript' && field(p, 'value')?.id === n.id) {
-      n = p; // basic indexing is a view (fancy indexing copies; not told apart: conservative)
+      if (copiesOnIndexing(p, model)) {
+        return null; // advanced indexing: a new array
+      }
+      n = p; // basic indexing (or an index the model cannot tell): a view
     } else if (p.type === 'attribute' && field(p, 'object')?.id === n.id) {
       const attr = field(p, 'attribute')?.text ?? '';
       const call = p.parent?.type === 'call' && field(p.parent, 'function')?.id === p.id ? p.parent : null;
@@ -372,8 +414,8 @@ function originOf(start: SyntaxNode, model: NotebookModel, cell: CellModel | nul
       return { holder: v.text, kind: 'view-of', name: v.text };
     } else if (v.type === 'subscript') {
       const value = field(v, 'value');
-      if (!value) {
-        return null;
+      if (!value || copiesOnIndexing(v, model)) {
+        return null; // advanced indexing: a new array
       }
       v = value;
     } else if (v.type === 'attribute') {
