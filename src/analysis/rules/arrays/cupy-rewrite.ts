@@ -2044,12 +2044,36 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
     });
     return hit;
   };
+  // a NumPy/SciPy call on pandas data (`np.log10(df["mag"])`, `np.abs(t["a"] - t["b"])`): CuPy's
+  // functions take no Series or DataFrame (TypeError), and pandas keeps its own on the host
+  const readsPandas = (e: SyntaxNode): boolean => {
+    let hit = false;
+    walkTypes(e, IDENTIFIER, k => {
+      if (!hit && isValueIdentifier(k)) {
+        const kind = model.inferValue(k, cell).kind;
+        hit = kind === 'dataframe' || kind === 'series';
+      }
+      return !hit;
+    });
+    return hit;
+  };
   walkTypes(root, CALL, n => {
     if (isHostConsumerCall(n, model, cell, none)) {
       for (const inner of hostArguments(n)) {
         if (!readsArray(inner)) {
           out.push(inner);
         }
+      }
+      return true;
+    }
+    const fn = field(n, 'function');
+    const q = fn ? model.qualifiedName(fn) : null;
+    if (q && (q.startsWith('numpy.') || q.startsWith('scipy.'))) {
+      const args = callArguments(n);
+      const all = [...args.positional, ...args.keywords.values()];
+      if (all.some(readsPandas) && !all.some(readsArray)) {
+        out.push(n);
+        return false;
       }
     }
     return true;
