@@ -600,7 +600,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       }
     }
   }
-  edits.push(...measurementEdits(rewrittenRefs, model, cell, cp));
+  edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp));
   refusals.push(...binRuleRefusals(refs));
   const canonical = canonicalAtConstruction(root, refs, model, cell);
   edits.push(...canonical.edits);
@@ -2276,12 +2276,15 @@ function opaqueDeviceResults(
       continue;
     }
     seen.add(a.name);
+    const tuple = model.valueBefore(a.name, cell, a.at).kind === 'sequence';
     const what = a.unpacked
       ? `is unpacked from \`${clip(expr.text)}\`, whose items the analysis does not know`
-      : `holds what \`${clip(expr.text)}\` returns, which the analysis cannot take apart (a tuple or an object)`;
+      : tuple
+        ? `holds the tuple \`${clip(expr.text)}\` returns, with arrays among its items`
+        : `holds what \`${clip(expr.text)}\` returns, a value whose type the analysis does not model`;
     const reader = later.length > 0 ? `cell ${later[0].index} reads it` : 'host code in this cell reads it';
     out.push(
-      `\`${a.name}\` ${what}: on the GPU it would hold CuPy arrays, and ${reader} as NumPy data, which the rewrite cannot bring back as it is: keep this cell on the host${a.unpacked ? '' : ', or unpack the arrays into names in this cell (`w, v = np.linalg.eigh(A)`)'}`
+      `\`${a.name}\` ${what}: on the GPU it would hold CuPy data, and ${reader} as NumPy data, which the rewrite cannot bring back ${tuple ? 'as a whole' : 'without knowing what it is'}: keep this cell on the host${tuple ? ', or unpack the arrays into names in this cell (`w, v = np.linalg.eigh(A)`)' : ''}`
     );
   }
   return out;
@@ -2407,6 +2410,80 @@ function isOneToN(index: SyntaxNode, n: string, model: NotebookModel): boolean {
   }
   const stop = unparen(positional[1]);
   return stop.type === 'binary_operator' && operatorOf(stop) === '+' && [field(stop, 'left')?.text, field(stop, 'right')?.text].sort().join(' ') === `1 ${n}`;
+}
+
+/**
+ * NumPy functions whose array arguments CuPy takes only as CuPy arrays (or scalars), by the
+ * positions of those arguments: a Python list there is a TypeError (or NotImplementedError) on
+ * the device, where NumPy converts it. 'seq': the first argument is a sequence of arrays
+ * (`concatenate(([0.0], x))`), whose list items need the same. Ufuncs take every input
+ * positionally (NUMPY_UFUNC_NIN).
+ */
+const ARRAY_ARGUMENT_POSITIONS: ReadonlyMap<string, readonly number[] | 'seq'> = new Map<string, readonly number[] | 'seq'>([
+  ['searchsorted', [0, 1]],
+  ['interp', [0, 1, 2]],
+  ['digitize', [0, 1]],
+  ['isin', [0, 1]],
+  ['in1d', [0, 1]],
+  ['setdiff1d', [0, 1]],
+  ['intersect1d', [0, 1]],
+  ['union1d', [0, 1]],
+  ['where', [0, 1, 2]],
+  ['dot', [0, 1]],
+  ['vdot', [0, 1]],
+  ['inner', [0, 1]],
+  ['outer', [0, 1]],
+  ['matmul', [0, 1]],
+  ['cross', [0, 1]],
+  ['convolve', [0, 1]],
+  ['correlate', [0, 1]],
+  ['allclose', [0, 1]],
+  ['isclose', [0, 1]],
+  ['array_equal', [0, 1]],
+  ['append', [0, 1]],
+  ['concatenate', 'seq'],
+  ['stack', 'seq'],
+  ['vstack', 'seq'],
+  ['hstack', 'seq'],
+  ['dstack', 'seq'],
+  ['column_stack', 'seq']
+]);
+
+/**
+ * Python lists (and tuples) of numbers passed where CuPy wants an array (`cp.searchsorted(x,
+ * [1000, 2000])`, `cp.interp(t, [0, 1], [0.0, 2.0])`, `cp.concatenate(([0.0], c))`, a ufunc's
+ * `[1, 2]`): wrapped in `cp.asarray(...)`, which converts them as NumPy does (same dtype, so
+ * the same promotion).
+ */
+function sequenceArgumentEdits(refs: readonly LibraryRef[], model: NotebookModel, cell: CellModel, cp: string): TextEdit[] {
+  const edits: TextEdit[] = [];
+  const numbers = (seq: SyntaxNode): boolean =>
+    kids(seq).length > 0 && kids(seq).every(k => (k.type === 'list' || k.type === 'tuple' ? numbers(k) : k.type !== 'comment' && model.inferValue(k, cell).kind === 'scalar'));
+  const wrap = (a: SyntaxNode | undefined): void => {
+    const u = a ? unparen(a) : undefined;
+    if (u && (u.type === 'list' || u.type === 'tuple') && numbers(u)) {
+      edits.push(insert(a!.startIndex, `${cp}.asarray(`), insert(a!.endIndex, ')'));
+    }
+  };
+  for (const r of refs) {
+    const call = r.node.parent;
+    if (r.action !== 'cupy' || !r.qualified.startsWith('numpy.') || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id) {
+      continue;
+    }
+    const name = r.qualified.slice('numpy.'.length);
+    const { positional } = callArguments(call);
+    const nin = NUMPY_UFUNC_NIN.get(name);
+    const at = nin !== undefined ? Array.from({ length: nin }, (_, k) => k) : ARRAY_ARGUMENT_POSITIONS.get(name);
+    if (at === 'seq') {
+      const seq = positional[0] ? unparen(positional[0]) : undefined;
+      if (seq && (seq.type === 'list' || seq.type === 'tuple')) {
+        kids(seq).forEach(wrap);
+      }
+    } else if (at) {
+      at.forEach(k => wrap(positional[k]));
+    }
+  }
+  return edits;
 }
 
 /** The measurements whose fast cupyx kernels want an int32, uint32/64 or float input. */
