@@ -53,6 +53,27 @@ export const CUPYX_SCIPY: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 ]);
 
 /**
+ * cupyx names that exist but run only with an optional RAPIDS library, by path prefix: why each
+ * is kept on the host. `cupyx.scipy.spatial.distance` (and `spatial.distance_matrix`, built on
+ * its minkowski) raises RuntimeError without cuVS >= 24.12 or pylibraft < 24.12 (neither is on
+ * the H200 test machine), and with pylibraft computes in float32 (SciPy: float64).
+ */
+export const CUPYX_NEEDS_RAPIDS: ReadonlyMap<string, string> = new Map([
+  ['spatial.distance', 'needs cuVS (RAPIDS) or an old pylibraft on the GPU machine (RuntimeError without them) and computes in float32 with pylibraft'],
+  ['spatial.distance_matrix', 'is built on cupyx.scipy.spatial.distance, which needs cuVS (RAPIDS) or an old pylibraft (RuntimeError without them)']
+]);
+
+/** Why `scipy.<path>`'s cupyx counterpart is not used as it is (CUPYX_NEEDS_RAPIDS), if it is not. */
+export function cupyxNeedsRapids(path: string): string | undefined {
+  for (const [prefix, why] of CUPYX_NEEDS_RAPIDS) {
+    if (path === prefix || path.startsWith(`${prefix}.`)) {
+      return why;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Is `scipy.<path>` available as `cupyx.scipy.<path>`? `path` is e.g. `ndimage.gaussian_filter`
  * or `sparse.linalg.cg`.
  */

@@ -27,7 +27,7 @@
  * updates it), and a host cell that lets another object keep a resident array brings it back.
  */
 import { cupyHasNumpyPath, CUPY_GENERATOR_METHODS, ELEMENTWISE_UFUNCS, NUMPY_HOST_IO_CONSUMERS, NUMPY_HOST_IO_PRODUCERS, NUMPY_PASSTHROUGH_NAMES, NUMPY_REFUSED, NUMPY_UFUNC_NIN, REDUCTIONS, TRANSCENDENTAL_UFUNCS } from '../../apis/cupy';
-import { cupyxHasScipyPath, cupyxModuleOf } from '../../apis/cupyx';
+import { cupyxHasScipyPath, cupyxModuleOf, cupyxNeedsRapids } from '../../apis/cupyx';
 import { WorkEstimate } from '../../costmodel';
 import { applyEdits, insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
@@ -1685,6 +1685,10 @@ function classify(node: SyntaxNode, qualified: string, cp: string): LibraryRef {
     return { node, qualified, action: 'refuse', reason: `numpy.${path} has no CuPy equivalent (not in CuPy's comparison table)` };
   }
   // scipy
+  const rapids = cupyxNeedsRapids(path);
+  if (rapids) {
+    return { node, qualified, action: 'refuse', reason: `cupyx.scipy.${path} ${rapids}: kept on the host` };
+  }
   if (cupyxHasScipyPath(path)) {
     return { node, qualified, action: 'cupy', replacement: `cupyx.scipy.${path}` };
   }
