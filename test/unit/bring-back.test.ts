@@ -106,6 +106,14 @@ describe("the cell's displayed value stays displayed", () => {
     const c = candidate(SETUP, 'y = np.sqrt(x)\n\ndef report():\n    print(y[:3])\n    return\n\nreport()', 'print(y[:3])');
     expect(c).toMatch(/\nreport\(\)\ny = cp\.asnumpy\(y\)$/);
   });
+  it("every 0-d device item of a displayed tuple, list or dict shows NumPy's scalar", () => {
+    expect(candidate(SETUP, 'c = np.sqrt(x) * 2.0\nc.mean(), c.std()')).toMatch(/\ncp\.asnumpy\(c\.mean\(\)\)\[\(\)\], cp\.asnumpy\(c\.std\(\)\)\[\(\)\]$/);
+    expect(candidate(SETUP, 'c = np.sqrt(x) * 2.0\n{"mean": c.mean(), "range": [c.min(), c.max()]}')).toMatch(
+      /\n\{"mean": cp\.asnumpy\(c\.mean\(\)\)\[\(\)\], "range": \[cp\.asnumpy\(c\.min\(\)\)\[\(\)\], cp\.asnumpy\(c\.max\(\)\)\[\(\)\]\]\}$/
+    );
+    // an array item shows the same repr on both (`array([...])`): left as it is
+    expect(candidate(SETUP, 'c = np.sqrt(x) * 2.0\nc.mean(), c[:3]')).toMatch(/\ncp\.asnumpy\(c\.mean\(\)\)\[\(\)\], c\[:3\]$/);
+  });
   it('a function the cell defines that returns a value, or one from another cell, keeps its value shown', () => {
     const own = candidate(SETUP, 'y = np.sqrt(x)\n\ndef head():\n    return y[:3]\n\nhead()', 'print(y[:3])');
     expect(own).toMatch(/\nshown = head\(\)\ny = cp\.asnumpy\(y\)\nshown$/);

@@ -732,9 +732,13 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
   // a displayed 0-d device value would show CuPy's repr (`array(1.5)`): NumPy's scalar is shown
   // (`np.float64(1.5)`), unless the epilogue brought it back just before
+  // (each item of a displayed tuple, list, set or dict: `y.mean(), y.std()`, `{"max": y.max()}`)
   const lastStatement = kids(root).filter(k => k.type !== 'comment').pop();
-  const shown = lastStatement?.type === 'expression_statement' ? kids(lastStatement)[0] : undefined;
-  if (shown && hostDisplayed.size === 0 && !(shown.type === 'identifier' && bringBack.includes(shown.text))) {
+  const shownParts = lastStatement?.type === 'expression_statement' && hostDisplayed.size === 0 ? displayedItems(lastStatement) : [];
+  for (const shown of shownParts) {
+    if (shown.type === 'identifier' && bringBack.includes(shown.text)) {
+      continue;
+    }
     const v = model.inferValue(shown, cell);
     if (isZeroD(v) && (mentions(shown, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, shown)))) {
       edits.push(...hostCopyAround(shown, v, cp, model, cell));
@@ -1466,6 +1470,34 @@ function enclosingFunction(node: SyntaxNode): SyntaxNode | null {
 /** A 0-d value: a NumPy scalar, or a 0-d array (a full reduction: a 0-d CuPy array on the device). */
 export function isZeroD(v: ValueInfo): boolean {
   return (v.kind === 'scalar' && v.library === 'numpy') || (v.kind === 'ndarray' && v.shape?.length === 0);
+}
+
+/**
+ * The values a displayed expression statement shows each with its own repr: the expression, or
+ * the items of a tuple (`a, b` or `(a, b)`), list, set or dict (its values), nested ones opened.
+ * Assignments show nothing.
+ */
+function displayedItems(stmt: SyntaxNode): SyntaxNode[] {
+  const parts = kids(stmt).filter(k => k.type !== 'comment');
+  if (parts.length === 1 && (parts[0].type === 'assignment' || parts[0].type === 'augmented_assignment')) {
+    return [];
+  }
+  const out: SyntaxNode[] = [];
+  const open = (e: SyntaxNode): void => {
+    const u = unparen(e);
+    if (u.type === 'tuple' || u.type === 'list' || u.type === 'set' || u.type === 'dictionary') {
+      for (const k of kids(u)) {
+        const value = k.type === 'pair' ? field(k, 'value') : k.type === 'comment' ? null : k;
+        if (value) {
+          open(value);
+        }
+      }
+    } else {
+      out.push(e);
+    }
+  };
+  parts.forEach(open);
+  return out;
 }
 
 /**
