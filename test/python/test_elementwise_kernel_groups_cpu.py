@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import pathlib
 import re
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -49,10 +50,12 @@ GROUPS = {
 }
 
 
-def _emulated_elementwise_kernel(tmp: pathlib.Path, locals_as: str | None = None):  # noqa: ANN202
+def _emulated_elementwise_kernel(  # noqa: ANN202
+    tmp: pathlib.Path, edit: Callable[[str], str] | None = None
+):
     """`cp.ElementwiseKernel` for the double: the operation compiled with g++ as CuPy wraps it.
-    `locals_as` ("double") rewrites the operation's `const float` locals, for the check that a
-    float32 local's precision shows in the results."""
+    `edit` rewrites the operation first, for the checks that a difference shows in the results
+    (a float32 local kept in a double, a literal read as another value)."""
 
     class ElementwiseKernel:
         def __init__(
@@ -61,8 +64,8 @@ def _emulated_elementwise_kernel(tmp: pathlib.Path, locals_as: str | None = None
             assert kw.get("options") == ("--fmad=false",)  # as emulated: -ffp-contract=off
             self.ins = [p.split() for p in in_params.split(",")]
             self.outs = [p.split() for p in out_params.split(",")]
-            if locals_as:
-                operation = operation.replace("const float ", f"const {locals_as} ")
+            if edit:
+                operation = edit(operation)
             params = [f"const {CTYPE[d]}* _in_{n}" for d, n in self.ins]
             params += [f"{CTYPE[d]}* _out_{n}" for d, n in self.outs]
             # a one-element input (a scalar argument) is read at 0 by every element
@@ -78,7 +81,7 @@ extern "C" void run({", ".join(params)}, unsigned _one, long long _n) {{
     }}
 }}
 """
-            self.run = _compile(tmp, f"{name}_{locals_as or 'as_written'}", code).run
+            self.run = _compile(tmp, f"{name}_{'edited' if edit else 'as_written'}", code).run
 
         def __call__(self, *args: object) -> object:
             import cupy as cp
@@ -90,6 +93,8 @@ extern "C" void run({", ".join(params)}, unsigned _one, long long _n) {{
             for a, (d, _) in zip(ins, self.ins, strict=True):
                 # the candidate passes arrays of the kernel's dtype and the group's one shape
                 assert a.shape in (shape, ()) and (a.shape == () or a.dtype == np.dtype(d)), a
+            # (before ascontiguousarray, which makes a 0-d scalar 1-d)
+            one = sum(1 << k for k, a in enumerate(ins) if a.shape == ())
             ins = [
                 np.ascontiguousarray(a, dtype=d) for a, (d, _) in zip(ins, self.ins, strict=True)
             ]
@@ -100,7 +105,6 @@ extern "C" void run({", ".join(params)}, unsigned _one, long long _n) {{
             for o, (d, _) in zip(outs, self.outs, strict=True):
                 assert isinstance(o, np.ndarray) and o.flags.c_contiguous
                 assert o.shape == shape and o.dtype == np.dtype(d), (o.shape, o.dtype, shape, d)
-            one = sum(1 << k for k, a in enumerate(ins) if a.size == 1 and a.shape == ())
             size = int(np.prod(shape))
             self.run(*[_ptr(a) for a in ins + outs], ctypes.c_uint(one), ctypes.c_longlong(size))
             return outs[0] if nout == 1 else tuple(outs)
@@ -113,12 +117,11 @@ def _run(
     cupy_double: object,
     monkeypatch: pytest.MonkeyPatch,
     tmp: pathlib.Path,
-    locals_as: str | None = None,
+    edit: Callable[[str], str] | None = None,
 ) -> tuple[dict, dict, dict]:
-    """The NumPy cell's namespace and the candidate's, from the same small inputs."""
-    monkeypatch.setattr(
-        cupy_double, "ElementwiseKernel", _emulated_elementwise_kernel(tmp, locals_as)
-    )
+    """The NumPy cell's namespace and the candidate's, from the same small inputs (`edit`: see
+    _emulated_elementwise_kernel)."""
+    monkeypatch.setattr(cupy_double, "ElementwiseKernel", _emulated_elementwise_kernel(tmp, edit))
     setup, target = _cells(FIXTURES / case / "notebook.py")
     expected = (FIXTURES / case / "expected.py").read_text()
     np.random.seed(fixture_seed(case))
@@ -170,6 +173,10 @@ def test_float32_local_rounded_as_numpy_stores_it(
     """`s = r * 2.0 + b` kept in a double would carry bits NumPy's float32 `s` does not have:
     `t = s * s - r` then differs from NumPy's in many elements."""
     _, want, got = _run(
-        "flag-group-three-statements", double_cupy, monkeypatch, tmp_path, locals_as="double"
+        "flag-group-three-statements",
+        double_cupy,
+        monkeypatch,
+        tmp_path,
+        edit=lambda op: op.replace("const float ", "const double "),
     )
     assert np.mean(np.asarray(got["t"]) != want["t"]) > 0.05

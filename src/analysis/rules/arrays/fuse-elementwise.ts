@@ -49,7 +49,11 @@
  * (`float32 array * np.float64(0.1)` is float64), so it gets no float32 kernel, and a scalar the
  * analysis cannot tell from a NumPy one (no value inferred, no kernel report) gets no typed
  * kernel, and the note says so (fusion.ts `scalarPiece`); `np.float32(0.2)` written in the chain
- * is a NumPy float32 (float32 with float32 arrays: typed). A complex scalar (`dt * 1j`,
+ * is a NumPy float32 (float32 with float32 arrays: typed). A NumPy scalar of a number
+ * (`np.float32(0.5)`, `np.float64(-1e-3)`, `np.int32(3)` with float64 arrays) is written into the
+ * typed kernel as the C literal of the value NumPy gives it (`0.5f`: float32 rounded from the
+ * double Python reads, as NumPy rounds it; fusion.ts `numpyScalarLiteral`), not passed as an
+ * argument. A complex scalar (`dt * 1j`,
  * `complex(...)`, an imaginary literal) makes NumPy compute complex64/complex128: never a typed
  * float kernel, a `@cp.fuse()` function with a note saying why. Slices (`u[1:-1, 1:-1]`) and other
  * non-elementwise pieces are evaluated outside and passed in. The exact slice-stencil pattern

@@ -70,6 +70,13 @@ export interface ElementwiseChain {
    */
   untyped?: string;
   /**
+   * The params (source texts) the typed kernel (`kernel`, `reduce`) writes as C literals, NumPy
+   * scalars of numbers (`np.float32(0.5)` -> `0.5f`: numpyScalarLiteral): its call passes them
+   * no argument. Absent where there are none, or no typed kernel (a `@cp.fuse()` function takes
+   * every param).
+   */
+  inlined?: ReadonlySet<string>;
+  /**
    * The existing array the chain's typed kernel writes, where NumPy writes one (writesInPlace):
    * `x *= chain` (`op` `*`: the kernel reads `x` as an input too and writes `x * (chain)` into it)
    * or a ufunc's `out=u` (`op` null). `replaced` is the code the kernel's call replaces (the whole
@@ -171,7 +178,7 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
       }
       // the chain's own object is completed, not copied with object spreads (in Node 20 a copy by
       // spread cost about ten times building the object once, measured)
-      const { kernel, reduce, untyped } = typedKernels(chain, model, cell, resolveUfunc);
+      const { kernel, reduce, untyped, inlined } = typedKernels(chain, model, cell, resolveUfunc);
       if (!kernel && !reduce && weakScalarClash(chain, model, cell, resolveUfunc)) {
         // a `@cp.fuse()` function would not give NumPy's dtype: the chain stays op by op
         return false;
@@ -180,6 +187,9 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
       chain.reduce = reduce;
       if (untyped) {
         chain.untyped = untyped;
+      }
+      if (inlined) {
+        chain.inlined = inlined;
       }
       chains.push(chain);
       return false;
@@ -212,8 +222,10 @@ export interface ChainGroup {
   chains: ElementwiseChain[];
   /** The members' statements (the cell's top-level `expression_statement`s), in order. */
   statements: SyntaxNode[];
-  /** The kernel's inputs: every member's params but the group's own targets, each once. */
+  /** Every member's params but the group's own targets, each once. */
   params: { node: SyntaxNode; name: string }[];
+  /** The params the kernel writes as C literals, not its inputs (as ElementwiseChain.inlined). */
+  inlined?: ReadonlySet<string>;
   /** The source texts of the inputs that are arrays (the others are scalars). */
   arrays: string[];
   /**
@@ -511,9 +523,10 @@ function chainGroup(run: readonly GroupMember[], root: SyntaxNode, model: Notebo
       t.cNames.set(m.target, local);
     }
   }
-  const kernel = { inParams: t.decls.map(p => `${dtype} ${p.name}`).join(', '), outParams: outParams.join(', '), operation: lines.join('; ') };
+  const kernel = { inParams: kernelParams(t).map(p => `${dtype} ${p.name}`).join(', '), outParams: outParams.join(', '), operation: lines.join('; ') };
   const arrays = params.filter((_, k) => t.decls[k].array).map(p => p.node.text);
-  return { chains: run.map(m => m.chain), statements: spans, params, arrays, outputs, locals, kernel, dtype, ops };
+  const inlined = inlinedTexts(params, t);
+  return { chains: run.map(m => m.chain), statements: spans, params, arrays, outputs, locals, kernel, dtype, ops, ...(inlined ? { inlined } : {}) };
 }
 
 /** Where a chain can start: see findElementwiseChains. */
@@ -1223,7 +1236,7 @@ export function fuseChains(
     }
     taken.add(fname);
     definitions.push(elementwiseKernelDefinition(group.kernel, fname, cp));
-    const args = group.params.map(argument);
+    const args = group.params.filter(p => !group.inlined?.has(p.node.text)).map(argument);
     const written = group.outputs.find(o => o.written)?.written;
     const lines: string[] = [];
     if (written) {
@@ -1254,7 +1267,9 @@ export function fuseChains(
     taken.add(fname);
     taken.add(`${fname}_kernel`);
     // an element of the written array is copied first: NumPy reads it before it writes (ownElements)
-    const args = chain.params.map(p => (chain.writes?.copied?.has(p.node.text) ? `${argument(p)}.copy()` : argument(p)));
+    const args = chain.params
+      .filter(p => !chain.inlined?.has(p.node.text))
+      .map(p => (chain.writes?.copied?.has(p.node.text) ? `${argument(p)}.copy()` : argument(p)));
     if (chain.writes) {
       // the written array is the kernel's output argument: CuPy writes it, allocating nothing
       args.push(sub(chain.writes.array, []));
@@ -1375,9 +1390,12 @@ const NUMPY_CONSTANTS: ReadonlyMap<string, number> = new Map([
 ]);
 /**
  * Names a kernel parameter must not take (C/C++ keywords, CUDA built-ins, CuPy's own, and what
- * the Python launchers read: the CuPy module and builtins).
+ * the Python launchers read: the CuPy module and builtins), nor Python's keywords, which a name
+ * stripped of its underscores (`_in`) would be as a launcher's parameter.
  */
 const C_RESERVED = new Set([
+  'None', 'True', 'False', 'and', 'as', 'assert', 'async', 'await', 'def', 'del', 'elif', 'except', 'finally', 'from', 'global',
+  'import', 'in', 'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'with', 'yield',
   'i', 'n', '_ind', 'T', 'cp', 'cupy', 'isinstance', 'TypeError', 'ValueError', 'warnings', 'auto', 'bool', 'break', 'case', 'char', 'class', 'const', 'continue', 'default', 'delete', 'do',
   'double', 'else', 'enum', 'extern', 'false', 'float', 'for', 'friend', 'goto', 'if', 'inline', 'int', 'long', 'namespace',
   'new', 'operator', 'private', 'protected', 'public', 'register', 'return', 'short', 'signed', 'sizeof', 'static',
@@ -1584,6 +1602,65 @@ function scalarConstructor(
     return null; // np.float32(1j) raises TypeError
   }
   return NUMPY_FLOAT32_TYPES.has(q) ? 'float32' : 'real';
+}
+
+const NUMPY_INT32_TYPES: ReadonlySet<string> = new Set(['numpy.int32', 'numpy.intc']);
+
+/**
+ * A NumPy scalar made from a number written in the cell, `np.float32(0.5)`, `np.float64(-1e-3)`,
+ * `np.int32(3)` (a sign before the call too: `-np.float32(0.5)`), as the C literal of the typed
+ * kernel's `dtype` holding exactly the scalar's value, or null. An expert writes it into the
+ * kernel (`0.5f`) instead of passing an argument; the value is the one NumPy makes, so the kernel
+ * computes as before, bit for bit. np.float32 rounds the Python float (a double) to float32, which
+ * is not always what a C compiler makes of the same decimal read straight into a float (double
+ * rounding): the value is taken as NumPy takes it, `Math.fround` of the double, and cNumber
+ * prints digits that read back as exactly that float32. In a float64 kernel (NumPy computes a
+ * float32 scalar with float64 arrays in float64) that float32's exact double is written, as
+ * CuPy's cast of the argument gave it; an int32 (refused with float32 arrays, which NumPy 2
+ * computes in float64 with it: kernelTakesScalar) is written as a double, the type its argument
+ * had. Null where NumPy's value is not a finite number of that type (`np.float32(1e40)` is inf,
+ * `np.int32(2**31)` raises, `np.int32(2.5)` truncates: left to NumPy, passed as before) or the
+ * text is no such call.
+ */
+export function numpyScalarLiteral(node: SyntaxNode, model: NotebookModel, dtype: 'float32' | 'float64'): string | null {
+  // a sign before the call or its argument: negating is exact in every type here
+  const signed = (n: SyntaxNode): { n: SyntaxNode; negative: boolean } => {
+    const u = unparen(n);
+    const arg = u.type === 'unary_operator' && (operatorOf(u) === '-' || operatorOf(u) === '+') ? field(u, 'argument') : null;
+    if (!arg) {
+      return { n: u, negative: false };
+    }
+    const inner = signed(arg);
+    return { n: inner.n, negative: inner.negative !== (operatorOf(u) === '-') };
+  };
+  const outer = signed(node);
+  const fn = outer.n.type === 'call' ? field(outer.n, 'function') : null;
+  const q = fn ? model.qualifiedName(fn) : null;
+  const { positional, keywords } = outer.n.type === 'call' ? callArguments(outer.n) : { positional: [], keywords: new Map() };
+  if (q === null || positional.length !== 1 || keywords.size > 0) {
+    return null;
+  }
+  const inner = signed(positional[0]);
+  const literal = inner.n.type === 'integer' || inner.n.type === 'float' ? pythonLiteral(inner.n.text) : null;
+  if (!literal) {
+    return null;
+  }
+  const negative = outer.negative !== inner.negative;
+  if (NUMPY_INT32_TYPES.has(q)) {
+    // np.int32 raises OverflowError outside its range; the symmetric range keeps a minus before
+    // the call from wrapping around (-np.int32(-2**31) is -2**31 again)
+    const v = 'int' in literal ? (inner.negative ? -literal.int : literal.int) : null;
+    if (v === null || v > 2n ** 31n - 1n || v < -(2n ** 31n - 1n)) {
+      return null;
+    }
+    return cNumber({ int: outer.negative ? -v : v }, dtype);
+  }
+  const double = 'int' in literal ? intToDouble(literal.int) : literal.float;
+  const value = double === null ? null : NUMPY_FLOAT32_TYPES.has(q) ? Math.fround(double) : NUMPY_FLOAT64_TYPES.has(q) ? double : null;
+  if (value === null || !Number.isFinite(value)) {
+    return null;
+  }
+  return cNumber({ float: negative ? -value : value }, dtype);
 }
 
 /** Whether a subtree holds an imaginary literal (`1j`): NumPy then computes complex values. */
@@ -1901,11 +1978,13 @@ export function cName(name: string, taken: Set<string>): string {
 interface TypedParams {
   dtype: 'float32' | 'float64';
   /**
-   * `dtype` set: an array of the other float dtype, the one an in-place update writes and reads
-   * (`x32 *= chain` of float64: writesInPlace).
+   * One per chain parameter, in order. `dtype` set: an array of the other float dtype, the one an
+   * in-place update writes and reads (`x32 *= chain` of float64: writesInPlace). `literal` set: a
+   * NumPy scalar of a number (`np.float32(0.5)`) the kernel writes as that C literal
+   * (numpyScalarLiteral), no parameter of the kernel (kernelParams leaves it out).
    */
-  decls: { name: string; array: boolean; dtype?: 'float32' | 'float64' }[];
-  /** A parameter's source text -> its C name. */
+  decls: { name: string; array: boolean; dtype?: 'float32' | 'float64'; literal?: string }[];
+  /** A parameter's source text -> its C text: its name, or the literal the kernel writes it as. */
   cNames: Map<string, string>;
   taken: Set<string>;
   /**
@@ -1922,8 +2001,10 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
   let dtype: 'float32' | 'float64' | null = null;
   const taken = new Set<string>();
   const cNames = new Map<string, string>();
-  const decls: { name: string; array: boolean }[] = [];
+  const decls: TypedParams['decls'] = [];
   const scalars: { text: string; kind: ScalarKind | null }[] = [];
+  // (a literal's C text depends on the arrays' dtype, known once every array is seen: below)
+  const literals: { at: number; node: SyntaxNode }[] = [];
   for (const p of chain.params) {
     const v = model.inferValue(p.node, cell);
     const scalar = v.kind === 'ndarray' ? null : scalarPiece(p.node, model, cell);
@@ -1938,6 +2019,7 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
       // a scalar, or a piece of scalars (`dt * 0.5`) the cell computes as Python does: the
       // kernel gets its value cast once to the arrays' dtype, as NumPy (NEP 50) casts it
       scalars.push({ text: p.node.text, kind: scalar.kind });
+      literals.push({ at: decls.length, node: p.node });
       decls.push({ name: cName(p.name, taken), array: false });
     } else if (v.kind === 'unknown' && (p.node.type === 'identifier' || (p.node.type !== 'call' && operands(p.node, () => null)))) {
       // a name the analysis infers nothing for (`s = np.float32(0.2)`), or arithmetic on such
@@ -1956,7 +2038,28 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
     return null;
   }
   const refused = scalars.find(s => s.kind === null || !kernelTakesScalar(s.kind, d)) ?? null;
+  for (const { at, node } of literals) {
+    const literal = numpyScalarLiteral(node, model, d);
+    if (literal !== null) {
+      decls[at].literal = literal;
+      cNames.set(node.text, literal);
+    }
+  }
   return { dtype: d, decls, cNames, taken, refused };
+}
+
+/**
+ * The typed kernel's parameters: every decl but those it writes as literals (`0.5f` for
+ * `np.float32(0.5)`), whose call passes them no argument (ElementwiseChain.inlined).
+ */
+function kernelParams(t: TypedParams): TypedParams['decls'] {
+  return t.decls.filter(p => p.literal === undefined);
+}
+
+/** The source texts of the parameters a typed kernel of `t` writes as C literals, or undefined. */
+function inlinedTexts(params: readonly { node: SyntaxNode }[], t: TypedParams): ReadonlySet<string> | undefined {
+  const texts = params.filter((_, k) => t.decls[k].literal !== undefined).map(p => p.node.text);
+  return texts.length > 0 ? new Set(texts) : undefined;
 }
 
 /**
@@ -1965,17 +2068,18 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
  * that alone decides it (the chain translates to C once that scalar is taken as a Python number).
  */
 function typedKernels(
-  chain: Omit<ElementwiseChain, 'kernel' | 'reduce' | 'untyped'>,
+  chain: Omit<ElementwiseChain, 'kernel' | 'reduce' | 'untyped' | 'inlined'>,
   model: NotebookModel,
   cell: CellModel,
   resolveUfunc: (n: SyntaxNode) => string | null
-): Pick<ElementwiseChain, 'kernel' | 'reduce' | 'untyped'> {
+): Pick<ElementwiseChain, 'kernel' | 'reduce' | 'untyped' | 'inlined'> {
   const t = typedParams(chain, model, cell);
   const typed = t !== null && t.refused === null;
   const kernel = typed ? elementwiseKernelFor(chain, t, model, resolveUfunc) : null;
   const reduce = typed ? reductionKernelFor(chain, t, model, resolveUfunc) : null;
-  if (kernel || reduce) {
-    return { kernel, reduce };
+  if (t && (kernel || reduce)) {
+    const inlined = inlinedTexts(chain.params, t);
+    return inlined ? { kernel, reduce, inlined } : { kernel, reduce };
   }
   const imaginary = imaginaryLiteral(chain.node);
   if (imaginary) {
@@ -2178,7 +2282,7 @@ function elementwiseKernelFor(
   const target = chain.target && /^[A-Za-z_]\w*$/.test(chain.target) ? chain.target : 'out';
   const out = cName(writes?.op ? `${target}_new` : chain.output ?? target, t.taken);
   return {
-    inParams: t.decls.map(p => `${p.dtype ?? t.dtype} ${p.name}`).join(', '),
+    inParams: kernelParams(t).map(p => `${p.dtype ?? t.dtype} ${p.name}`).join(', '),
     outParams: `${dtype} ${out}`,
     operation: `${out} = ${value}`
   };
@@ -2236,9 +2340,9 @@ function reductionKernelFor(
   // ourselves skips the renaming, but then CuPy declares no `type_in0_raw`, which the CUB
   // kernel needs.) Not `a`, `b` or `r` either: the combine and the final expressions' names.
   const only = chain.params.length === 1 ? chain.params[0] : null;
-  const name = t.decls[0]?.name ?? '';
+  const name = kernelParams(t)[0]?.name ?? '';
   const map = `(double)(${element})`;
   const renamedSafely = map.split(name).length - 1 === (map.match(new RegExp(`\\b${name}\\b`, 'g')) ?? []).length;
   const library = !!only && only.node.type === 'identifier' && reduction === 'sum' && !elementIsBool && !['a', 'b', 'r'].includes(name) && renamedSafely;
-  return { reduction, dtype: t.dtype, params: t.decls, element, elementIsBool, library };
+  return { reduction, dtype: t.dtype, params: kernelParams(t), element, elementIsBool, library };
 }
