@@ -188,8 +188,8 @@ def _conduction_step(t: np.ndarray, k: np.ndarray) -> np.ndarray:
 
 
 def _read_inputs(code: str) -> int:
-    """How many arrays a stencil kernel reads besides its input `u` (a loop step's other arrays:
-    `const T* __restrict__` parameters between `u` and `out`)."""
+    """How many arrays a stencil kernel reads besides its input (a loop step's other arrays:
+    `const T* __restrict__` parameters between the input and the output, named as the cell's)."""
     signature = code.split("{", 1)[0]
     return (
         signature.count("const float* __restrict__")
@@ -1008,8 +1008,10 @@ def test_2d_loop_stencil_reads_on_a_grid_stride_grid(double_cupy, case: str) -> 
     scalars = {k: v for k, v in made.items() if type(v) in (int, float)}
     name = re.search(r"^    (\w+)\[1:-1, 1:-1\] = ", target, re.M).group(1)  # type: ignore[union-attr]
     params = re.search(r"^def \w+\((.*?)\):", defs, re.M).group(1).split(", ")  # type: ignore[union-attr]
+    # the buffer the step writes: `if u_new.shape != u.shape or u_new is u:` (whole names: `w is`
+    # is inside `u_new is u`)
     out_at = params.index(
-        next(p for p in params if f"{p}.shape != " in defs and f"{p} is " in defs)
+        next(p for p in params if re.search(rf"\b{p}\.shape != .* or {p} is ", defs))
     )
     shape_of = dict(re.findall(r"^    if (\w+)\.shape != (.+):$", defs, re.M))
     dtype_of = dict(re.findall(r"^    if (\w+)\.dtype != cp\.(\w+):$", defs, re.M))

@@ -7,7 +7,7 @@
 import { analyzeNotebook } from '../../src/analysis/engine';
 import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
-import { findSliceStencil } from '../../src/analysis/rules/arrays/stencil';
+import { findSliceStencil, stencilCode } from '../../src/analysis/rules/arrays/stencil';
 import { cellsOf, parser } from './helpers';
 
 let p: PythonParser;
@@ -69,6 +69,47 @@ describe('a scalar argument named like the launcher', () => {
     const loop = LOOP.replace('+ r * (', '+ stencil * (');
     const s = analyzeNotebook(cellsOf(setup, loop)).suggestions.find(x => x.rule === 'GPU103' && x.cellIndex === 1)!;
     expect(s.candidate).toContain('u_grid, u_rows, u_cols, u_stencil_arg = u_stencil(u_src, u_dst, stencil)');
-    expect(s.candidate).toContain('def u_stencil(u, out, stencil):');
+    expect(s.candidate).toContain('def u_stencil(u, u_new, stencil):');
+  });
+});
+
+describe('the kernel\'s arrays carry the cell\'s names', () => {
+  /** The kernel and launcher of the cell's stencil after `setup`. */
+  function codeOf(setup: string, target: string): string {
+    const cache = new CellCache(p);
+    const m = new NotebookModel(cellsOf(setup, target).map(c => cache.get(c)));
+    const cell = m.cells[1];
+    const s = findSliceStencil(cell.tree!.rootNode, m, cell, base => base);
+    return stencilCode(s!, 'x_stencil', n => n, 'cp').definition;
+  }
+  const rod = (name: string, more = '') => `import numpy as np\n${name} = np.zeros(4_000_000)${more}`;
+  const heat = (name: string, extra = '') =>
+    `for it in range(3):\n    ${name}[1:-1] = ${name}[1:-1] + 0.25 * (${name}[:-2] - 2.0 * ${name}[1:-1] + ${name}[2:])${extra}`;
+
+  it.each([
+    ['a plain name', 'T', 'T[k - 1]', 'x_stencil(const double* __restrict__ T, double* __restrict__ T_new, long long n)', 'def x_stencil(T, T_new):'],
+    ['the kernel\'s own index (which moves)', 'k', 'k[idx - 1]', 'x_stencil(const double* __restrict__ k, double* __restrict__ k_new, long long n)', 'def x_stencil(k, k_new):'],
+    ['a C keyword', 'double', 'double_[k - 1]', 'x_stencil(const double* __restrict__ double_, double* __restrict__ double_new, long long n)', 'def x_stencil(double_, double_new):'],
+    ['a CUDA built-in the launcher also calls', 'min', 'min_[k - 1]', 'x_stencil(const double* __restrict__ min_, double* __restrict__ min_new, long long n)', 'def x_stencil(min_, min_new):'],
+    ['a Python keyword once its underscore goes (the launcher takes it too)', '_in', 'a_in[k - 1]', 'x_stencil(const double* __restrict__ a_in, double* __restrict__ in_new, long long n)', 'def x_stencil(a_in, in_new):'],
+    ['a leading underscore (the kernels\' own prefix)', '_u', 'u[k - 1]', 'x_stencil(const double* __restrict__ u, double* __restrict__ u_new, long long n)', 'def x_stencil(u, u_new):']
+  ])('names the stepped array after the cell\'s, for %s', (_what, name, read, signature, launcher) => {
+    const code = codeOf(rod(name), heat(name));
+    expect(code).toContain(read);
+    expect(code).toContain(signature);
+    expect(code).toContain(launcher);
+  });
+
+  it('gives the next step a free name where an array the step reads has it', () => {
+    const code = codeOf(rod('T', '\nT_new = np.ones(4_000_000)'), heat('T', ' + T_new[1:-1]'));
+    expect(code).toContain('x_stencil(const double* __restrict__ T, const double* __restrict__ T_new, double* __restrict__ T_new2, long long n)');
+    expect(code).toContain('T_new2[k] = (k > 0 && k < n - 1) ? T[k] + 0.25 * (T[k - 1] - 2.0 * T[k] + T[k + 1]) + T_new[k] : T[k];');
+  });
+
+  it('names the zeros_like form\'s input and output after the cell\'s', () => {
+    const code = codeOf(rod('f'), 'd2 = np.zeros_like(f)\nd2[1:-1] = (f[:-2] - 2 * f[1:-1] + f[2:]) / 0.01');
+    expect(code).toContain('d2[k] = (k > 0 && k < n - 1) ? (f[k - 1] - 2.0 * f[k] + f[k + 1]) / 0.01 : 0.0;');
+    expect(code).toContain('def x_stencil(f):');
+    expect(code).toContain('    d2 = cp.empty(f.shape, dtype=cp.float64)');
   });
 });

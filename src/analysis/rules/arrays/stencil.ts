@@ -74,8 +74,12 @@
  * rewrite, its two statements in NumPy's order). A loop body that reads any other name, or does
  * anything else (an escape of `u` mid-loop), keeps the generic rewrite.
  *
- * The kernel keeps the cell's names for the arrays and scalars it reads (`k[idx + 1]`); its own
- * names (`u`, `out`, `n`, the index `k`...) move where one of the cell's takes them (ownNames).
+ * The kernel keeps the cell's names, so it reads like the cell: its input is the cell's array
+ * (`T[k - 1]`, `u[k + m]`), its output the zeros_like form's array (`lap`) or, in the loop form,
+ * the next step's `T_new`, and the other arrays and scalars it reads keep theirs (`k[idx + 1]`).
+ * fusion.ts cName makes each a valid C and Python name that no keyword, CUDA built-in or name
+ * the launcher reads (`min`, `cp`, `isinstance`) takes; the kernel's own names (`n`, `m`, the
+ * index `k`...) move where one of the cell's takes them (ownNames).
  */
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
@@ -91,6 +95,12 @@ export interface SliceStencil {
   expr: SyntaxNode;
   out: string;
   input: string;
+  /**
+   * The kernel's and the launcher's names for `input` and for the array the kernel writes: the
+   * cell's (`T`, and `lap` of the zeros_like form, `T_new` of the loop form), made valid C names
+   * (fusion.ts cName) that no other name of the kernel takes.
+   */
+  params: { input: string; out: string };
   dtype: 'float32' | 'float64';
   ndim: 1 | 2;
   /**
@@ -243,17 +253,22 @@ const RAW_KERNEL_NAMES: ReadonlySet<string> = new Set(['i', 'n', 'T']);
  * Each operation is typed as NumPy 2 types it: an array's dtype, float64 where float32 meets
  * float64, and a Python number (a literal, a piece of Python scalars) weak: it takes its
  * partner's type (NEP 50), so it is written as a C literal or argument of that type.
+ *
+ * The kernel's names for the arrays (`params`): `input`'s own, taken first, and `output`
+ * (the written array's name in the cell, or the one the loop form gives its next step), taken
+ * last, so that where it meets a name the expression reads, the cell's name keeps its own.
  */
 function stencilExpression(
   expr: SyntaxNode,
   input: string,
+  output: string,
   dtype: 'float32' | 'float64',
   inputShape: (number | null)[],
   model: NotebookModel,
   cell: CellModel,
   loopVariable: string | null,
   readable: ((name: string) => ReadableArray | null) | null
-): Pick<SliceStencil, 'render' | 'type' | 'taps' | 'scalars' | 'reads'> | null {
+): Pick<SliceStencil, 'render' | 'type' | 'taps' | 'scalars' | 'reads' | 'params'> | null {
   const ndim = inputShape.length;
   let taps = 0;
   const scalars: SliceStencil['scalars'] = [];
@@ -261,6 +276,7 @@ function stencilExpression(
   // the cell's names keep theirs in the kernel (stencilCode moves its own names out of the way)
   const taken = new Set<string>();
   const keep = (name: string): string => (RAW_KERNEL_NAMES.has(name) && !taken.has(name) ? (taken.add(name), name) : cName(name, taken));
+  const inputParam = keep(input);
   const constant = numpyConstantOf(model);
   const scalarPieceOf = scalarPieces(model, cell);
   const isConstant = (n: SyntaxNode): boolean => pythonConstant(n, constant) !== null || scalarPieceOf(n) !== null;
@@ -395,7 +411,7 @@ function stencilExpression(
   const parts = text.split(TAP_MARK);
   const render = (tap: StencilTap): string =>
     parts.map((part, k) => (k % 2 === 0 ? part : tap(Number(part[0]) - 1, Number(part[1]) - 1, Number(part.slice(2)) - 1))).join('');
-  return { render, type, taps, scalars, reads };
+  return { render, type, taps, scalars, reads, params: { input: inputParam, out: keep(output) } };
 }
 
 /**
@@ -494,7 +510,7 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
     }
     return seen.get(name)!;
   };
-  const found = stencilExpression(expr, array.text, input.dtype, input.shape, model, cell, left.text, readable);
+  const found = stencilExpression(expr, array.text, `${array.text}_new`, input.dtype, input.shape, model, cell, left.text, readable);
   if (!found) {
     return null;
   }
@@ -552,7 +568,7 @@ export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: C
     if (!array || !expr || !isInterior(field(b, 'left'), out.text, array.ndim)) {
       continue;
     }
-    const found = stencilExpression(expr, input.text, array.dtype, array.shape, model, cell, null, null);
+    const found = stencilExpression(expr, input.text, out.text, array.dtype, array.shape, model, cell, null, null);
     if (found) {
       return { start: stmts[k].startIndex, end: stmts[k + 1].endIndex, expr, out: out.text, input: input.text, dtype: array.dtype, ndim: array.ndim, ...found, loop: null };
     }
@@ -566,20 +582,21 @@ export const STENCIL_ROWS_PER_THREAD = 8;
 export const STENCIL_BLOCK = 128;
 
 /**
- * The names the kernel and its launcher declare themselves: the input and output buffers, the
- * sizes, the indices, the strip's pointers and registers (the 1-D kernel uses the first four).
+ * The names the kernel and its launcher declare themselves: the sizes, the indices, the strip's
+ * pointers and registers (the 1-D kernel uses the first two). Its arrays take the cell's names
+ * (SliceStencil.params).
  */
-const OWN_NAMES = ['u', 'out', 'n', 'k', 'm', 'j', 'edge', 's', 'i0', 'i1', 'k0', 'p', 'q', 'up', 'mid', 'down', 'r', 'o', 'i'] as const;
+const OWN_NAMES = ['n', 'k', 'm', 'j', 'edge', 's', 'i0', 'i1', 'k0', 'p', 'q', 'up', 'mid', 'down', 'r', 'o', 'i'] as const;
 type OwnNames = Record<(typeof OWN_NAMES)[number], string>;
 
 /** What an own name becomes where the cell's names take it (else the name with a number). */
-const OWN_ALTERNATIVES: Partial<OwnNames> = { u: 'src', out: 'dst', m: 'cols', k: 'idx', i: 'row', j: 'col' };
+const OWN_ALTERNATIVES: Partial<OwnNames> = { m: 'cols', k: 'idx', i: 'row', j: 'col' };
 
 /**
  * The kernel's own names, each kept unless one of the cell's names that the kernel and its
- * launcher declare (another array it reads, a scalar argument) takes it; then a free one (`k`
- * becomes `idx`, `n` `size` or `rows`, `p` `p2`...). The cell's names stay as written, none
- * shadows another, and none of ours is ever renamed into one of theirs.
+ * launcher declare (its input or output array, another array it reads, a scalar argument) takes
+ * it; then a free one (`k` becomes `idx`, `n` `size` or `rows`, `p` `p2`...). The cell's names
+ * stay as written, none shadows another, and none of ours is ever renamed into one of theirs.
  */
 function ownNames(theirs: string[], ndim: 1 | 2): OwnNames {
   const taken = new Set<string>([...theirs, ...OWN_NAMES]);
@@ -649,20 +666,21 @@ function readIndex(read: StencilRead, di: number, dj: number, at: { flat: string
  */
 export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: string) => string, cp: string): { definition: string; call: string } {
   const inputText = deviceName(s.input);
-  const c = ownNames([...s.reads.map(r => r.param), ...s.scalars.map(a => a.name)], s.ndim);
+  const { input: u, out } = s.params;
+  const c = ownNames([u, out, ...s.reads.map(r => r.param), ...s.scalars.map(a => a.name)], s.ndim);
   const ct = cType(s.dtype);
   const kernelName = `${fnName}_kernel`;
   const R = STENCIL_ROWS_PER_THREAD;
   const B = STENCIL_BLOCK;
   // outside the interior: zero (a zeros_like output), or the input's own value (an in-place update)
-  const border = (k: string): string => (s.loop ? `${c.u}[${k}]` : s.dtype === 'float32' ? '0.0f' : '0.0');
+  const border = (k: string): string => (s.loop ? `${u}[${k}]` : s.dtype === 'float32' ? '0.0f' : '0.0');
   const sign = (d: number, unit: string): string => (d < 0 ? ` - ${unit}` : d > 0 ? ` + ${unit}` : '');
   // the interior value as stored: cast once where NumPy computed it in float64 for a float32 array
   const value = (tap: StencilTap): string => (s.type === s.dtype ? s.render(tap) : `(${ct})(${s.render(tap)})`);
   // reads at flat index k (border strips, 1-D)
   const atK: StencilTap = (di, dj, array) =>
     array < 0
-      ? `${c.u}[${c.k}${sign(di, c.m)}${sign(dj, '1')}]`
+      ? `${u}[${c.k}${sign(di, c.m)}${sign(dj, '1')}]`
       : `${s.reads[array].param}[${readIndex(s.reads[array], di, dj, { flat: c.k, row: s.ndim === 2 ? c.i : null, j: c.j, m: c.m })}]`;
   // reads in an interior strip: the input's centre column from the rotating registers; another
   // array the loop's step reads, at the same offsets from the strip's start (coalesced as well)
@@ -682,10 +700,10 @@ export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: 
   const kernel =
     s.ndim === 2
       ? [
-          `extern "C" __global__ void __launch_bounds__(${B}) ${fnName}(const ${ct}* __restrict__ ${c.u}${readParams}, ${ct}* __restrict__ ${c.out}, int ${c.n}, int ${c.m}${scalarParams}) {`,
+          `extern "C" __global__ void __launch_bounds__(${B}) ${fnName}(const ${ct}* __restrict__ ${u}${readParams}, ${ct}* __restrict__ ${out}, int ${c.n}, int ${c.m}${scalarParams}) {`,
           `    // one thread per column ${c.j} (x runs along the contiguous last axis: coalesced loads) and`,
           `    // ${R} consecutive rows; the rows above and at ${c.i} rotate through registers, so each output`,
-          `    // loads 3 new values instead of 5. Every output element is written once, border included${s.loop ? ` (copied from ${c.u})` : ''}.`,
+          `    // loads 3 new values instead of 5. Every output element is written once, border included${s.loop ? ` (copied from ${u})` : ''}.`,
           `    const int ${c.j} = blockIdx.x * ${B} + threadIdx.x;`,
           `    if (${c.j} >= ${c.m}) return;`,
           `    const bool ${c.edge} = (${c.j} == 0) | (${c.j} == ${c.m} - 1);`,
@@ -694,8 +712,8 @@ export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: 
           `        const ptrdiff_t ${c.k0} = (ptrdiff_t)${c.i0} * ${c.m} + ${c.j};`,
           `        if (!${c.edge} && ${c.i0} >= 1 && ${c.i1} <= ${c.n} - 1) {`,
           '            // interior strip: fixed trip count, unrolled, so all its loads are in flight together',
-          `            const ${ct}* ${c.p} = ${c.u} + ${c.k0};`,
-          `            ${ct}* ${c.q} = ${c.out} + ${c.k0};`,
+          `            const ${ct}* ${c.p} = ${u} + ${c.k0};`,
+          `            ${ct}* ${c.q} = ${out} + ${c.k0};`,
           `            ${ct} ${c.up} = ${c.p}[-(ptrdiff_t)${c.m}], ${c.mid} = ${c.p}[0];`,
           '#pragma unroll',
           `            for (int ${c.r} = 0; ${c.r} < ${R}; ${c.r}++) {`,
@@ -709,30 +727,29 @@ export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: 
           '            // first or last row or column, or the last partial strip',
           `            for (int ${c.i} = ${c.i0}; ${c.i} < ${c.i1}; ${c.i}++) {`,
           `                const ptrdiff_t ${c.k} = (ptrdiff_t)${c.i} * ${c.m} + ${c.j};`,
-          `                ${c.out}[${c.k}] = (!${c.edge} && ${c.i} > 0 && ${c.i} < ${c.n} - 1) ? ${value(atK)} : ${border(c.k)};`,
+          `                ${out}[${c.k}] = (!${c.edge} && ${c.i} > 0 && ${c.i} < ${c.n} - 1) ? ${value(atK)} : ${border(c.k)};`,
           '            }',
           '        }',
           '    }',
           '}'
         ]
       : [
-          `extern "C" __global__ void ${fnName}(const ${ct}* __restrict__ ${c.u}${readParams}, ${ct}* __restrict__ ${c.out}, long long ${c.n}${scalarParams}) {`,
+          `extern "C" __global__ void ${fnName}(const ${ct}* __restrict__ ${u}${readParams}, ${ct}* __restrict__ ${out}, long long ${c.n}${scalarParams}) {`,
           `    const long long ${c.k} = (long long)blockIdx.x * blockDim.x + threadIdx.x;`,
           `    if (${c.k} >= ${c.n}) return;`,
-          `    ${c.out}[${c.k}] = (${c.k} > 0 && ${c.k} < ${c.n} - 1) ? ${value(atK)} : ${border(c.k)};`,
+          `    ${out}[${c.k}] = (${c.k} > 0 && ${c.k} < ${c.n} - 1) ? ${value(atK)} : ${border(c.k)};`,
           '}'
         ];
-  const launch = (out: string): string[] =>
+  const launch =
     s.ndim === 2
-      ? [`    ${c.n}, ${c.m} = ${c.u}.shape`, `    ${kernelName}(((${c.m} + ${B - 1}) // ${B}, min((${c.n} + ${R - 1}) // ${R}, 65535)), (${B},), (${c.u}, ${out}, ${cp}.int32(${c.n}), ${cp}.int32(${c.m})${scalarValues}))`]
-      : [`    ${kernelName}(((${c.u}.size + 255) // 256,), (256,), (${c.u}, ${out}, ${cp}.int64(${c.u}.size)${scalarValues}))`];
+      ? [`    ${c.n}, ${c.m} = ${u}.shape`, `    ${kernelName}(((${c.m} + ${B - 1}) // ${B}, min((${c.n} + ${R - 1}) // ${R}, 65535)), (${B},), (${u}, ${out}, ${cp}.int32(${c.n}), ${cp}.int32(${c.m})${scalarValues}))`]
+      : [`    ${kernelName}(((${u}.size + 255) // 256,), (256,), (${u}, ${out}, ${cp}.int64(${u}.size)${scalarValues}))`];
   // the scalar pieces, computed by the cell as written (Python's arithmetic, in double)
   const scalarTexts = s.scalars.map(a => `, ${a.text}`).join('');
   if (s.loop) {
     const { header, current, spare, grid, sizes, scalarArgs, readArgs } = s.loop;
     const stepArgs = [...sizes, ...scalarArgs];
     const readNames = s.reads.map(r => r.param);
-    const { u, out } = c;
     // `r, coef as float32`; where a Python scalar meets both types, `alpha as float32, alpha2 as float64`
     const scalarTypes = s.scalars.every(a => a.dtype === s.scalars[0]?.dtype)
       ? `${scalarNames.join(', ')} as ${s.scalars[0]?.dtype}`
@@ -777,14 +794,14 @@ export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: 
     ].join('\n');
     return { definition, call };
   }
-  const [shape, ...launchLines] = launch(c.out);
-  const definition = rawKernelWithLauncher(cp, fnName, kernel, [c.u, ...scalarNames], [
-    ...launcherInputChecks(s.dtype, fnName, cp, [c.u], s.ndim),
-    ...(s.ndim === 2 ? [shape, `    ${c.out} = ${cp}.empty((${c.n}, ${c.m}), dtype=${dt})`] : [`    ${c.out} = ${cp}.empty(${c.u}.shape, dtype=${dt})`]),
-    `    if ${c.out}.size == 0:`,
-    `        return ${c.out}  # no grid to launch`,
+  const [shape, ...launchLines] = launch;
+  const definition = rawKernelWithLauncher(cp, fnName, kernel, [u, ...scalarNames], [
+    ...launcherInputChecks(s.dtype, fnName, cp, [u], s.ndim),
+    ...(s.ndim === 2 ? [shape, `    ${out} = ${cp}.empty((${c.n}, ${c.m}), dtype=${dt})`] : [`    ${out} = ${cp}.empty(${u}.shape, dtype=${dt})`]),
+    `    if ${out}.size == 0:`,
+    `        return ${out}  # no grid to launch`,
     ...(s.ndim === 2 ? launchLines : [shape]),
-    `    return ${c.out}`
+    `    return ${out}`
   ]);
   return { definition, call: `${s.out} = ${fnName}(${inputText}${scalarTexts})` };
 }
