@@ -100,6 +100,10 @@ export interface ArrayCellAnalysis {
   work: WorkEstimate;
   /** The largest array the cell touches, if its size is known. */
   largest?: ValueInfo;
+  /**
+   * The sizes say how much work the cell does: `largest` is known, and no array of which nothing
+   * is known (`np.load`'s) may dwarf it.
+   */
   sizeKnown: boolean;
   /**
    * Elementwise chains fused into one kernel each (ElementwiseKernel or @cp.fuse()) in the
@@ -320,6 +324,9 @@ function replaceSpan(edits: TextEdit[], rw: TextEdit): void {
   }
   edits.push(rw);
 }
+
+/** Elements below which a known largest array says nothing when the cell has an array of unknown shape. */
+const SMALL_WHEN_OTHERS_UNKNOWN = 1 << 16;
 
 /** `base`, or `base2`, `base3`...: the first name `used` does not reject. */
 function freshName(base: string, used: (name: string) => boolean): string {
@@ -869,6 +876,13 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
 
   // 5. Work, for the cost model.
+  // an input of which nothing is known (a function's result from an earlier cell) or a file read
+  // here (`np.load`): it may be the cell's largest array
+  const unknownArray =
+    [...deviceNames].some(n => {
+      const v = model.valueBefore(n, cell, 0);
+      return v.kind === 'ndarray' && v.shape === undefined;
+    }) || refs.some(r => r.action === 'host-producer' && model.inferValue(r.node.parent ?? r.node, cell).shape === undefined);
   const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), hostOnly, sizes.calls);
   // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
   work.deviceToHostBytes += hostCopies.bytes;
@@ -906,7 +920,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     notes,
     work,
     largest,
-    sizeKnown: largest?.size !== undefined,
+    // an array of which nothing is known may be the cell's largest: known sizes under 64 Ki
+    // elements (a statistic, a few coefficients) say nothing about the cell's work then
+    sizeKnown: largest?.size !== undefined && !(unknownArray && largest.size < SMALL_WHEN_OTHERS_UNKNOWN),
     // (a group's members with fewer than three operations are no chain of their own)
     chains: groups.length > 0 ? [...chains, ...[...grouped].filter(c => !chains.includes(c))].sort((a, b) => a.node.startIndex - b.node.startIndex) : chains,
     groups,
