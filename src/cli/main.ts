@@ -2,11 +2,12 @@
  * `gpuoptimize`: the analysis engine for CI, scripts and people outside JupyterLab.
  *
  *   gpuoptimize analyze PATH... [--format text|json|sarif] [--select IDS] [--ignore IDS]
- *                               [--min-speedup X] [--device FILE] [--no-color]
+ *                               [--min-speedup X] [--device FILE] [--no-refusals] [--no-color]
  *   gpuoptimize fix NOTEBOOK [-o OUT] [--force] [--device FILE]
  *
  * Exit codes, as linters use them: 0 no findings, 1 findings, 2 usage or input errors
- * (including "nothing could be analysed").
+ * (including "nothing could be analysed"). Findings are suggestions; the reasons the engine
+ * kept cells on the CPU (refusals) are reported but are not findings.
  */
 import { existsSync, readFileSync, writeFileSync } from 'fs';
 import { basename, dirname, extname, join, resolve } from 'path';
@@ -14,9 +15,9 @@ import type { PythonParser } from '../analysis/parser';
 import { initParser } from '../analysis/parser';
 import { NotebookAnalyzer } from '../analysis/engine';
 import { RULES } from '../analysis/rules/registry';
-import { rewriteNotebook } from '../analysis/plan';
+import { rewriteNotebook, type PlanChange } from '../analysis/plan';
 import { deviceProfileFromReport } from '../analysis/costmodel';
-import type { CellInput, DeviceProfile } from '../analysis/types';
+import type { CellInput, DeviceProfile, Suggestion } from '../analysis/types';
 import { ProtocolError, validateEnvironment } from '../kernel/protocol';
 import { expandPaths, loadFile, type LoadedFile, type SkippedFile } from './sources';
 import { ansiStyle, deviceNote, fingerprint, plainStyle, toJSONReport, toSARIF, toText, type FileReport } from './report';
@@ -37,13 +38,14 @@ commands:
       --device FILE              predict for the GPU FILE describes: the JSON that
                                  %gpuoptimize doctor --calibrate --json prints in its kernel
                                  (default: figures measured on an NVIDIA H200)
+      --no-refusals              leave out why cells are kept on the CPU (never findings)
       --no-color                 no colours, even on a terminal
   fix NOTEBOOK      write the whole-notebook GPU rewrite (residency plan applied) as a new notebook
       -o, --output OUT           where to write (default: NOTEBOOK with .gpu.ipynb)
       --force                    overwrite OUT if it exists (needed when OUT is NOTEBOOK)
       --device FILE              as for analyze
 
-exit codes: 0 no findings, 1 findings, 2 usage or input errors
+exit codes: 0 no findings (suggestions), 1 findings, 2 usage or input errors
 `;
 
 export class UsageError extends Error {}
@@ -62,6 +64,7 @@ interface AnalyzeOptions {
   ignore: string[];
   minSpeedup: number;
   color: boolean;
+  refusals: boolean;
   baseline: string | null;
   device: string | null;
 }
@@ -82,7 +85,7 @@ function takeValue(args: string[], i: number, flag: string): string {
 }
 
 export function parseAnalyzeArgs(args: string[]): AnalyzeOptions {
-  const o: AnalyzeOptions = { paths: [], format: 'text', select: [], ignore: [], minSpeedup: 0, color: true, baseline: null, device: null };
+  const o: AnalyzeOptions = { paths: [], format: 'text', select: [], ignore: [], minSpeedup: 0, color: true, refusals: true, baseline: null, device: null };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
@@ -126,6 +129,9 @@ export function parseAnalyzeArgs(args: string[]): AnalyzeOptions {
         break;
       case '--no-color':
         o.color = false;
+        break;
+      case '--no-refusals':
+        o.refusals = false;
         break;
       default:
         if (a.startsWith('-')) {
@@ -220,16 +226,15 @@ function deviceOption(path: string | null, io: Io): DeviceProfile | null {
 function analyseFile(file: LoadedFile, opts: AnalyzeOptions, p: PythonParser, known: Set<string>, device: DeviceProfile | null): FileReport {
   const analyzer = new NotebookAnalyzer(device ? { device } : {}, p);
   const result = analyzer.update(file.cells);
+  const selected = (rule: string): boolean => (opts.select.length === 0 || matchesAny(rule, opts.select)) && !matchesAny(rule, opts.ignore);
   const suggestions = result.suggestions.filter(
-    s =>
-      (opts.select.length === 0 || matchesAny(s.rule, opts.select)) &&
-      !matchesAny(s.rule, opts.ignore) &&
-      s.predicted_speedup >= opts.minSpeedup &&
-      !known.has(fingerprint(file.path, s))
+    s => selected(s.rule) && s.predicted_speedup >= opts.minSpeedup && !known.has(fingerprint(file.path, s))
   );
   return {
     file,
     suggestions,
+    // not findings, so --min-speedup and --baseline leave them be; --select and --ignore name rules
+    refusals: opts.refusals ? result.refusals.filter(x => selected(x.rule)).map(x => ({ cellIndex: x.cellIndex, rule: x.rule, reason: x.reason })) : [],
     diagnostics: result.diagnostics.map(d => ({ cellIndex: d.cellIndex, message: d.message }))
   };
 }
@@ -257,11 +262,12 @@ export async function analyze(args: string[], io: Io): Promise<number> {
         reports.push({
           file: { path, severity: 'error', message: `analysis failed: ${(e as Error).message}` },
           suggestions: [],
+          refusals: [],
           diagnostics: []
         });
       }
     } else {
-      reports.push({ file: loaded, suggestions: [], diagnostics: [] });
+      reports.push({ file: loaded, suggestions: [], refusals: [], diagnostics: [] });
     }
   }
   if (opts.format === 'json') {
@@ -291,6 +297,20 @@ export async function analyze(args: string[], io: Io): Promise<number> {
 export function defaultFixOutput(input: string): string {
   const ext = extname(input);
   return join(dirname(input), `${basename(input, ext)}.gpu${ext === '.py' ? '.ipynb' : ext}`);
+}
+
+/** What `fix` says under each cell whose rewrite draws its random numbers on the device. */
+export const RANDOM_STREAMS_NOTE =
+  "this cell's random numbers come from cuRAND, not NumPy's generator: they and every result computed from them, here and in later cells, match the original statistically, not bit for bit";
+
+/**
+ * The cells the plan moves to the GPU whose random draws move with them: those the plan gives
+ * GPU104 (random draws only), and those whose suggestion notes that cuRAND draws the numbers
+ * (a cell mixing draws with array work, e.g. `np.exp(x) + np.random.rand(n)`).
+ */
+function randomStreamCells(changes: PlanChange[], suggestions: Suggestion[]): Set<number> {
+  const cuRAND = new Set(suggestions.filter(s => s.rule === 'GPU104' || s.notes.some(n => n.includes('cuRAND'))).map(s => s.cellIndex));
+  return new Set(changes.filter(ch => ch.rule !== undefined && (ch.rule === 'GPU104' || cuRAND.has(ch.cellIndex))).map(ch => ch.cellIndex));
 }
 
 export async function fix(args: string[], io: Io): Promise<number> {
@@ -363,9 +383,13 @@ export async function fix(args: string[], io: Io): Promise<number> {
   const written = { ...nb, metadata: { ...nb.metadata, gpuoptimize: { rewritten_from: basename(input), version: VERSION } }, cells };
   writeFileSync(out, JSON.stringify(written, null, 1) + '\n');
   const style = io.isTTY && !io.env.NO_COLOR ? ansiStyle : plainStyle;
+  const newStreams = randomStreamCells(rewrite.changes, new NotebookAnalyzer(device ? { device } : {}, p).update(loaded.cells).suggestions);
   io.stdout(`${style.bold(out)}: ${rewrite.changes.length} change(s) from ${input}\n`);
   for (const ch of rewrite.changes) {
     io.stdout(`  cell ${ch.cellIndex}: ${ch.rule ? ch.rule + ' ' : ''}${ch.summary}\n`);
+    if (newStreams.has(ch.cellIndex)) {
+      io.stdout(`    ${style.yellow('random streams change')}: ${RANDOM_STREAMS_NOTE}\n`);
+    }
     const before = loaded.cells[ch.cellIndex]?.source ?? '';
     const after = byIndex.get(ch.cellIndex)?.source ?? before;
     for (const line of unifiedDiff(before, after, 0)) {

@@ -13,18 +13,30 @@ import { unifiedDiff } from './diff';
  * A finding's identity across runs: the rule and the cell's text (whitespace-trimmed), not
  * the cell's position, so inserting cells above does not make old findings look new.
  */
-export function fingerprint(path: string, s: Suggestion): string {
+export function fingerprint(path: string, s: Pick<Suggestion, 'rule' | 'original'>): string {
   return createHash('sha256')
     .update(`${path.split('\\').join('/')}\0${s.rule}\0${s.original.trim()}`)
     .digest('hex')
     .slice(0, 32);
 }
 
+/** Why the engine kept a cell on the CPU: a rule that recognised the cell and declined it. */
+export interface CellRefusal {
+  cellIndex: number;
+  rule: string;
+  reason: string;
+}
+
 export interface FileReport {
   file: LoadedFile | SkippedFile;
   suggestions: Suggestion[];
+  /** Not findings: they never change the exit code. */
+  refusals: CellRefusal[];
   diagnostics: { cellIndex: number; message: string }[];
 }
+
+/** How the text and SARIF reports name a refusal. */
+export const refusalText = (r: CellRefusal): string => `kept on the CPU (${r.rule}): ${r.reason}`;
 
 function isLoaded(f: LoadedFile | SkippedFile): f is LoadedFile {
   return 'cells' in f;
@@ -71,11 +83,11 @@ export function toJSONReport(reports: FileReport[], device: DeviceProfile | null
     version: 1,
     device: deviceSummary(device),
     files: reports.map(r => {
-      const cells = new Map<number, { index: number; suggestions: object[]; diagnostics: string[] }>();
+      const cells = new Map<number, { index: number; suggestions: object[]; refusals: { rule: string; reason: string }[]; diagnostics: string[] }>();
       const cellEntry = (index: number) => {
         let c = cells.get(index);
         if (!c) {
-          c = { index, suggestions: [], diagnostics: [] };
+          c = { index, suggestions: [], refusals: [], diagnostics: [] };
           cells.set(index, c);
         }
         return c;
@@ -96,6 +108,9 @@ export function toJSONReport(reports: FileReport[], device: DeviceProfile | null
             needs_kernel_restart: Boolean(s.needsKernelRestart)
           }))
         );
+      }
+      for (const x of r.refusals) {
+        cellEntry(x.cellIndex).refusals.push({ rule: x.rule, reason: x.reason });
       }
       for (const d of r.diagnostics) {
         cellEntry(d.cellIndex).diagnostics.push(d.message);
@@ -135,30 +150,26 @@ export function toSARIF(
       continue;
     }
     const file = r.file;
+    const location = (cellIndex: number, lineInCell: number): Result['locations'] => [
+      {
+        physicalLocation: {
+          artifactLocation: { uri: file.path.split('\\').join('/') },
+          region: {
+            startLine: (file.kind === 'python' && file.cellStartLines ? file.cellStartLines[cellIndex] ?? 0 : 0) + lineInCell + 1
+          }
+        },
+        ...(file.kind === 'notebook' ? { logicalLocations: [{ name: `cell ${cellIndex}`, kind: 'module' }] } : {})
+      }
+    ];
     for (const s of r.suggestions) {
       usedRules.set(s.rule, ruleDocs.get(s.rule) ?? { title: s.title, reference: s.reference });
-      const lineInCell = firstChangedLine(s);
-      const startLine =
-        file.kind === 'python' && file.cellStartLines
-          ? (file.cellStartLines[s.cellIndex] ?? 0) + lineInCell + 1
-          : lineInCell + 1;
       results.push({
         ruleId: s.rule,
         level: 'note',
         message: {
           text: `${s.title} (${s.library}; predicted ${s.predicted_speedup.toFixed(1)}x: ${s.prediction.reason})`
         },
-        locations: [
-          {
-            physicalLocation: {
-              artifactLocation: { uri: file.path.split('\\').join('/') },
-              region: { startLine }
-            },
-            ...(file.kind === 'notebook'
-              ? { logicalLocations: [{ name: `cell ${s.cellIndex}`, kind: 'module' }] }
-              : {})
-          }
-        ],
+        locations: location(s.cellIndex, firstChangedLine(s)),
         partialFingerprints: { gpuoptimize: fingerprint(file.path, s) },
         properties: {
           cellIndex: s.cellIndex,
@@ -166,6 +177,23 @@ export function toSARIF(
           confidence: s.confidence,
           predictedSpeedup: s.predicted_speedup
         }
+      });
+    }
+    // Refusals are notes too (SARIF's `kind` other than `fail` would demand level `none`), told
+    // apart by `properties.keptOnCPU` and a fingerprint of their own.
+    for (const x of r.refusals) {
+      const docs = ruleDocs.get(x.rule);
+      if (docs) {
+        usedRules.set(x.rule, docs);
+      }
+      const source = file.cells[x.cellIndex]?.source ?? '';
+      results.push({
+        ruleId: x.rule,
+        level: 'note',
+        message: { text: refusalText(x) },
+        locations: location(x.cellIndex, Math.max(0, source.split('\n').findIndex(l => l.trim() !== ''))),
+        partialFingerprints: { gpuoptimize: fingerprint(file.path, { rule: `${x.rule}/kept`, original: source }) },
+        properties: { cellIndex: x.cellIndex, keptOnCPU: true }
       });
     }
   }
@@ -246,40 +274,55 @@ export function deviceNote(device: DeviceProfile | null): string {
   );
 }
 
-/** `note`: a last line said when there are suggestions (e.g. `deviceNote`). */
+/**
+ * Each file's cells in order: their diagnostics, suggestions (with a short diff and notes), then
+ * why the engine kept them on the CPU. `note`: a last line said when there are suggestions
+ * (e.g. `deviceNote`).
+ */
 export function toText(reports: FileReport[], style: TextStyle, note?: string): string {
   const out: string[] = [];
   let total = 0;
+  let kept = 0;
   for (const r of reports) {
     if (!isLoaded(r.file)) {
       const tag = r.file.severity === 'error' ? style.red('error') : style.yellow('skipped');
       out.push(`${style.bold(r.file.path)}: ${tag}: ${r.file.message}`);
       continue;
     }
-    for (const d of r.diagnostics) {
-      out.push(`${style.bold(r.file.path)}:cell ${d.cellIndex}: ${style.yellow('note')}: ${d.message}`);
-    }
-    for (const s of [...r.suggestions].sort((a, b) => a.cellIndex - b.cellIndex)) {
-      total++;
-      out.push(
-        `${style.bold(r.file.path)}:cell ${s.cellIndex}: ${style.bold(s.rule)} [${s.library}] ${s.title} ` +
-          `(predicted ${s.predicted_speedup.toFixed(1)}x, confidence ${s.confidence.toFixed(2)})`
-      );
-      out.push(style.dim(`    ${s.prediction.reason}`));
-      for (const line of unifiedDiff(s.original, s.candidate)) {
-        const colour = line.startsWith('+') ? style.green : line.startsWith('-') ? style.red : style.dim;
-        out.push(`    ${colour(line)}`);
+    const at = (cellIndex: number): string => `${style.bold(r.file.path)}:cell ${cellIndex}:`;
+    const indices = [...new Set([...r.diagnostics, ...r.suggestions, ...r.refusals].map(x => x.cellIndex))].sort((a, b) => a - b);
+    for (const index of indices) {
+      for (const d of r.diagnostics.filter(x => x.cellIndex === index)) {
+        out.push(`${at(index)} ${style.yellow('note')}: ${d.message}`);
       }
-      for (const n of s.notes) {
-        out.push(`    ${style.yellow('note')}: ${n}`);
+      for (const s of r.suggestions.filter(x => x.cellIndex === index)) {
+        total++;
+        out.push(
+          `${at(index)} ${style.bold(s.rule)} [${s.library}] ${s.title} ` +
+            `(predicted ${s.predicted_speedup.toFixed(1)}x, confidence ${s.confidence.toFixed(2)})`
+        );
+        out.push(style.dim(`    ${s.prediction.reason}`));
+        for (const line of unifiedDiff(s.original, s.candidate)) {
+          const colour = line.startsWith('+') ? style.green : line.startsWith('-') ? style.red : style.dim;
+          out.push(`    ${colour(line)}`);
+        }
+        for (const n of s.notes) {
+          out.push(`    ${style.yellow('note')}: ${n}`);
+        }
+      }
+      const refusals = r.refusals.filter(x => x.cellIndex === index);
+      kept += refusals.length > 0 ? 1 : 0;
+      for (const x of refusals) {
+        out.push(`${at(index)} ${style.dim(refusalText(x))}`);
       }
     }
   }
   const analysed = reports.filter(r => isLoaded(r.file)).length;
+  const keptLine = kept > 0 ? `; ${kept} cell(s) kept on the CPU, for the reasons above` : '';
   out.push(
     total === 0
-      ? `No GPU rewrites suggested in ${analysed} file(s).`
-      : `${total} suggestion(s) in ${analysed} file(s).`
+      ? `No GPU rewrites suggested in ${analysed} file(s)${keptLine}.`
+      : `${total} suggestion(s) in ${analysed} file(s)${keptLine}.`
   );
   if (total > 0 && note) {
     out.push(style.dim(note));

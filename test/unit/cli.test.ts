@@ -7,6 +7,10 @@ import { existsSync, mkdtempSync, readFileSync, copyFileSync, writeFileSync } fr
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { assertValidReport, validateReportClosed } from './report-schema';
+import { parser } from './helpers';
+import { NotebookAnalyzer } from '../../src/analysis/engine';
+import { loadFile } from '../../src/cli/sources';
+import { RANDOM_STREAMS_NOTE } from '../../src/cli/main';
 
 const ROOT = join(__dirname, '..', '..');
 const BUNDLE = join(ROOT, 'python_shim', 'gpuoptimize', 'cli_bundle', 'gpuoptimize.cjs');
@@ -38,7 +42,7 @@ interface ReportJSON {
     path: string;
     status: string;
     message?: string;
-    cells: { index: number; suggestions: SuggestionJSON[]; diagnostics: string[] }[];
+    cells: { index: number; suggestions: SuggestionJSON[]; refusals: { rule: string; reason: string }[]; diagnostics: string[] }[];
   }[];
 }
 
@@ -231,6 +235,106 @@ describe('gpuoptimize analyze', () => {
   });
 });
 
+describe('why cells are kept on the CPU (refusals)', () => {
+  // cell 0 markdown, 1 imports, 2 draws from a Generator (GPU104), 3 an elementwise chain on the
+  // draws, 4 array work plus np.random.rand, 5 a Generator a later cell (6) passes to sklearn,
+  // 7 a tiny draw, 8 prints
+  const NB = join(FIX, 'random_streams.ipynb');
+
+  test("JSON: every refusal of the engine, per cell, with the engine's reason; cells with only refusals are listed", async () => {
+    const loaded = loadFile(NB);
+    if (!('cells' in loaded)) {
+      throw new Error(loaded.message);
+    }
+    const engine = new NotebookAnalyzer({}, await parser()).update(loaded.cells);
+    expect(engine.refusals.map(x => x.cellIndex)).toEqual([5, 7]);
+    const { run: r, report } = jsonReport([NB]);
+    // the suggestions are the findings
+    expect(r.code).toBe(1);
+    const cells = report.files[0].cells;
+    expect(cells.flatMap(c => c.refusals.map(x => ({ cellIndex: c.index, ...x })))).toEqual(
+      engine.refusals.map(x => ({ cellIndex: x.cellIndex, rule: x.rule, reason: x.reason }))
+    );
+    const kept = (index: number) => cells.find(c => c.index === index)!;
+    expect(kept(5).suggestions).toEqual([]);
+    expect(kept(5).refusals).toEqual([{ rule: 'GPU104', reason: expect.stringMatching(/`shared` .*cell 6 uses `shared` other than for a draw/) }]);
+    expect(kept(7).refusals).toEqual([{ rule: 'GPU104', reason: expect.stringMatching(/^512 B: too small/) }]);
+    // cells with suggestions have no refusals here, and their suggestions are as before
+    expect(kept(2).refusals).toEqual([]);
+    expect(kept(2).suggestions.map(s => s.rule)).toEqual(['GPU104']);
+    // the closed schema describes a refusal's fields, and only those
+    const withExtra = { ...report, files: [{ ...report.files[0], cells: [{ ...kept(5), refusals: [{ ...kept(5).refusals[0], speedup: 0 }] }] }] };
+    expect(validateReportClosed(withExtra)).toBe(false);
+  });
+
+  test('refusals alone are not findings: exit 0; --select and --ignore name their rules; --no-refusals leaves them out', () => {
+    // --min-speedup drops every suggestion and keeps the refusals
+    const { run: r, report } = jsonReport([NB, '--min-speedup', '1e9']);
+    expect(r.code).toBe(0);
+    expect(report.files[0].cells.map(c => [c.index, c.suggestions.length, c.refusals.length])).toEqual([
+      [5, 0, 1],
+      [7, 0, 1]
+    ]);
+    expect(jsonReport([NB, '--ignore', 'GPU104']).report.files[0].cells.some(c => c.refusals.length > 0)).toBe(false);
+    expect(jsonReport([NB, '--select', 'GPU104']).report.files[0].cells.filter(c => c.refusals.length > 0).map(c => c.index)).toEqual([5, 7]);
+    const hidden = jsonReport([NB, '--no-refusals']);
+    expect(hidden.run.code).toBe(1);
+    expect(hidden.report.files[0].cells.some(c => c.refusals.length > 0)).toBe(false);
+    const text = run(['analyze', NB, '--min-speedup', '1e9', '--no-color']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^No GPU rewrites suggested in 1 file\(s\); 2 cell\(s\) kept on the CPU, for the reasons above\.$/m);
+  });
+
+  test('text: after each cell\'s suggestions, "kept on the CPU (rule): reason" lines in cell order', () => {
+    const r = run(['analyze', NB, '--no-color']);
+    expect(r.code).toBe(1);
+    const lines = r.stdout.split('\n');
+    const at = (re: RegExp) => lines.findIndex(l => re.test(l));
+    const kept5 = at(/^\S*random_streams\.ipynb:cell 5: kept on the CPU \(GPU104\): `shared` would become a CuPy Generator/);
+    const kept7 = at(/^\S*random_streams\.ipynb:cell 7: kept on the CPU \(GPU104\): 512 B: too small to pay for/);
+    expect(kept5).toBeGreaterThan(at(/random_streams\.ipynb:cell 4: GPU101/));
+    expect(kept7).toBeGreaterThan(kept5);
+    expect(at(/random_streams\.ipynb:cell 8: GPU101/)).toBeGreaterThan(kept7);
+    expect(r.stdout).toMatch(/^4 suggestion\(s\) in 1 file\(s\); 2 cell\(s\) kept on the CPU, for the reasons above\.$/m);
+    const hidden = run(['analyze', NB, '--no-color', '--no-refusals']);
+    expect(hidden.stdout).not.toMatch(/kept on the CPU/);
+    expect(hidden.stdout).toMatch(/^4 suggestion\(s\) in 1 file\(s\)\.$/m);
+  });
+
+  test('SARIF: refusals are note results of their own, with the reason, beside the suggestions', () => {
+    const r = run(['analyze', NB, '--format', 'sarif']);
+    expect(r.code).toBe(1);
+    const log = JSON.parse(r.stdout);
+    const run0 = log.runs[0];
+    interface SarifResult {
+      ruleId: string;
+      level: string;
+      message: { text: string };
+      locations: { physicalLocation: { region: { startLine: number } }; logicalLocations: { name: string }[] }[];
+      partialFingerprints: { gpuoptimize: string };
+      properties: { cellIndex: number; keptOnCPU?: boolean };
+    }
+    const results = run0.results as SarifResult[];
+    const kept = results.filter(x => x.properties.keptOnCPU);
+    expect(kept.map(x => [x.ruleId, x.level, x.locations[0].logicalLocations[0].name, x.locations[0].physicalLocation.region.startLine])).toEqual([
+      ['GPU104', 'note', 'cell 5', 1],
+      ['GPU104', 'note', 'cell 7', 1]
+    ]);
+    expect(kept[0].message.text).toMatch(/^kept on the CPU \(GPU104\): `shared` would become a CuPy Generator/);
+    expect(kept[1].message.text).toMatch(/^kept on the CPU \(GPU104\): 512 B: too small/);
+    // the suggestions are still there, as before
+    expect(results.filter(x => !x.properties.keptOnCPU).map(x => [x.properties.cellIndex, x.ruleId, x.level])).toEqual([
+      [2, 'GPU104', 'note'],
+      [3, 'GPU103', 'note'],
+      [4, 'GPU101', 'note'],
+      [8, 'GPU101', 'note']
+    ]);
+    const fingerprints = results.map(x => x.partialFingerprints.gpuoptimize);
+    expect(new Set(fingerprints).size).toBe(fingerprints.length);
+    expect(run0.tool.driver.rules.map((x: { id: string }) => x.id)).toEqual(['GPU101', 'GPU103', 'GPU104']);
+  });
+});
+
 describe('examples/ci/check-new-findings.sh', () => {
   test('passes on the baseline, fails on a new finding, says how to start without one', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gpuopt-ci-'));
@@ -259,6 +363,23 @@ describe('examples/ci/check-new-findings.sh', () => {
 });
 
 describe('gpuoptimize fix', () => {
+  test('says under each cell whose draws move to cuRAND that its random numbers, and what follows from them, change', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gpuopt-'));
+    const r = run(['fix', join(FIX, 'random_streams.ipynb'), '-o', join(dir, 'out.ipynb')]);
+    expect(r.code).toBe(0);
+    const headers = r.stdout.split('\n').filter(l => /^  cell \d+: /.test(l) || /^    random streams change: /.test(l));
+    expect(headers.map(l => l.replace(/^(  cell \d+: \S+).*$/, '$1'))).toEqual([
+      '  cell 1: imports',
+      '  cell 2: GPU104',
+      `    random streams change: ${RANDOM_STREAMS_NOTE}`,
+      // the chain on the draws moves without drawing anything itself
+      '  cell 3: GPU103',
+      // array work and np.random.rand -> cp.random.rand: the engine's note says cuRAND draws them
+      '  cell 4: GPU101',
+      `    random streams change: ${RANDOM_STREAMS_NOTE}`
+    ]);
+  });
+
   test('writes a new notebook and never overwrites without --force', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gpuopt-'));
     const input = join(dir, 'pipeline.ipynb');
