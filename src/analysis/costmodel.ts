@@ -382,6 +382,13 @@ export interface WorkEstimate {
    */
   uniformDraws?: number;
   normalDraws?: number;
+  /**
+   * The part of the work the rewrite leaves on the host, included in `passes` and
+   * `transcendentalOps` (the CPU runs it either way): draws from a NumPy Generator made in
+   * another cell, copied to the device (`cp.asarray(rng.random(n))`). The GPU version pays it at
+   * the host's rates, and the copy of its `bytes` on every run (resident or not).
+   */
+  hostKept?: { passes: number; transcendentalOps: number; bytes: number };
 }
 
 /**
@@ -498,7 +505,8 @@ interface Estimate {
 
 function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const bytes = work.elements * work.itemBytes;
-  const streamed = bytes * STREAMS_PER_PASS * work.passes;
+  const kept = work.hostKept ?? { passes: 0, transcendentalOps: 0, bytes: 0 };
+  const streamed = bytes * STREAMS_PER_PASS * Math.max(0, work.passes - kept.passes);
   const stencilStreamed = bytes * STREAMS_PER_PASS * Math.min(work.passes, Math.max(0, work.stencilPasses ?? 0));
   // BLAS's figure is for float32; float64 runs at half the rate
   const hostFlops = (device.hostFlops ?? MEASURED_H200.hostMatmulFlops) / (work.itemBytes >= 8 ? 2 : 1);
@@ -526,8 +534,11 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     (work.labelElements ?? 0) * rates.hostLabelSecondsPerElement +
     ((work.measureElements ?? 0) + (work.countElements ?? 0)) * rates.hostMeasureSecondsPerElement;
   // each copy also pays a fixed latency (allocation, synchronisation) of about a launch
-  const copies = (work.hostToDeviceBytes > 0 ? 1 : 0) + (work.deviceToHostBytes > 0 ? 1 : 0);
-  const transferSeconds = work.hostToDeviceBytes / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead;
+  const h2d = work.hostToDeviceBytes + kept.bytes;
+  const copies = (h2d > 0 ? 1 : 0) + (work.deviceToHostBytes > 0 ? 1 : 0);
+  const transferSeconds = h2d / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead;
+  // what stays on the host costs the GPU version what it costs the CPU
+  const hostKeptSeconds = (bytes * STREAMS_PER_PASS * kept.passes) / device.hostBandwidth + kept.transcendentalOps * work.elements * perElement;
   const computeSeconds =
     work.launches * device.launchOverhead +
     (streamed - stencilStreamed) / (device.deviceBandwidth * KERNEL_BANDWIDTH_EFFICIENCY) +
@@ -540,13 +551,15 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     (work.labelElements ?? 0) * rates.deviceLabelSecondsPerElement +
     (work.measureElements ?? 0) * rates.deviceMeasureSecondsPerElement +
     (work.countElements ?? 0) * rates.deviceCountSecondsPerElement;
-  const gpuSeconds = computeSeconds + transferSeconds;
+  const gpuSeconds = computeSeconds + transferSeconds + hostKeptSeconds;
   const speedup = gpuSeconds > 0 ? cpuSeconds / gpuSeconds : 1;
 
   let reason: string;
   const size = formatBytes(bytes);
   if (!fitsOnDevice(bytes, device)) {
     reason = `${size} does not fit in ${formatBytes(device.memoryBytes)} of device memory with room for temporaries`;
+  } else if (hostKeptSeconds > computeSeconds && hostKeptSeconds >= transferSeconds) {
+    reason = `${size}: random draws from a NumPy Generator made in another cell stay on the host (${formatSeconds(hostKeptSeconds)}) and are copied over; make that generator with CuPy to draw on the device`;
   } else if (work.launches * device.launchOverhead > computeSeconds * 0.5 && speedup < 2) {
     reason = `${size}: too small to pay for ${plural(Math.round(work.launches), 'kernel launch', 'kernel launches')}`;
   } else if (transferSeconds > computeSeconds && transferSeconds > 0) {

@@ -36,6 +36,19 @@ describe('cost model', () => {
     expect(shipped.transferSeconds).toBeGreaterThan(0.045);
   });
 
+  it('charges work the rewrite leaves on the host (draws from a host Generator) to the GPU side too, with its copy, resident or not', () => {
+    const all = chain(20_000_000, false);
+    const kept = { ...all, hostKept: { passes: 1, transcendentalOps: 1, bytes: 20_000_000 * 4 } };
+    const p = predict(kept);
+    const q = predict(all);
+    expect(p.cpuSeconds).toBeCloseTo(q.cpuSeconds, 12);
+    // the host part (one of the six passes, one of the two transcendentals per element) is paid
+    // on the GPU side at the host's rates: no longer hundreds of times faster
+    expect(p.speedup).toBeLessThan(q.speedup / 5);
+    expect(p.reason).toMatch(/NumPy Generator made in another cell stay on the host/);
+    expect(p.residentSpeedup).toBeLessThan(q.residentSpeedup! / 5);
+  });
+
   it('gives small arrays a low prediction with the reason', () => {
     const p = predict(chain(1000, false));
     expect(p.speedup).toBeLessThan(1);

@@ -883,7 +883,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       const v = model.valueBefore(n, cell, 0);
       return v.kind === 'ndarray' && v.shape === undefined;
     }) || refs.some(r => r.action === 'host-producer' && model.inferValue(r.node.parent ?? r.node, cell).shape === undefined);
-  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), hostOnly, sizes.calls);
+  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), { hostOnly, countedSizes: sizes.calls, hostDraws: hostRngCalls });
   // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
   work.deviceToHostBytes += hostCopies.bytes;
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
@@ -2605,9 +2605,18 @@ export function estimateWork(
   deviceNames: ReadonlySet<string>,
   transfers: ReadonlyMap<string, string>,
   bringBack: readonly string[],
-  hostOnly: readonly SyntaxNode[] = [],
-  countedSizes: readonly SyntaxNode[] = []
+  kept: {
+    /** Expressions that stay NumPy on the host (hostOnlyExpressions): no work at all. */
+    hostOnly?: readonly SyntaxNode[];
+    /** Measurements rewritten as a bincount (componentSizeRewrites). */
+    countedSizes?: readonly SyntaxNode[];
+    /** Draws from a host Generator, copied to the device (generatorCalls' hostRngCalls). */
+    hostDraws?: readonly SyntaxNode[];
+  } = {}
 ): { work: WorkEstimate; largest?: ValueInfo } {
+  const hostOnly = kept.hostOnly ?? [];
+  const countedSizes = kept.countedSizes ?? [];
+  const hostDraws = kept.hostDraws ?? [];
   let largest: ValueInfo | undefined;
   const consider = (v: ValueInfo): void => {
     if (v.kind === 'ndarray' && v.size !== undefined && (largest?.size === undefined || v.size > largest.size)) {
@@ -2823,10 +2832,20 @@ export function estimateWork(
         } else if (v?.kind === 'rng') {
           const result = model.inferValue(n, cell);
           consider(result);
-          work.passes += (times * fraction(result, largest)) / 3;
-          work.transcendentalOps += times * fraction(result, largest) * (/normal/.test(method) ? 4 : 1);
-          work.launches += times;
-          countDraws(times * (result.size ?? 0), /normal|gamma|poisson|exponential/.test(method));
+          const passes = (times * fraction(result, largest)) / 3;
+          const ops = times * fraction(result, largest) * (/normal/.test(method) ? 4 : 1);
+          work.passes += passes;
+          work.transcendentalOps += ops;
+          if (hostDraws.some(d => d.id === n.id)) {
+            // drawn on the host by NumPy in the rewrite too, then copied to the device
+            const k = (work.hostKept ??= { passes: 0, transcendentalOps: 0, bytes: 0 });
+            k.passes += passes;
+            k.transcendentalOps += ops;
+            k.bytes += times * (result.size ?? 0) * itemSize(result.dtype);
+          } else {
+            work.launches += times;
+            countDraws(times * (result.size ?? 0), /normal|gamma|poisson|exponential/.test(method));
+          }
         }
       }
     }
