@@ -1078,7 +1078,7 @@ export class NotebookModel {
       const at = SCIPY_DATA_ARGUMENT.get(q) ?? 0;
       const first = positional[at] ? this.inferValue(positional[at], cell) : UNKNOWN;
       const name = parts.last;
-      const tuple = scipyTupleValue(q, first, positional, keywords, n => this.constantValue(n, cell));
+      const tuple = scipyTupleValue(q, first, positional, keywords, n => this.constantValue(n, cell), n => this.inferValue(n, cell));
       if (tuple) {
         return tuple;
       }
@@ -1662,8 +1662,9 @@ function factorisationValue(
 
 /**
  * What a NumPy (or CuPy) function returning a tuple gives, item by item: `histogram` (counts,
- * edges), `unique` with `return_index/inverse/counts`, `meshgrid`, `nonzero` and one-argument
- * `where`, `divmod`/`modf`/`frexp`, `gradient` of an n-D array, and the linalg factorisations.
+ * edges) and `histogram2d`, `unique` with `return_index/inverse/counts`, `meshgrid`, `nonzero`
+ * and one-argument `where`, `divmod`/`modf`/`frexp`, `gradient` of an n-D array, the linalg
+ * factorisations and `linalg.lstsq`.
  * Null for anything else (one array, or items the analysis does not know).
  */
 function numpyTupleValue(
@@ -1678,6 +1679,9 @@ function numpyTupleValue(
   const name = parts.name;
   const a = args[0];
   if (parts.twoNames && parts.head === 'linalg' && a) {
+    if (name === 'lstsq') {
+      return lstsqValue(a, args[1], library);
+    }
     return factorisationValue(name, a, positional, keywords, library, false);
   }
   if (!parts.single || !a) {
@@ -1698,13 +1702,28 @@ function numpyTupleValue(
       }
       const binsNode = keywords.get('bins') ?? positional[1];
       const bins = binsNode ? model.constantValue(binsNode, cell) : 10;
-      const n = bins !== undefined && Number.isInteger(bins) && binsNode?.type !== 'list' ? bins : null;
-      if (keywords.has('weights') || (keywords.has('density') && keywords.get('density')?.text !== 'False' && keywords.get('density')?.text !== 'True')) {
-        return null; // counts in the weights' dtype, or density not told: not modelled
+      const densityNode = keywords.get('density') ?? positional[3];
+      if (densityNode && densityNode.text !== 'False' && densityNode.text !== 'True') {
+        return null; // density not told: not modelled
       }
-      const counts = keywords.get('density')?.text === 'True' ? 'float64' : 'int64';
-      return tupleOf([arr([n], counts), arr([n === null ? null : n + 1], floatResult(a.dtype))], library);
+      const counts = histogramCounts(densityNode?.text === 'True', keywords.get('weights') ?? positional[4], model, cell);
+      if (counts === null) {
+        return null;
+      }
+      if (bins !== undefined && Number.isInteger(bins) && binsNode?.type !== 'list') {
+        return tupleOf([arr([bins], counts), arr([bins + 1], floatResult(a.dtype))], library);
+      }
+      // edges given (a list, an array): returned as they are, as an array (a list of ints: int64)
+      const lit = binsNode ? literalArray(binsNode) : undefined;
+      const edges = lit ? arrayValue(lit.shape, lit.dtype, library, 'inferred') : binsNode ? model.inferValue(binsNode, cell) : UNKNOWN;
+      if (edges.kind !== 'ndarray' || edges.shape?.length !== 1) {
+        return tupleOf([arr([null], counts), arr([null], floatResult(a.dtype))], library);
+      }
+      const n = edges.shape[0];
+      return tupleOf([arr([n === null ? null : n - 1], counts), arr(edges.shape, edges.dtype)], library);
     }
+    case 'histogram2d':
+      return histogram2dValue(a, args[1], keywords.get('bins') ?? positional[2], library, model, cell);
     case 'unique': {
       const flags = ['return_index', 'return_inverse', 'return_counts'].filter(f => keywordTrue(keywords, f));
       if (flags.length === 0 || a.kind !== 'ndarray' || keywords.has('axis')) {
@@ -1756,16 +1775,109 @@ function numpyTupleValue(
 }
 
 /**
+ * The dtype of `np.histogram`'s counts: int64, float64 with `density=True` (complex128 for complex
+ * weights), else the weights' dtype. Null where CuPy's counts would differ (it sums integer and
+ * bool weights as int64, real ones as float64, complex ones as complex128: NumPy keeps float32,
+ * int32, bool... weights' dtype) or the weights' dtype is not known: not modelled there.
+ */
+function histogramCounts(density: boolean, weightsNode: SyntaxNode | undefined, model: NotebookModel, cell: CellModel): string | null {
+  if (!weightsNode || weightsNode.type === 'none') {
+    return density ? 'float64' : 'int64';
+  }
+  const w = model.inferValue(weightsNode, cell);
+  if (w.kind !== 'ndarray' || w.dtype === undefined) {
+    return null;
+  }
+  const complex = w.dtype.startsWith('complex');
+  if (density) {
+    return complex ? 'complex128' : 'float64';
+  }
+  return w.dtype === 'float64' || w.dtype === 'int64' || w.dtype === 'complex128' ? w.dtype : null;
+}
+
+/**
+ * `np.histogram2d(x, y, bins)`: (H, xedges, yedges), H float64 of (nx, ny) bins whatever the
+ * weights or density, the edges nx + 1 and ny + 1 values in the samples' float dtype (NumPy
+ * stacks x and y: float32 only where both are). Bins as one count or a pair of counts; null for
+ * edges given as arrays, or complex samples.
+ */
+function histogram2dValue(
+  x: ValueInfo,
+  y: ValueInfo | undefined,
+  binsNode: SyntaxNode | undefined,
+  library: string,
+  model: NotebookModel,
+  cell: CellModel
+): ValueInfo | null {
+  if (x.kind !== 'ndarray' || y?.kind !== 'ndarray') {
+    return null;
+  }
+  const sample = x.dtype && y.dtype ? promoteTypes(x.dtype, y.dtype) : 'float64';
+  if (sample === undefined || sample.startsWith('complex')) {
+    return null;
+  }
+  // a bin count: its value, null for an integer of unknown value, undefined for anything else
+  const count = (n: SyntaxNode): number | null | undefined => {
+    const t = scalarType(model.inferValue(n, cell));
+    if (!t || !(t.strong ? /^u?int/.test(t.dtype) : t.python === 'int')) {
+      return undefined;
+    }
+    return model.constantValue(n, cell) ?? null;
+  };
+  const b = binsNode ? unparen(binsNode) : undefined;
+  // one count for both, or a pair of counts (arrays of edges: not modelled)
+  const pair = b && (b.type === 'list' || b.type === 'tuple') ? kids(b) : undefined;
+  const [nx, ny] = !b ? [10, 10] : pair ? (pair.length === 2 ? pair.map(count) : [undefined]) : [count(b), count(b)];
+  if (nx === undefined || ny === undefined) {
+    return null;
+  }
+  const edges = floatResult(sample);
+  const plus = (n: number | null): number | null => (n === null ? null : n + 1);
+  return tupleOf([arrayValue([nx, ny], 'float64', library, 'inferred'), arrayValue([plus(nx)], edges, library, 'inferred'), arrayValue([plus(ny)], edges, library, 'inferred')], library);
+}
+
+/**
+ * `np.linalg.lstsq(a, b)`: (x, residuals, rank, s). For a (m, n) `a`: x (n,) for a 1-D b, (n, k)
+ * for a (m, k) one; residuals: one per column of b (one for a 1-D b) at full rank when m > n,
+ * none otherwise, so their count depends on the data unless m <= n; the rank an int32 (a NumPy
+ * scalar; CuPy's is a 0-d array, as `zeroD` models both); s the min(m, n) singular values.
+ * NumPy computes in float32 only where a and b both are, else float64. Null where that is not
+ * a's own precision (CuPy computes s, and empty residuals, in a's: float32 a with float64 b),
+ * for complex or float16 data, or shapes not known.
+ */
+function lstsqValue(a: ValueInfo, b: ValueInfo | undefined, library: string): ValueInfo | null {
+  if (a.kind !== 'ndarray' || a.shape?.length !== 2 || b?.kind !== 'ndarray' || !b.shape || (b.shape.length !== 1 && b.shape.length !== 2)) {
+    return null;
+  }
+  const real = (d: string | undefined): boolean => d === undefined || d === 'bool' || /^u?int|^float(32|64)$/.test(d);
+  if (!real(a.dtype) || !real(b.dtype)) {
+    return null;
+  }
+  const own = a.dtype === 'float32' ? 'float32' : 'float64';
+  const dtype = a.dtype === 'float32' && b.dtype === 'float32' ? 'float32' : 'float64';
+  if (own !== dtype) {
+    return null;
+  }
+  const [m, n] = a.shape;
+  const k = m !== null && n !== null ? Math.min(m, n) : null;
+  const x = arrayValue(b.shape.length === 1 ? [n] : [n, b.shape[1]], dtype, library, 'inferred');
+  const residuals = arrayValue([m !== null && n !== null && m <= n ? 0 : null], dtype, library, 'inferred');
+  return tupleOf([x, residuals, zeroD('int32', library), arrayValue([k], dtype, library, 'inferred')], library);
+}
+
+/**
  * What a SciPy function returning a tuple gives: `ndimage.label` (the labels, int32 shaped like
- * the input, and their count, a Python int; with `output=` only the count), `linalg.lu_factor`,
- * and `scipy.linalg`'s factorisations (SciPy's defaults). Null for anything else.
+ * the input or of the dtype `output=` names, and their count, a Python int; with an `output=`
+ * array only the count), `linalg.lu_factor`, and `scipy.linalg`'s factorisations (SciPy's
+ * defaults; unknown where their items are not modelled). Null for anything else.
  */
 function scipyTupleValue(
   q: string,
   first: ValueInfo,
   positional: SyntaxNode[],
   keywords: ReadonlyMap<string, SyntaxNode>,
-  constant: (n: SyntaxNode) => number | undefined
+  constant: (n: SyntaxNode) => number | undefined,
+  value: (n: SyntaxNode) => ValueInfo
 ): ValueInfo | null {
   const name = lastPart(q);
   if ((q === 'scipy.signal.lfilter' && (keywords.has('zi') || positional.length > 4)) || (q === 'scipy.signal.sosfilt' && (keywords.has('zi') || positional.length > 3))) {
@@ -1789,11 +1901,15 @@ function scipyTupleValue(
   }
   if (/^scipy\.ndimage\.(measurements\.)?label$/.test(q)) {
     const count: ValueInfo = { kind: 'scalar', dtype: 'int64', origin: 'inferred' };
-    if (keywords.has('output') || positional.length > 2) {
-      return count;
+    const output = keywords.get('output') ?? positional[2];
+    const dtype = output && output.type !== 'none' ? labelDtype(output, value) : 'int32';
+    if (dtype === null) {
+      return count; // labels written into the array given: only their count comes back
     }
-    const labels = first.kind === 'ndarray' ? arrayValue(first.shape, 'int32', 'numpy', 'inferred') : arrayValue(undefined, 'int32', 'numpy', 'inferred');
-    return tupleOf([labels, count], 'scipy');
+    if (dtype === undefined) {
+      return UNKNOWN;
+    }
+    return tupleOf([arrayValue(first.kind === 'ndarray' ? first.shape : undefined, dtype, 'numpy', 'inferred'), count], 'scipy');
   }
   if (!q.startsWith('scipy.linalg.')) {
     return null;
@@ -1802,7 +1918,23 @@ function scipyTupleValue(
     const [m, n] = first.shape;
     return tupleOf([arrayValue([m, n], floatResult(first.dtype), 'numpy', 'inferred'), arrayValue([m !== null && n !== null ? Math.min(m, n) : null], 'int32', 'numpy', 'inferred')], 'scipy');
   }
-  return factorisationValue(name, first, positional, keywords, 'numpy', true);
+  const factors = factorisationValue(name, first, positional, keywords, 'numpy', true);
+  return factors ?? (returnsTuple(name, positional, keywords, true) ? UNKNOWN : null);
+}
+
+/**
+ * The labels' dtype `ndimage.label(x, output=...)` returns them in when `output` is a dtype
+ * (`np.int32`, `'uint16'`, `int`): an integer dtype; null when it is an array (the labels go
+ * there and only their count comes back); undefined when the analysis cannot tell.
+ */
+function labelDtype(output: SyntaxNode, value: (n: SyntaxNode) => ValueInfo): string | null | undefined {
+  const o = unparen(output);
+  const named = o.type === 'string' || (o.type === 'attribute' && /^(np|numpy|cp|cupy)\./.test(o.text)) || (o.type === 'identifier' && o.text === 'int');
+  const dtype = named ? normaliseDtype(o.text) : undefined;
+  if (dtype !== undefined) {
+    return /^u?int(8|16|32|64)$/.test(dtype) ? dtype : undefined;
+  }
+  return value(o).kind === 'ndarray' ? null : undefined;
 }
 
 function dtypeArg(keywords: ReadonlyMap<string, SyntaxNode>, positionalDtype: SyntaxNode | undefined): string | undefined {
@@ -2078,7 +2210,8 @@ function basicIndexShape(n: SyntaxNode, shape: (number | null)[], model: Noteboo
     } else {
       const v = model.inferValue(k, cell);
       const t = scalarType(v);
-      const integer = t && (t.strong ? /^u?int/.test(t.dtype) : t.python === 'int');
+      // a 0-d integer array (`f[np.argmax(S)]`) indexes as an integer does
+      const integer = t ? (t.strong ? /^u?int/.test(t.dtype) : t.python === 'int') : v.kind === 'ndarray' && v.shape?.length === 0 && /^u?int/.test(v.dtype ?? '');
       if (!integer) {
         return undefined; // an array, a list, a bool, a name the analysis cannot type: not basic
       }
@@ -2313,7 +2446,19 @@ function numpyCallValue(
     return tuple;
   }
   if (single && JOINS.has(name) && positional[0] && (positional[0].type === 'list' || positional[0].type === 'tuple')) {
-    return joinedValue(name, kids(positional[0]).map(item => model.inferValue(item, cell)), keywords.get('axis') ?? positional[1], library, model, cell);
+    // NumPy makes an array of each item: a list of numbers too (`np.concatenate(([0.0], c))`)
+    const items = kids(positional[0]).map(item => {
+      const lit = literalArray(item);
+      return lit ? arrayValue(lit.shape, lit.dtype, 'numpy', 'inferred') : model.inferValue(item, cell);
+    });
+    return joinedValue(name, items, keywords.get('axis') ?? positional[1], library, model, cell);
+  }
+  if (single && (name === 'cov' || name === 'corrcoef') && args[0]) {
+    const y = keywords.get('y') ?? positional[1];
+    return covarianceValue(args[0], y && y.type !== 'none' ? model.inferValue(y, cell) : undefined, keywords.get('rowvar') ?? positional[2], dtypeArg(keywords, undefined), library);
+  }
+  if (single && name === 'diff' && args[0]?.kind === 'ndarray') {
+    return diffValue(args[0], keywords.get('n') ?? positional[1], keywords.get('axis') ?? positional[2], keywords, library, model, cell);
   }
   if (single && (name === 'dot' || name === 'matmul') && args.length >= 2) {
     return matmulValue(args[0], args[1]);
@@ -2368,6 +2513,13 @@ function numpyCallValue(
         : { kind: 'ndarray', shape: [], size: 1, dtype, origin: 'inferred', library };
     }
   }
+  if (twoNames && head === 'fft' && (name === 'fftfreq' || name === 'rfftfreq')) {
+    // the sample frequencies of an n-point transform: n of them, or n // 2 + 1 (real input)
+    const nNode = keywords.get('n') ?? positional[0];
+    const n = nNode ? model.constantValue(nNode, cell) : undefined;
+    const count = n === undefined || !Number.isInteger(n) ? null : name === 'fftfreq' ? n : Math.floor(n / 2) + 1;
+    return arrayValue([count], 'float64', library, 'inferred');
+  }
   if (head === 'fft' && args[0]?.kind === 'ndarray') {
     const complex = parts.complexFft ? (args[0].dtype === 'float32' || args[0].dtype === 'complex64' ? 'complex64' : 'complex128') : args[0].dtype;
     const out = copyOf(args[0]);
@@ -2375,6 +2527,9 @@ function numpyCallValue(
     out.library = library;
     out.origin = 'inferred';
     return out;
+  }
+  if (head === 'linalg' && returnsTuple(name, positional, keywords, false)) {
+    return UNKNOWN; // a tuple whose items the analysis does not know (not an array)
   }
   if (head === 'linalg' && args[0]?.kind === 'ndarray') {
     if (name === 'norm' || name === 'det' || name === 'matrix_rank' || name === 'slogdet') {
@@ -2400,6 +2555,122 @@ function numpyCallValue(
     return out;
   }
   return UNKNOWN;
+}
+
+/**
+ * `np.cov(m, y, rowvar)`, `np.corrcoef(m, y, rowvar)`: a (k, k) matrix over the k variables of m
+ * and y together. A 1-D array is one variable; a 2-D one has one per row, or per column with
+ * `rowvar=False` (NumPy keeps a single row as one variable: CuPy transposes it, so that case is
+ * left unknown). NumPy squeezes the result: one variable gives a 0-d array. float64 whatever the
+ * data (float32 and integers included; complex128 for complex data) unless `dtype=` is given.
+ */
+function covarianceValue(m: ValueInfo, y: ValueInfo | undefined, rowvarNode: SyntaxNode | undefined, dtype: string | undefined, library: string): ValueInfo {
+  const data = [m, ...(y ? [y] : [])];
+  if (!data.every(v => v.kind === 'ndarray')) {
+    return UNKNOWN;
+  }
+  const complex = data.some(v => v.dtype?.startsWith('complex'));
+  const out = arrayValue(undefined, dtype ?? (complex ? 'complex128' : 'float64'), library, 'inferred');
+  const rowvar = rowvarNode === undefined || rowvarNode.text === 'True' || rowvarNode.text === '1' ? true : rowvarNode.text === 'False' || rowvarNode.text === '0' ? false : undefined;
+  // the variables of one array (null: not known)
+  const variables = (v: ValueInfo): number | null => {
+    const shape = v.shape;
+    if (shape?.length === 1) {
+      return 1;
+    }
+    if (shape?.length !== 2 || rowvar === undefined) {
+      return null;
+    }
+    return rowvar ? shape[0] : shape[0] === null || shape[0] === 1 ? null : shape[1];
+  };
+  let k: number | null = 0;
+  for (const v of data) {
+    const n = variables(v);
+    k = k === null || n === null ? null : k + n;
+  }
+  if (k !== null) {
+    // (a count not known leaves the rank unknown too: one variable would give a 0-d array)
+    out.shape = k === 1 ? [] : [k, k];
+    out.size = shapeSize(out.shape);
+  }
+  return out;
+}
+
+/**
+ * `np.diff(a, n, axis, prepend, append)`: `a`'s shape less n along the axis (the last by default;
+ * none left past its length), a prepended or appended number adding one there; `a`'s dtype (bool
+ * stays bool), promoted with what is prepended or appended (NumPy makes an array of it: a Python
+ * int is int64). Shape not worked out where an argument is not known.
+ */
+function diffValue(
+  a: ValueInfo,
+  nNode: SyntaxNode | undefined,
+  axisNode: SyntaxNode | undefined,
+  keywords: ReadonlyMap<string, SyntaxNode>,
+  library: string,
+  model: NotebookModel,
+  cell: CellModel
+): ValueInfo {
+  const out = copyOf(a);
+  out.library = library;
+  out.device = library === 'cupy' ? 'gpu' : 'host';
+  out.origin = 'inferred';
+  const n = nNode ? model.constantValue(nNode, cell) : 1;
+  const axis = axisNode ? model.constantValue(axisNode, cell) : -1;
+  let dtype = a.dtype;
+  let extra: number | undefined = 0;
+  for (const key of ['prepend', 'append']) {
+    const node = keywords.get(key);
+    if (!node || node.type === 'none') {
+      continue;
+    }
+    const v = model.inferValue(node, cell);
+    const t = scalarType(v);
+    // (a Python number's type names the dtype NumPy gives it: int is int64)
+    const d = t ? (t.strong ? t.dtype : normaliseDtype(t.python)) : v.kind === 'ndarray' ? v.dtype : undefined;
+    dtype = dtype && d ? promoteTypes(dtype, d) : undefined;
+    extra = t && extra !== undefined ? extra + 1 : undefined; // an array along the axis: not worked out
+  }
+  out.dtype = dtype;
+  const shape = a.shape;
+  const at = shape && axis !== undefined && Number.isInteger(axis) ? (axis < 0 ? axis + shape.length : axis) : -1;
+  if (!shape || at < 0 || at >= shape.length || n === undefined || !Number.isInteger(n) || n < 0 || extra === undefined) {
+    out.shape = undefined;
+    out.approx = true;
+    return out;
+  }
+  const length = shape[at];
+  out.shape = shape.map((d, k) => (k !== at ? d : length === null ? null : Math.max(0, length + extra - n)));
+  out.size = shapeSize(out.shape);
+  return out;
+}
+
+/**
+ * Whether `linalg.<name>(...)` returns a tuple (NumPy's, or SciPy's with `scipy`): the
+ * factorisations and `lstsq`, unless an option may ask for one array (`compute_uv=False`,
+ * NumPy's `mode='r'`, SciPy's `eigvals_only=True`, `left`/`right`).
+ */
+function returnsTuple(name: string, positional: SyntaxNode[], keywords: ReadonlyMap<string, SyntaxNode>, scipy: boolean): boolean {
+  switch (name) {
+    case 'eigh':
+      return !scipy || !keywords.has('eigvals_only');
+    case 'eig':
+      return !scipy || (!keywords.has('right') && !keywords.has('left'));
+    case 'svd': {
+      const uv = keywords.get('compute_uv') ?? positional[2];
+      return !uv || uv.text === 'True';
+    }
+    case 'qr': {
+      const mode = keywords.get('mode') ?? (scipy ? undefined : positional[1]);
+      return scipy || mode?.text.replace(/['"]/g, '') !== 'r';
+    }
+    case 'slogdet':
+    case 'lstsq':
+    case 'lu_factor':
+      return true;
+    default:
+      return false;
+  }
 }
 
 /**

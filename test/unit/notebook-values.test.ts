@@ -262,3 +262,83 @@ describe('CuPy values', () => {
     expect(m.valueAfter('g', cell)).toMatchObject({ kind: 'function', library: 'cupy' });
   });
 });
+
+describe('single arrays NumPy returns (shapes and dtypes written from NumPy 2.4 running the same expressions)', () => {
+  const ARRAYS = [
+    'import numpy as np',
+    'X = np.zeros((200, 32))',
+    'Xf = np.zeros((200, 32), dtype=np.float32)',
+    'Xi = np.zeros((200, 32), dtype=np.int32)',
+    'Xc = np.zeros((200, 32), dtype=np.complex64)',
+    'v = np.zeros(200)',
+    'row = np.zeros((1, 32))',
+    'f32 = np.ones(1000, dtype=np.float32)',
+    'bits = np.zeros(1000, dtype=bool)',
+    'M = np.zeros((4, 5))',
+    'n = 4096',
+    'S = np.abs(np.fft.rfft(v))'
+  ].join('\n');
+  const cases: [string, number[], string][] = [
+    // the variables are rows (rowvar=True) or columns; float64 whatever the data, complex128 for complex
+    ['np.cov(X)', [200, 200], 'float64'],
+    ['np.cov(X, rowvar=False)', [32, 32], 'float64'],
+    ['np.cov(Xf, rowvar=False)', [32, 32], 'float64'],
+    ['np.cov(Xi, rowvar=False)', [32, 32], 'float64'],
+    ['np.cov(Xc, rowvar=False)', [32, 32], 'complex128'],
+    ['np.cov(X, None, False)', [32, 32], 'float64'],
+    ['np.cov(Xf, rowvar=False, dtype=np.float32)', [32, 32], 'float32'],
+    // one variable: NumPy squeezes the 1 x 1 matrix to a 0-d array
+    ['np.cov(v)', [], 'float64'],
+    ['np.cov(row)', [], 'float64'],
+    // y's variables stack after m's
+    ['np.cov(v, v)', [2, 2], 'float64'],
+    ['np.cov(X, v, rowvar=False)', [33, 33], 'float64'],
+    ['np.corrcoef(X, rowvar=False)', [32, 32], 'float64'],
+    ['np.corrcoef(Xf[:, :8], rowvar=False)', [8, 8], 'float64'],
+    ['np.corrcoef(v, v)', [2, 2], 'float64'],
+    ['np.fft.rfftfreq(n, d=1e-3)', [2049], 'float64'],
+    ['np.fft.fftfreq(n)', [4096], 'float64'],
+    ['np.fft.rfftfreq(11)', [6], 'float64'],
+    ['np.fft.fftfreq(11, 0.5)', [11], 'float64'],
+    ['np.diff(f32)', [999], 'float32'],
+    ['np.diff(bits)', [999], 'bool'],
+    ['np.diff(M)', [4, 4], 'float64'],
+    ['np.diff(M, axis=0)', [3, 5], 'float64'],
+    ['np.diff(M, 2, 0)', [2, 5], 'float64'],
+    ['np.diff(M, axis=-2)', [3, 5], 'float64'],
+    ['np.diff(f32, n=2000)', [0], 'float32'],
+    // what is prepended or appended becomes an array (a Python int: int64) and promotes
+    ['np.diff(f32, prepend=0)', [1000], 'float64'],
+    ['np.diff(f32, append=np.float32(0))', [1000], 'float32'],
+    ['np.diff(f32, prepend=0.0, append=0.0)', [1001], 'float64'],
+    // a list of numbers in a join is an array of NumPy's default dtype for them
+    ['np.concatenate(([0.0], f32))', [1001], 'float64'],
+    ['np.concatenate(([0], bits))', [1001], 'int64'],
+    ['np.diff(np.concatenate(([0.0], f32)))', [1000], 'float64'],
+    ['np.hstack([[1, 2], f32])', [1002], 'float64'],
+    // a 0-d integer array indexes as an integer does: an element
+    ['M[np.argmax(v[:4])]', [5], 'float64']
+  ];
+  it.each(cases)('%s: shape %j, %s', (expr, shape, dtype) => {
+    const m = model(cellsOf(ARRAYS, `r = ${expr}`));
+    expect(m.valueAfter('r', m.cells[1])).toMatchObject({ kind: 'ndarray', shape, dtype });
+  });
+
+  it('an element picked by a 0-d integer index is a NumPy scalar (`freqs[np.argmax(S)]`)', () => {
+    const m = model(cellsOf(ARRAYS, 'f = np.fft.rfftfreq(v.size)\npeak = f[np.argmax(S)]'));
+    expect(m.valueAfter('peak', m.cells[1])).toMatchObject({ kind: 'scalar', dtype: 'float64', library: 'numpy' });
+  });
+
+  it.each([
+    // NumPy keeps a single row as one variable with rowvar=False, CuPy transposes it (32 variables)
+    ['np.cov(row, rowvar=False)', undefined],
+    ['np.cov(X, rowvar=flag)', undefined],
+    ['np.diff(M, axis=k)', undefined],
+    ['np.fft.rfftfreq(len(v))', [null]]
+  ])('%s: shape %j (not known)', (expr, shape) => {
+    const m = model(cellsOf(ARRAYS, `r = ${expr}`));
+    const v = m.valueAfter('r', m.cells[1]);
+    expect(v.kind).toBe('ndarray');
+    expect(v.shape).toEqual(shape);
+  });
+});

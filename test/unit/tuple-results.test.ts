@@ -88,6 +88,86 @@ describe('what unpacking a tuple-returning call binds', () => {
   });
 });
 
+// Each expectation below was written from NumPy 2.4.6 / SciPy 1.17.1 running the same call here
+// (on smaller arrays of the same layout where the sizes only scale: lstsq's 300 x 20 for 3000 x 200)
+describe('lstsq, histogram2d, weighted histograms and labels in a dtype (items as NumPy and SciPy return them)', () => {
+  const MORE = [
+    'import numpy as np',
+    'import scipy.ndimage as ndi',
+    'a = np.random.rand(5_000_000).astype(np.float32)',
+    'A = np.random.rand(3000, 200)',
+    'Af = A.astype(np.float32)',
+    'b = np.random.rand(3000)',
+    'bf = b.astype(np.float32)',
+    'B = np.random.rand(3000, 4)',
+    'x = np.random.rand(5_000_000)',
+    'y = np.random.rand(5_000_000)',
+    'wi = np.random.randint(0, 3, 5_000_000)',
+    'edges = np.linspace(0, 1, 11)',
+    'img = np.random.rand(4096, 4096)'
+  ].join('\n');
+  const cases: [string, string, string, { shape?: (number | null)[]; dtype?: string; kind?: string }][] = [
+    ['x_, res, rank, s = np.linalg.lstsq(A, b, rcond=None)', 'x_', 'the solution, one per column of A', { shape: [200], dtype: 'float64' }],
+    // m > n: one residual at full rank, none below it (the data decide)
+    ['x_, res, rank, s = np.linalg.lstsq(A, b, rcond=None)', 'res', 'the residuals, as many as the rank allows', { shape: [null], dtype: 'float64' }],
+    ['x_, res, rank, s = np.linalg.lstsq(A, b, rcond=None)', 'rank', 'the rank, a NumPy int32 (0-d, as the rules model NumPy scalars)', { shape: [], dtype: 'int32' }],
+    ['x_, res, rank, s = np.linalg.lstsq(A, b, rcond=None)', 's', 'the singular values', { shape: [200], dtype: 'float64' }],
+    ['x_, res, rank, s = np.linalg.lstsq(A, B, rcond=None)', 'x_', 'one solution per column of B', { shape: [200, 4] }],
+    ['x_, res, rank, s = np.linalg.lstsq(A[:100], b[:100], rcond=None)', 'res', 'no residuals where m <= n', { shape: [0] }],
+    ['x_, res, rank, s = np.linalg.lstsq(A[:100], b[:100], rcond=None)', 's', 'min(m, n) singular values', { shape: [100] }],
+    ['x_, res, rank, s = np.linalg.lstsq(Af, bf)', 'x_', 'float32 where both are', { shape: [200], dtype: 'float32' }],
+    ['H, xe, ye = np.histogram2d(x, y)', 'H', 'ten bins a side by default, float64 counts', { shape: [10, 10], dtype: 'float64' }],
+    ['H, xe, ye = np.histogram2d(x, y, bins=[100, 50])', 'H', 'a count per axis', { shape: [100, 50], dtype: 'float64' }],
+    ['H, xe, ye = np.histogram2d(x, y, bins=[100, 50])', 'ye', "the second axis' edges", { shape: [51], dtype: 'float64' }],
+    ['H, xe, ye = np.histogram2d(a, a, bins=20, weights=wi, density=True)', 'H', 'float64 whatever the weights', { shape: [20, 20], dtype: 'float64' }],
+    ['H, xe, ye = np.histogram2d(a, a, bins=20, weights=wi, density=True)', 'xe', "edges in float32 samples' dtype", { shape: [21], dtype: 'float32' }],
+    ['H, xe, ye = np.histogram2d(a, x, 20)', 'xe', 'float32 and float64 samples stack as float64', { shape: [21], dtype: 'float64' }],
+    ['c, e = np.histogram(x, bins=10, weights=x)', 'c', 'counts in float64 weights’ dtype', { shape: [10], dtype: 'float64' }],
+    ['c, e = np.histogram(x, bins=10, weights=wi)', 'c', 'counts in int64 weights’ dtype', { shape: [10], dtype: 'int64' }],
+    ['c, e = np.histogram(x, bins=10, weights=a, density=True)', 'c', 'a density, float64 whatever the weights', { shape: [10], dtype: 'float64' }],
+    ['c, e = np.histogram(a, bins=edges)', 'c', 'a count per pair of edges given', { shape: [10], dtype: 'int64' }],
+    ['c, e = np.histogram(a, bins=edges)', 'e', 'the edges given, in their dtype', { shape: [11], dtype: 'float64' }],
+    ['c, e = np.histogram(a, bins=[0, 1, 2])', 'e', 'a list of ints as edges: int64', { shape: [3], dtype: 'int64' }],
+    ['lab, n = ndi.label(img > 0.5, output=np.int32)', 'lab', 'labels in the dtype output= names', { shape: [4096, 4096], dtype: 'int32' }],
+    ['lab, n = ndi.label(img > 0.5, output=np.int32)', 'n', 'their count, a Python int', { kind: 'scalar' }],
+    ["lab, n = ndi.label(img > 0.5, output='uint16')", 'lab', 'a dtype named by a string', { dtype: 'uint16' }],
+    ['lab, n = ndi.label(img > 0.5, None, np.int64)', 'lab', 'output= given positionally', { dtype: 'int64' }]
+  ];
+  it.each(cases)('%s: %s is the %s', (code, name, _what, expected) => {
+    const m = model(cellsOf(MORE, code));
+    const v = m.valueAfter(name, m.cells[1]);
+    expect(v).toMatchObject({ kind: expected.kind ?? 'ndarray', ...(expected.shape ? { shape: expected.shape } : {}), ...(expected.dtype ? { dtype: expected.dtype } : {}) });
+  });
+
+  it.each([
+    // CuPy sums float32, int32, bool... weights as float64 or int64 (NumPy keeps their dtype)
+    ['c, e = np.histogram(x, bins=10, weights=a)', 'c', 'float32 weights: CuPy’s counts would be float64'],
+    // CuPy computes s (and empty residuals) in A's float32, NumPy in float64
+    ['x_, res, rank, s = np.linalg.lstsq(Af, b)', 's', 'float32 A with float64 b'],
+    ['H, xe, ye = np.histogram2d(x, y, bins=[edges, edges])', 'H', 'edges given as arrays'],
+    ['w, v = np.linalg.eigh(np.load("m.npy"))', 'w', 'a factorisation of an array of unknown shape'],
+    ['res = np.linalg.eigh(np.load("m.npy"))', 'res', 'a tuple, not an array'],
+    ['res = np.linalg.lstsq(np.load("m.npy"), b)', 'res', 'a tuple, not an array'],
+    ['lab, n = ndi.label(img > 0.5, output=dt)', 'lab', 'an output= the analysis cannot tell a dtype or an array']
+  ])('%s: %s is unknown (%s)', (code, name) => {
+    const m = model(cellsOf(MORE, code));
+    expect(m.valueAfter(name, m.cells[1]).kind).toBe('unknown');
+  });
+
+  it('an output= array takes the labels: only their count comes back', () => {
+    const m = model(cellsOf(MORE, 'out = np.zeros((4096, 4096), dtype=np.int32)\nn = ndi.label(img > 0.5, output=out)'));
+    expect(m.valueAfter('n', m.cells[1])).toMatchObject({ kind: 'scalar' });
+  });
+
+  it('lstsq in a cell is no longer refused: each item comes back, the rank as a NumPy scalar', () => {
+    const { suggestion, refusals } = target(cellsOf(MORE, 'beta, res, rank, sv = np.linalg.lstsq(A, b, rcond=None)\nfit = A @ beta', 'print(rank, beta[:3], res, sv.max(), fit[:3])'));
+    expect(refusals).toEqual([]);
+    expect(suggestion?.candidate).toContain('beta, res, rank, sv = cp.linalg.lstsq(A_gpu, b_gpu, rcond=None)');
+    expect(suggestion?.candidate).toMatch(/^beta = cp\.asnumpy\(beta\)$/m);
+    expect(suggestion?.candidate).toMatch(/^rank = rank\.get\(\)\[\(\)\]$/m);
+  });
+});
+
 function target(cells: CellInput[], index = 1) {
   const r = analyzeNotebook(cells);
   return {
