@@ -1015,6 +1015,10 @@ export class NotebookModel {
     keywords: ReadonlyMap<string, SyntaxNode>,
     cell: CellModel
   ): ValueInfo {
+    if (q.startsWith('cupyx.scipy.')) {
+      // cupyx mirrors SciPy's signatures and results, on the device (a rewritten cell read again)
+      return onDevice(this.inferLibraryCall(`scipy.${q.slice('cupyx.scipy.'.length)}`, positional, keywords, cell));
+    }
     const parts = this.libraryName(q);
     const lib = parts.lib;
     if (lib === 'cupy' && parts.single && parts.name === 'asnumpy') {
@@ -1580,6 +1584,17 @@ function itemOf(v: ValueInfo, k: number): ValueInfo {
 /** A tuple of known items. */
 function tupleOf(elements: ValueInfo[], library: string): ValueInfo {
   return { kind: 'sequence', elements, origin: 'inferred', library };
+}
+
+/** SciPy's result as cupyx returns it: its arrays and sparse matrices (a tuple's too) on the device. */
+function onDevice(v: ValueInfo): ValueInfo {
+  if (v.kind === 'ndarray' || v.kind === 'sparse') {
+    return { ...v, library: 'cupy', device: 'gpu' };
+  }
+  if (v.kind === 'sequence' && v.elements) {
+    return { ...v, library: 'cupy', elements: v.elements.map(onDevice) };
+  }
+  return v;
 }
 
 /** A 0-d array: what NumPy's scalar results are once on the device (CuPy returns 0-d arrays). */

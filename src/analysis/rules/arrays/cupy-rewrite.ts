@@ -864,6 +864,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     unfusedEdits.splice(first < 0 ? unfusedEdits.length : first, 0, insert(prologueAt, plainPrologue.join('\n') + '\n'));
   }
 
+  // the cell's own timers wait for the GPU before reading the clock
+  const clockSyncs = clockSyncEdits(root, model, refs, deviceNames, cp);
+  edits.push(...clockSyncs);
+  unfusedEdits.push(...clockSyncs);
+
   let candidate: string;
   let unfusedCandidate: string;
   try {
@@ -1800,6 +1805,54 @@ export function epilogueOffset(root: SyntaxNode, source: string): { at: number; 
   }
   const end = source.replace(/\s+$/, '').length;
   return { at: end, before: false };
+}
+
+/** Clock reads a cell times its own work with. */
+const CLOCKS = /^(time\.(perf_counter|perf_counter_ns|time|time_ns|monotonic|monotonic_ns)|timeit\.default_timer)$/;
+
+/**
+ * A cell that times its own work (`t0 = time.perf_counter()` ... `time.perf_counter() - t0`)
+ * would, on the GPU, time only the queuing of kernels: CuPy's calls return before the device
+ * has run them. Before each statement that reads a clock after device work (a CuPy call or a
+ * device array read earlier in the cell), the candidate waits for the GPU's queue, at the
+ * statement's indentation (inside a loop too).
+ */
+function clockSyncEdits(root: SyntaxNode, model: NotebookModel, refs: readonly LibraryRef[], deviceNames: ReadonlySet<string>, cp: string): TextEdit[] {
+  const edits: TextEdit[] = [];
+  const synced = new Set<number>();
+  let firstDeviceWork = Infinity;
+  for (const r of refs) {
+    if (r.action === 'cupy') {
+      firstDeviceWork = Math.min(firstDeviceWork, r.node.startIndex);
+    }
+  }
+  for (const name of deviceNames) {
+    for (const ref of globalReferences(root, name)) {
+      firstDeviceWork = Math.min(firstDeviceWork, ref.startIndex);
+    }
+  }
+  walkTypes(root, CALL, n => {
+    const fn = field(n, 'function');
+    if (!fn || !CLOCKS.test(model.qualifiedName(fn) ?? '')) {
+      return true;
+    }
+    // the statement the clock is read in: its parent is the module or a block
+    let stmt = n;
+    while (stmt.parent && stmt.parent.type !== 'module' && stmt.parent.type !== 'block') {
+      stmt = stmt.parent;
+    }
+    if (stmt.startIndex > firstDeviceWork && !synced.has(stmt.startIndex)) {
+      synced.add(stmt.startIndex);
+      const source = root.text;
+      const start = lineStart(source, stmt.startIndex);
+      const indent = source.slice(start, stmt.startIndex);
+      if (/^[ \t]*$/.test(indent)) {
+        edits.push(insert(start, `${indent}${cp}.cuda.get_current_stream().synchronize()  # the clock waits for the GPU's queued work\n`));
+      }
+    }
+    return true;
+  });
+  return edits;
 }
 
 /** Builtins whose value is None: a cell ending in one of them shows nothing. */
