@@ -119,3 +119,13 @@ describe("the cell's displayed value stays displayed", () => {
     expect(own).toMatch(/\nshown = head\(\)\ny = cp\.asnumpy\(y\)\nshown$/);
   });
 });
+
+describe('NumPy ufuncs of numbers only stay NumPy', () => {
+  it('np.sqrt(n) of a Python int is a NumPy scalar on both sides, not a kernel launch for one number', () => {
+    const c = candidate(SETUP, 'n = 10_000_000\nerr = np.std(np.exp(-x)) / np.sqrt(n)', 'print(err)');
+    expect(c).toContain('err = cp.std(cp.exp(-x_gpu)) / np.sqrt(n)');
+  });
+  it('a ufunc of a device 0-d result is still CuPy', () => {
+    expect(candidate(SETUP, 'r = np.sqrt(np.mean(x * x))', 'print(r)')).toContain('r = cp.sqrt(cp.mean(x_gpu * x_gpu))');
+  });
+});

@@ -429,12 +429,16 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
 
   // a NumPy call on CuPy arrays from earlier cells runs on the device already (NumPy hands it to
-  // CuPy): nothing to rewrite there
+  // CuPy): nothing to rewrite there. A ufunc of numbers only (`np.sqrt(n)`, `np.exp(-dt)`) stays
+  // NumPy too: on the device it would launch a kernel for one number and give a 0-d array where
+  // NumPy gives a scalar (which CuPy's arrays take as it is)
   for (const r of refs) {
     const call = r.node.parent;
     if (r.action === 'cupy' && r.qualified.startsWith('numpy.') && call?.type === 'call' && field(call, 'function')?.id === r.node.id) {
       const args = callArguments(call);
-      if ([...args.positional, ...args.keywords.values()].some(a => model.inferValue(a, cell).library === 'cupy')) {
+      const values = [...args.positional, ...args.keywords.values()].map(a => model.inferValue(a, cell));
+      const ufunc = NUMPY_UFUNC_NIN.has(r.qualified.slice('numpy.'.length));
+      if (values.some(v => v.library === 'cupy') || (ufunc && values.length > 0 && values.every(v => v.kind === 'scalar'))) {
         r.action = 'keep';
       }
     }
