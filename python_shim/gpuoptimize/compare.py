@@ -236,6 +236,37 @@ def _compare_arrays(
     return OutputComparison(name, NOT_EQUAL, "dtype", r.max_abs_err, r.max_rel_err, detail)
 
 
+def compare_up_to_sign(
+    name: str, a: Any, b: Any, rtol: float | None, atol: float | None
+) -> OutputComparison | None:
+    """Eigenvectors and singular vectors are unique only up to each vector's sign (LAPACK and
+    cuSOLVER may pick different ones): `b` equal to `a` once each column (eigenvectors, U) or
+    each row (Vt) is given the sign that matches `a`'s, as an EQUAL comparison saying so. None
+    when no flipping makes them equal (or they are not real 2-D arrays of one shape)."""
+    import numpy as np
+
+    a = np.asarray(to_host(a))
+    b = np.asarray(to_host(b))
+    if a.ndim != 2 or a.shape != b.shape or a.dtype.kind != "f" or b.dtype.kind != "f":
+        return None
+    for axis, what in ((0, "column"), (1, "row")):
+        # the sign of each vector's dot product with the baseline's (0 counts as +)
+        sign = np.where(np.sum(a * b, axis=axis, keepdims=True) < 0, -1.0, 1.0).astype(b.dtype)
+        r = _compare_arrays(name, a, b * sign, rtol, atol, False)
+        if r.status == EQUAL:
+            flipped = int((sign < 0).sum())
+            return OutputComparison(
+                name,
+                EQUAL,
+                f"{r.method} up to sign",
+                r.max_abs_err,
+                r.max_rel_err,
+                detail=f"equal once {flipped} {what}(s) change sign: eigenvectors and singular"
+                " vectors are unique only up to sign (LAPACK and cuSOLVER pick their own)",
+            )
+    return None
+
+
 def _dtype_consequence(da: Any, db: Any) -> str:
     """One phrase on what a dtype change does to the cells that read the result."""
     if da.kind == db.kind and da.kind in "fc":

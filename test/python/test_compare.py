@@ -405,3 +405,20 @@ def test_random_scalar_that_is_not_a_real_number_stays_unverified() -> None:
     assert compare_random_scalar("z", [1 + 1j] * 6, [1 + 2j] * 6).status == "unverified"
     assert compare_random_scalar("z", None, [1.0] * 6).status == "unverified"
     assert compare_random_scalar("z", [float("nan")] * 6, [1.0] * 6).status == "unverified"
+
+
+def test_vectors_equal_up_to_sign() -> None:
+    import numpy as np
+
+    from gpuoptimize.compare import EQUAL, compare_up_to_sign
+
+    a = np.linalg.eigh(np.cov(np.random.default_rng(0).random((50, 6)), rowvar=False))[1]
+    flips = np.array([1.0, -1.0, 1.0, -1.0, -1.0, 1.0])
+    r = compare_up_to_sign("v", a, a * flips, None, None)
+    assert r is not None and r.status == EQUAL and "3 column(s)" in (r.detail or "")
+    # rows (an SVD's Vt)
+    r = compare_up_to_sign("Vt", a.T, (a * flips).T, None, None)
+    assert r is not None and r.status == EQUAL and "row(s)" in (r.detail or "")
+    # other values are not made equal by flipping signs
+    assert compare_up_to_sign("v", a, a * flips + 1e-3, None, None) is None
+    assert compare_up_to_sign("v", a[:, 0], -a[:, 0], None, None) is None  # 1-D: not vectors

@@ -53,3 +53,17 @@ def test_a_renamed_kernel_local_is_still_the_python_name() -> None:
     assert kept_in_kernel("y", {"y"})
     assert not kept_in_kernel("y", {"yy", "x"})
     assert not kept_in_kernel("_t", {"tt"})
+
+
+def test_eigenvectors_of_other_signs_are_equal_up_to_sign() -> None:
+    # cuSOLVER may pick other signs than LAPACK: the harness calls such vectors equal, and says why
+    ns: dict = {"np": np, "A": np.cov(np.random.default_rng(1).random((200, 8)), rowvar=False)}
+    baseline = "w, v = np.linalg.eigh(A)"
+    candidate = "w, v = np.linalg.eigh(A)\nv = v * np.where(np.arange(8) % 3 == 0, -1.0, 1.0)"
+    r = run_ab(baseline, candidate, ns, budget_s=0.02, min_runs=2)
+    v = next(o for o in r.outputs if o.name == "v")
+    assert v.status == "equal" and "up to sign" in v.method, v
+    assert r.match_status == "equal"
+    # a cell without a vector decomposition gets no such benefit of the doubt
+    r = run_ab("v = -A", "v = A", ns, budget_s=0.02, min_runs=2)
+    assert r.match_status == "not_equal"

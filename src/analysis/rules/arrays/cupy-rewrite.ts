@@ -624,7 +624,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const vectors = refs.filter(r => r.action === 'cupy' && /^(numpy\.linalg\.(eigh|svd)|scipy\.sparse\.linalg\.(eigsh|svds))$/.test(r.qualified));
   if (vectors.length > 0) {
     notes.push(
-      `Eigenvectors and singular vectors are unique only up to each vector's sign (a phase, for complex ones): cuSOLVER may pick other signs than LAPACK, so the A/B results check can report \`${vectors[0].node.text}\`'s vectors as different while both are right; check \`A @ v\` against \`v * w\` (or \`U * s @ Vt\` against \`A\`) instead.`
+      `Eigenvectors and singular vectors are unique only up to each vector's sign (a phase, for complex ones): cuSOLVER may pick other signs than LAPACK for \`${vectors[0].node.text}\`. The A/B results check compares real vectors up to each column's (or row's) sign and says so; complex ones it may report as different while both are right: check \`A @ v\` against \`v * w\` (or \`U * s @ Vt\` against \`A\`) instead.`
     );
   }
   if (normalRewrites > 0) {
@@ -843,6 +843,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     const code = stencilCode(stencil, stencilName, n => transfers.get(n) ?? n, cp);
     fused.edits = fused.edits.filter(e => !(inStencil(e.start, e.end) && !(e.start === e.end && (e.start === stencil.start || e.start === stencil.end))));
     fused.edits.push(replace(stencil.start, stencil.end, code.call));
+    // the copy form's set-up before its loop and result put back after it (stencil.ts CopyStep)
+    fused.edits.push(...code.inserts.map(i => insert(i.at, i.text)));
     fused.definitions.push(code.definition);
   }
   const unfusedEdits = edits.slice();
