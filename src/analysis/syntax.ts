@@ -123,3 +123,24 @@ export function unparen(node: SyntaxNode): SyntaxNode {
 export function statements(node: SyntaxNode): SyntaxNode[] {
   return kids(node).filter(c => c.type !== 'comment');
 }
+
+/** An identifier used as a value (not an attribute name, keyword name, import name...). */
+export function isValueIdentifier(n: SyntaxNode): boolean {
+  const p = n.parent;
+  if (!p) {
+    return true;
+  }
+  if (p.type === 'attribute' && field(p, 'attribute')?.id === n.id) {
+    return false;
+  }
+  if (p.type === 'keyword_argument' && field(p, 'name')?.id === n.id) {
+    return false;
+  }
+  if (p.type === 'dotted_name' || p.type === 'aliased_import' || p.type === 'import_from_statement') {
+    return false;
+  }
+  if ((p.type === 'default_parameter' || p.type === 'typed_parameter' || p.type === 'typed_default_parameter') && field(p, 'name')?.id === n.id) {
+    return false;
+  }
+  return p.type !== 'parameters' && p.type !== 'lambda_parameters';
+}

@@ -42,6 +42,12 @@ describe('statements grouped into one kernel', () => {
     expect(s.explanation).not.toMatch(/Left on the device[^\n]*`y`/);
   });
 
+  it('keeps the register when the same name appears later only as an attribute or a keyword name', () => {
+    const s = suggestion('y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2\nopts = dict(y=1)\nprint(w.dtype, opts)')!.gpu103!;
+    expect(s.candidate).toContain("'const double y = sqrt(x * x + z * z); w = exp(-y) * 2.0'");
+    expect(s.candidate).not.toMatch(/^y = /m);
+  });
+
   it('makes an intermediate read by a later cell, the displayed value or a later statement an output', () => {
     for (const [target, later] of [
       ['y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2', 'print(y.max(), w.mean())'],

@@ -33,7 +33,7 @@ import { applyEdits, insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { CellFacts } from '../../facts';
 import type { SyntaxNode } from '../../parser';
-import { callArguments, field, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
+import { callArguments, field, isValueIdentifier, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
 import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
@@ -236,27 +236,6 @@ function assignsName(body: SyntaxNode, name: string): boolean {
     return true;
   });
   return found;
-}
-
-/** An identifier used as a value (not an attribute name, keyword name, import name...). */
-function isValueIdentifier(n: SyntaxNode): boolean {
-  const p = n.parent;
-  if (!p) {
-    return true;
-  }
-  if (p.type === 'attribute' && field(p, 'attribute')?.id === n.id) {
-    return false;
-  }
-  if (p.type === 'keyword_argument' && field(p, 'name')?.id === n.id) {
-    return false;
-  }
-  if (p.type === 'dotted_name' || p.type === 'aliased_import' || p.type === 'import_from_statement') {
-    return false;
-  }
-  if ((p.type === 'default_parameter' || p.type === 'typed_parameter' || p.type === 'typed_default_parameter') && field(p, 'name')?.id === n.id) {
-    return false;
-  }
-  return p.type !== 'parameters' && p.type !== 'lambda_parameters';
 }
 
 /** Does the expression mention any of these names (as module-level values)? */

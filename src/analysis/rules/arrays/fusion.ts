@@ -29,7 +29,7 @@ import { ELEMENTWISE_UFUNCS, FUSABLE_REDUCTIONS } from '../../apis/cupy';
 import { applyEdits } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
-import { callArguments, field, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
+import { callArguments, field, isValueIdentifier, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
 import type { TextEdit } from '../../types';
 import { ValueInfo } from '../../values';
 import { memorySharers } from './aliases';
@@ -487,7 +487,7 @@ function chainGroup(run: readonly GroupMember[], root: SyntaxNode, model: Notebo
       if (found || spans.some(s => n.startIndex >= s.startIndex && n.endIndex <= s.endIndex)) {
         return false;
       }
-      found = n.type === 'identifier' && n.text === name;
+      found = n.type === 'identifier' && n.text === name && isValueIdentifier(n); // not `obj.y`, `f(y=...)`
       return !found;
     });
     return found;
