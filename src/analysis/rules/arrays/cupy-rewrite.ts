@@ -2259,6 +2259,9 @@ function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>): string | nul
       }
       if (recurrence) {
         reason = `sequential recurrence: \`${target.text}\` depends on another element of \`${arr.text}\` computed earlier in the loop; elementwise GPU code cannot preserve that order (use a scan such as cp.cumsum if it is one, or a sequential kernel)`;
+      } else if (right && wholeArrayUse(right, arrays, loopVars)) {
+        // each iteration does array work and stores one result (a bootstrap, a parameter scan)
+        reason = `a Python loop that stores one result per iteration in \`${target.text}\`, each from array work: on the GPU every iteration would be several small kernel launches and a wait for its result; batch the iterations into one array computation (all resamples or parameters at once) for the GPU, or keep the loop on the host`;
       } else if (arrays.has(arr.text) || loopVars.size > 0) {
         reason = `element-by-element Python loop over \`${arr.text}\`: as CuPy calls each element would be a kernel launch; ${PER_ELEMENT_ADVICE} (or a vectorised rewrite)`;
       }
@@ -2267,6 +2270,24 @@ function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>): string | nul
     return !reason;
   });
   return reason;
+}
+
+/**
+ * Does `expr` use one of `arrays` whole (or a slice, a gather: `xb.mean()`, `a[idx]`), not only
+ * element by element with an index of the loop's variables (`x[i]`)?
+ */
+function wholeArrayUse(expr: SyntaxNode, arrays: ReadonlySet<string>, loopVars: ReadonlySet<string>): boolean {
+  let hit = false;
+  walkTypes(expr, IDENTIFIER, n => {
+    if (hit || !arrays.has(n.text) || !isValueIdentifier(n)) {
+      return !hit;
+    }
+    const p = n.parent;
+    const index = p?.type === 'subscript' && field(p, 'value')?.id === n.id ? field(p, 'subscript') : null;
+    hit = !(index && mentions(index, loopVars));
+    return !hit;
+  });
+  return hit;
 }
 
 function hasDeviceControlFlow(root: SyntaxNode, deviceNames: ReadonlySet<string>): boolean {
