@@ -529,6 +529,13 @@ LAUNCHED = {
     # rows and columns broadcast against u's interior: (3, m), (m,), (n, 1), (1, m)
     "flag-stencil-loop-other-array-broadcast-row": ((0, 1, 2, 3, 31, 33), ["u"], False),
     "flag-stencil-loop-reads-row-and-column": ((1, 2, 3, 31, 33), ["u"], False),
+    # the copy form (un = u.copy() then the update from un): u names each step's buffer, so the
+    # host reads in the loop (history, frames) see the step's result; the border constant folded
+    # into the kernel (one value; an empty array raises IndexError as the assignments do), or two
+    # values kept as statements; an odd step count in 1-D
+    "flag-stencil-loop-copy-border-and-host-read": ((0, 1, 2, 3, 31, 33), ["u", "history"], False),
+    "flag-stencil-loop-copy-border-two-values": ((1, 2, 3, 31, 33), ["u", "frames"], False),
+    "flag-stencil-loop-copy-odd-steps-1d": ((0, 1, 2, 3, 1000), ["T"], False),
 }
 
 

@@ -54,6 +54,14 @@
  * int arguments; each step is one bare kernel launch (checking every step cost ~10-20 us of
  * Python against 8-35 us of kernel on 2048^2-4096^2 grids).
  *
+ * Also recognised: the tutorials' copy form of that loop, `un = u.copy()` (or `np.copy(u)`) then
+ * `u[1:-1, 1:-1] = <expr of un>`, among other statements (border assignments, a host read every
+ * k steps). The same kernel runs from the buffer of the previous step into the other; `u` names
+ * each step's result, so the other statements read and write what NumPy's do, and one constant
+ * assigned to the whole border right after the update is written by the kernel itself
+ * (copyStepStencil says when this is exact). Written op by op, each step copied u whole, wrote a
+ * temporary and copied it into the slice: three passes and more launches for one.
+ *
  * The step may also read other arrays at the same shifts (`+ f[1:-1, 1:-1]`, a source term;
  * `k[2:] * (u[2:] - u[1:-1])`, a conductivity): each becomes one more read-only input of the
  * kernel, `const T* __restrict__`, read at u's flat offsets (so coalesced too), made C-contiguous
@@ -83,7 +91,7 @@
  */
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
-import { callArguments, field, kids, operatorOf, unparen, walk } from '../../syntax';
+import { callArguments, field, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
 import { memorySharers } from './aliases';
 import { cName, cNumber, kernelTakesScalar, launcherInputChecks, numpyConstantOf, pythonConstant, rawKernelWithLauncher, scalarPieces } from './fusion';
 
@@ -142,9 +150,33 @@ export interface SliceStencil {
    * arguments (rows and columns in 2-D, the size in 1-D), its scalar arguments (one per
    * `scalars` entry, in order) and the C-contiguous device arrays it reads besides the buffers
    * (one per `reads` entry, in order).
-   * Null for `out = np.zeros_like(u); out[1:-1, 1:-1] = <expr of u>`.
+   * Null for `out = np.zeros_like(u); out[1:-1, 1:-1] = <expr of u>`. In the copy form (`copy`),
+   * `current` is the name that keeps the array `u` names while `u` itself names each step's buffer.
    */
-  loop: { header: string; current: string; spare: string; grid: string; sizes: string[]; scalarArgs: string[]; readArgs: string[] } | null;
+  loop: { header: string; current: string; spare: string; grid: string; sizes: string[]; scalarArgs: string[]; readArgs: string[]; copy: CopyStep | null } | null;
+}
+
+/**
+ * The copy form's step (`un = u.copy()` then `u[1:-1, 1:-1] = <stencil of un>`: copyStepStencil).
+ * Its statements (`start` to `end`: the copy, the update and any border assignments folded into
+ * the kernel) become one launch and a swap; the loop's other statements stay, and the buffers
+ * are set up before the loop and the result put back after it.
+ */
+export interface CopyStep {
+  /** The copy's name: the kernel's input, bound by nothing in the rewrite. */
+  name: string;
+  /** The copy as the cell wrote it (`un = u.copy()`), for the launch's comment. */
+  text: string;
+  /** The loop's span. */
+  loopStart: number;
+  loopEnd: number;
+  /** The indentation of the loop's body. */
+  indent: string;
+  /**
+   * The one constant the step's border assignments give the border, as the kernel writes it (C
+   * text) and as the cell wrote it; null when none are folded (the border is copied through).
+   */
+  border: { value: string; text: string } | null;
 }
 
 const AXIS_OFFSET: Record<string, number> = { ':-2': -1, '1:-1': 0, '2:': 1 };
@@ -478,7 +510,8 @@ function onlyStatement(block: SyntaxNode | null): SyntaxNode | null {
  * `for <name> in range(...): u[1:-1, 1:-1] = <stencil of u>` and nothing else in the loop (no
  * `else`, no other statement, no other name read): NumPy evaluates the whole right-hand side
  * before assigning, so each step reads the previous step's values only (Jacobi), and two buffers
- * read and written alternately give the same values.
+ * read and written alternately give the same values. A loop of more statements may be the copy
+ * form (copyStepStencil).
  */
 function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, freshName: FreshName): SliceStencil | null {
   if (stmt.type !== 'for_statement') {
@@ -490,7 +523,11 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
   if (field(stmt, 'alternative') || left?.type !== 'identifier' || !right || rangeFn?.text !== 'range' || model.bindings.has('range') || model.aliases.has('range')) {
     return null;
   }
-  const only = onlyStatement(field(stmt, 'body'));
+  const body = field(stmt, 'body');
+  const only = onlyStatement(body);
+  if (!only) {
+    return copyStepStencil(stmt, left.text, right.text, body, model, cell, freshName);
+  }
   const assign = only?.type === 'expression_statement' ? kids(only)[0] : null;
   const target = assign?.type === 'assignment' ? field(assign, 'left') : null;
   const expr = assign?.type === 'assignment' ? field(assign, 'right') : null;
@@ -531,7 +568,270 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
     dtype: input.dtype,
     ndim: input.ndim,
     ...found,
-    loop: { header: `for ${left.text} in ${right.text}:`, current, spare, grid, sizes, scalarArgs, readArgs }
+    loop: { header: `for ${left.text} in ${right.text}:`, current, spare, grid, sizes, scalarArgs, readArgs, copy: null }
+  };
+}
+
+/** Methods and NumPy functions that compute a new value from an array and keep no reference to it. */
+const VALUE_OF_ARRAY: ReadonlySet<string> = new Set(['sum', 'mean', 'max', 'min', 'amax', 'amin', 'std', 'var', 'any', 'all', 'prod', 'argmax', 'argmin', 'copy', 'item', 'tolist']);
+
+/**
+ * Whether the identifier `n` (the loop's array, in a statement of the copy form's step other
+ * than the copy and the update) uses the array the step has just computed without keeping it:
+ * a write into it (`u[0, :] = 0.0`, `u[i] += s`) or a new value computed from it (`u.sum()`,
+ * `np.max(u)`). The rewrite binds the name to one buffer, then the other, step by step: any
+ * other use (`frames.append(u)`, `edge = u[0]`, `u = ...`) could keep a buffer the next step
+ * overwrites, where NumPy kept the one array, updated in place.
+ */
+function usesCurrentStep(n: SyntaxNode, model: NotebookModel): boolean {
+  const p = n.parent;
+  if (p?.type === 'subscript' && field(p, 'value')?.id === n.id) {
+    const statement = p.parent;
+    return (statement?.type === 'assignment' || statement?.type === 'augmented_assignment') && field(statement, 'left')?.id === p.id;
+  }
+  if (p?.type === 'attribute' && field(p, 'object')?.id === n.id) {
+    const call = p.parent;
+    return call?.type === 'call' && field(call, 'function')?.id === p.id && VALUE_OF_ARRAY.has(field(p, 'attribute')?.text ?? '');
+  }
+  const call = p?.type === 'argument_list' ? p.parent : null;
+  const fn = call?.type === 'call' ? field(call, 'function') : null;
+  const q = fn ? model.qualifiedName(fn) : null;
+  return !!call && !!q && q.startsWith('numpy.') && VALUE_OF_ARRAY.has(q.slice('numpy.'.length)) && callArguments(call).positional[0]?.id === n.id;
+}
+
+/**
+ * The edge `target` assigns of the `ndim`-D array `name`: `u[0, :]` or `u[0]` (`top`),
+ * `u[-1, :]` (`bottom`), `u[:, 0]` (`left`), `u[:, -1]` (`right`); in 1-D `u[0]` and `u[-1]`
+ * (`top`, `bottom`). Null for anything else.
+ */
+function edgeOf(target: SyntaxNode, name: string, ndim: 1 | 2): string | null {
+  const value = target.type === 'subscript' ? field(target, 'value') : null;
+  if (value?.type !== 'identifier' || value.text !== name) {
+    return null;
+  }
+  const parts = kids(target)
+    .filter(k => k.id !== value.id)
+    .map(k => k.text.replace(/\s+/g, ''));
+  const end = (t: string | undefined): string | null => (t === '0' ? 'first' : t === '-1' ? 'last' : null);
+  if (ndim === 1 || parts.length === 1 || parts[1] === ':') {
+    const e = parts.length <= (ndim === 1 ? 1 : 2) ? end(parts[0]) : null;
+    return e === 'first' ? 'top' : e === 'last' ? 'bottom' : null;
+  }
+  const e = parts.length === 2 && parts[0] === ':' ? end(parts[1]) : null;
+  return e === 'first' ? 'left' : e === 'last' ? 'right' : null;
+}
+
+/**
+ * The statements from `stmts[from]` on that set the whole border of `name` to one constant
+ * (`u[0, :] = u[-1, :] = u[:, 0] = u[:, -1] = 0.0`, or one statement per edge): how many, and
+ * the constant as the kernel writes it (C text, NumPy's cast of the Python number to `dtype`),
+ * or null when the statements there set no such border. The kernel writes exactly the border
+ * (first and last rows and columns, or both ends in 1-D) and the interior reads only the copy,
+ * so writing the constant there instead of copying the old border through gives the same array
+ * as NumPy's assignments after the update; with one constant, the order of the edges (the
+ * corners they share) does not matter. On an array empty along an axis, where the kernel writes
+ * nothing, the assignments raise IndexError (both axes are indexed): the rewritten step checks
+ * `u.size` and raises it too (stencilCode).
+ */
+function constantBorder(stmts: SyntaxNode[], from: number, name: string, ndim: 1 | 2, dtype: 'float32' | 'float64', model: NotebookModel): { count: number; value: string; text: string } | null {
+  const want = ndim === 2 ? ['top', 'bottom', 'left', 'right'] : ['top', 'bottom'];
+  const edges = new Set<string>();
+  const constant = numpyConstantOf(model);
+  let value: string | null = null;
+  let text = '';
+  for (let k = from; k < stmts.length && edges.size < want.length; k++) {
+    let a = stmts[k].type === 'expression_statement' && kids(stmts[k]).length === 1 ? kids(stmts[k])[0] : null;
+    const targets: SyntaxNode[] = [];
+    while (a?.type === 'assignment' && !field(a, 'type')) {
+      targets.push(field(a, 'left')!);
+      const right: SyntaxNode | null = field(a, 'right');
+      if (right?.type !== 'assignment') {
+        const folded = right ? pythonConstant(right, constant) : null;
+        const c = folded && folded !== 'refused' ? cNumber(folded, dtype) : null;
+        if (c === null || (value !== null && c !== value)) {
+          return null;
+        }
+        value = c;
+        text = right!.text;
+        break;
+      }
+      a = right;
+    }
+    const named = targets.map(t => edgeOf(t, name, ndim));
+    if (targets.length === 0 || named.some(e => e === null) || value === null) {
+      return null;
+    }
+    named.forEach(e => edges.add(e!));
+    if (edges.size === want.length) {
+      return { count: k - from + 1, value, text };
+    }
+  }
+  return null;
+}
+
+/** Whether `name` occurs inside a function, lambda or class that `cell` defines. */
+function readInDefinition(cell: CellModel, name: string): boolean {
+  const root = cell.tree?.rootNode;
+  let found = false;
+  if (root) {
+    walkTypes(root, ['function_definition', 'lambda', 'class_definition'], d => {
+      found ||= readsName(d, name);
+      return false;
+    });
+  }
+  return found;
+}
+
+/**
+ * The copy form of the loop (tutorials' explicit scheme):
+ *
+ * ```python
+ * for step in range(steps):
+ *     un = u.copy()                      # or np.copy(u)
+ *     u[1:-1, 1:-1] = <stencil of un>
+ *     u[0, :] = u[-1, :] = u[:, 0] = u[:, -1] = 0.0   # optional
+ *     if step % 50 == 0:                 # optional: other statements before or after
+ *         history.append(u.sum())
+ * ```
+ *
+ * `un` is the previous step's `u`, border included, and the update writes u's interior from it
+ * alone: the in-place form's step, with its right-hand side evaluated into an explicit copy.
+ * Written op by op (or as an elementwise kernel), each step copies u whole, computes the interior
+ * into a temporary and copies that into the slice: about three passes where the ping-pong kernel
+ * makes one (it reads the buffer holding the previous step and writes the other, border copied
+ * through). Its input is the copy's name, so the kernel reads as the cell does (`un[k - m]`).
+ *
+ * The other statements of the step keep the generic rewrite and read `u` as NumPy's see it: the
+ * rewrite binds `u` to the buffer each step has just written (the two swap), and after the loop
+ * puts the result into the array `u` named before it, as the slice assignments leave it. So
+ * `u` may only be used in them in ways that keep no reference to either buffer (usesCurrentStep),
+ * no other name sharing u's memory may be read there (it would see the first buffer only), and
+ * the copy's name is read by the update alone: nothing else in the loop, after it in the cell,
+ * in a later cell or in a function reads it (after the loop it would hold the last step's input,
+ * which the ping-pong leaves in a buffer the copy-back overwrites, or its earlier value when the
+ * loop ran no step: the rewrite binds it to nothing). Names the update reads besides the copy (an
+ * array read at the same shifts, a scalar) occur in no other statement of the loop: nothing there
+ * changes them between steps. Border assignments of one constant right after the update are
+ * folded into the kernel (constantBorder), so the step stays one pass; others stay statements.
+ */
+function copyStepStencil(stmt: SyntaxNode, loopVariable: string, range: string, body: SyntaxNode | null, model: NotebookModel, cell: CellModel, freshName: FreshName): SliceStencil | null {
+  const stmts = body ? kids(body).filter(s => s.type !== 'comment') : [];
+  const assignment = (s: SyntaxNode | undefined): SyntaxNode | null => {
+    const a = s?.type === 'expression_statement' && kids(s).length === 1 ? kids(s)[0] : null;
+    return a?.type === 'assignment' && !field(a, 'type') ? a : null;
+  };
+  const c = stmts.findIndex((s, k) => {
+    const copy = assignment(s);
+    const update = assignment(stmts[k + 1]);
+    return !!copy && !!update && field(copy, 'left')?.type === 'identifier' && field(field(update, 'left')!, 'value') !== null;
+  });
+  if (c < 0) {
+    return null;
+  }
+  const copy = assignment(stmts[c])!;
+  const update = assignment(stmts[c + 1])!;
+  const un = field(copy, 'left')!.text;
+  const source = field(copy, 'right');
+  const target = field(update, 'left')!;
+  const expr = field(update, 'right');
+  const array = target.type === 'subscript' ? field(target, 'value') : null;
+  if (!source || !expr || array?.type !== 'identifier') {
+    return null;
+  }
+  const u = array.text;
+  // `u.copy()` or `np.copy(u)`: a new array, of u's dtype, shape and values
+  const fn = source.type === 'call' ? field(source, 'function') : null;
+  const args = source.type === 'call' ? callArguments(source) : null;
+  const copied =
+    fn?.type === 'attribute' && field(fn, 'attribute')?.text === 'copy' && field(fn, 'object')?.text === u && args?.positional.length === 0
+      ? true
+      : !!fn && model.qualifiedName(fn) === 'numpy.copy' && args?.positional.length === 1 && args.positional[0].text === u;
+  if (!copied || args!.keywords.size > 0 || un === u || un === loopVariable || u === loopVariable) {
+    return null;
+  }
+  const input = stencilInput(u, model, cell, stmt.startIndex);
+  if (!input || !isInterior(target, u, input.ndim)) {
+    return null;
+  }
+  const border = constantBorder(stmts, c + 2, u, input.ndim, input.dtype, model);
+  const last = stmts[c + 1 + (border?.count ?? 0)];
+  const others = stmts.filter((_, k) => k < c || k > c + 1 + (border?.count ?? 0));
+  const inOthers = (name: string): SyntaxNode[] => {
+    const found: SyntaxNode[] = [];
+    for (const s of others) {
+      walk(s, n => {
+        if (n.type === 'identifier' && n.text === name) {
+          found.push(n);
+        }
+      });
+    }
+    return found;
+  };
+  // the copy is read by the update alone: not by the other statements, after the loop, in a
+  // later cell or in a function (called later)
+  let elsewhere = inOthers(un).length > 0 || model.readersAfter(un, cell).length > 0 || model.readers(un).some(r => r.index < cell.index && readInDefinition(r, un)) || readInDefinition(cell, un);
+  walk(cell.tree!.rootNode, n => {
+    elsewhere ||= n.type === 'identifier' && n.text === un && n.startIndex > stmt.endIndex;
+    return !elsewhere;
+  });
+  // u itself: only written into or read for a new value; nothing sharing its memory read there:
+  // no alias or view from an earlier cell (memorySharers), nor a name this cell bound before the
+  // loop from a value that reads u (`top = u[:2]`, `w = u`, `pair = [u, f]`)
+  const sharers = memorySharers(u, cell, model).flatMap(s => (s.name && s.name !== u ? [s.name] : []));
+  const madeFromU = (name: string): boolean => name !== u && cell.facts!.assignments.some(a => a.name === name && a.at <= stmt.startIndex && (!a.value || readsName(a.value, u)));
+  const sharing = (name: string): boolean => sharers.includes(name) || madeFromU(name);
+  let shared = false;
+  for (const s of others) {
+    walk(s, n => {
+      shared ||= n.type === 'identifier' && sharing(n.text);
+      return !shared;
+    });
+  }
+  if (elsewhere || shared || !inOthers(u).every(n => usesCurrentStep(n, model))) {
+    return null;
+  }
+  // what the update reads besides the copy is the same every step: no other statement names it
+  let reread = false;
+  walk(expr, n => {
+    reread ||= n.type === 'identifier' && n.text !== un && !model.aliases.has(n.text) && inOthers(n.text).length > 0;
+    return !reread;
+  });
+  if (reread) {
+    return null;
+  }
+  const seen = new Map<string, ReadableArray | null>();
+  const readable = (name: string): ReadableArray | null => {
+    if (!seen.has(name)) {
+      seen.set(name, name === loopVariable || name === u ? null : readableBeside(name, u, input.ndim, model, cell, stmt.startIndex));
+    }
+    return seen.get(name)!;
+  };
+  const found = stencilExpression(expr, un, u, input.dtype, input.shape, model, cell, loopVariable, readable);
+  const lineStart = cell.source.lastIndexOf('\n', stmts[c].startIndex - 1) + 1;
+  const indent = cell.source.slice(lineStart, stmts[c].startIndex);
+  if (!found || !/^[ \t]+$/.test(indent)) {
+    return null;
+  }
+  const named = (base: string): string => freshName(`${u}_${base}`);
+  return {
+    start: stmts[c].startIndex,
+    end: last.endIndex,
+    expr,
+    out: u,
+    input: u,
+    dtype: input.dtype,
+    ndim: input.ndim,
+    ...found,
+    loop: {
+      header: `for ${loopVariable} in ${range}:`,
+      current: named('keep'),
+      spare: named('dst'),
+      grid: named('grid'),
+      sizes: input.ndim === 2 ? [named('rows'), named('cols')] : [named('size')],
+      scalarArgs: found.scalars.map(a => named(a.name)),
+      readArgs: found.reads.map(r => named(r.name)),
+      copy: { name: un, text: stmts[c].text, loopStart: stmt.startIndex, loopEnd: stmt.endIndex, indent, border: border ? { value: border.value, text: border.text } : null }
+    }
   };
 }
 
@@ -660,11 +960,23 @@ function readIndex(read: StencilRead, di: number, dj: number, at: { flat: string
  * step reads (`reads`) are kernel inputs too, made C-contiguous once before the loop (each the
  * device array itself when it already is) and checked once with the buffers.
  *
+ * The copy form (`loop.copy`) replaces only the copy, the update and the border assignments it
+ * folds (the loop's other statements keep the generic rewrite): `call` is the launch and the swap
+ * that binds the cell's name to the buffer just written, and `inserts` the set-up before the loop
+ * (the name's array kept as `current`, the spare buffer, the launcher's checks) and, after it, the
+ * result copied into that array where the last step wrote the spare, the name bound to it again.
+ * The other forms have no inserts.
+ *
  * Where the right-hand side is computed in float64 for a float32 array (`type`), each operation
  * is already in NumPy's type (C converts a float operand of a double operation exactly, as NumPy
  * does) and the store casts the result once, `(float)(...)`, as the slice assignment does.
  */
-export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: string) => string, cp: string): { definition: string; call: string } {
+export function stencilCode(
+  s: SliceStencil,
+  fnName: string,
+  deviceName: (name: string) => string,
+  cp: string
+): { definition: string; call: string; inserts: { at: number; text: string }[] } {
   const inputText = deviceName(s.input);
   const { input: u, out } = s.params;
   const c = ownNames([u, out, ...s.reads.map(r => r.param), ...s.scalars.map(a => a.name)], s.ndim);
@@ -672,8 +984,11 @@ export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: 
   const kernelName = `${fnName}_kernel`;
   const R = STENCIL_ROWS_PER_THREAD;
   const B = STENCIL_BLOCK;
-  // outside the interior: zero (a zeros_like output), or the input's own value (an in-place update)
-  const border = (k: string): string => (s.loop ? `${u}[${k}]` : s.dtype === 'float32' ? '0.0f' : '0.0');
+  // outside the interior: zero (a zeros_like output), the input's own value (an in-place update),
+  // or the constant the copy form's step assigns the border after its update
+  const edge = s.loop?.copy?.border ?? null;
+  const border = (k: string): string => (edge ? edge.value : s.loop ? `${u}[${k}]` : s.dtype === 'float32' ? '0.0f' : '0.0');
+  const borderSays = edge ? `set to ${edge.text}` : `copied from ${u}`;
   const sign = (d: number, unit: string): string => (d < 0 ? ` - ${unit}` : d > 0 ? ` + ${unit}` : '');
   // the interior value as stored: cast once where NumPy computed it in float64 for a float32 array
   const value = (tap: StencilTap): string => (s.type === s.dtype ? s.render(tap) : `(${ct})(${s.render(tap)})`);
@@ -703,7 +1018,7 @@ export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: 
           `extern "C" __global__ void __launch_bounds__(${B}) ${fnName}(const ${ct}* __restrict__ ${u}${readParams}, ${ct}* __restrict__ ${out}, int ${c.n}, int ${c.m}${scalarParams}) {`,
           `    // one thread per column ${c.j} (x runs along the contiguous last axis: coalesced loads) and`,
           `    // ${R} consecutive rows; the rows above and at ${c.i} rotate through registers, so each output`,
-          `    // loads 3 new values instead of 5. Every output element is written once, border included${s.loop ? ` (copied from ${u})` : ''}.`,
+          `    // loads 3 new values instead of 5. Every output element is written once, border included${s.loop ? ` (${borderSays})` : ''}.`,
           `    const int ${c.j} = blockIdx.x * ${B} + threadIdx.x;`,
           `    if (${c.j} >= ${c.m}) return;`,
           `    const bool ${c.edge} = (${c.j} == 0) | (${c.j} == ${c.m} - 1);`,
@@ -762,9 +1077,9 @@ export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: 
       ...(s.scalars.length > 0
         ? [
             `    # with: the grid, the sizes as the kernel's int arguments and ${scalarTypes} (a`,
-            `    # step writes ${out} from ${u}, its border copied from ${u})`
+            `    # step writes ${out} from ${u}, its border ${borderSays})`
           ]
-        : [`    # with: the grid and the sizes as the kernel's int arguments (a step writes ${out} from ${u},`, `    # its border copied from ${u})`]),
+        : [`    # with: the grid and the sizes as the kernel's int arguments (a step writes ${out} from ${u},`, `    # its border ${borderSays})`]),
       `    if not (isinstance(${u}, ${cp}.ndarray) and isinstance(${out}, ${cp}.ndarray) and ${u}.flags.c_contiguous and ${out}.flags.c_contiguous):`,
       `        raise TypeError('${fnName} reads and writes C-contiguous CuPy arrays')`,
       `    if ${u}.dtype != ${dt} or ${out}.dtype != ${dt}:`,
@@ -780,19 +1095,57 @@ export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: 
         : [`    return (max(1, (${u}.size + 255) // 256),), ${cp}.int64(${u}.size)${scalarValues}`])
     ]);
     const readInputs = readArgs.map(a => `, ${a}`).join('');
+    const contiguousReads = s.reads.map((r, k) => `${readArgs[k]} = ${cp}.ascontiguousarray(${deviceName(r.name)})  # read by every step: ${deviceName(r.name)} itself when it is C-contiguous`);
+    const checked = `# checks ${s.reads.length > 0 ? `the buffers and ${s.reads.map(r => r.name).join(', ')}` : 'both buffers'} once`;
+    const launch = (from: string): string => `${kernelName}(${grid}, (${s.ndim === 2 ? B : 256},), (${from}${readInputs}, ${spare}, ${stepArgs.join(', ')}))`;
+    if (s.loop.copy) {
+      // the cell's name for the array is each step's buffer (the loop's other statements read
+      // it); `current` keeps the array it named, which ends holding the result
+      const { text: copyText, loopStart, loopEnd, indent } = s.loop.copy;
+      const before = [
+        `${current} = ${inputText}  # the array ${inputText} names: it ends holding the result`,
+        `${inputText} = ${cp}.ascontiguousarray(${inputText})  # ${inputText} itself when it is C-contiguous`,
+        `${spare} = ${cp}.empty_like(${inputText})`,
+        ...contiguousReads,
+        `${grid}, ${stepArgs.join(', ')} = ${fnName}(${inputText}${readInputs}, ${spare}${scalarTexts})  ${checked}`
+      ];
+      const step = [
+        // NumPy's border assignments raise IndexError on an array empty along an axis (every edge is
+        // folded, so both axes are indexed), after the update; the kernel would write nothing
+        ...(edge
+          ? [`if ${inputText}.size == 0:`, `    raise IndexError('index 0 is out of bounds: the step assigns the border of ${s.input}, which is empty along an axis')`]
+          : []),
+        `${launch(inputText)}  # ${copyText}${edge ? ', the update and the border' : ' and the update'}: one pass into the other buffer`,
+        `${inputText}, ${spare} = ${spare}, ${inputText}  # ${inputText} names the step's result`
+      ];
+      const after = [
+        `if ${inputText} is not ${current}:`,
+        `    ${current}[...] = ${inputText}  # the last step wrote the other buffer`,
+        `    ${inputText} = ${current}`,
+        `del ${[current, spare, ...readArgs, grid, ...stepArgs].join(', ')}`
+      ];
+      return {
+        definition,
+        call: step.join(`\n${indent}`),
+        inserts: [
+          { at: loopStart, text: `${before.join('\n')}\n` },
+          { at: loopEnd, text: `\n${after.join('\n')}` }
+        ]
+      };
+    }
     const call = [
       `${current} = ${cp}.ascontiguousarray(${inputText})  # ${inputText} itself when it is C-contiguous`,
       `${spare} = ${cp}.empty_like(${current})`,
-      ...s.reads.map((r, k) => `${readArgs[k]} = ${cp}.ascontiguousarray(${deviceName(r.name)})  # read by every step: ${deviceName(r.name)} itself when it is C-contiguous`),
-      `${grid}, ${stepArgs.join(', ')} = ${fnName}(${current}${readInputs}, ${spare}${scalarTexts})  # checks ${s.reads.length > 0 ? `the buffers and ${s.reads.map(r => r.name).join(', ')}` : 'both buffers'} once`,
+      ...contiguousReads,
+      `${grid}, ${stepArgs.join(', ')} = ${fnName}(${current}${readInputs}, ${spare}${scalarTexts})  ${checked}`,
       header,
-      `    ${kernelName}(${grid}, (${s.ndim === 2 ? B : 256},), (${current}${readInputs}, ${spare}, ${stepArgs.join(', ')}))  # one launch per step, from one buffer into the other`,
+      `    ${launch(current)}  # one launch per step, from one buffer into the other`,
       `    ${current}, ${spare} = ${spare}, ${current}`,
       `if ${current} is not ${inputText}:`,
       `    ${inputText}[...] = ${current}  # an odd step count ends in the other buffer`,
       `del ${[current, spare, ...readArgs, grid, ...stepArgs].join(', ')}`
     ].join('\n');
-    return { definition, call };
+    return { definition, call, inserts: [] };
   }
   const [shape, ...launchLines] = launch;
   const definition = rawKernelWithLauncher(cp, fnName, kernel, [u, ...scalarNames], [
@@ -803,7 +1156,7 @@ export function stencilCode(s: SliceStencil, fnName: string, deviceName: (name: 
     ...(s.ndim === 2 ? launchLines : [shape]),
     `    return ${out}`
   ]);
-  return { definition, call: `${s.out} = ${fnName}(${inputText}${scalarTexts})` };
+  return { definition, call: `${s.out} = ${fnName}(${inputText}${scalarTexts})`, inserts: [] };
 }
 
 /**
