@@ -32,11 +32,15 @@ def test_every_stencil_kernel_fixture_is_checked_bitwise() -> None:
         "flag-stencil-loop-float64-reads-float32-1d",
         "flag-stencil-loop-other-array-broadcast-row",
         "flag-stencil-loop-reads-row-and-column",
+        "flag-stencil-loop-copy-border-and-host-read",
+        "flag-stencil-loop-copy-border-two-values",
+        "flag-stencil-loop-copy-odd-steps-1d",
     } <= exact
     # fallbacks (ElementwiseKernel + slice assignment) and reductions keep the tolerance
     fallbacks = {
         "flag-stencil-loop-other-array-written-not-a-kernel",
         "flag-stencil-loop-other-array-bound-alias-not-a-kernel",
+        "flag-stencil-loop-copy-written-not-a-kernel",
     }
     assert not exact & (fallbacks | {"flag-elementwise", "flag-reduction"})
 
@@ -93,6 +97,9 @@ def test_exactness_covers_the_stencil_outputs_only() -> None:
     # a float32 loop reading a float64 array: u stays float32, held bit for bit
     assert outputs["flag-stencil-loop-other-array-float64"] == {"u"}
     assert outputs["flag-stencil-loop-reads-row-and-column"] == {"u"}
+    # the copy form: u names each step's buffer and ends as its own array again
+    assert outputs["flag-stencil-loop-copy-border-and-host-read"] == {"u"}
+    assert outputs["flag-stencil-loop-copy-odd-steps-1d"] == {"T"}
     assert outputs["flag-elementwise"] == set()
     candidate = (
         "lap_stencil_kernel = cp.RawKernel(r'''...''', 'lap_stencil')\n"
