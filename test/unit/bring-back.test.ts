@@ -114,6 +114,10 @@ describe("the cell's displayed value stays displayed", () => {
     // an array item shows the same repr on both (`array([...])`): left as it is
     expect(candidate(SETUP, 'c = np.sqrt(x) * 2.0\nc.mean(), c[:3]')).toMatch(/\ncp\.asnumpy\(c\.mean\(\)\)\[\(\)\], c\[:3\]$/);
   });
+  it('the bring-back lines go before a displayed 0-d value, outside its host copy', () => {
+    const c = candidate(SETUP, 'y = np.sqrt(x)\nz = np.exp(-x)\nz.mean()', 'print(y[:3])');
+    expect(c).toMatch(/\ny = cp\.asnumpy\(y\)\ncp\.asnumpy\(z\.mean\(\)\)\[\(\)\]$/);
+  });
   it('a function the cell defines that returns a value, or one from another cell, keeps its value shown', () => {
     const own = candidate(SETUP, 'y = np.sqrt(x)\n\ndef head():\n    return y[:3]\n\nhead()', 'print(y[:3])');
     expect(own).toMatch(/\nshown = head\(\)\ny = cp\.asnumpy\(y\)\nshown$/);

@@ -616,7 +616,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // The cell's displayed value (its last expression) comes after the epilogue: where it reads a
   // written-back array and nothing else on the device (no other device name, no CuPy call), it
   // reads the host array, current after the write-back, and the device copy is released.
-  const { before: beforeDisplayed } = epilogueOffset(root, cell.source);
+  const { before: beforeDisplayed } = epilogueOffset(root, cell.source, model);
   const displayed = beforeDisplayed ? kids(root).filter(k => k.type !== 'comment').pop() : undefined;
   const hostDisplayed = new Set(displayed ? writeBack.filter(n => globalReferences(displayed, n).length > 0) : []);
   if (
@@ -757,7 +757,17 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       .concat(released.length > 0 ? [`del ${released.join(', ')}`] : [])
       .concat(timed ? [`${cp}.cuda.get_current_stream().synchronize()  # the cell's time includes the GPU work it queued`] : [])
       .join('\n');
-    edits.push(...epilogueEdits(root, cell.source, lines, model, base => claim(freshName(base, used))));
+    // the lines (and a trailing call's `shown = `) go before any other insert at their offset:
+    // the displayed value's own edits (`cp.asnumpy(` ... `)[()]`) wrap the value, not the lines
+    const end = cell.source.replace(/\s+$/, '').length;
+    for (const e of epilogueEdits(root, cell.source, lines, model, base => claim(freshName(base, used)))) {
+      if (e.start < end) {
+        const first = edits.findIndex(x => x.start === e.start && x.end === e.start);
+        edits.splice(first < 0 ? edits.length : first, 0, e);
+      } else {
+        edits.push(e);
+      }
+    }
   }
   if (writeBack.length > 0) {
     notes.push(
@@ -1777,19 +1787,42 @@ function lineEnd(text: string, at: number): number {
 
 /**
  * Where the bring-back lines go: at the end, or before a trailing bare expression (the cell's
- * displayed value must stay last).
+ * displayed value must stay last): one that is no call, or a call that writes no array (a
+ * library function or a reading method, `y.mean()`, `np.percentile(y, 95)`). Any other trailing
+ * call may be the work that writes the arrays brought back (`np.add(a, b, out=u)`, `f(u)`).
  */
-export function epilogueOffset(root: SyntaxNode, source: string): { at: number; before: boolean } {
+export function epilogueOffset(root: SyntaxNode, source: string, model: NotebookModel): { at: number; before: boolean } {
   const stmts = kids(root).filter(s => s.type !== 'comment');
   const last = stmts[stmts.length - 1];
   if (last && last.type === 'expression_statement') {
     const expr = kids(last)[0];
-    if (expr && expr.type !== 'assignment' && expr.type !== 'augmented_assignment' && expr.type !== 'call') {
+    if (expr && expr.type !== 'assignment' && expr.type !== 'augmented_assignment' && (expr.type !== 'call' || writesNoArray(expr, model))) {
       return { at: lineStart(source, last.startIndex), before: true };
     }
   }
   const end = source.replace(/\s+$/, '').length;
   return { at: end, before: false };
+}
+
+/** Methods that read their object and write nothing (arrays', and pandas' and dicts' alike). */
+const READING_METHODS =
+  /^(mean|sum|std|var|max|min|argmax|argmin|any|all|prod|cumsum|cumprod|copy|astype|reshape|ravel|flatten|transpose|round|item|tolist|get|nonzero|head|tail|describe|dot)$/;
+
+/**
+ * Does the call write no array: a NumPy/SciPy/CuPy function with no `out=`/`output=` that does
+ * not write its first argument, or a reading method? Unknown calls may write anything.
+ */
+function writesNoArray(call: SyntaxNode, model: NotebookModel): boolean {
+  const fn = field(call, 'function');
+  const { keywords } = callArguments(call);
+  if (!fn || keywords.has('out') || keywords.has('output')) {
+    return false;
+  }
+  const q = model.qualifiedName(fn);
+  if (q) {
+    return /^(numpy|scipy|cupy|cupyx)\./.test(q) && !NUMPY_WRITES_FIRST_ARGUMENT.test(q.replace(/^cupy\./, 'numpy.')) && !/\.at$/.test(q);
+  }
+  return fn.type === 'attribute' && READING_METHODS.test(field(fn, 'attribute')?.text ?? '');
 }
 
 /** Clock reads a cell times its own work with. */
@@ -1903,7 +1936,7 @@ function returnsValue(body: SyntaxNode | null): boolean {
  * None, or one a `;` silences, is just followed by the lines.
  */
 export function epilogueEdits(root: SyntaxNode, source: string, lines: string, model: NotebookModel, fresh: (base: string) => string): TextEdit[] {
-  const { at, before } = epilogueOffset(root, source);
+  const { at, before } = epilogueOffset(root, source, model);
   if (before) {
     return [insert(at, `${lines}\n`)];
   }
