@@ -164,9 +164,19 @@ export function cupyHasNumpyPath(path: string): boolean {
     if (sub === 'random') {
       return CUPY_RANDOM_FUNCTIONS.has(name);
     }
+    if (name === 'at') {
+      return UFUNCS_WITH_AT.has(sub);
+    }
   }
   return false;
 }
+
+/**
+ * Ufuncs whose `.at` CuPy implements (`cupy.add.at(a, idx, b)`: unbuffered, repeated indices
+ * accumulate, through atomics in `ndarray._scatter_op`, CuPy >= 12; NumPy's `np.add.at` on CuPy
+ * arrays dispatches to it since 12.1).
+ */
+const UFUNCS_WITH_AT: ReadonlySet<string> = new Set(['add', 'subtract', 'maximum', 'minimum']);
 
 /**
  * NumPy ufuncs by number of inputs (`np.add.nin == 2`, NumPy 2.4): a positional argument at
