@@ -114,13 +114,27 @@ describe("the cell's displayed value stays displayed", () => {
     // an array item shows the same repr on both (`array([...])`): left as it is
     expect(candidate(SETUP, 'c = np.sqrt(x) * 2.0\nc.mean(), c[:3]')).toMatch(/\ncp\.asnumpy\(c\.mean\(\)\)\[\(\)\], c\[:3\]$/);
   });
-  it('the bring-back lines go before a displayed 0-d value, outside its host copy', () => {
+  it('a shown value that computes on the device is evaluated before the lines, its host copy inside the binding', () => {
     const c = candidate(SETUP, 'y = np.sqrt(x)\nz = np.exp(-x)\nz.mean()', 'print(y[:3])');
-    expect(c).toMatch(/\ny = cp\.asnumpy\(y\)\ncp\.asnumpy\(z\.mean\(\)\)\[\(\)\]$/);
+    expect(c).toMatch(/\nshown = cp\.asnumpy\(z\.mean\(\)\)\[\(\)\]\ny = cp\.asnumpy\(y\)\nshown$/);
+    // reading an array the lines bring back: still computed on the device, before they do
+    // (after them, `y` is NumPy's and `cp.sqrt(y)` or `x_gpu * y` would raise)
+    expect(candidate(SETUP, 'y = np.sqrt(x)\nnp.sqrt(y).sum()', 'print(y[:3])')).toMatch(/\nshown = cp\.asnumpy\(cp\.sqrt\(y\)\.sum\(\)\)\[\(\)\]\ny = cp\.asnumpy\(y\)\nshown$/);
+    expect(candidate(SETUP, 'y = np.sqrt(x)\nnp.sum(x * y)', 'print(y[:3])')).toMatch(/\nshown = cp\.asnumpy\(cp\.sum\(x_gpu \* y\)\)\[\(\)\]\ny = cp\.asnumpy\(y\)\nshown$/);
+    // a tuple is bound whole, each item shown as NumPy shows it
+    expect(candidate(SETUP, 'y = np.sqrt(x)\nnp.sum(y), np.max(y)', 'print(y[:3])')).toMatch(/\nshown = cp\.asnumpy\(cp\.sum\(y\)\)\[\(\)\], cp\.asnumpy\(cp\.max\(y\)\)\[\(\)\]\ny = cp\.asnumpy\(y\)\nshown$/);
   });
-  it('a function the cell defines that returns a value, or one from another cell, keeps its value shown', () => {
+  it('a shown value only looking into arrays brought back follows the lines, as the cell wrote it', () => {
+    expect(candidate(SETUP, 'y = np.sqrt(x)\ny[:3]', 'print(y[:3])')).toMatch(/\ny = cp\.asnumpy\(y\)\ny\[:3\]$/);
+    expect(candidate(SETUP, 'y = np.sqrt(x)\ny', 'print(y[:3])')).toMatch(/\ny = cp\.asnumpy\(y\)\ny$/);
+  });
+  it('a clock read in the shown value waits for the GPU before it, and before its binding', () => {
+    const c = candidate(SETUP + '\nimport time\nfmt = str', 't0 = time.perf_counter()\ny = np.sqrt(x)\nz = np.exp(y)\nfmt(time.perf_counter() - t0)', 'print(y[:3])');
+    expect(c).toMatch(/\ncp\.cuda\.get_current_stream\(\)\.synchronize\(\)  # the clock waits for the GPU's queued work\ny = cp\.asnumpy\(y\)\nfmt\(time\.perf_counter\(\) - t0\)$/);
+  });
+  it('a call of a function the cell defines reads the host arrays after the lines, as NumPy code would', () => {
     const own = candidate(SETUP, 'y = np.sqrt(x)\n\ndef head():\n    return y[:3]\n\nhead()', 'print(y[:3])');
-    expect(own).toMatch(/\nshown = head\(\)\ny = cp\.asnumpy\(y\)\nshown$/);
+    expect(own).toMatch(/\ny = cp\.asnumpy\(y\)\nhead\(\)$/);
   });
 });
 

@@ -411,14 +411,35 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // CuPy): nothing to rewrite there. A ufunc of numbers only (`np.sqrt(n)`, `np.exp(-dt)`) stays
   // NumPy too: on the device it would launch a kernel for one number and give a 0-d array where
   // NumPy gives a scalar (which CuPy's arrays take as it is)
+  // calls kept NumPy whose results are host values whatever the cell's arrays are
+  const hostCalls = new Set<number>();
   for (const r of refs) {
     const call = r.node.parent;
     if (r.action === 'cupy' && r.qualified.startsWith('numpy.') && call?.type === 'call' && field(call, 'function')?.id === r.node.id) {
       const args = callArguments(call);
       const values = [...args.positional, ...args.keywords.values()].map(a => model.inferValue(a, cell));
       const ufunc = NUMPY_UFUNC_NIN.has(r.qualified.slice('numpy.'.length));
-      if (values.some(v => v.library === 'cupy') || (ufunc && values.length > 0 && values.every(v => v.kind === 'scalar'))) {
+      if (values.some(v => v.library === 'cupy')) {
         r.action = 'keep';
+      } else if (ufunc && values.length > 0 && values.every(v => v.kind === 'scalar')) {
+        r.action = 'keep';
+        hostCalls.add(call.id);
+      }
+    }
+  }
+  // np.unravel_index of one flat index (`np.argmax(c)`): NumPy's, on the index made a Python int
+  // (one copy back); CuPy's gives a tuple of 0-d device arrays, shown as `array(..)`, and checks
+  // the index's range on the device (two more waits)
+  const unravelIndices: SyntaxNode[] = [];
+  for (const r of refs) {
+    const call = r.node.parent;
+    if (r.action === 'cupy' && r.qualified === 'numpy.unravel_index' && call?.type === 'call' && field(call, 'function')?.id === r.node.id) {
+      const first = callArguments(call).positional[0];
+      const v = first ? model.inferValue(first, cell) : null;
+      if (first && v && (v.kind === 'scalar' || isZeroD(v))) {
+        r.action = 'keep';
+        unravelIndices.push(first);
+        hostCalls.add(call.id);
       }
     }
   }
@@ -460,9 +481,13 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // 2. What lives on the device: in-cell array bindings and host array inputs used in device work.
   const localArrays = new Set<string>();
   const cellStartValue = (name: string): ValueInfo => model.valueBefore(name, cell, 0);
+  const boundToHostCall = (a: { value: SyntaxNode | null; unpacked?: { from: SyntaxNode } }): boolean => {
+    const e = a.value ?? a.unpacked?.from;
+    return !!e && hostCalls.has(unparen(e).id);
+  };
   for (const a of facts.assignments) {
     const v = model.valueBefore(a.name, cell, a.at);
-    if (v.kind === 'ndarray' || v.kind === 'rng' || (v.kind === 'sparse' && sparseOnDevice)) {
+    if ((v.kind === 'ndarray' || v.kind === 'rng' || (v.kind === 'sparse' && sparseOnDevice)) && !boundToHostCall(a)) {
       localArrays.add(a.name);
     }
   }
@@ -487,7 +512,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // device array once they are on the device: it comes back, or goes to host code, as one
   const arrayNames = union(localArrays, arrayInputs, residentInputs, deviceInputs);
   for (const a of facts.assignments) {
-    if (!a.nested && !a.augmented && a.value && !localArrays.has(a.name) && mentions(a.value, arrayNames)) {
+    if (!a.nested && !a.augmented && a.value && !localArrays.has(a.name) && !boundToHostCall(a) && mentions(a.value, arrayNames)) {
       const v = model.valueBefore(a.name, cell, a.at);
       if (v.kind === 'scalar' && v.library === 'numpy') {
         localArrays.add(a.name);
@@ -591,6 +616,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
   }
   edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp));
+  for (const index of unravelIndices) {
+    if (mentions(index, arrayNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, index))) {
+      edits.push(insert(index.startIndex, 'int('), insert(index.endIndex, ')'));
+    }
+  }
   refusals.push(...binRuleRefusals(refs));
   const canonical = canonicalAtConstruction(root, refs, model, cell);
   edits.push(...canonical.edits);
@@ -613,18 +643,17 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   for (const call of hostRngCalls) {
     edits.push(insert(call.startIndex, `${cp}.asarray(`), insert(call.endIndex, ')'));
   }
-  // The cell's displayed value (its last expression) comes after the epilogue: where it reads a
-  // written-back array and nothing else on the device (no other device name, no CuPy call), it
-  // reads the host array, current after the write-back, and the device copy is released.
-  const { before: beforeDisplayed } = epilogueOffset(root, cell.source, model);
-  const displayed = beforeDisplayed ? kids(root).filter(k => k.type !== 'comment').pop() : undefined;
+  // The cell's shown value (displayedStatement): where it reads written-back arrays and nothing
+  // else on the device (no other device name, no CuPy call), it follows the epilogue and reads
+  // the host arrays, current after the write-back (hostDisplayed); any other shown value is
+  // evaluated on the device before the epilogue (epilogueEdits).
+  const displayed = displayedStatement(root, cell.source, model);
   const hostDisplayed = new Set(displayed ? writeBack.filter(n => globalReferences(displayed, n).length > 0) : []);
-  if (
-    displayed &&
-    ([...deviceNames].some(n => !hostDisplayed.has(n) && globalReferences(displayed, n).length > 0) ||
-      refs.some(r => r.action === 'cupy' && isInside(r.node, displayed)) ||
-      [...rangeRewrites, ...castRewrites].some(e => e.start < displayed.endIndex && e.end > displayed.startIndex))
-  ) {
+  const readsDeviceBesides = (e: SyntaxNode, host: ReadonlySet<string>): boolean =>
+    [...deviceNames].some(n => !host.has(n) && globalReferences(e, n).length > 0) ||
+    refs.some(r => r.action === 'cupy' && isInside(r.node, e)) ||
+    [...rangeRewrites, ...castRewrites].some(x => x.start < e.endIndex && x.end > e.startIndex);
+  if (displayed && readsDeviceBesides(displayed, hostDisplayed)) {
     hostDisplayed.clear();
   }
   // read-only inputs are read through their device copy, except where a host consumer takes them
@@ -698,19 +727,17 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // `d = {"x": x}`) keeps the device array, told apart once a later cell updates either. The plan
   // brings arrays back one by one at host cells, so there every device array counts.
   refusals.push(...sharedBringBackRefusals(root, model, cell, plan ? [...deviceNames].filter(n => !hostKept.has(n)) : bringBack));
-  refusals.push(...opaqueDeviceResults(root, facts, refs, model, cell, deviceNames));
+  refusals.push(...opaqueDeviceResults(root, facts, refs, model, cell, deviceNames, hostCalls));
   // device copies of host-kept arrays (written back, or in the plan copied in by each cell) are
   // released at the end: nothing reads them later, and the plan counts only resident arrays
-  // against device memory. Not where the cell's displayed value still reads one (a written-back
-  // one it reads on the host, hostDisplayed, is released).
+  // against device memory.
   // device -> host straight into the host array when it is known contiguous, C or Fortran order
   // (what CuPy's ndarray.get(out=...) writes into); else through a host temporary
   const writeBackLines = new Map(
     writeBack.map(n => [n, hostLayout(n, cell, model) !== null ? `${transfers.get(n)}.get(out=${n})` : `${n}[...] = ${cp}.asnumpy(${transfers.get(n)})`])
   );
-  const released = [...hostKept]
-    .filter(n => (plan || writeBack.includes(n)) && (hostDisplayed.has(n) || !(displayed && globalReferences(displayed, n).length > 0)))
-    .map(n => transfers.get(n) as string);
+  // (a shown value still reading one is evaluated before the release: epilogueEdits)
+  const released = [...hostKept].filter(n => plan || writeBack.includes(n)).map(n => transfers.get(n) as string);
   // a sparse matrix built here from host arrays ends as SciPy built it: built again on the host
   // from the same arrays, not copied back (read later or not: cupyx's products change its storage)
   const rebuilt = new Map<string, string>();
@@ -720,15 +747,27 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       rebuilt.set(n, call);
     }
   }
+  // under %%time / %%timeit the cell's time must include the GPU's work, which is queued
+  // asynchronously: wait for it at the end (a copy back already waits)
+  const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && bringBack.filter(n => !rebuilt.has(n)).length + writeBack.length === 0;
+  const epilogue = bringBack.length + writeBack.length + released.length + rebuilt.size > 0 || timed;
+  // shown on the host after the epilogue: a value reading written-back arrays (hostDisplayed), or
+  // no device value at all, or only looking into arrays brought back (`y`, `y[:3]`, `y.shape`: no
+  // call, no arithmetic: NumPy's own repr, nothing computed on the host)
+  const lookedInto = (e: SyntaxNode): boolean => {
+    let plain = true;
+    walk(e, k => {
+      plain &&= !(k.type === 'call' || k.type === 'binary_operator' || k.type === 'unary_operator' || k.type === 'comparison_operator' || k.type === 'boolean_operator');
+      return plain;
+    });
+    return plain && !readsDeviceBesides(e, new Set(bringBack));
+  };
+  const shownOnHost = (e: SyntaxNode): boolean => hostDisplayed.size > 0 || !readsDeviceBesides(e, new Set()) || lookedInto(e);
   // a displayed 0-d device value would show CuPy's repr (`array(1.5)`): NumPy's scalar is shown
-  // (`np.float64(1.5)`), unless the epilogue brought it back just before
-  // (each item of a displayed tuple, list, set or dict: `y.mean(), y.std()`, `{"max": y.max()}`)
-  const lastStatement = kids(root).filter(k => k.type !== 'comment').pop();
-  const shownParts = lastStatement?.type === 'expression_statement' && hostDisplayed.size === 0 ? displayedItems(lastStatement) : [];
+  // (`np.float64(1.5)`), each item of a displayed tuple, list, set or dict too (`y.mean(),
+  // y.std()`, `{"max": y.max()}`); not where the shown value reads host arrays after the epilogue
+  const shownParts = displayed && !(epilogue && shownOnHost(displayed)) && hostDisplayed.size === 0 ? displayedItems(displayed) : [];
   for (const shown of shownParts) {
-    if (shown.type === 'identifier' && bringBack.includes(shown.text)) {
-      continue;
-    }
     const v = model.inferValue(shown, cell);
     if (isZeroD(v) && (mentions(shown, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, shown)))) {
       edits.push(...hostCopyAround(shown, v, cp, model, cell));
@@ -743,10 +782,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
     return true;
   });
-  // under %%time / %%timeit the cell's time must include the GPU's work, which is queued
-  // asynchronously: wait for it at the end (a copy back already waits)
-  const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && bringBack.filter(n => !rebuilt.has(n)).length + writeBack.length === 0;
-  if (bringBack.length + writeBack.length + released.length + rebuilt.size > 0 || timed) {
+  if (epilogue) {
     const lines = [...bringBack, ...[...rebuilt.keys()].filter(n => !bringBack.includes(n))]
       .map(n =>
         rebuilt.has(n)
@@ -760,7 +796,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     // the lines (and a trailing call's `shown = `) go before any other insert at their offset:
     // the displayed value's own edits (`cp.asnumpy(` ... `)[()]`) wrap the value, not the lines
     const end = cell.source.replace(/\s+$/, '').length;
-    for (const e of epilogueEdits(root, cell.source, lines, model, base => claim(freshName(base, used)))) {
+    for (const e of epilogueEdits(root, cell.source, lines, model, base => claim(freshName(base, used)), shownOnHost)) {
       if (e.start < end) {
         const first = edits.findIndex(x => x.start === e.start && x.end === e.start);
         edits.splice(first < 0 ? edits.length : first, 0, e);
@@ -860,9 +896,13 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
 
   // the cell's own timers wait for the GPU before reading the clock
-  const clockSyncs = clockSyncEdits(root, model, refs, deviceNames, cp);
-  edits.push(...clockSyncs);
-  unfusedEdits.push(...clockSyncs);
+  // (each before any other insert at its line's start: a shown value's `shown = ` follows it)
+  for (const sync of clockSyncEdits(root, model, refs, deviceNames, cp)) {
+    for (const list of [edits, unfusedEdits]) {
+      const first = list.findIndex(x => x.start === sync.start && x.end === sync.start);
+      list.splice(first < 0 ? list.length : first, 0, sync);
+    }
+  }
 
   let candidate: string;
   let unfusedCandidate: string;
@@ -1786,43 +1826,23 @@ function lineEnd(text: string, at: number): number {
 }
 
 /**
- * Where the bring-back lines go: at the end, or before a trailing bare expression (the cell's
- * displayed value must stay last): one that is no call, or a call that writes no array (a
- * library function or a reading method, `y.mean()`, `np.percentile(y, 95)`). Any other trailing
- * call may be the work that writes the arrays brought back (`np.add(a, b, out=u)`, `f(u)`).
+ * The cell's last statement when it shows a value: an expression statement (one expression, or
+ * a tuple of them: `a, b`) that is no assignment, not silenced by a `;`, and no call known to
+ * return None (`print(...)`, `plt.savefig(...)`).
  */
-export function epilogueOffset(root: SyntaxNode, source: string, model: NotebookModel): { at: number; before: boolean } {
-  const stmts = kids(root).filter(s => s.type !== 'comment');
-  const last = stmts[stmts.length - 1];
-  if (last && last.type === 'expression_statement') {
-    const expr = kids(last)[0];
-    if (expr && expr.type !== 'assignment' && expr.type !== 'augmented_assignment' && (expr.type !== 'call' || writesNoArray(expr, model))) {
-      return { at: lineStart(source, last.startIndex), before: true };
-    }
+export function displayedStatement(root: SyntaxNode, source: string, model: NotebookModel): SyntaxNode | undefined {
+  const last = kids(root)
+    .filter(s => s.type !== 'comment')
+    .pop();
+  const exprs = last?.type === 'expression_statement' ? kids(last).filter(k => k.type !== 'comment') : [];
+  if (exprs.length === 0 || /^[ \t]*;/.test(source.slice(last!.endIndex))) {
+    return undefined;
   }
-  const end = source.replace(/\s+$/, '').length;
-  return { at: end, before: false };
-}
-
-/** Methods that read their object and write nothing (arrays', and pandas' and dicts' alike). */
-const READING_METHODS =
-  /^(mean|sum|std|var|max|min|argmax|argmin|any|all|prod|cumsum|cumprod|copy|astype|reshape|ravel|flatten|transpose|round|item|tolist|get|nonzero|head|tail|describe|dot)$/;
-
-/**
- * Does the call write no array: a NumPy/SciPy/CuPy function with no `out=`/`output=` that does
- * not write its first argument, or a reading method? Unknown calls may write anything.
- */
-function writesNoArray(call: SyntaxNode, model: NotebookModel): boolean {
-  const fn = field(call, 'function');
-  const { keywords } = callArguments(call);
-  if (!fn || keywords.has('out') || keywords.has('output')) {
-    return false;
+  const only = exprs.length === 1 ? exprs[0] : null;
+  if (only && (only.type === 'assignment' || only.type === 'augmented_assignment' || (only.type === 'call' && returnsNone(only, root, model)))) {
+    return undefined;
   }
-  const q = model.qualifiedName(fn);
-  if (q) {
-    return /^(numpy|scipy|cupy|cupyx)\./.test(q) && !NUMPY_WRITES_FIRST_ARGUMENT.test(q.replace(/^cupy\./, 'numpy.')) && !/\.at$/.test(q);
-  }
-  return fn.type === 'attribute' && READING_METHODS.test(field(fn, 'attribute')?.text ?? '');
+  return last;
 }
 
 /** Clock reads a cell times its own work with. */
@@ -1929,26 +1949,31 @@ function returnsValue(body: SyntaxNode | null): boolean {
 
 /**
  * The edits that end a cell with `lines` (bring-back, write-back, release...) and keep what the
- * cell displays. Before a displayed expression, which stays last. After a trailing call, which
- * may be the work that writes the arrays brought back (`np.add(a, b, out=u)`): its value is
- * bound to a fresh name (`shown`), the lines follow, and the name is the cell's last expression,
- * so the cell shows what it showed (nothing when the value is None); a call known to return
- * None, or one a `;` silences, is just followed by the lines.
+ * cell shows (displayedStatement). A shown value that reads only host data once the lines ran
+ * (`displayOnHost`: a written-back array, nothing else on the device) follows the lines, as the
+ * cell wrote it. Any other is evaluated first, where the cell evaluated it: bound to a fresh name
+ * (`shown = <value>`; a tuple `shown = a, b`), then the lines, then `shown` as the cell's last
+ * expression, so it shows what it showed (nothing for None) and reads the device values before
+ * the lines rebind or release them. The lines simply end a cell that shows nothing.
  */
-export function epilogueEdits(root: SyntaxNode, source: string, lines: string, model: NotebookModel, fresh: (base: string) => string): TextEdit[] {
-  const { at, before } = epilogueOffset(root, source, model);
-  if (before) {
-    return [insert(at, `${lines}\n`)];
+export function epilogueEdits(
+  root: SyntaxNode,
+  source: string,
+  lines: string,
+  model: NotebookModel,
+  fresh: (base: string) => string,
+  displayOnHost: (shown: SyntaxNode) => boolean = () => false
+): TextEdit[] {
+  const end = source.replace(/\s+$/, '').length;
+  const shown = displayedStatement(root, source, model);
+  if (!shown) {
+    return [insert(end, `\n${lines}`)];
   }
-  const last = kids(root)
-    .filter(s => s.type !== 'comment')
-    .pop();
-  const call = last?.type === 'expression_statement' && last.namedChildCount === 1 ? kids(last)[0] : undefined;
-  if (call?.type === 'call' && !/^[ \t]*;/.test(source.slice(last!.endIndex)) && !returnsNone(call, root, model)) {
-    const shown = fresh('shown');
-    return [insert(last!.startIndex, `${shown} = `), insert(at, `\n${lines}\n${shown}`)];
+  if (displayOnHost(shown)) {
+    return [insert(lineStart(source, shown.startIndex), `${lines}\n`)];
   }
-  return [insert(at, `\n${lines}`)];
+  const name = fresh('shown');
+  return [insert(shown.startIndex, `${name} = `), insert(end, `\n${lines}\n${name}`)];
 }
 
 /**
@@ -2368,7 +2393,8 @@ function opaqueDeviceResults(
   refs: readonly LibraryRef[],
   model: NotebookModel,
   cell: CellModel,
-  deviceNames: ReadonlySet<string>
+  deviceNames: ReadonlySet<string>,
+  hostCalls: ReadonlySet<number>
 ): string[] {
   const moved = refs.filter(r => r.action === 'cupy');
   // may the expression's value be, or hold, device arrays?
@@ -2376,6 +2402,9 @@ function opaqueDeviceResults(
     const e = unparen(expr);
     if (e.type === 'call') {
       const fn = field(e, 'function');
+      if (hostCalls.has(e.id)) {
+        return false; // kept NumPy on host values (`np.unravel_index(int(...), shape)`)
+      }
       if (moved.some(r => r.node.id === fn?.id)) {
         return true; // a library call the rewrite moves to the device
       }
