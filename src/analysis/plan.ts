@@ -20,9 +20,19 @@
  *   `float`, `str` and f-strings take CuPy values as they are, except where they would show a 0-d
  *   value's repr (`{s!r}`, `{s=}`, a displayed `s`);
  * - a host cell that computes with a resident array on the host (loops, NumPy code the rules
- *   refused, a lambda handed to host code), or reads a value NumPy gives as a Python number
- *   (`np.allclose`), brings it back at its top (`x = cp.asnumpy(x)`, `s = s.get()[()]`,
- *   `ok = ok.item()`): it leaves the device there.
+ *   refused) but only reads it gets a host copy of what it reads, and the array stays resident
+ *   for later GPU cells, which find it as it was: a part indexed with host integers and slices,
+ *   or the whole array used once, is copied where it is read (`np.corrcoef(cp.asnumpy(X[:, :8]))`,
+ *   an element as NumPy's scalar); an array read in a loop or more than once is copied once at
+ *   the cell's top under a fresh name that the cell's references then read
+ *   (`x_host = cp.asnumpy(x)`; `x` itself stays the device array, so a later GPU cell needs no
+ *   copy back, and the host copy takes the host memory the NumPy notebook's array took);
+ * - a host cell that writes a resident array, updates it in place, reads it from a function or
+ *   lambda (which may run after a later cell changed it), lets something keep it that may update
+ *   it, shows it with its text (`{x[0]=}`), or reads a 0-d value or one NumPy gives as a Python
+ *   number (`np.allclose`), brings it back at its top (`x = cp.asnumpy(x)`, `s = s.get()[()]`,
+ *   `ok = ok.item()`): it leaves the device there, and the next GPU cell that uses it moves it in
+ *   again, once.
  *
  * What stays resident must fit in device memory. Before a cell becomes a GPU cell, the arrays on
  * the device while it runs (the resident set, plus what the cell moves in and makes; sizes from
@@ -42,16 +52,16 @@
  * would be re-traced every time (references/cupy.md#fusion).
  */
 import { DEFAULT_DEVICE_PROFILE, DEVICE_MEMORY_SHARE, fitsOnDevice, formatSeconds, formatSpeedup, predict, predictResident } from './costmodel';
-import { applyEdits, insert } from './edits';
+import { applyEdits, insert, replace } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
 import { maskIPython } from './ipython';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { field, kids, unparen } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
-import { formatBytes, valueBytes } from './values';
+import { formatBytes, valueBytes, type ValueInfo } from './values';
 
 export interface PlanOptions {
   parser?: PythonParser;
@@ -111,6 +121,11 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
   const gpuCells: number[] = [];
   const hoisted = new Set<string>();
   const definitions: ResidencyPlan['definitions'] = [];
+  // arrays the plan brought back to the host after they were resident (host code changed them,
+  // room on the device, an A/B cell): moving one in again is a copy of the cell that does it,
+  // charged in its prediction, so a cell whose work does not pay for it stays on the host
+  // rather than sending the array back and forth
+  const leftDevice = new Set<string>();
 
   for (const cell of models) {
     if (cell.kind !== 'code' || !cell.tree || !cell.facts || cell.syntaxError || cell.skipped) {
@@ -125,10 +140,11 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       // the data stays on the device across the plan's cells: copies are not the cell's to pay,
       // except an array another name may share: the cell copies it in, and writes it back if it
       // updates it, on every run (it never stays resident)
-      const { copies, prediction } = planPrediction(cell, model, analysis, device);
+      const returning = [...analysis.transfers.keys()].filter(n => !analysis.hostKept.has(n) && leftDevice.has(n));
+      const { copies, prediction } = planPrediction(cell, model, analysis, device, returning);
       worth = !analysis.sizeKnown || prediction.speedup >= minSpeedup;
       // (prediction, with copies charged, carries the data-resident figure too)
-      if (!worth && copies.in + copies.out > 0 && (prediction.residentSpeedup ?? 0) >= minSpeedup) {
+      if (!worth && copies.in + copies.returnIn + copies.out > 0 && (prediction.residentSpeedup ?? 0) >= minSpeedup) {
         slow = slowWithCopies(copies, prediction);
       }
       rule = analysis.scipyCompute > 0 || analysis.sparseOps > 0 ? 'GPU102' : analysis.chains.length > 0 || analysis.stencil ? 'GPU103' : analysis.numpyCompute === 0 && analysis.randomCalls > 0 ? 'GPU104' : 'GPU101';
@@ -137,7 +153,7 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
     // a cell whose only device work is methods on resident arrays inside host consumers or
     // prints (`print(y.mean())`) is a host boundary: those methods run on the device there too
     const methodsOnly = analysis !== null && ownCompute > 0 && ownCompute === analysis.arrayMethods;
-    const boundaryKeepsAll = methodsOnly && hostBoundary(cell, model, new Set(resident), cp).transfers.every(t => !t.reason.startsWith('computed with'));
+    const boundaryKeepsAll = methodsOnly && !hostBoundary(cell, model, new Set(resident), cp).computesOnHost;
     // device memory: what is on the device while the cell runs must fit (with room to spare)
     let evicted: string[] = [];
     let evictLines: string[] = [];
@@ -160,6 +176,7 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
         }
         for (const name of evicted) {
           resident.delete(name);
+          leftDevice.add(name);
           transfers.push({ cellIndex: cell.index, name, direction: 'to-host', reason: `makes room on the device for cell ${cell.index}` });
         }
       }
@@ -184,6 +201,7 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       for (const name of analysis.deviceNames) {
         if (!analysis.hostKept.has(name)) {
           resident.add(name);
+          leftDevice.delete(name);
         }
       }
       const parts = [
@@ -200,13 +218,17 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       });
       continue;
     }
-    if (cell.abCell && abCellBoundary(cell, models, model, resident, cp, out, changes, transfers, parser)) {
+    if (cell.abCell && abCellBoundary(cell, models, model, resident, leftDevice, cp, out, changes, transfers, parser)) {
       continue;
     }
     // a host cell: convert resident arrays at this boundary
     const boundary = hostBoundary(cell, model, resident, cp);
+    boundary.back.forEach(n => leftDevice.add(n));
     for (const name of cell.facts.writes) {
       resident.delete(name);
+      if (cell.facts.assignments.some(a => a.name === name && !a.augmented)) {
+        leftDevice.delete(name); // bound to another array, which has not been on the device
+      }
     }
     if (boundary.edits.length > 0) {
       out[cell.index] = { ...out[cell.index], source: applyEdits(cell.source, boundary.edits) };
@@ -271,47 +293,68 @@ export interface Copies {
   writeBack: string[];
   in: number;
   out: number;
+  /** Arrays the plan brought back to the host earlier, which this cell moves in again. */
+  returning: string[];
+  /** Their bytes. */
+  returnIn: number;
 }
 
-/** The bytes a GPU cell of the plan copies in (host-kept inputs) and back (written-back ones) each run. */
-function copiesPerRun(cell: CellModel, model: NotebookModel, hostKept: ReadonlySet<string>, writeBack: readonly string[]): Copies {
+/**
+ * The bytes a GPU cell of the plan copies in (host-kept inputs) and back (written-back ones) each
+ * run, and moves in again (`returning`: arrays the plan brought back to the host earlier).
+ */
+function copiesPerRun(cell: CellModel, model: NotebookModel, hostKept: ReadonlySet<string>, writeBack: readonly string[], returning: readonly string[]): Copies {
   const names = [...hostKept];
+  const bytesIn = (ns: readonly string[]): number => ns.reduce((a, n) => a + (valueBytes(model.valueBefore(n, cell, 0)) ?? 0), 0);
   return {
     names,
     writeBack: [...writeBack],
-    in: names.reduce((a, n) => a + (valueBytes(model.valueBefore(n, cell, 0)) ?? 0), 0),
-    out: writeBack.reduce((a, n) => a + (valueBytes(model.valueAfter(n, cell)) ?? 0), 0)
+    in: bytesIn(names),
+    out: writeBack.reduce((a, n) => a + (valueBytes(model.valueAfter(n, cell)) ?? 0), 0),
+    returning: [...returning],
+    returnIn: bytesIn(returning)
   };
 }
 
 /**
  * A GPU cell's prediction inside the whole-notebook rewrite: its data on the device, except the
- * arrays another name may share, which it copies in (and writes back) on every run.
+ * arrays another name may share, which it copies in (and writes back) on every run, and those
+ * the plan brought back to the host earlier, which it moves in again.
  */
 export function planPrediction(
   cell: CellModel,
   model: NotebookModel,
   analysis: Pick<ArrayCellAnalysis, 'work' | 'hostKept' | 'writeBack'>,
-  device: DeviceProfile
+  device: DeviceProfile,
+  returning: readonly string[] = []
 ): { copies: Copies; prediction: Prediction } {
-  const copies = copiesPerRun(cell, model, analysis.hostKept, analysis.writeBack);
+  const copies = copiesPerRun(cell, model, analysis.hostKept, analysis.writeBack, returning);
+  const toDevice = copies.in + copies.returnIn;
   const prediction =
-    copies.in + copies.out > 0
-      ? predict({ ...analysis.work, hostToDeviceBytes: copies.in, deviceToHostBytes: copies.out, sparseNonZerosFromHost: 0, kernelsDefined: 0 }, device)
+    toDevice + copies.out > 0
+      ? predict({ ...analysis.work, hostToDeviceBytes: toDevice, deviceToHostBytes: copies.out, sparseNonZerosFromHost: 0, kernelsDefined: 0 }, device)
       : predictResident(analysis.work, device);
   return { copies, prediction };
 }
 
-/** Why a cell that would pay with its data resident does not with the copies it makes each run. */
+/** Why a cell that would pay with its data resident does not with the copies it makes. */
 function slowWithCopies(copies: Copies, p: Prediction): string {
   const list = (names: string[]): string => names.join(', ');
-  const one = copies.names.length === 1;
-  const moved = copies.writeBack.length > 0 ? `copying ${list(copies.names)} in and writing ${list(copies.writeBack)} back` : `copying ${list(copies.names)} in`;
-  return (
-    `stays on the host: another name may share the memory of ${list(copies.names)}, so ${one ? 'it stays a host array' : 'they stay host arrays'} ` +
-    `and a GPU version of this cell would pay ${moved} (${formatBytes(copies.in + copies.out)}, ${formatSeconds(p.transferSeconds)}) on every run: ` +
-    `${formatSeconds(p.gpuSeconds)} against ${formatSeconds(p.cpuSeconds)} on the CPU (${formatSpeedup(p.speedup)})`
-  );
+  const figures = `(${formatBytes(copies.in + copies.returnIn + copies.out)}, ${formatSeconds(p.transferSeconds)})`;
+  const why: string[] = [];
+  if (copies.names.length > 0) {
+    const one = copies.names.length === 1;
+    const moved = copies.writeBack.length > 0 ? `copying ${list(copies.names)} in and writing ${list(copies.writeBack)} back` : `copying ${list(copies.names)} in`;
+    why.push(
+      `another name may share the memory of ${list(copies.names)}, so ${one ? 'it stays a host array' : 'they stay host arrays'} ` +
+        `and a GPU version of this cell would pay ${moved}${copies.returning.length > 0 ? '' : ` ${figures}`} on every run`
+    );
+  }
+  if (copies.returning.length > 0) {
+    const one = copies.returning.length === 1;
+    why.push(`${list(copies.returning)} ${one ? 'was' : 'were'} brought back to the host by an earlier cell, and a GPU version of this cell would move ${one ? 'it' : 'them'} to the device again ${figures}`);
+  }
+  return `stays on the host: ${why.join('; ')}: ${formatSeconds(p.gpuSeconds)} against ${formatSeconds(p.cpuSeconds)} on the CPU (${formatSpeedup(p.speedup)})`;
 }
 
 /**
@@ -412,7 +455,7 @@ function viewOf(value: SyntaxNode | null): string | null {
       // basic indexing only: slices, integer literals, `...` (fancy indexing copies)
       const base = field(v, 'value');
       const index = kids(v).filter(k => k.id !== base?.id && k.type !== 'comment');
-      if (index.length === 0 || !index.every(basicIndex)) {
+      if (index.length === 0 || !index.every(k => basicIndex(k))) {
         return null;
       }
       v = base;
@@ -423,17 +466,45 @@ function viewOf(value: SyntaxNode | null): string | null {
   return null;
 }
 
-function basicIndex(k: SyntaxNode): boolean {
-  if (k.type === 'slice' || k.type === 'integer' || k.type === 'ellipsis') {
-    return kids(k).every(c => c.type === 'integer' || (c.type === 'unary_operator' && kids(c).every(d => d.type === 'integer')));
+/**
+ * A basic index (NumPy and CuPy give a view for it, no copy): integers, slices of them, `...`,
+ * `None`, tuples of those; `integer` says which names hold Python ints (none, unless given).
+ */
+function basicIndex(k: SyntaxNode, integer: (name: SyntaxNode) => boolean = () => false): boolean {
+  switch (k.type) {
+    case 'ellipsis':
+    case 'none':
+      return true;
+    case 'slice':
+      return kids(k).every(b => integerExpression(b, integer));
+    case 'tuple':
+    case 'expression_list':
+      return kids(k).every(b => basicIndex(b, integer));
+    default:
+      return integerExpression(k, integer);
   }
-  if (k.type === 'unary_operator') {
-    return kids(k).every(c => c.type === 'integer');
+}
+
+/** Integer arithmetic (`+ - * // %`) on integer literals and names `integer` accepts. */
+function integerExpression(k: SyntaxNode, integer: (name: SyntaxNode) => boolean): boolean {
+  switch (k.type) {
+    case 'integer':
+      return true;
+    case 'identifier':
+      return integer(k);
+    case 'unary_operator': {
+      const a = field(k, 'argument');
+      return !!a && integerExpression(a, integer);
+    }
+    case 'binary_operator': {
+      const [l, r] = [field(k, 'left'), field(k, 'right')];
+      return ['+', '-', '*', '//', '%'].includes(field(k, 'operator')?.type ?? '') && !!l && !!r && integerExpression(l, integer) && integerExpression(r, integer);
+    }
+    case 'parenthesized_expression':
+      return k.namedChildCount === 1 && integerExpression(k.namedChild(0)!, integer);
+    default:
+      return false;
   }
-  if (k.type === 'tuple' || k.type === 'expression_list') {
-    return kids(k).every(basicIndex);
-  }
-  return false;
 }
 
 /**
@@ -495,13 +566,14 @@ function hostBoundary(
   model: NotebookModel,
   resident: Set<string>,
   cp: string
-): { edits: TextEdit[]; transfers: Transfer[]; summary: string } {
+): { edits: TextEdit[]; transfers: Transfer[]; summary: string; computesOnHost: boolean; back: string[] } {
   const edits: TextEdit[] = [];
   const moved: Transfer[] = [];
   const root = cell.tree!.rootNode;
-  const used = [...cell.facts!.inputs].filter(n => resident.has(n));
+  const facts = cell.facts!;
+  const used = [...facts.inputs].filter(n => resident.has(n));
   if (used.length === 0) {
-    return { edits, transfers: moved, summary: '' };
+    return { edits, transfers: moved, summary: '', computesOnHost: false, back: [] };
   }
   // what each host consumer receives (hostArgumentNeed): a copy, or the value as it is; an
   // argument that would carry device arrays into host code (a lambda reading `x`) is left out
@@ -513,6 +585,12 @@ function hostBoundary(
   const insideHostCode = (r: SyntaxNode): boolean => classified.some(a => a.need === 'host' && isInside(r, a.arg));
   const wrapped: string[] = [];
   const back: string[] = [];
+  /** Names read on the host through a copy under another name (`x_host`), and that name. */
+  const twins = new Map<string, string>();
+  /** Parts of resident arrays read on the host, each copied where it is read (`cp.asnumpy(X[:, :8])`). */
+  const parts: { name: string; expr: SyntaxNode }[] = [];
+  /** Whether host code computes with a resident array (not only shows it or hands it to a consumer). */
+  let computesOnHost = false;
   for (const name of used) {
     const refs = globalReferences(root, name);
     // a use that lets another name keep the array (`lst.append(y)`, `pd.DataFrame(y)`, `v = y`)
@@ -526,22 +604,63 @@ function hostBoundary(
     // what NumPy gives as a Python number (np.allclose's bool) comes back as one at the first host
     // cell that reads it: a 0-d device array would compute as a strong scalar (NEP 50) later on
     const pythonScalar = boundToPythonScalar(name, 0, cell, model);
-    const safe = !kept && !pythonScalar && refs.every(r => !insideHostCode(r) && (hostArgs.some(a => isInside(r, a.arg)) || deviceSafeUse(r, model, cell)));
-    if (safe) {
+    const hostReads = refs.filter(r => insideHostCode(r) || !(hostArgs.some(a => isInside(r, a.arg)) || deviceUse(r, model, cell).safe));
+    if (!kept && !pythonScalar && hostReads.length === 0) {
       continue;
     }
-    back.push(name);
+    // host code that only reads the array gets a host copy of what it reads, and the device array
+    // stays for later GPU cells (the same values: nothing here changes it); one that writes it,
+    // updates it in place, or reads it from a function or lambda (which may run after a later
+    // cell changed it) brings it back for good, and so does a 0-d value (NumPy's scalar from here
+    // on, as small as a copy of it) and one an f-string shows with its text (`{x[0]=}`: a copy's
+    // text would show)
+    const readOnly =
+      !kept &&
+      !pythonScalar &&
+      !isZeroD(model.valueBefore(name, cell, 0)) &&
+      !facts.writes.has(name) &&
+      !updatedInCell(root, name, facts.mutates, model) &&
+      refs.every(r => !insideScope(r) && !inSelfDocumentingField(r));
+    if (!readOnly) {
+      back.push(name);
+      computesOnHost = true;
+      continue;
+    }
+    // a part read once (`X[:, :8]`, `x[i]`, or the whole array used once) is copied where it is
+    // read; an array read in a loop, or whole and more than once, is copied once, at the top
+    const shown = hostReads.map(r => deviceUse(r, model, cell).shown);
+    const reads = hostReads.map((r, k) => shown[k] ?? hostReadExpression(r, resident, model, cell));
+    computesOnHost ||= shown.some(e => e === null);
+    const whole = reads.filter((e, k) => e?.id === hostReads[k].id).length;
+    if (reads.every(e => e !== null && !inLoop(e)) && (reads.length === 1 || whole === 0)) {
+      parts.push(...reads.map(expr => ({ name, expr: expr! })));
+    } else {
+      twins.set(name, freshNotebookName(`${name}_host`, model));
+    }
   }
   for (const name of back) {
     resident.delete(name);
     moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: 'computed with on the host in this cell' });
   }
+  const top: string[] = [];
   if (back.length > 0) {
     // each as the GPU cell that last bound it left it (a 0-d result as NumPy's scalar or Python number)
-    const lines = back.map(n => hostCopyLine(n, model.lastWriterBefore(n, cell) ?? cell, model, cp));
-    edits.push(insert(prologueOrStart(root, cell.source), lines.join('\n') + '\n'));
+    top.push(...back.map(n => hostCopyLine(n, model.lastWriterBefore(n, cell) ?? cell, model, cp)));
   }
-  const stillResident = new Set(used.filter(n => !back.includes(n)));
+  for (const [name, twin] of twins) {
+    // the same copy under the host name (`x_host = cp.asnumpy(x)`), which every reference here reads
+    top.push(twin + hostCopyLine(name, model.lastWriterBefore(name, cell) ?? cell, model, cp).slice(name.length));
+    edits.push(...globalReferences(root, name).map(r => replace(r.startIndex, r.endIndex, twin)));
+    moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: `computed with on the host in this cell: a host copy, ${twin}; the device array stays` });
+  }
+  if (top.length > 0) {
+    edits.push(insert(prologueOrStart(root, cell.source), top.join('\n') + '\n'));
+  }
+  for (const { name, expr } of parts) {
+    edits.push(...hostCopyOf(expr, model, cell, cp));
+    moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: `read on the host: a copy of ${expr.text}` });
+  }
+  const stillResident = new Set(used.filter(n => !back.includes(n) && !twins.has(n)));
   for (const { arg, v, need } of hostArgs) {
     const names = used.filter(n => stillResident.has(n) && globalReferences(arg, n).length > 0);
     if (names.length === 0 || need !== 'copy') {
@@ -553,14 +672,114 @@ function hostBoundary(
       moved.push({ cellIndex: cell.index, name: n, direction: 'to-host', reason: `host consumer: ${arg.parent?.parent?.type === 'call' ? field(arg.parent.parent, 'function')?.text ?? 'call' : 'call'}` });
     }
   }
-  const parts: string[] = [];
+  const summary: string[] = [];
   if (wrapped.length > 0) {
-    parts.push(`host copies of ${[...new Set(wrapped)].join(', ')} for host consumers`);
+    summary.push(`host copies of ${[...new Set(wrapped)].join(', ')} for host consumers`);
+  }
+  if (parts.length > 0) {
+    const names = [...new Set(parts.map(p => p.name))];
+    summary.push(`copies ${[...new Set(parts.map(p => p.expr.text))].join(', ')} to the host where read (${names.join(', ')} stay${names.length === 1 ? 's' : ''} on the device)`);
+  }
+  if (twins.size > 0) {
+    summary.push(`copies ${[...twins].map(([n, t]) => `${n} to the host as ${t}`).join(', ')} for host code (the device array${twins.size === 1 ? ' stays' : 's stay'})`);
   }
   if (back.length > 0) {
-    parts.push(`brings ${back.join(', ')} back to the host (used in host code)`);
+    summary.push(`brings ${back.join(', ')} back to the host (used in host code)`);
   }
-  return { edits, transfers: moved, summary: parts.join('; ') };
+  return { edits, transfers: moved, summary: summary.join('; '), computesOnHost, back };
+}
+/** Is `ref` in an f-string field that shows its own text (`{x[0]=}`, `{x=:.3f}`)? */
+function inSelfDocumentingField(ref: SyntaxNode): boolean {
+  for (let p = ref.parent; p; p = p.parent) {
+    if (p.type === 'interpolation') {
+      const expr = kids(p)[0];
+      return !!expr && /^\s*=/.test(p.text.slice(expr.endIndex - p.startIndex));
+    }
+  }
+  return false;
+}
+
+/** Is `node` inside a function, lambda or class body (code that may run after later cells)? */
+function insideScope(node: SyntaxNode): boolean {
+  for (let p = node.parent; p; p = p.parent) {
+    if (p.type === 'function_definition' || p.type === 'lambda' || p.type === 'class_definition') {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Does `node` run more than once per run of its cell: in a loop or a comprehension, except in
+ * the iterable a `for` or a comprehension's first `for` reads once (`for v in x[:3]:`)?
+ */
+function inLoop(node: SyntaxNode): boolean {
+  let n = node;
+  for (let p = n.parent; p; n = p, p = p.parent) {
+    const once = (p.type === 'for_statement' || p.type === 'for_in_clause') && field(p, 'right')?.id === n.id;
+    if (once && p.type === 'for_in_clause' && p.parent && kids(p.parent).find(k => k.type === 'for_in_clause')?.id !== p.id) {
+      return true; // a later `for` of a comprehension runs once per item of the first
+    }
+    if (once) {
+      continue;
+    }
+    if (p.type === 'for_statement' || p.type === 'while_statement' || /_comprehension$|^generator_expression$/.test(p.type)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * What host code reads of the resident array `ref` names: the array's part it indexes with host
+ * integers and slices (`X[:, :8]`, `x[i]`, `a[-1][0]`: CuPy takes the same basic index, and only
+ * that part need cross), else the array itself. Null for a part of a value the model does not
+ * know as an array (a sparse matrix: cupyx indexes it into another matrix).
+ */
+function hostReadExpression(ref: SyntaxNode, resident: ReadonlySet<string>, model: NotebookModel, cell: CellModel): SyntaxNode | null {
+  let e = ref;
+  while (e.parent?.type === 'subscript' && field(e.parent, 'value')?.id === e.id) {
+    const base = e;
+    const index = kids(e.parent).filter(k => k.id !== base.id && k.type !== 'comment');
+    if (index.length === 0 || !index.every(k => basicIndex(k, name => pythonInt(name, resident, model, cell)))) {
+      break;
+    }
+    e = e.parent;
+  }
+  return e.id !== ref.id && model.valueBefore(ref.text, cell, ref.startIndex).kind !== 'ndarray' ? null : e;
+}
+
+/** Does `name` hold a Python int there (not a NumPy or device value, which index as arrays do)? */
+function pythonInt(name: SyntaxNode, resident: ReadonlySet<string>, model: NotebookModel, cell: CellModel): boolean {
+  const v = model.valueBefore(name.text, cell, name.startIndex);
+  return !resident.has(name.text) && v.kind === 'scalar' && (v.library === undefined || v.library === 'int') && /^u?int/.test(v.dtype ?? 'int');
+}
+
+/**
+ * Edits that copy host-read expression `expr` (`hostReadExpression`, or a 0-d value a field
+ * shows, `deviceUse`) where it stands, as NumPy has it (hostCopyAround): an element as a NumPy
+ * scalar of its dtype (`cp.asnumpy(x[i])[()]`).
+ */
+function hostCopyOf(expr: SyntaxNode, model: NotebookModel, cell: CellModel, cp: string): TextEdit[] {
+  const v = model.inferValue(expr, cell);
+  return hostCopyAround(expr, mayBeElement(expr, v) ? { ...v, shape: [] } : v, cp, model, cell);
+}
+
+/**
+ * Is `v`, what the model infers for `expr`, maybe 0-d: 0-d, or an integer index (no slice, `...`
+ * or `None`) into an array whose dimensions the model does not know? Such a value is copied as an
+ * element, `cp.asnumpy(x[i])[()]`: the `[()]` is a no-op if it turns out to have dimensions.
+ */
+function mayBeElement(expr: SyntaxNode, v: ValueInfo): boolean {
+  if (isZeroD(v)) {
+    return true;
+  }
+  if (expr.type !== 'subscript' || v.kind !== 'ndarray' || v.shape !== undefined) {
+    return false;
+  }
+  const base = field(expr, 'value');
+  const index = kids(expr).filter(k => k.id !== base?.id && k.type !== 'comment');
+  return !index.some(k => /^(slice|ellipsis|none)$/.test(k.type) || kids(k).some(c => /^(slice|ellipsis|none)$/.test(c.type)));
 }
 
 /**
@@ -578,6 +797,7 @@ function abCellBoundary(
   models: CellModel[],
   model: NotebookModel,
   resident: Set<string>,
+  leftDevice: Set<string>,
   cp: string,
   out: CellInput[],
   changes: PlanChange[],
@@ -613,6 +833,7 @@ function abCellBoundary(
   out[before.index] = { ...out[before.index], source };
   for (const name of used) {
     resident.delete(name);
+    leftDevice.add(name);
     transfers.push({ cellIndex: before.index, name, direction: 'to-host', reason: `read by the A/B cell ${cell.index} (%%gpuoptimize): brought back before it, not inside its timed baseline` });
   }
   const summary = `brings ${used.join(', ')} back to the host for the A/B cell ${cell.index} (outside its timed baseline)`;
@@ -625,37 +846,43 @@ function abCellBoundary(
   return true;
 }
 
-/** Uses CuPy values satisfy as they are: print/len/float/format, attribute reads like .shape. */
-function deviceSafeUse(ref: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
-  // a 0-d value shows CuPy's repr (`array(1.5)`) where NumPy shows a scalar (`np.float64(1.5)`)
-  const zeroD = (): boolean => isZeroD(model.valueBefore(ref.text, cell, ref.startIndex));
+/**
+ * How host code takes a use of resident `ref`: the value it hands on, climbing attribute reads,
+ * method calls (CuPy arrays have NumPy's methods) and indexing, is `safe` where CuPy values
+ * satisfy the use as they are (print/len/float/format, `.shape`); `shown` is that value where it
+ * is a 0-d value an f-string field (`{s!r}`, `{x[0]=}`) or the cell's display would show with
+ * CuPy's repr (`array(1.5)`, where NumPy shows `np.float64(1.5)`): it needs a host copy.
+ */
+function deviceUse(ref: SyntaxNode, model: NotebookModel, cell: CellModel): { safe: boolean; shown: SyntaxNode | null } {
   let n = ref;
   let p = n.parent;
-  // climb through attribute reads, method calls (CuPy arrays have NumPy's methods), indexing
   while (
     p &&
     (((p.type === 'attribute' || p.type === 'subscript' || p.type === 'parenthesized_expression') && p.namedChild(0)?.id === n.id) ||
       (p.type === 'call' && field(p, 'function')?.id === n.id && n.type === 'attribute'))
   ) {
     if (p.type === 'attribute' && /^(shape|ndim|size|dtype|nbytes)$/.test(field(p, 'attribute')?.text ?? '')) {
-      return true;
+      return { safe: true, shown: null };
     }
     n = p;
     p = n.parent;
   }
+  // the value shown: the name's as bound there, or what the model infers for its element or result
+  const zeroD = (): boolean => (n.id === ref.id ? isZeroD(model.valueBefore(ref.text, cell, ref.startIndex)) : mayBeElement(n, model.inferValue(n, cell)));
   if (p?.type === 'interpolation') {
     // `{s}`, `{s:.3f}` format a CuPy value as NumPy's; `{s!r}`, `{s=}` show its repr
-    return !(showsRepr(p) && zeroD());
+    return showsRepr(p) && zeroD() ? { safe: false, shown: n } : { safe: true, shown: null };
   }
   if (p?.type === 'argument_list') {
     const call = p.parent;
     const fn = call ? field(call, 'function') : null;
-    return !!fn && fn.type === 'identifier' && isDeviceSafeBuiltin(fn.text);
+    return { safe: !!fn && fn.type === 'identifier' && isDeviceSafeBuiltin(fn.text), shown: null };
   }
   if (p?.type === 'expression_statement' && kids(p).length === 1) {
-    return !zeroD(); // displayed value: an array shows as NumPy's does, a 0-d value does not
+    // displayed value: an array shows as NumPy's does, a 0-d value does not
+    return zeroD() ? { safe: false, shown: n } : { safe: true, shown: null };
   }
-  return false;
+  return { safe: false, shown: null };
 }
 
 function isInside(node: SyntaxNode, outer: SyntaxNode): boolean {

@@ -89,7 +89,7 @@ describe('residency plan and device memory', () => {
       // cell 2 fits (x and its view: 400 MB, y 400 MB); cell 3 would need x to leave, which v views
       expect(plan.gpuCells).toEqual([1, 2]);
       expect(plan.changes.find(c => c.cellIndex === 3)?.summary).toBe(
-        "stays on the host: its arrays (800.0 MB) and the resident x, v (400.0 MB, views of one array, which cannot go back to the host apart) do not fit in 80% of the device's 1.1 GB (room kept for CuPy's memory pool, temporaries and library workspaces); brings y back to the host (used in host code)"
+        "stays on the host: its arrays (800.0 MB) and the resident x, v (400.0 MB, views of one array, which cannot go back to the host apart) do not fit in 80% of the device's 1.1 GB (room kept for CuPy's memory pool, temporaries and library workspaces); copies y to the host as y_host for host code (the device array stays)"
       );
     });
 

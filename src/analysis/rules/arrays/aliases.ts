@@ -199,6 +199,29 @@ function atModuleLevel(definition: SyntaxNode): boolean {
 }
 
 /**
+ * Is the array `ref` reads a column of the dict literal `dict` that `pd.DataFrame(dict)` is built
+ * from (`pd.DataFrame({"a": y[:10]})`)? pandas copies dict data (its documented default, unless
+ * `copy=False`), so the frame keeps none of the array's memory. A value nested deeper
+ * (`{"a": [y]}`: an object column holding the array itself) is no column of it.
+ */
+function copiedAsColumn(ref: SyntaxNode, dict: SyntaxNode, call: SyntaxNode): boolean {
+  const { positional, keywords } = callArguments(call);
+  const data = positional[0] ?? keywords.get('data');
+  if (dict.type !== 'dictionary' || data?.id !== dict.id || keywords.get('copy')?.text === 'False') {
+    return false;
+  }
+  // from ref (a view of it, as escapingUse climbed) to the pair whose value it is, in no other container
+  let v = ref;
+  while (v.parent && v.parent.type !== 'pair') {
+    v = v.parent;
+    if (CONTAINERS.has(v.type) && v.type !== 'parenthesized_expression') {
+      return false;
+    }
+  }
+  return v.parent?.type === 'pair' && field(v.parent, 'value')?.id === v.id && v.parent.parent?.id === dict.id;
+}
+
+/**
  * Whether this read of an array (an identifier node) lets its memory be seen afterwards under
  * another name: bound to a name (itself or a view), stored in a container or an attribute, passed
  * to a call that may keep it, returned from a function, or iterated (rows of a 2-D array are views).
@@ -263,6 +286,9 @@ export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number
       }
       const fn = field(call, 'function');
       const q = fn ? model.qualifiedName(fn) : null;
+      if (q === 'pandas.DataFrame' && copiedAsColumn(ref, n, call)) {
+        return null;
+      }
       const lib = q ? q.split('.')[0] : null;
       const retains =
         q !== null

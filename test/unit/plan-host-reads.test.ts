@@ -1,0 +1,142 @@
+/**
+ * Host code that only reads device-resident arrays in the whole-notebook plan: it gets host
+ * copies of what it reads (a slice or element where it is read, the whole array once at the top
+ * of the cell for a loop or repeated use) and the arrays stay on the device for later GPU cells,
+ * each input moved there once. Only a host cell that changes an array (in place here) brings it
+ * back for good; the next GPU cell moves it in again, once.
+ */
+import { rewriteNotebook } from '../../src/analysis/plan';
+import { cellsOf, parser } from './helpers';
+
+beforeAll(async () => {
+  await parser();
+});
+
+const setup = 'import numpy as np\nimport pandas as pd\nn = 4_000_000\nx = np.load("x.npy")\nw = np.load("w.npy")';
+const gpu = 'y = np.sqrt(x) * 2.0 + np.sin(w)';
+const later = 'z = np.exp(y) * np.cos(x) + 1.0';
+/** [cell, name, direction] of every transfer. */
+const moves = (plan: ReturnType<typeof rewriteNotebook>): [number, string, string][] => plan.transfers.map(t => [t.cellIndex, t.name, t.direction]);
+
+describe('residency plan: host code reading resident arrays', () => {
+  it('hands pandas a copy of the slice it reads; the arrays stay on the device', () => {
+    const plan = rewriteNotebook(cellsOf(setup, gpu, 'df = pd.DataFrame({"y": y[:10], "x": x[-5:]})\ndf', later));
+    expect(plan.gpuCells).toEqual([1, 3]);
+    expect(plan.cells[1].source).toBe('x = cp.asarray(x)\nw = cp.asarray(w)\ny = y_kernel(x, w)');
+    expect(plan.cells[2].source).toBe('df = pd.DataFrame({"y": cp.asnumpy(y[:10]), "x": cp.asnumpy(x[-5:])})\ndf');
+    expect(plan.cells[3].source).toBe('z = z_kernel(y, x)');
+    expect(moves(plan)).toEqual([
+      [1, 'x', 'to-device'],
+      [1, 'w', 'to-device'],
+      [2, 'y', 'to-host'],
+      [2, 'x', 'to-host']
+    ]);
+  });
+
+  it('still brings back an array a DataFrame may keep itself (a column of objects holding it)', () => {
+    const plan = rewriteNotebook(cellsOf(setup, gpu, 'kept = pd.DataFrame({"y": [y]})'));
+    expect(plan.cells[2].source).toBe('y = cp.asnumpy(y)\nkept = pd.DataFrame({"y": [y]})');
+  });
+
+  it("copies an element an f-string shows with its repr as NumPy's scalar; a formatted one, as it is", () => {
+    const plan = rewriteNotebook(cellsOf(setup, gpu, 'i = 7\nprint(f"{y[i]!r} {y[0]:.3f} {w[n - 1]:.2f}")', later));
+    expect(plan.cells[2].source).toBe('i = 7\nprint(f"{cp.asnumpy(y[i])[()]!r} {y[0]:.3f} {w[n - 1]:.2f}")');
+    expect(plan.cells[3].source).toBe('z = z_kernel(y, x)');
+    expect(moves(plan).filter(m => m[2] === 'to-device')).toEqual([
+      [1, 'x', 'to-device'],
+      [1, 'w', 'to-device']
+    ]);
+  });
+
+  it('brings back an array an f-string shows with its own text ({y[0]=}: a copy would show its text)', () => {
+    const plan = rewriteNotebook(cellsOf(setup, gpu, 'print(f"{y[0]=}")'));
+    expect(plan.cells[2].source).toBe('y = cp.asnumpy(y)\nprint(f"{y[0]=}")');
+  });
+
+  it('gives a host cell reading resident arrays copies, not a round trip, between GPU cells (no ping-pong)', () => {
+    // the sequence of the event-reduction notebook: host reader, GPU cell, host reader again
+    const reader = (a: string): string => `c = np.linalg.cond(np.outer(${a}[:3], x[:3]))\nprint(c, np.ptp(${a}), ${a}.max() - ${a}.min())`;
+    const plan = rewriteNotebook(cellsOf(setup, gpu, reader('y'), later, reader('z')));
+    expect(plan.gpuCells).toEqual([1, 3]);
+    // y read whole three times: one host copy at the top; x, only its first elements
+    expect(plan.cells[2].source).toBe(
+      'y_host = cp.asnumpy(y)\nc = np.linalg.cond(np.outer(y_host[:3], cp.asnumpy(x[:3])))\nprint(c, np.ptp(y_host), y_host.max() - y_host.min())'
+    );
+    expect(plan.cells[3].source).toBe('z = z_kernel(y, x)');
+    expect(plan.cells[4].source).toBe(
+      'z_host = cp.asnumpy(z)\nc = np.linalg.cond(np.outer(z_host[:3], cp.asnumpy(x[:3])))\nprint(c, np.ptp(z_host), z_host.max() - z_host.min())'
+    );
+    expect(moves(plan)).toEqual([
+      [1, 'x', 'to-device'],
+      [1, 'w', 'to-device'],
+      [2, 'y', 'to-host'],
+      [2, 'x', 'to-host'],
+      [4, 'z', 'to-host'],
+      [4, 'x', 'to-host']
+    ]);
+    expect(plan.changes.find(c => c.cellIndex === 2)?.summary).toBe(
+      'copies x[:3] to the host where read (x stays on the device); copies y to the host as y_host for host code (the device array stays)'
+    );
+  });
+
+  it('brings back for good an array a function reads (it may run after a later cell changed it)', () => {
+    const plan = rewriteNotebook(cellsOf(setup, gpu, 'def spread():\n    return np.ptp(y)\nprint(spread())'));
+    expect(plan.cells[2].source).toBe('y = cp.asnumpy(y)\ndef spread():\n    return np.ptp(y)\nprint(spread())');
+  });
+
+  it('counts a DataFrame built from a dict as keeping none of the arrays (pandas copies dict data)', () => {
+    // y handed to pandas, then updated in place on the host: no other name shares its memory,
+    // so the next GPU cell moves it in for good instead of copying it in on every run
+    const plan = rewriteNotebook(cellsOf(setup, gpu, 'df = pd.DataFrame({"y": y[:10]})', 'for k in range(5):\n    y[k] = 0.0', later));
+    expect(plan.cells[4].source).toBe('y = cp.asarray(y)\nz = z_kernel(y, x)');
+    expect(plan.changes.find(c => c.cellIndex === 4)?.summary).toBe('runs on the GPU; moves y to the device once');
+  });
+
+  it('copies an array a loop reads once, at the top of the cell', () => {
+    const plan = rewriteNotebook(cellsOf(setup, gpu, 'import math\nacc = 0.0\nfor j in range(100):\n    acc += math.log1p(y[j])', later));
+    expect(plan.cells[2].source).toBe('import math\ny_host = cp.asnumpy(y)\nacc = 0.0\nfor j in range(100):\n    acc += math.log1p(y_host[j])');
+    expect(plan.cells[3].source).toBe('z = z_kernel(y, x)');
+  });
+
+  it('brings back for good an array host code updates in place; the next GPU cell moves it in once', () => {
+    const plan = rewriteNotebook(cellsOf(setup, gpu, 'for k in range(5):\n    y[k] = 0.0', later, 'u = np.exp(y) * np.cos(x) + z'));
+    expect(plan.gpuCells).toEqual([1, 3, 4]);
+    expect(plan.cells[2].source).toBe('y = cp.asnumpy(y)\nfor k in range(5):\n    y[k] = 0.0');
+    expect(plan.cells[3].source).toBe('y = cp.asarray(y)\nz = z_kernel(y, x)');
+    expect(plan.cells[4].source).toBe('u = u_kernel(y, x, z)');
+    expect(moves(plan)).toEqual([
+      [1, 'x', 'to-device'],
+      [1, 'w', 'to-device'],
+      [2, 'y', 'to-host'],
+      [3, 'y', 'to-device']
+    ]);
+  });
+
+  it('keeps on the host a GPU cell whose work does not pay for moving an array host code changed back in (no ping-pong)', () => {
+    const plan = rewriteNotebook(
+      cellsOf(
+        'import numpy as np\nn = 4_000_000\nrng = np.random.default_rng(0)',
+        'x = rng.exponential(1.0, size=n)\ny = rng.exponential(2.0, size=n)',
+        'z = np.sqrt(x) * 2.0 + np.sin(y)',
+        'for k in range(5):\n    z[k] = 0.0',
+        't = z[::4] + 1.0',
+        'for k in range(5):\n    z[k] = 1.0',
+        'u = np.exp(z) * np.cos(x) + np.sin(z)'
+      )
+    );
+    // cell 4 would move z (32 MB) in for a pass over a quarter of it, and cell 5 bring it back
+    expect(plan.gpuCells).toEqual([2, 6]);
+    expect(plan.cells[4].source).toBe('t = z[::4] + 1.0');
+    expect(plan.cells[5].source).toBe('for k in range(5):\n    z[k] = 1.0');
+    expect(plan.cells[6].source).toBe('z = cp.asarray(z)\nu = u_kernel(z, x)');
+    expect(plan.changes.find(c => c.cellIndex === 4)?.summary).toMatch(
+      /^stays on the host: z was brought back to the host by an earlier cell, and a GPU version of this cell would move it to the device again \(32\.0 MB, [\d.]+ ms\): [\d.]+ ms against [\d.]+ ms on the CPU \(0\.\d+x\)$/
+    );
+    expect(moves(plan)).toEqual([
+      [2, 'x', 'to-device'],
+      [2, 'y', 'to-device'],
+      [3, 'z', 'to-host'],
+      [6, 'z', 'to-device']
+    ]);
+  });
+});
