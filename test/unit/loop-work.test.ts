@@ -101,3 +101,14 @@ describe('a fused chain inside a loop', () => {
     }
   });
 });
+
+describe('why a loop storing one value per iteration is refused', () => {
+  const setup = 'import numpy as np\nx = np.random.rand(10_000_000)\ny = np.random.rand(10_000_000)\nout = np.empty(1000)';
+  it('element by element where it reads elements (an array\'s size is no array work)', () => {
+    expect(analyse(setup, 'for i in range(1000):\n    out[i] = np.sin(y[i]) + y.shape[0]').refusal).toMatch(/element-by-element Python loop over `out`/);
+  });
+  it('array work per iteration where it reads slices or whole arrays', () => {
+    expect(analyse(setup, 'for i in range(1000):\n    out[i] = x[i:i + 5000].mean()').refusal).toMatch(/stores one result per iteration in `out\[i\]`, each from array work/);
+    expect(analyse(setup, 'for i in range(1000):\n    out[i] = np.dot(x, y) * i').refusal).toMatch(/stores one result per iteration/);
+  });
+});

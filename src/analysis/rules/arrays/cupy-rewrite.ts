@@ -596,7 +596,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const rewrittenRefs = refs.filter(r => !sizes.calls.some(c => isInside(r.node, c)));
   if (sizes.calls.length > 0) {
     notes.push(
-      `\`${clip(sizes.calls[0].text)}\` counts each component's pixels: it became a \`${cp}.bincount\` of the labels, one pass (cupyx's sum over labels searches the labels for every pixel: 40 ms against 0.3 ms for 4,790 components of a 4096 x 4096 image on the H200), exact, float64 as SciPy returns it.`
+      `\`${clip(sizes.calls[0].text)}\` counts each component's pixels: it became a \`${cp}.bincount\` of the labels, integer atomics over them (and bincount's own range check; cupyx's sum over labels searches the labels for every pixel: 40 ms against 0.3 ms for 4,790 components of a 4096 x 4096 image on the H200), exact, float64 as SciPy returns it.`
     );
   }
   for (const r of rewrittenRefs) {
@@ -616,6 +616,20 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
   }
   edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp));
+  // CuPy's lstsq still defaults to rcond='warn' (a FutureWarning, and machine epsilon as the
+  // cut-off), NumPy 2's to None (epsilon times the larger dimension): the rank and the solution
+  // of an ill-conditioned system could differ, so the rewrite passes NumPy's default
+  for (const r of rewrittenRefs) {
+    const call = r.node.parent;
+    const args = call?.type === 'call' ? field(call, 'arguments') : null;
+    if (r.action === 'cupy' && r.qualified === 'numpy.linalg.lstsq' && args && field(call!, 'function')?.id === r.node.id) {
+      const { positional, keywords } = callArguments(call!);
+      if (positional.length < 3 && !keywords.has('rcond')) {
+        const inner = cell.source.slice(args.startIndex, args.endIndex - 1).trimEnd();
+        edits.push(insert(args.startIndex + inner.length, `${inner.endsWith(',') || inner === '(' ? '' : ', '}rcond=None`));
+      }
+    }
+  }
   for (const index of unravelIndices) {
     if (mentions(index, arrayNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, index))) {
       edits.push(insert(index.startIndex, 'int('), insert(index.endIndex, ')'));
@@ -1898,8 +1912,12 @@ const RETURNS_NONE_BUILTINS: ReadonlySet<string> = new Set(['print', 'display', 
 /** Module functions whose value is None (writers, plotting calls that only draw or save). */
 const RETURNS_NONE_FUNCTIONS =
   /^(numpy\.(save|savez|savez_compressed|savetxt|copyto|put|place|putmask|fill_diagonal|random\.shuffle|random\.seed)|matplotlib\.pyplot\.(show|savefig|close|clf|cla|tight_layout)|IPython\.display\.display)$/;
-/** Methods whose value is None whatever their object (list/dict/set mutators, ndarray's in-place ones, savefig/show). */
-const RETURNS_NONE_METHODS = /^(sort|fill|resize|tofile|dump|append|extend|insert|remove|clear|update|savefig|show)$/;
+/**
+ * Methods whose value is None on the objects that have them (ndarray.fill/tofile/dump, list.extend,
+ * clear, savefig/show); not sort/update/append/insert/resize, which return values on some libraries'
+ * objects (a binding of a None shows nothing anyway).
+ */
+const RETURNS_NONE_METHODS = /^(fill|tofile|dump|extend|clear|savefig|show)$/;
 
 /**
  * Does the call return None for sure (so a cell ending in it displays nothing)? Known builtins,
@@ -2341,8 +2359,13 @@ function wholeArrayUse(expr: SyntaxNode, arrays: ReadonlySet<string>, loopVars: 
       return !hit;
     }
     const p = n.parent;
+    if (p?.type === 'attribute' && ARRAY_METADATA.has(field(p, 'attribute')?.text ?? '')) {
+      return true; // `y.shape`, `y.size`: no array work
+    }
     const index = p?.type === 'subscript' && field(p, 'value')?.id === n.id ? field(p, 'subscript') : null;
-    hit = !(index && mentions(index, loopVars));
+    // an element `x[i]` (an index of the loop's variables, no slice): not array work
+    const element = !!index && mentions(index, loopVars) && !kids(p!).some(k => k.type === 'slice');
+    hit = !element;
     return !hit;
   });
   return hit;
