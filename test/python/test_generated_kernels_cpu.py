@@ -536,6 +536,10 @@ LAUNCHED = {
     "flag-stencil-loop-copy-border-and-host-read": ((0, 1, 2, 3, 31, 33), ["u", "history"], False),
     "flag-stencil-loop-copy-border-two-values": ((1, 2, 3, 31, 33), ["u", "frames"], False),
     "flag-stencil-loop-copy-odd-steps-1d": ((0, 1, 2, 3, 1000), ["T"], False),
+    # the periodic form (np.roll): neighbours across the opposite edge; v's own array, which v0
+    # holds too, never written (each step makes a new array)
+    "flag-stencil-loop-roll-periodic": ((1, 2, 3, 9, 31, 33), ["v", "v0"], False),
+    "flag-stencil-loop-roll-1d-one-statement": ((0, 1, 2, 3, 1000), ["c"], False),
 }
 
 

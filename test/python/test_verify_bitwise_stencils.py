@@ -35,6 +35,8 @@ def test_every_stencil_kernel_fixture_is_checked_bitwise() -> None:
         "flag-stencil-loop-copy-border-and-host-read",
         "flag-stencil-loop-copy-border-two-values",
         "flag-stencil-loop-copy-odd-steps-1d",
+        "flag-stencil-loop-roll-periodic",
+        "flag-stencil-loop-roll-1d-one-statement",
     } <= exact
     # fallbacks (ElementwiseKernel + slice assignment) and reductions keep the tolerance
     fallbacks = {
@@ -100,6 +102,8 @@ def test_exactness_covers_the_stencil_outputs_only() -> None:
     # the copy form: u names each step's buffer and ends as its own array again
     assert outputs["flag-stencil-loop-copy-border-and-host-read"] == {"u"}
     assert outputs["flag-stencil-loop-copy-odd-steps-1d"] == {"T"}
+    # the periodic form: v rebound to the last step's array; v0 keeps the first, never written
+    assert outputs["flag-stencil-loop-roll-periodic"] == {"v"}
     assert outputs["flag-elementwise"] == set()
     candidate = (
         "lap_stencil_kernel = cp.RawKernel(r'''...''', 'lap_stencil')\n"

@@ -62,6 +62,12 @@
  * (copyStepStencil says when this is exact). Written op by op, each step copied u whole, wrote a
  * temporary and copied it into the slice: three passes and more launches for one.
  *
+ * Also recognised: the periodic form, a Laplacian of `np.roll(v, ±1, axis)` terms and a step that
+ * rebinds the array (`lap = np.roll(v, 1, 0) + ... - 4 * v; v = v + alpha * lap`): four rolled
+ * copies, a chain of temporaries and the update per step written op by op; here one kernel per
+ * step whose neighbours wrap around at the edges as np.roll's do, the terms in the source's
+ * order (rollLoopStencil). NumPy makes a new array each step, so the kernel never writes v's own.
+ *
  * The step may also read other arrays at the same shifts (`+ f[1:-1, 1:-1]`, a source term;
  * `k[2:] * (u[2:] - u[1:-1])`, a conductivity): each becomes one more read-only input of the
  * kernel, `const T* __restrict__`, read at u's flat offsets (so coalesced too), made C-contiguous
@@ -152,8 +158,11 @@ export interface SliceStencil {
    * (one per `reads` entry, in order).
    * Null for `out = np.zeros_like(u); out[1:-1, 1:-1] = <expr of u>`. In the copy form (`copy`),
    * `current` is the name that keeps the array `u` names while `u` itself names each step's buffer.
+   * In the periodic form (`periodic`: rollLoopStencil) each step makes a new array, as
+   * `v = v + ...` does: `v`'s own array is only read, and the steps rotate through the buffers
+   * `spare` and `next`.
    */
-  loop: { header: string; current: string; spare: string; grid: string; sizes: string[]; scalarArgs: string[]; readArgs: string[]; copy: CopyStep | null } | null;
+  loop: { header: string; current: string; spare: string; grid: string; sizes: string[]; scalarArgs: string[]; readArgs: string[]; copy: CopyStep | null; periodic: { next: string } | null } | null;
 }
 
 /**
@@ -299,9 +308,37 @@ function stencilExpression(
   model: NotebookModel,
   cell: CellModel,
   loopVariable: string | null,
-  readable: ((name: string) => ReadableArray | null) | null
+  readable: ((name: string) => ReadableArray | null) | null,
+  periodic: ReadonlyMap<string, SyntaxNode> | null = null
 ): Pick<SliceStencil, 'render' | 'type' | 'taps' | 'scalars' | 'reads' | 'params'> | null {
   const ndim = inputShape.length;
+  // the periodic form's reads: `np.roll(input, ±1, axis)`, the row or column offset NumPy's
+  // wrap-around read gives it (roll by +1 reads the element before), and `input` itself
+  const roll = (n: SyntaxNode): [number, number] | null => {
+    const fn = n.type === 'call' ? field(n, 'function') : null;
+    if (!periodic || !fn || model.qualifiedName(fn) !== 'numpy.roll') {
+      return null;
+    }
+    const { positional, keywords } = callArguments(n);
+    const shiftNode = positional[1] ?? keywords.get('shift');
+    const axisNode = positional[2] ?? keywords.get('axis');
+    const integer = (x: SyntaxNode | undefined): number | null => {
+      const v = x ? pythonConstant(x) : null;
+      return v && v !== 'refused' && 'int' in v ? Number(v.int) : null;
+    };
+    const shift = integer(shiftNode);
+    const axis = axisNode ? integer(axisNode) : null;
+    const named = [...keywords.keys()].every(k => (k === 'shift' && positional.length < 2) || (k === 'axis' && positional.length < 3));
+    if (positional[0]?.type !== 'identifier' || positional[0].text !== input || positional.length > 3 || !named || (shift !== 1 && shift !== -1)) {
+      return null;
+    }
+    // without an axis NumPy rolls the flattened array: the same as axis 0 only in 1-D
+    const along = axisNode ? (axis === null ? null : axis < 0 ? axis + ndim : axis) : ndim === 1 ? 0 : null;
+    if (along === null || along < 0 || along >= ndim) {
+      return null;
+    }
+    return along === ndim - 1 ? [0, -shift] : [-shift, 0];
+  };
   let taps = 0;
   const scalars: SliceStencil['scalars'] = [];
   const reads: StencilRead[] = [];
@@ -339,10 +376,19 @@ function stencilExpression(
       }
       case 'subscript': {
         const array = field(n, 'value');
+        if (periodic) {
+          return null;
+        }
         if (array?.text === input) {
           return dtype;
         }
         return array?.type === 'identifier' ? readable?.(array.text)?.dtype ?? null : null;
+      }
+      case 'call':
+        return roll(n) ? dtype : null;
+      case 'identifier': {
+        const local = periodic?.get(n.text);
+        return !periodic ? null : n.text === input ? dtype : local ? typeOf(local) : null;
       }
       default:
         return null;
@@ -395,7 +441,7 @@ function stencilExpression(
       }
       case 'subscript': {
         const array = field(n, 'value');
-        if (array?.type !== 'identifier') {
+        if (array?.type !== 'identifier' || periodic) {
           return null;
         }
         if (array.text === input) {
@@ -421,6 +467,25 @@ function stencilExpression(
           return null;
         }
         return ndim === 2 ? tap(lined.offs[0], lined.offs[1], k + 1) : tap(0, lined.offs[0], k + 1);
+      }
+      case 'call': {
+        const offs = roll(n);
+        if (!offs) {
+          return null;
+        }
+        taps += 1;
+        return tap(offs[0], offs[1], 0);
+      }
+      case 'identifier': {
+        // the input itself; a temporary of the step (`lap`), computed whole before it is used, as
+        // NumPy computes it: its expression in parentheses
+        const local = periodic?.get(n.text);
+        if (periodic && n.text === input) {
+          taps += 1;
+          return tap(0, 0, 0);
+        }
+        const t = local ? emit(local, inner, tap) : null;
+        return t === null ? null : `(${t})`;
       }
       default:
         return null;
@@ -525,8 +590,9 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
   }
   const body = field(stmt, 'body');
   const only = onlyStatement(body);
-  if (!only) {
-    return copyStepStencil(stmt, left.text, right.text, body, model, cell, freshName);
+  const rolled = rollLoopStencil(stmt, left.text, right.text, body, model, cell, freshName);
+  if (rolled || !only) {
+    return rolled ?? copyStepStencil(stmt, left.text, right.text, body, model, cell, freshName);
   }
   const assign = only?.type === 'expression_statement' ? kids(only)[0] : null;
   const target = assign?.type === 'assignment' ? field(assign, 'left') : null;
@@ -568,7 +634,7 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
     dtype: input.dtype,
     ndim: input.ndim,
     ...found,
-    loop: { header: `for ${left.text} in ${right.text}:`, current, spare, grid, sizes, scalarArgs, readArgs, copy: null }
+    loop: { header: `for ${left.text} in ${right.text}:`, current, spare, grid, sizes, scalarArgs, readArgs, copy: null, periodic: null }
   };
 }
 
@@ -667,6 +733,20 @@ function constantBorder(stmts: SyntaxNode[], from: number, name: string, ndim: 1
     }
   }
   return null;
+}
+
+/**
+ * Whether the value a top-level loop `stmt` leaves bound to `name` may be read: after the loop in
+ * the cell, in a later cell, or by a function (one of this cell's, or an earlier cell's, called
+ * later).
+ */
+function readAfterLoop(name: string, stmt: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
+  let found = model.readersAfter(name, cell).length > 0 || model.readers(name).some(r => r.index < cell.index && readInDefinition(r, name)) || readInDefinition(cell, name);
+  walk(cell.tree!.rootNode, n => {
+    found ||= n.type === 'identifier' && n.text === name && n.startIndex > stmt.endIndex;
+    return !found;
+  });
+  return found;
 }
 
 /** Whether `name` occurs inside a function, lambda or class that `cell` defines. */
@@ -769,11 +849,7 @@ function copyStepStencil(stmt: SyntaxNode, loopVariable: string, range: string, 
   };
   // the copy is read by the update alone: not by the other statements, after the loop, in a
   // later cell or in a function (called later)
-  let elsewhere = inOthers(un).length > 0 || model.readersAfter(un, cell).length > 0 || model.readers(un).some(r => r.index < cell.index && readInDefinition(r, un)) || readInDefinition(cell, un);
-  walk(cell.tree!.rootNode, n => {
-    elsewhere ||= n.type === 'identifier' && n.text === un && n.startIndex > stmt.endIndex;
-    return !elsewhere;
-  });
+  const elsewhere = inOthers(un).length > 0 || readAfterLoop(un, stmt, model, cell);
   // u itself: only written into or read for a new value; nothing sharing its memory read there:
   // no alias or view from an earlier cell (memorySharers), nor a name this cell bound before the
   // loop from a value that reads u (`top = u[:2]`, `w = u`, `pair = [u, f]`)
@@ -830,7 +906,85 @@ function copyStepStencil(stmt: SyntaxNode, loopVariable: string, range: string, 
       sizes: input.ndim === 2 ? [named('rows'), named('cols')] : [named('size')],
       scalarArgs: found.scalars.map(a => named(a.name)),
       readArgs: found.reads.map(r => named(r.name)),
-      copy: { name: un, text: stmts[c].text, loopStart: stmt.startIndex, loopEnd: stmt.endIndex, indent, border: border ? { value: border.value, text: border.text } : null }
+      copy: { name: un, text: stmts[c].text, loopStart: stmt.startIndex, loopEnd: stmt.endIndex, indent, border: border ? { value: border.value, text: border.text } : null },
+      periodic: null
+    }
+  };
+}
+
+/**
+ * The periodic form (a Laplacian with np.roll, a time step rebinding the array):
+ *
+ * ```python
+ * for _ in range(steps):
+ *     lap = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4 * v
+ *     v = v + alpha * lap
+ * ```
+ *
+ * Written op by op, each step makes four rolled copies, a chain of temporaries and the update: a
+ * dozen passes over the grid. `np.roll(v, s, axis)` with `s` ±1 reads v at the neighbour along
+ * the axis, wrapping around at the edges, so one kernel computes each element from its four
+ * neighbours (the wrapped row or column at the edges) in one pass, `lap` inlined in parentheses
+ * (NumPy computes it whole first; C then rounds each operation as NumPy does, --fmad=false) and
+ * the terms in the source's order. Recognised: one or two statements, an optional temporary
+ * `t = <expr>` then `v = <expr>`, both made of `np.roll(v, ±1, axis)` (the axis named in 2-D:
+ * without one NumPy rolls the flattened array), `v` itself, the temporary (in the second),
+ * numbers, scalars and `+ - * /`, computed in v's dtype; the temporary not read after the loop
+ * (the rewrite never binds it). NumPy's `v = ...` makes a new array each step and never writes
+ * v's own array (another name may hold it), so neither does the kernel: the first step reads it
+ * and the steps rotate through two new buffers; after a step, v names the last one.
+ */
+function rollLoopStencil(stmt: SyntaxNode, loopVariable: string, range: string, body: SyntaxNode | null, model: NotebookModel, cell: CellModel, freshName: FreshName): SliceStencil | null {
+  const stmts = body ? kids(body).filter(s => s.type !== 'comment') : [];
+  const assigns = stmts.map(s => {
+    const a = s.type === 'expression_statement' && kids(s).length === 1 ? kids(s)[0] : null;
+    const left = a?.type === 'assignment' && !field(a, 'type') ? field(a, 'left') : null;
+    return left?.type === 'identifier' ? { name: left.text, value: field(a!, 'right')! } : null;
+  });
+  if ((stmts.length !== 1 && stmts.length !== 2) || assigns.some(a => !a?.value)) {
+    return null;
+  }
+  const last = assigns[assigns.length - 1]!;
+  const temp = stmts.length === 2 ? assigns[0]! : null;
+  const v = last.name;
+  if (v === loopVariable || (temp && (temp.name === v || temp.name === loopVariable || readsName(temp.value, temp.name) || readAfterLoop(temp.name, stmt, model, cell)))) {
+    return null;
+  }
+  const input = stencilInput(v, model, cell, stmt.startIndex);
+  const locals = new Map<string, SyntaxNode>(temp ? [[temp.name, temp.value]] : []);
+  const found = input ? stencilExpression(last.value, v, `${v}_new`, input.dtype, input.shape, model, cell, loopVariable, null, locals) : null;
+  // a temporary the update reads, and at least one roll (`v = v + v` is no stencil); the step's
+  // result in v's own dtype (v is rebound to it every step)
+  let rolls = false;
+  for (const e of [last.value, ...(temp ? [temp.value] : [])]) {
+    walk(e, n => {
+      rolls ||= n.type === 'call' && model.qualifiedName(field(n, 'function')!) === 'numpy.roll';
+      return !rolls;
+    });
+  }
+  if (!input || !found || !rolls || found.type !== input.dtype || (temp && !readsName(last.value, temp.name))) {
+    return null;
+  }
+  const named = (base: string): string => freshName(`${v}_${base}`);
+  return {
+    start: stmt.startIndex,
+    end: stmt.endIndex,
+    expr: last.value,
+    out: v,
+    input: v,
+    dtype: input.dtype,
+    ndim: input.ndim,
+    ...found,
+    loop: {
+      header: `for ${loopVariable} in ${range}:`,
+      current: named('src'),
+      spare: named('dst'),
+      grid: named('grid'),
+      sizes: input.ndim === 2 ? [named('rows'), named('cols')] : [named('size')],
+      scalarArgs: found.scalars.map(a => named(a.name)),
+      readArgs: [],
+      copy: null,
+      periodic: { next: named('next') }
     }
   };
 }
@@ -883,10 +1037,11 @@ export const STENCIL_BLOCK = 128;
 
 /**
  * The names the kernel and its launcher declare themselves: the sizes, the indices, the strip's
- * pointers and registers (the 1-D kernel uses the first two). Its arrays take the cell's names
+ * pointers and registers, the periodic kernel's wrapped columns (the 1-D kernel uses the first
+ * two). Its arrays take the cell's names
  * (SliceStencil.params).
  */
-const OWN_NAMES = ['n', 'k', 'm', 'j', 'edge', 's', 'i0', 'i1', 'k0', 'p', 'q', 'up', 'mid', 'down', 'r', 'o', 'i'] as const;
+const OWN_NAMES = ['n', 'k', 'm', 'j', 'edge', 's', 'i0', 'i1', 'k0', 'p', 'q', 'up', 'mid', 'down', 'r', 'o', 'i', 'jw', 'je'] as const;
 type OwnNames = Record<(typeof OWN_NAMES)[number], string>;
 
 /** What an own name becomes where the cell's names take it (else the name with a number). */
@@ -988,7 +1143,7 @@ export function stencilCode(
   // or the constant the copy form's step assigns the border after its update
   const edge = s.loop?.copy?.border ?? null;
   const border = (k: string): string => (edge ? edge.value : s.loop ? `${u}[${k}]` : s.dtype === 'float32' ? '0.0f' : '0.0');
-  const borderSays = edge ? `set to ${edge.text}` : `copied from ${u}`;
+  const borderSays = s.loop?.periodic ? 'wrapping around as np.roll does' : edge ? `set to ${edge.text}` : `copied from ${u}`;
   const sign = (d: number, unit: string): string => (d < 0 ? ` - ${unit}` : d > 0 ? ` + ${unit}` : '');
   // the interior value as stored: cast once where NumPy computed it in float64 for a float32 array
   const value = (tap: StencilTap): string => (s.type === s.dtype ? s.render(tap) : `(${ct})(${s.render(tap)})`);
@@ -1012,8 +1167,9 @@ export function stencilCode(
   const dt = `${cp}.${s.dtype}`;
   const scalarValues = s.scalars.map(a => `, ${cp}.${a.dtype}(${a.name})`).join('');
   const scalarNames = s.scalars.map(a => a.name);
-  const kernel =
-    s.ndim === 2
+  const kernel = s.loop?.periodic
+    ? periodicKernel(s, fnName, c, value, scalarParams)
+    : s.ndim === 2
       ? [
           `extern "C" __global__ void __launch_bounds__(${B}) ${fnName}(const ${ct}* __restrict__ ${u}${readParams}, ${ct}* __restrict__ ${out}, int ${c.n}, int ${c.m}${scalarParams}) {`,
           `    // one thread per column ${c.j} (x runs along the contiguous last axis: coalesced loads) and`,
@@ -1098,6 +1254,24 @@ export function stencilCode(
     const contiguousReads = s.reads.map((r, k) => `${readArgs[k]} = ${cp}.ascontiguousarray(${deviceName(r.name)})  # read by every step: ${deviceName(r.name)} itself when it is C-contiguous`);
     const checked = `# checks ${s.reads.length > 0 ? `the buffers and ${s.reads.map(r => r.name).join(', ')}` : 'both buffers'} once`;
     const launch = (from: string): string => `${kernelName}(${grid}, (${s.ndim === 2 ? B : 256},), (${from}${readInputs}, ${spare}, ${stepArgs.join(', ')}))`;
+    if (s.loop.periodic) {
+      // each step makes a new array (`v = v + ...`): v's own array is read by the first step only,
+      // then the steps rotate through two new buffers; v names the last step's after the loop
+      const { next } = s.loop.periodic;
+      const call = [
+        `${current} = ${cp}.ascontiguousarray(${inputText})  # ${inputText} itself when it is C-contiguous: read, never written`,
+        `${spare} = ${cp}.empty_like(${current})`,
+        `${next} = ${cp}.empty_like(${current})`,
+        `${grid}, ${stepArgs.join(', ')} = ${fnName}(${current}, ${spare}${scalarTexts})  ${checked}`,
+        header,
+        `    ${launch(current)}  # the whole step: one launch, into a new buffer`,
+        `    ${current}, ${spare}, ${next} = ${spare}, ${next}, ${spare}`,
+        `if ${next} is ${current}:`,
+        `    ${inputText} = ${current}  # a step ran: ${inputText} names the last step's new array`,
+        `del ${[current, spare, next, grid, ...stepArgs].join(', ')}`
+      ].join('\n');
+      return { definition, call, inserts: [] };
+    }
     if (s.loop.copy) {
       // the cell's name for the array is each step's buffer (the loop's other statements read
       // it); `current` keeps the array it named, which ends holding the result
@@ -1157,6 +1331,73 @@ export function stencilCode(
     `    return ${out}`
   ]);
   return { definition, call: `${s.out} = ${fnName}(${inputText}${scalarTexts})`, inserts: [] };
+}
+
+/**
+ * The periodic form's kernel (rollLoopStencil): every element computed from its neighbours, the
+ * opposite edge's across the border, as np.roll wraps around. In 2-D, as the other kernel, one
+ * thread per column (coalesced) and STENCIL_ROWS_PER_THREAD rows, the rows above and at the
+ * current one rotating through registers; the columns left and right of the thread's, wrapped,
+ * are worked out once. A strip away from the first and last rows runs a fixed, unrolled trip
+ * count with plain row offsets; the others wrap the row above the first and below the last.
+ */
+function periodicKernel(s: SliceStencil, fnName: string, c: OwnNames, value: (tap: StencilTap) => string, scalarParams: string): string[] {
+  const { input: u, out } = s.params;
+  const ct = cType(s.dtype);
+  const R = STENCIL_ROWS_PER_THREAD;
+  const B = STENCIL_BLOCK;
+  if (s.ndim === 1) {
+    const at: StencilTap = (_di, dj) => `${u}[${dj < 0 ? `${c.k} == 0 ? ${c.n} - 1 : ${c.k} - 1` : dj > 0 ? `${c.k} == ${c.n} - 1 ? 0 : ${c.k} + 1` : c.k}]`;
+    return [
+      `extern "C" __global__ void ${fnName}(const ${ct}* __restrict__ ${u}, ${ct}* __restrict__ ${out}, long long ${c.n}${scalarParams}) {`,
+      `    // periodic, as np.roll: the first element's left neighbour is the last, and the other way round`,
+      `    const long long ${c.k} = (long long)blockIdx.x * blockDim.x + threadIdx.x;`,
+      `    if (${c.k} >= ${c.n}) return;`,
+      `    ${out}[${c.k}] = ${value(at)};`,
+      '}'
+    ];
+  }
+  const side = (dj: number, row: string): string => `${c.p}[${row}${dj < 0 ? c.jw : c.je}]`;
+  const inStrip: StencilTap = (di, dj) => (dj !== 0 ? side(dj, `${c.o} + `) : di < 0 ? c.up : di > 0 ? c.down : c.mid);
+  const wrapped: StencilTap = (di, dj) => (dj !== 0 ? side(dj, '') : di < 0 ? c.up : di > 0 ? c.down : c.mid);
+  return [
+    `extern "C" __global__ void __launch_bounds__(${B}) ${fnName}(const ${ct}* __restrict__ ${u}, ${ct}* __restrict__ ${out}, int ${c.n}, int ${c.m}${scalarParams}) {`,
+    `    // one thread per column ${c.j} (x runs along the contiguous last axis: coalesced loads) and`,
+    `    // ${R} consecutive rows; the rows above and at ${c.i} rotate through registers. Periodic, as`,
+    `    // np.roll: the first row's upper neighbour is the last row, the first column's left one the`,
+    `    // last column, and the other way round.`,
+    `    const int ${c.j} = blockIdx.x * ${B} + threadIdx.x;`,
+    `    if (${c.j} >= ${c.m}) return;`,
+    `    const int ${c.jw} = ${c.j} == 0 ? ${c.m} - 1 : ${c.j} - 1, ${c.je} = ${c.j} == ${c.m} - 1 ? 0 : ${c.j} + 1;`,
+    `    for (int ${c.s} = blockIdx.y; (long long)${c.s} * ${R} < ${c.n}; ${c.s} += gridDim.y) {`,
+    `        const int ${c.i0} = ${c.s} * ${R}, ${c.i1} = min(${c.i0} + ${R}, ${c.n});`,
+    `        if (${c.i0} >= 1 && ${c.i1} <= ${c.n} - 1) {`,
+    '            // a whole strip between the first and last rows: fixed trip count, unrolled',
+    `            const ${ct}* ${c.p} = ${u} + (ptrdiff_t)${c.i0} * ${c.m};`,
+    `            ${ct}* ${c.q} = ${out} + (ptrdiff_t)${c.i0} * ${c.m};`,
+    `            ${ct} ${c.up} = ${c.p}[${c.j} - (ptrdiff_t)${c.m}], ${c.mid} = ${c.p}[${c.j}];`,
+    '#pragma unroll',
+    `            for (int ${c.r} = 0; ${c.r} < ${R}; ${c.r}++) {`,
+    `                const ptrdiff_t ${c.o} = (ptrdiff_t)${c.r} * ${c.m};`,
+    `                const ${ct} ${c.down} = ${c.p}[${c.o} + ${c.m} + ${c.j}];`,
+    `                ${c.q}[${c.o} + ${c.j}] = ${value(inStrip)};`,
+    `                ${c.up} = ${c.mid};`,
+    `                ${c.mid} = ${c.down};`,
+    '            }',
+    '        } else {',
+    '            // the first or last row (its neighbour wraps around), or the last partial strip',
+    `            ${ct} ${c.up} = ${u}[(ptrdiff_t)(${c.i0} == 0 ? ${c.n} - 1 : ${c.i0} - 1) * ${c.m} + ${c.j}], ${c.mid} = ${u}[(ptrdiff_t)${c.i0} * ${c.m} + ${c.j}];`,
+    `            for (int ${c.i} = ${c.i0}; ${c.i} < ${c.i1}; ${c.i}++) {`,
+    `                const ${ct}* ${c.p} = ${u} + (ptrdiff_t)${c.i} * ${c.m};`,
+    `                const ${ct} ${c.down} = ${u}[(ptrdiff_t)(${c.i} == ${c.n} - 1 ? 0 : ${c.i} + 1) * ${c.m} + ${c.j}];`,
+    `                ${out}[(ptrdiff_t)${c.i} * ${c.m} + ${c.j}] = ${value(wrapped)};`,
+    `                ${c.up} = ${c.mid};`,
+    `                ${c.mid} = ${c.down};`,
+    '            }',
+    '        }',
+    '    }',
+    '}'
+  ];
 }
 
 /**
