@@ -67,3 +67,13 @@ def test_eigenvectors_of_other_signs_are_equal_up_to_sign() -> None:
     # a cell without a vector decomposition gets no such benefit of the doubt
     r = run_ab("v = -A", "v = A", ns, budget_s=0.02, min_runs=2)
     assert r.match_status == "not_equal"
+
+
+def test_only_outputs_bound_from_a_decomposition_are_compared_up_to_sign() -> None:
+    # another matrix of the same cell with a column negated is a real difference
+    ns: dict = {"np": np, "A": np.cov(np.random.default_rng(2).random((200, 6)), rowvar=False)}
+    baseline = "w, v = np.linalg.eigh(A)\nM = A.copy()"
+    candidate = "w, v = np.linalg.eigh(A)\nM = A * np.where(np.arange(6) == 2, -1.0, 1.0)"
+    r = run_ab(baseline, candidate, ns, budget_s=0.02, min_runs=2)
+    m = next(o for o in r.outputs if o.name == "M")
+    assert m.status == "not_equal", m
