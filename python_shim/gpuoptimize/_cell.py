@@ -198,6 +198,9 @@ class CellFacts:
     #: Intermediates a fused kernel of the source keeps in registers instead of binding them
     #: (`kernel_locals`).
     kernel_locals: set[str] = field(default_factory=set)
+    #: Names bound from a clock read (`t0 = time.perf_counter()`, `elapsed = time.time() - t0`):
+    #: timings of the run, not results (`clock_names`).
+    clocks: set[str] = field(default_factory=set)
     outputs: list[str] = field(default_factory=list)
     mutated: list[str] = field(default_factory=list)
     has_last_value: bool = False
@@ -560,6 +563,31 @@ def kernel_locals(tree: ast.AST) -> set[str]:
     return names
 
 
+_CLOCKS = frozenset(
+    {"perf_counter", "perf_counter_ns", "time", "time_ns", "monotonic", "monotonic_ns"}
+    | {"default_timer"}
+)
+
+
+def clock_names(tree: ast.AST) -> set[str]:
+    """Names the source binds from expressions that read a clock (`time.perf_counter()`,
+    `timeit.default_timer()`, `perf_counter()` imported by name): each run gives other values."""
+    names: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) and n.value is not None:
+            reads_clock = any(
+                isinstance(c, ast.Call) and _dotted(c.func)[-1:] in ([k] for k in _CLOCKS)
+                for c in ast.walk(n.value)
+            )
+            if reads_clock:
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                for t in targets:
+                    for e in t.elts if isinstance(t, ast.Tuple | ast.List) else [t]:
+                        if isinstance(e, ast.Name):
+                            names.add(e.id)
+    return names
+
+
 def kept_in_kernel(name: str, kernel_locals: set[str]) -> bool:
     """Is the Python name `name` one of the candidate's kernel locals (`kernel_locals`)? GPU103
     names a local after the Python name, made a safe C name (fusion.ts `cName`): leading
@@ -586,6 +614,7 @@ def analyze(source: str) -> CellFacts:
         inputs=list(s.inputs),
         loop_vars=s.loop_targets,
         kernel_locals=kernel_locals(tree),
+        clocks=clock_names(tree),
         outputs=outputs,
         mutated=list(s.mutated),
         has_last_value=has_last,

@@ -1443,10 +1443,14 @@ def _compare_outputs(
     states: list[str] = []
     names = [n for n in b.values if n != _cell.LAST_VALUE]
     vectors = _vector_names(b.source)
+    timings: list[str] = []
     for n in names:
         bv = b.values[n]
         if isinstance(bv, _NOT_DATA) or (callable(bv) and not hasattr(bv, "__array__")):
             continue  # functions, modules, classes: code, not results
+        if n in b.facts.clocks:
+            timings.append(n)  # a clock's reading: how long the run took, not a result
+            continue
         if is_random_state(bv) or is_random_state(c.values.get(n)):
             states.append(n)  # a generator's state is how results were drawn, not one
             continue
@@ -1497,6 +1501,8 @@ def _compare_outputs(
             )
     if states:
         notes.append(f"random generator state not compared: {', '.join(states)}")
+    if timings:
+        notes.append(f"clock readings not compared (timings, not results): {', '.join(timings)}")
     # a single value from random streams: judged by the spread of each side's repeats, also
     # when the two last runs agree by chance
     for i, o in enumerate(out):

@@ -77,3 +77,14 @@ def test_only_outputs_bound_from_a_decomposition_are_compared_up_to_sign() -> No
     r = run_ab(baseline, candidate, ns, budget_s=0.02, min_runs=2)
     m = next(o for o in r.outputs if o.name == "M")
     assert m.status == "not_equal", m
+
+
+def test_clock_readings_are_timings_not_results() -> None:
+    import time
+
+    ns: dict = {"np": np, "time": time, "x": np.arange(1000.0)}
+    cell = "t0 = time.perf_counter()\ny = x * 2\nelapsed = time.perf_counter() - t0"
+    r = run_ab(cell, cell.replace("x * 2", "2 * x"), ns, budget_s=0.02, min_runs=2)
+    assert [o.name for o in r.outputs] == ["y"]
+    assert r.match_status == "equal"
+    assert any("clock readings not compared" in w and "elapsed" in w for w in r.warnings)
