@@ -433,13 +433,41 @@ export class NotebookModel {
         : a.value
           ? this.inferValue(a.value, cell)
           : a.unpacked
-            ? itemOf(this.inferValue(a.unpacked.from, cell), a.unpacked.index)
+            ? this.unpackedValue(a.unpacked.from, a.unpacked.index, cell)
             : UNKNOWN;
       const b: Binding = { name: a.name, cellIndex: cell.index, cellId: cell.id, at: a.at, value };
       entries.push(b);
       bindings.add(b);
     }
     return entries;
+  }
+
+  /**
+   * Item `index` of what `from` gives when unpacked: a tuple's known item, or a row of the new
+   * array a grid maker builds (`yy, xx = np.mgrid[0:N, 0:M]`, `np.indices((N, M))`: each (N, M)).
+   * Other arrays' rows stay unknown: they are views of a named array, which the rules would have
+   * to treat as aliases of it.
+   */
+  private unpackedValue(from: SyntaxNode, index: number, cell: CellModel): ValueInfo {
+    const v = this.inferValue(from, cell);
+    const f = unparen(from);
+    const maker = f.type === 'subscript' ? field(f, 'value') : f.type === 'call' ? field(f, 'function') : undefined;
+    const grid = maker && (f.type === 'subscript' ? this.gridName(maker)?.name === 'mgrid' : /^(numpy|cupy)\.indices$/.test(this.qualifiedName(maker) ?? ''));
+    // as many names as rows (else a ValueError): `yy, xx = ...`, not under a starred name
+    const targets = from.parent?.type === 'assignment' ? field(from.parent, 'left') : undefined;
+    const names = targets && (targets.type === 'pattern_list' || targets.type === 'tuple_pattern' || targets.type === 'list_pattern') ? kids(targets) : [];
+    const rows = names.every(t => t.type === 'identifier') ? names.length : 0;
+    if (grid && v.kind === 'ndarray' && v.shape && v.shape.length >= 2 && index >= 0 && index < rows && rows === v.shape[0]) {
+      return arrayValue(v.shape.slice(1), v.dtype ?? 'float64', v.library ?? 'numpy', 'inferred');
+    }
+    return itemOf(v, index);
+  }
+
+  /** `np.mgrid` / `np.ogrid` (CuPy's too): the grid maker's name and library, else undefined. */
+  private gridName(node: SyntaxNode): { name: 'mgrid' | 'ogrid'; library: string } | undefined {
+    const q = this.qualifiedName(node);
+    const m = q ? /^(numpy|cupy)\.(mgrid|ogrid)$/.exec(q) : null;
+    return m ? { name: m[2] as 'mgrid' | 'ogrid', library: m[1] } : undefined;
   }
 
   /** Every cell, in notebook order (reading it makes a tracked rule depend on everything). */
@@ -810,6 +838,10 @@ export class NotebookModel {
         return this.inferAttribute(n, cell);
       case 'subscript': {
         const value = field(n, 'value');
+        const grid = value ? this.gridName(value) : undefined;
+        if (grid) {
+          return gridValue(grid.name, kids(n).filter(c => c.id !== value?.id && c.type !== 'comment'), grid.library, this, cell);
+        }
         const v = value ? this.inferValue(value, cell) : UNKNOWN;
         if (v.kind === 'sequence' && v.elements) {
           // `res[0]` of a tuple whose items are known (`res = np.linalg.eigh(A)`)
@@ -828,6 +860,10 @@ export class NotebookModel {
           if (indexed) {
             // basic slicing (a view of the array): its exact shape
             return { kind: 'ndarray', dtype: v.dtype, shape: indexed, size: shapeSize(indexed), origin: 'inferred', library: v.library, device: v.device };
+          }
+          const fancy = v.shape ? fancyIndexValue(n, v, this, cell) : undefined;
+          if (fancy) {
+            return fancy;
           }
           // fancy or boolean indexing, bounds the analysis cannot read: at most its size
           return { kind: 'ndarray', dtype: v.dtype, size: v.size, shape: undefined, origin: 'inferred', approx: true, library: v.library };
@@ -1739,6 +1775,22 @@ function numpyTupleValue(
     }
     case 'histogram2d':
       return histogram2dValue(a, args[1], keywords.get('bins') ?? positional[2], library, model, cell);
+    case 'unravel_index': {
+      // one int64 index per axis of the shape: NumPy scalars for one flat index (0-d arrays on
+      // the device), arrays shaped like the indices for an array of them (NumPy 2.4.6)
+      const shapeNode = keywords.get('shape') ?? positional[1];
+      const dims = shapeNode ? unparen(shapeNode) : undefined;
+      const given = dims ? model.inferValue(dims, cell) : UNKNOWN;
+      const axes = dims && (dims.type === 'tuple' || dims.type === 'list') ? kids(dims).length : given.kind === 'sequence' ? given.elements?.length : given.kind === 'scalar' ? 1 : undefined;
+      const t = scalarType(a);
+      const integer = t ? (t.strong ? /^u?int/.test(t.dtype) : t.python === 'int') : a.kind === 'ndarray' && /^u?int/.test(a.dtype ?? '');
+      const flat = !integer ? undefined : t ? [] : a.shape;
+      if (axes === undefined || flat === undefined) {
+        return null;
+      }
+      const item = flat.length === 0 ? zeroD('int64', library) : arrayValue(flat, 'int64', library, 'inferred');
+      return tupleOf(Array.from({ length: axes }, () => item), library);
+    }
     case 'unique': {
       const flags = ['return_index', 'return_inverse', 'return_counts'].filter(f => keywordTrue(keywords, f));
       if (flags.length === 0 || a.kind !== 'ndarray' || keywords.has('axis')) {
@@ -2032,7 +2084,10 @@ export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo 
   // one array keeps its own shape: the broadcast is only worked out for two or more
   const shape = arrays > 1 ? broadcastShape(values) : undefined;
   const out = copyOf(largest);
-  if (shape) {
+  // a length the data decide (`x[x > 0.5] * 2.0`): the largest's bound on the size still holds
+  // where the result has its shape
+  const bounded = largest.approx && largest.size !== undefined && shape?.length === largest.shape?.length && shape?.every((d, k) => d === largest.shape?.[k]);
+  if (shape && !bounded) {
     out.shape = shape;
     out.size = shapeSize(shape);
     out.approx = undefined;
@@ -2240,6 +2295,97 @@ function basicIndexShape(n: SyntaxNode, shape: (number | null)[], model: Noteboo
   }
   out.push(...shape.slice(dim));
   return integers === indices.length && out.length === 0 ? 'element' : out;
+}
+
+/**
+ * `np.mgrid[...]` and `np.ogrid[...]` (NumPy's `nd_grid`, 2.4.6): per slice `start:stop:step`,
+ * ceil((stop - start) / step) points, or |step| points for a complex step (`0:1:100j`). One slice
+ * gives a 1-D array; k slices give mgrid's dense (k, n1, ..., nk) array and ogrid's tuple of k
+ * arrays, n_i along axis i and 1 elsewhere. int64 for integer bounds, float64 once a bound or
+ * step is a float or the step complex. Unknown for anything but slices; counts unknown where a
+ * bound is.
+ */
+function gridValue(name: 'mgrid' | 'ogrid', indices: SyntaxNode[], library: string, model: NotebookModel, cell: CellModel): ValueInfo {
+  const slices = indices.length === 1 && indices[0].type === 'tuple' ? kids(indices[0]) : indices;
+  if (slices.length === 0 || !slices.every(s => s.type === 'slice')) {
+    return UNKNOWN;
+  }
+  let dtype: string | undefined = 'int64';
+  const counts = slices.map(s => {
+    const bounds: (SyntaxNode | undefined)[] = [undefined, undefined, undefined];
+    let part = 0;
+    for (const c of s.children) {
+      if (c.type === ':') {
+        part++;
+      } else if (c.isNamed && c.type !== 'comment' && c.type !== 'none') {
+        bounds[part] = c;
+      }
+    }
+    const [start, stop, step] = bounds.map(b => (b ? model.inferValue(b, cell) : undefined));
+    [start, stop, step].forEach((b, k) => {
+      const t = b ? scalarType(b) : undefined;
+      if (t === null || t?.strong || (t?.python === 'complex' && k < 2)) {
+        dtype = undefined; // not a Python number, a complex bound: NumPy's result_type not modelled
+      } else if ((t?.python === 'float' || t?.python === 'complex') && dtype) {
+        dtype = 'float64'; // a float bound, or a complex step (its magnitude is what counts)
+      }
+    });
+    if (step?.dtype === 'complex128') {
+      const text = bounds[2]?.text ?? '';
+      const points = isImaginary(text) ? Number(withoutUnderscores(text.slice(0, -1))) : NaN;
+      return Number.isFinite(points) ? Math.trunc(Math.abs(points)) : null;
+    }
+    const a = start ? start.value : 0;
+    const b = stop?.value;
+    const st = step ? step.value : 1;
+    return a === undefined || b === undefined || st === undefined || st === 0 ? null : Math.max(0, Math.ceil((b - a) / st));
+  });
+  const out = (shape: (number | null)[]): ValueInfo => {
+    const v = arrayValue(shape, dtype ?? 'float64', library, 'inferred');
+    v.dtype = dtype;
+    return v;
+  };
+  if (indices.length === 1 && indices[0].type === 'slice') {
+    return out(counts); // one slice: a 1-D array (ogrid's too)
+  }
+  if (name === 'mgrid') {
+    return out([counts.length, ...counts]);
+  }
+  return tupleOf(counts.map((c, k) => out(counts.map((_, j) => (j === k ? c : 1)))), library);
+}
+
+/**
+ * `a[idx]` with one integer index array of known shape (`evals[order]`, `X[rng.choice(n, 12)]`,
+ * a list of ints): idx's shape then a's other axes. With a boolean mask over a's first k axes:
+ * one axis of a length the data decides then a's other axes (its size at most a's). Undefined
+ * for anything else (several indices, an index the analysis cannot type).
+ */
+function fancyIndexValue(n: SyntaxNode, v: ValueInfo, model: NotebookModel, cell: CellModel): ValueInfo | undefined {
+  const value = field(n, 'value');
+  const indices = kids(n).filter(k => k.id !== value?.id && k.type !== 'comment');
+  const shape = v.shape;
+  if (indices.length !== 1 || !shape) {
+    return undefined;
+  }
+  const lit = literalArray(indices[0]);
+  const index = lit ? arrayValue(lit.shape, lit.dtype, 'numpy', 'inferred') : model.inferValue(indices[0], cell);
+  if (index.kind !== 'ndarray' || !index.shape || index.shape.length === 0 || shape.length === 0) {
+    return undefined;
+  }
+  if (/^u?int/.test(index.dtype ?? '')) {
+    const out = [...index.shape, ...shape.slice(1)];
+    const rows = shapeSize(shape.slice(1));
+    if (index.approx && index.size !== undefined && rows !== undefined) {
+      // positions of a masked selection (`en[np.argsort(t[good])]`): its bound on the count holds
+      return { kind: 'ndarray', dtype: v.dtype, shape: out, size: index.size * rows, origin: 'inferred', approx: true, library: v.library, device: v.device };
+    }
+    return { kind: 'ndarray', dtype: v.dtype, shape: out, size: shapeSize(out), origin: 'inferred', library: v.library, device: v.device };
+  }
+  if (index.dtype === 'bool' && index.shape.length <= shape.length) {
+    const out = [null, ...shape.slice(index.shape.length)];
+    return { kind: 'ndarray', dtype: v.dtype, shape: out, size: v.size, origin: 'inferred', approx: true, library: v.library, device: v.device };
+  }
+  return undefined;
 }
 
 /** A slice's start, stop and step: a number, `null` for omitted (or None), `undefined` for unknown. */
@@ -2472,6 +2618,23 @@ function numpyCallValue(
     const y = keywords.get('y') ?? positional[1];
     return covarianceValue(args[0], y && y.type !== 'none' ? model.inferValue(y, cell) : undefined, keywords.get('rowvar') ?? positional[2], dtypeArg(keywords, undefined), library);
   }
+  if (single && QUANTILES.has(name) && args[0]?.kind === 'ndarray') {
+    return quantileValue(name, args[0], positional, keywords, library, model, cell);
+  }
+  if (single && name === 'diag' && args[0]?.kind === 'ndarray') {
+    return diagValue(args[0], keywords.get('k') ?? positional[1], library, model, cell);
+  }
+  if (single && name === 'bincount' && args[0]) {
+    // one count (or sum of weights) per value 0..max(x): a length the data decides (at least
+    // `minlength`); int64 counts, float64 sums of weights whatever their dtype (NumPy 2.4)
+    const weights = keywords.get('weights') ?? positional[1];
+    return arrayValue([null], weights && weights.type !== 'none' ? 'float64' : 'int64', library, 'inferred');
+  }
+  if (single && name === 'indices' && positional[0] && !keywords.has('sparse')) {
+    // a grid of each axis' positions stacked: (len(dimensions), *dimensions), int64 by default
+    const dims = shapeOf(positional[0], model, cell);
+    return arrayValue(dims ? [dims.length, ...dims] : undefined, dtypeArg(keywords, positional[1]) ?? 'int64', library, 'inferred');
+  }
   if (single && name === 'diff' && args[0]?.kind === 'ndarray') {
     return diffValue(args[0], keywords.get('n') ?? positional[1], keywords.get('axis') ?? positional[2], keywords, library, model, cell);
   }
@@ -2545,6 +2708,9 @@ function numpyCallValue(
   }
   if (head === 'linalg' && returnsTuple(name, positional, keywords, false)) {
     return UNKNOWN; // a tuple whose items the analysis does not know (not an array)
+  }
+  if (head === 'linalg' && name === 'solve' && twoNames) {
+    return solveValue(args[0], args[1], library);
   }
   if (head === 'linalg' && args[0]?.kind === 'ndarray') {
     if (name === 'norm' || name === 'det' || name === 'matrix_rank' || name === 'slogdet') {
@@ -2660,6 +2826,130 @@ function diffValue(
   return out;
 }
 
+/** NumPy's order statistics: a reduction, over `axis` (all by default), for each of the q asked. */
+const QUANTILES = new Set(['percentile', 'quantile', 'nanpercentile', 'nanquantile', 'median', 'nanmedian']);
+
+/**
+ * `np.percentile(a, q, axis, keepdims=)` and `quantile`, `median` (no q), their nan- forms: q's
+ * shape (none for one number) then `a`'s reduced over the axis: a single q and no axis gives a
+ * NumPy scalar (modelled 0-d, as CuPy returns it). The dtype (NumPy 2.4.6, run here): float16,
+ * float32 and float64 data keep theirs, integers and bools give float64, then a q array (a list
+ * too) or NumPy scalar promotes with it (float32 data with `[5, 95]` gives float64); a Python
+ * number q does not. Shape unknown where the axis, keepdims or q's shape is not known.
+ */
+function quantileValue(
+  name: string,
+  a: ValueInfo,
+  positional: SyntaxNode[],
+  keywords: ReadonlyMap<string, SyntaxNode>,
+  library: string,
+  model: NotebookModel,
+  cell: CellModel
+): ValueInfo {
+  const median = name.endsWith('median');
+  const axisNode = keywords.get('axis') ?? positional[median ? 1 : 2];
+  let dtype: string | undefined = a.dtype === undefined || a.dtype.startsWith('complex') ? undefined : /^float(16|32|64)$/.test(a.dtype) ? a.dtype : 'float64';
+  let qShape: (number | null)[] | undefined = [];
+  if (!median) {
+    const qNode = keywords.get('q') ?? positional[1];
+    const lit = qNode ? literalArray(qNode) : undefined;
+    const q = lit ? arrayValue(lit.shape, lit.dtype, 'numpy', 'inferred') : qNode ? model.inferValue(qNode, cell) : UNKNOWN;
+    const t = scalarType(q);
+    if (q.kind === 'ndarray' || t?.strong) {
+      qShape = q.shape ?? (t ? [] : undefined);
+      dtype = dtype && q.dtype ? promoteTypes(dtype, q.dtype) : undefined;
+    } else if (!t) {
+      qShape = undefined; // q not known: neither its shape nor its dtype's part
+      dtype = undefined;
+    }
+  }
+  const method = keywords.get('method') ?? keywords.get('interpolation');
+  if ((method && !/^['"]linear['"]$/.test(method.text)) || keywords.has('out')) {
+    dtype = undefined; // the discontinuous methods keep integer data's dtype, or give float32: not modelled
+  }
+  const keepdims = keywords.get('keepdims');
+  const keep = keepdims === undefined || keepdims.text === 'False' ? false : keepdims.text === 'True' ? true : undefined;
+  const reduced = keep === undefined ? undefined : reducedShape(a.shape, axisNode, keep, model, cell);
+  const out = arrayValue(qShape && reduced ? [...qShape, ...reduced] : undefined, dtype ?? 'float64', library, 'inferred');
+  out.dtype = dtype;
+  return out;
+}
+
+/**
+ * A reduction's shape over `axis` (an integer or a tuple of them; None or absent: every axis),
+ * the reduced axes kept as 1 with `keepdims`. Undefined where the axis or the shape it needs is
+ * not known, or an axis is out of range.
+ */
+function reducedShape(shape: (number | null)[] | undefined, axisNode: SyntaxNode | undefined, keepdims: boolean, model: NotebookModel, cell: CellModel): (number | null)[] | undefined {
+  if (!axisNode || axisNode.type === 'none') {
+    return keepdims ? shape?.map(() => 1) : [];
+  }
+  const n = unparen(axisNode);
+  const axes = (n.type === 'tuple' ? kids(n) : [n]).map(k => model.constantValue(k, cell));
+  if (!shape) {
+    return undefined;
+  }
+  const rank = shape.length;
+  const at = new Set<number>();
+  for (const x of axes) {
+    if (x === undefined || !Number.isInteger(x) || x >= rank || x < -rank) {
+      return undefined;
+    }
+    at.add(x < 0 ? x + rank : x);
+  }
+  return keepdims ? shape.map((d, k) => (at.has(k) ? 1 : d)) : shape.filter((_, k) => !at.has(k));
+}
+
+/**
+ * `np.diag(v, k)`: a 1-D v of n values makes the (n + |k|, n + |k|) matrix with them on diagonal
+ * k; a 2-D (m, n) v gives its diagonal k, min(m, n - k) values (min(m + k, n) below the main
+ * one; none past the corner). v's dtype. Sizes unknown where k or v's shape is not known.
+ */
+function diagValue(v: ValueInfo, kNode: SyntaxNode | undefined, library: string, model: NotebookModel, cell: CellModel): ValueInfo {
+  const k = kNode ? model.constantValue(kNode, cell) : 0;
+  const known = k !== undefined && Number.isInteger(k);
+  const dtype = v.dtype ?? 'float64';
+  let out: ValueInfo;
+  if (v.shape?.length === 1) {
+    const n = v.shape[0];
+    const m = n === null || !known ? null : n + Math.abs(k);
+    out = arrayValue([m, m], dtype, library, 'inferred');
+  } else if (v.shape?.length === 2) {
+    const [rows, cols] = v.shape;
+    const count = rows === null || cols === null || !known ? null : Math.max(0, k >= 0 ? Math.min(rows, cols - k) : Math.min(rows + k, cols));
+    out = arrayValue([count], dtype, library, 'inferred');
+  } else if (v.shape === undefined) {
+    out = arrayValue(undefined, dtype, library, 'inferred');
+  } else {
+    return UNKNOWN; // ValueError: only 1-D and 2-D input
+  }
+  out.dtype = v.dtype;
+  return out;
+}
+
+/**
+ * `np.linalg.solve(a, b)`: shaped like b (NumPy 2 takes a 1-D b as one vector: (..., M) for a
+ * stack of matrices; an n-D b stacked with a: modelled for a 2-D a only). Computed in float32
+ * where a and b promote to float32 (complex64 likewise), else float64 / complex128: integer,
+ * bool and float16 data give float64 (NumPy 2.4.6, run here).
+ */
+function solveValue(a: ValueInfo | undefined, b: ValueInfo | undefined, library: string): ValueInfo {
+  if (a?.kind !== 'ndarray') {
+    return UNKNOWN;
+  }
+  const promoted = a.dtype && b?.kind === 'ndarray' && b.dtype ? promoteTypes(a.dtype, b.dtype) : undefined;
+  const dtype = promoted ? floatResult(promoted) : undefined;
+  let shape: (number | null)[] | undefined;
+  if (b?.kind === 'ndarray' && b.shape?.length === 1 && a.shape && a.shape.length >= 2) {
+    shape = [...a.shape.slice(0, -2), b.shape[0] ?? a.shape[a.shape.length - 2]];
+  } else if (b?.kind === 'ndarray' && b.shape?.length === 2 && a.shape?.length === 2) {
+    shape = b.shape;
+  }
+  const out = arrayValue(shape, dtype ?? 'float64', library, 'inferred');
+  out.dtype = dtype;
+  return out;
+}
+
 /**
  * Whether `linalg.<name>(...)` returns a tuple (NumPy's, or SciPy's with `scipy`): the
  * factorisations and `lstsq`, unless an option may ask for one array (`compute_uv=False`,
@@ -2726,7 +3016,17 @@ function randomValue(
     return arrayValue(shapeOf(sizeNode, model, cell), dtype, library);
   }
   if (name === 'choice' || name === 'permutation') {
-    return arrayValue(undefined, dtype, library, 'inferred');
+    // from an int n: int64 positions; from an array: its items, of its dtype. `choice` draws
+    // `size` of them (along the first axis), `permutation` all n (NumPy 2.4.6)
+    const from = positional[0] ? model.inferValue(positional[0], cell) : UNKNOWN;
+    const t = scalarType(from);
+    const count = t && (t.strong ? /^u?int/.test(t.dtype) : t.python === 'int');
+    const items = from.kind === 'ndarray' ? from.dtype : count ? 'int64' : undefined;
+    const sizeNode = name === 'choice' ? keywords.get('size') ?? positional[1] : undefined;
+    const drawn = sizeNode && sizeNode.type !== 'none' ? shapeOf(sizeNode, model, cell) : name === 'permutation' && count ? [from.value ?? null] : undefined;
+    const rows = from.kind !== 'ndarray' ? [] : keywords.has('axis') ? undefined : from.shape?.slice(1);
+    const shape = drawn && rows ? [...drawn, ...rows] : name === 'permutation' && from.kind === 'ndarray' ? from.shape : undefined;
+    return arrayValue(shape, items ?? dtype, library, 'inferred');
   }
   return UNKNOWN;
 }
@@ -2760,7 +3060,8 @@ function arrayMethodValue(
   }
   if (method === 'ravel' || method === 'flatten') {
     const out = copyOf(v);
-    out.shape = v.size !== undefined ? [v.size] : undefined;
+    // (of a masked selection, whose size is only a bound: one axis of a length not known)
+    out.shape = v.approx && v.shape ? [null] : v.size !== undefined ? [v.size] : undefined;
     out.origin = 'inferred';
     return out;
   }

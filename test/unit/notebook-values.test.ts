@@ -1,6 +1,7 @@
 /**
- * Value inference (NotebookModel.inferValue): basic-slice shapes, argsort, NumPy scalar constructors,
- * imaginary literals, and NumPy 2 (NEP 50) result dtypes of binary operators. Every expectation
+ * Value inference (NotebookModel.inferValue): basic-slice shapes, fancy and boolean indexing,
+ * argsort, NumPy scalar constructors, imaginary literals, NumPy 2 (NEP 50) result dtypes of binary
+ * operators, and single arrays NumPy functions return (order statistics, diag, solve, grids...). Every expectation
  * was checked against NumPy 2.4 (the shape, dtype and type of the same expression).
  */
 import type { NotebookModel } from '../../src/analysis/notebook';
@@ -82,11 +83,18 @@ describe('basic slicing', () => {
     expect(vs.map(v => v.dtype)).toEqual(['float32', 'float64']);
   });
 
-  it('leaves fancy and boolean indexing, and unreadable indices, as before', () => {
-    const vs = values(['a[[1, 2]]', 'a[a > 0]', 'a[True]', 'a[idx]', 'a[0, 0]', 'a[10]', 'a[1.5:]']);
+  it('leaves unreadable indices as before: at most the array’s size', () => {
+    const vs = values(['a[True]', 'a[idx]', 'a[0, 0]', 'a[10]', 'a[1.5:]']);
     for (const v of vs) {
       expect(v).toMatchObject({ kind: 'ndarray', dtype: 'float64', shape: undefined, approx: true });
     }
+  });
+
+  it('sizes fancy indexing by the index (a list of ints) and a mask by one axis of unknown length', () => {
+    const [list, mask] = values(['a[[1, 2]]', 'a[a > 0]']);
+    expect(list).toMatchObject({ kind: 'ndarray', dtype: 'float64', shape: [2], size: 2 });
+    expect(list.approx).toBeUndefined();
+    expect(mask).toMatchObject({ kind: 'ndarray', dtype: 'float64', shape: [null], size: 10, approx: true });
   });
 });
 
@@ -340,5 +348,142 @@ describe('single arrays NumPy returns (shapes and dtypes written from NumPy 2.4 
     const v = m.valueAfter('r', m.cells[1]);
     expect(v.kind).toBe('ndarray');
     expect(v.shape).toEqual(shape);
+  });
+});
+
+// Each shape and dtype below was written from NumPy 2.4.6 running the same expression here
+// (on smaller arrays of the same layout where the sizes only scale)
+describe('order statistics, diag, solve, bincount, grids and fancy indexing', () => {
+  const MORE = [
+    'import numpy as np',
+    'x = np.zeros((4, 2_000_000))',
+    'a = np.zeros((5, 7))',
+    'f = np.zeros((5, 7), dtype=np.float32)',
+    'h = np.zeros(100, dtype=np.float16)',
+    'i = np.arange(1000)',
+    'N = 3000',
+    'v = np.ones(N)',
+    'vf = np.ones(N, dtype=np.float32)',
+    'A = np.zeros((N, N))',
+    'Af = np.zeros((N, N), dtype=np.float32)',
+    'B = np.zeros((N, 4))',
+    'S = np.zeros((8, N, N))',
+    'lab = np.zeros(5_000_000, dtype=np.int64)',
+    'w = np.ones(5_000_000)',
+    'evals = np.ones(500)',
+    'order = np.argsort(evals)[::-1]',
+    'X = np.zeros((500, 16))',
+    'rng = np.random.default_rng(0)',
+    'idx = rng.choice(500, size=12)',
+    'q = np.array([0.1, 0.9])'
+  ].join('\n');
+  const cases: [string, (number | null)[] | undefined, string | undefined][] = [
+    // one q and no axis: a NumPy scalar (0-d); float data keep their dtype, integers give float64
+    ['np.percentile(x[0], 99)', [], 'float64'],
+    ['np.percentile(f, 99)', [], 'float32'],
+    ['np.percentile(i, 50)', [], 'float64'],
+    ['np.quantile(a, 0.5)', [], 'float64'],
+    ['np.quantile(h, 0.5)', [], 'float16'],
+    ['np.nanpercentile(a, 3)', [], 'float64'],
+    ['np.median(a)', [], 'float64'],
+    ['np.median(f)', [], 'float32'],
+    ['np.median(i)', [], 'float64'],
+    // a list (or array) of q: its shape first; it promotes with the data (float32 with int64)
+    ['np.percentile(a, [5, 50, 95])', [3], 'float64'],
+    ['np.percentile(f, [5, 50, 95])', [3], 'float64'],
+    ['np.percentile(f, q)', [2], 'float64'],
+    ['np.percentile(a, [[1, 2], [3, 4]])', [2, 2], 'float64'],
+    ['np.percentile(f, np.float64(3))', [], 'float64'],
+    // an axis: the data reduced over it, after q's shape
+    ['np.percentile(a, [5, 50, 95], axis=0)', [3, 7], 'float64'],
+    ['np.percentile(a, 50, axis=1)', [5], 'float64'],
+    ['np.percentile(a, 50, 1)', [5], 'float64'],
+    ['np.percentile(a, 50, axis=1, keepdims=True)', [5, 1], 'float64'],
+    ['np.percentile(a, [1, 2], axis=(0, 1))', [2], 'float64'],
+    ["np.percentile(a, 50, method='linear')", [], 'float64'],
+    ['np.median(a, axis=0)', [7], 'float64'],
+    ['np.median(a, 0)', [7], 'float64'],
+    ['np.median(a, axis=-1)', [5], 'float64'],
+    // diag of a vector: a square matrix with the values on diagonal k; of a matrix: the diagonal
+    ['np.diag(v)', [3000, 3000], 'float64'],
+    ['np.diag(np.ones(N - 1), 1)', [3000, 3000], 'float64'],
+    ['np.diag(np.ones(N - 2), k=-2)', [3000, 3000], 'float64'],
+    ['np.diag(vf)', [3000, 3000], 'float32'],
+    ['np.diag(np.arange(3))', [3, 3], 'int64'],
+    ['np.diag(a)', [5], 'float64'],
+    ['np.diag(a, 2)', [5], 'float64'],
+    ['np.diag(a, -3)', [2], 'float64'],
+    ['np.diag(a, 9)', [0], 'float64'],
+    ['np.diag(-2.0 * np.ones(N)) + np.diag(np.ones(N - 1), 1) + np.diag(np.ones(N - 1), -1)', [3000, 3000], 'float64'],
+    // solve: b's shape (a 1-D b is one vector); float32 where both are, else float64
+    ['np.linalg.solve(A, v)', [3000], 'float64'],
+    ['np.linalg.solve(A, B)', [3000, 4], 'float64'],
+    ['np.linalg.solve(Af, vf)', [3000], 'float32'],
+    ['np.linalg.solve(Af, v)', [3000], 'float64'],
+    ['np.linalg.solve(np.diag(np.arange(1, 4)), np.arange(3))', [3], 'float64'],
+    ['np.linalg.solve(A + 0j, v)', [3000], 'complex128'],
+    ['np.linalg.solve(S, v)', [8, 3000], 'float64'],
+    ['np.linalg.inv(A)', [3000, 3000], 'float64'],
+    ['np.linalg.inv(Af)', [3000, 3000], 'float32'],
+    // bincount: a length the data decide; float64 sums of weights, int64 counts
+    ['np.bincount(lab, weights=w)', [null], 'float64'],
+    ['np.bincount(lab, w.astype(np.float32))', [null], 'float64'],
+    ['np.bincount(lab)', [null], 'int64'],
+    ['np.bincount(lab, minlength=10)', [null], 'int64'],
+    ['np.bincount(lab, weights=w) / np.bincount(lab)', [null], 'float64'],
+    // grids: mgrid dense (k, n1, ..., nk), int64 for integer bounds, float64 for float or complex steps
+    ['np.mgrid[0:N, 0:N]', [2, 3000, 3000], 'int64'],
+    ['np.mgrid[0:4, 0:3]', [2, 4, 3], 'int64'],
+    ['np.mgrid[0:1:0.25, 0:3]', [2, 4, 3], 'float64'],
+    ['np.mgrid[0:1:5j, 0:1:3j]', [2, 5, 3], 'float64'],
+    ['np.mgrid[0.0:3, 0:2]', [2, 3, 2], 'float64'],
+    ['np.mgrid[0:5]', [5], 'int64'],
+    ['np.ogrid[0:5]', [5], 'int64'],
+    ['np.indices((N, 4))', [2, 3000, 4], 'int64'],
+    ['np.indices((4, 3), dtype=np.int32)', [2, 4, 3], 'int32'],
+    // an integer index array: its shape, then the other axes
+    ['evals[order]', [500], 'float64'],
+    ['evals[order].copy()', [500], 'float64'],
+    ['X[idx]', [12, 16], 'float64'],
+    ['X[[0, 1]]', [2, 16], 'float64'],
+    ['X[np.argsort(X[:, 0])]', [500, 16], 'float64'],
+    ['rng.choice(500, size=12)', [12], 'int64'],
+    ['rng.choice(X, 3)', [3, 16], 'float64'],
+    ['rng.permutation(500)', [500], 'int64'],
+    // a boolean mask: one axis of a length the data decide
+    ['X[X > 0.5]', [null], 'float64'],
+    ['X[X[:, 0] > 0.5]', [null, 16], 'float64'],
+    ['X[X > 0.5].copy()', [null], 'float64']
+  ];
+  it.each(cases)('%s: shape %j, %s', (expr, shape, dtype) => {
+    const m = model(cellsOf(MORE, `r = ${expr}`));
+    const r = m.valueAfter('r', m.cells[1]);
+    expect(r).toMatchObject({ kind: 'ndarray', shape, dtype });
+  });
+
+  it('a mask keeps at most the masked array’s size as a bound', () => {
+    const m = model(cellsOf(MORE, 'r = X[X > 0.5]'));
+    expect(m.valueAfter('r', m.cells[1])).toMatchObject({ size: 8000, approx: true });
+  });
+
+  it.each([
+    // what the analysis cannot know stays unknown
+    ['np.percentile(a, qs)', undefined, undefined],
+    ['np.percentile(a, 50, axis=ax)', undefined, 'float64'],
+    ['np.percentile(a, 50, keepdims=kd)', undefined, 'float64'],
+    ['np.median(a, axis=2)', undefined, 'float64'],
+    // a discontinuous method keeps integer data's dtype (float32 q lists too): not modelled
+    ["np.percentile(i, 50, method='lower')", [], undefined],
+    ["np.percentile(f, [50], method='midpoint')", [1], undefined],
+    ['np.diag(v, k)', [null, null], 'float64'],
+    // a bound of unknown type: neither its count nor the dtype NumPy gives it
+    ['np.mgrid[0:n, 0:3]', [2, null, 3], undefined],
+    ['X[ix]', undefined, 'float64']
+  ])('%s: shape %j, dtype %s (not known)', (expr, shape, dtype) => {
+    const m = model(cellsOf(MORE, `r = ${expr}`));
+    const r = m.valueAfter('r', m.cells[1]);
+    expect(r.kind).toBe('ndarray');
+    expect(r.shape).toEqual(shape);
+    expect(r.dtype).toEqual(dtype);
   });
 });

@@ -328,3 +328,49 @@ describe('arrays joined from a list (checked against NumPy 2.4)', () => {
     expect(m.valueAfter('r', m.cells[1])).toMatchObject({ kind: 'ndarray', size: 20, approx: true });
   });
 });
+
+// Each expectation below was written from NumPy 2.4.6 running the same code here
+describe('grids and flat indices unpacked (items as NumPy returns them)', () => {
+  const GRIDS = ['import numpy as np', 'N = 2048', 'c = np.random.default_rng(0).random((2048, 1024))', 'flat = np.arange(10)'].join('\n');
+  const cases: [string, string, string, { shape?: (number | null)[]; dtype?: string; kind?: string }][] = [
+    ['yy, xx = np.mgrid[0:N, 0:N]', 'yy', 'the first axis’ positions, dense', { shape: [2048, 2048], dtype: 'int64' }],
+    ['yy, xx = np.mgrid[0:N, 0:N]', 'xx', 'the second axis’ positions, dense', { shape: [2048, 2048], dtype: 'int64' }],
+    ['y, x = np.mgrid[-1:1:100j, -1:1:200j]', 'x', 'a complex step counts points: float64', { shape: [100, 200], dtype: 'float64' }],
+    ['y, x = np.mgrid[0:1:0.5, 0:3]', 'y', 'a float step: float64', { shape: [2, 3], dtype: 'float64' }],
+    ['yo, xo = np.ogrid[0:N, 0:512]', 'yo', 'an open grid: a column', { shape: [2048, 1], dtype: 'int64' }],
+    ['yo, xo = np.ogrid[0:N, 0:512]', 'xo', 'an open grid: a row', { shape: [1, 512], dtype: 'int64' }],
+    ['r, k = np.indices((N, 16))', 'k', 'np.indices’ second item', { shape: [2048, 16], dtype: 'int64' }],
+    ['pi, pj = np.unravel_index(np.argmax(c), c.shape)', 'pi', 'one flat index: a NumPy int64 (0-d)', { shape: [], dtype: 'int64' }],
+    ['pi, pj = np.unravel_index(7, (3, 4))', 'pj', 'a Python int index: a NumPy int64 (0-d)', { shape: [], dtype: 'int64' }],
+    ['pi, pj = np.unravel_index(flat, (3, 4))', 'pi', 'an array of indices: arrays of its shape', { shape: [10], dtype: 'int64' }]
+  ];
+  it.each(cases)('%s: %s is %s', (code, name, _what, expected) => {
+    const m = model(cellsOf(GRIDS, code));
+    const v = m.valueAfter(name, m.cells[1]);
+    expect(v).toMatchObject({ kind: expected.kind ?? 'ndarray', ...(expected.shape ? { shape: expected.shape } : {}), ...(expected.dtype ? { dtype: expected.dtype } : {}) });
+  });
+
+  it('np.unravel_index gives as many items as the shape has axes', () => {
+    const m = model(cellsOf(GRIDS, 'res = np.unravel_index(np.argmax(c), c.shape)'));
+    expect(m.valueAfter('res', m.cells[1]).elements).toHaveLength(2);
+  });
+
+  it.each([
+    // the rows of a named array are views of it: not modelled (the rules would have to alias them)
+    ['g = np.mgrid[0:N, 0:N]\nyy, xx = g', 'yy'],
+    ['top, rest = c[:2]', 'top'],
+    // more names than the grid has rows: a ValueError
+    ['a1, a2, a3 = np.mgrid[0:N, 0:N]', 'a1'],
+    ['pi, pj = np.unravel_index(1.5, (3, 4))', 'pi']
+  ])('%s: %s is unknown', (code, name) => {
+    const m = model(cellsOf(GRIDS, code));
+    expect(m.valueAfter(name, m.cells[1]).kind).toBe('unknown');
+  });
+
+  it('the radial profile of an mgrid image is a 1-D float64 array', () => {
+    const cells = cellsOf(GRIDS, 'yy, xx = np.mgrid[0:N, 0:N]\nimg = np.exp(-((yy - 1000.0) ** 2 + (xx - 900.0) ** 2) / 5000.0)\nr = np.hypot(yy - N // 2, xx - N // 2).astype(int)\nradial = np.bincount(r.ravel(), weights=img.ravel()) / np.bincount(r.ravel())');
+    const m = model(cells);
+    expect(m.valueAfter('img', m.cells[1])).toMatchObject({ kind: 'ndarray', shape: [2048, 2048], dtype: 'float64' });
+    expect(m.valueAfter('radial', m.cells[1])).toMatchObject({ kind: 'ndarray', shape: [null], dtype: 'float64' });
+  });
+});
