@@ -820,13 +820,14 @@ function abCellBoundary(
   }
   const lines = used.map(n => hostCopyLine(n, model.lastWriterBefore(n, cell) ?? before, model, cp));
   const current = out[before.index].source;
-  // the lines go where a rewrite's bring-back goes (epilogueEdits: before a displayed value,
-  // which stays last and shows NumPy's value; after a trailing call, whose value stays shown),
-  // else at the end, the cell's trailing newline (or none) kept
+  // the lines go where a rewrite's bring-back goes (epilogueEdits): before a shown value that
+  // reads none of the arrays they bring back (it stays last), else after it, the value bound
+  // first and shown last; at the end when the cell shows nothing (its trailing newline kept)
   const tree = parser.parse(maskIPython(current).masked);
   let source: string;
   try {
-    source = applyEdits(current, epilogueEdits(tree.rootNode, current, lines.join('\n'), model, base => freshNotebookName(base, model)));
+    const readsNone = (shown: SyntaxNode): boolean => !used.some(n => globalReferences(shown, n).length > 0);
+    source = applyEdits(current, epilogueEdits(tree.rootNode, current, lines.join('\n'), model, base => freshNotebookName(base, model), readsNone));
   } finally {
     tree.delete?.();
   }

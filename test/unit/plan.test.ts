@@ -124,9 +124,12 @@ describe('residency plan (whole-notebook rewrite)', () => {
     // after a trailing call that returns None, as a rewrite's own bring-back goes (the call may write the arrays)
     const call = rewriteNotebook(cellsOf('import numpy as np\nN = 20_000_000', 'x = np.random.rand(N)', 'y = np.sqrt(x * x + 1.0) * np.exp(-x)\nprint(y[:3])', ab));
     expect(call.cells[2].source).toBe('y = y_kernel(x)\nprint(y[:3])\nx = cp.asnumpy(x)');
-    // a trailing call with a value: the value is kept and shown last
+    // a shown value reading none of the arrays brought back stays last, after the lines
     const valued = rewriteNotebook(cellsOf('import numpy as np\nN = 20_000_000', 'x = np.random.rand(N)', 'y = np.sqrt(x * x + 1.0) * np.exp(-x)\nfloat(y.sum())', ab));
-    expect(valued.cells[2].source).toBe('y = y_kernel(x)\nshown = float(y.sum())\nx = cp.asnumpy(x)\nshown');
+    expect(valued.cells[2].source).toBe('y = y_kernel(x)\nx = cp.asnumpy(x)\nfloat(y.sum())');
+    // one reading them is evaluated first (on the device array), then the lines, then shown
+    const reads = rewriteNotebook(cellsOf('import numpy as np\nN = 20_000_000', 'x = np.random.rand(N)', 'y = np.sqrt(x * x + 1.0) * np.exp(-x)\nfloat(x.sum())', ab));
+    expect(reads.cells[2].source).toBe('y = y_kernel(x)\nshown = float(x.sum())\nx = cp.asnumpy(x)\nshown');
   });
 
   it('leaves a notebook without GPU work unchanged', () => {

@@ -529,11 +529,25 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     if (plan?.resident.has(name) || cellStartValue(name).kind !== 'unknown' || !model.writers(name).some(w => w.index < cell.index)) {
       return false; // typed, or not a notebook name (a builtin such as `object`)
     }
+    const arrays = union(localArrays, arrayInputs, residentInputs, deviceInputs);
     return globalReferences(root, name).some(r => {
       const args = r.parent?.type === 'keyword_argument' ? r.parent.parent : r.parent;
       const call = args?.type === 'argument_list' ? args.parent : null;
       if (call && refs.some(x => x.action === 'cupy' && field(call, 'function')?.id === x.node.id)) {
         return true;
+      }
+      // indexed (`frames[0]`: an array or a container of arrays, not a number) inside a rewritten
+      // call's arguments (`cp.fft.fft2(frames[0] * win)`), or in arithmetic with an array the
+      // rewrite puts on the device; a call nested there (`len(frames[0])`) takes any value
+      if (r.parent?.type === 'subscript' && field(r.parent, 'value')?.id === r.id) {
+        for (let e: SyntaxNode | null = r.parent.parent; e && e.type !== 'expression_statement' && e.type !== 'lambda'; e = e.parent) {
+          if (e.type === 'binary_operator' && mentions(e, arrays)) {
+            return true;
+          }
+          if (e.type === 'call') {
+            return refs.some(x => x.action === 'cupy' && field(e!, 'function')?.id === x.node.id);
+          }
+        }
       }
       const stmt = r.parent;
       const right = stmt?.type === 'augmented_assignment' && field(stmt, 'left')?.id === r.id ? field(stmt, 'right') : null;
