@@ -339,7 +339,12 @@ export function collectFacts(root: SyntaxNode): CellFacts {
         }
         if (left) {
           const statement = node.parent?.type === 'expression_statement' ? node.parent : node;
-          bindTarget(left, right, statement, locals, false);
+          // a chained assignment (`NX = NY = 512`): every target gets the last value
+          let value = right;
+          while (value?.type === 'assignment') {
+            value = field(value, 'right');
+          }
+          bindTarget(left, value, statement, locals, false);
         }
         return;
       }

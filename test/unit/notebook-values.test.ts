@@ -487,3 +487,11 @@ describe('order statistics, diag, solve, bincount, grids and fancy indexing', ()
     expect(r.dtype).toEqual(dtype);
   });
 });
+
+describe('chained assignment', () => {
+  it('gives every target the last value (NX = NY = 512)', () => {
+    const m = model(cellsOf('import numpy as np\nNX = NY = 512\nu = np.zeros((NY, NX))'));
+    expect(m.valueAfter('NX', m.cells[0])).toMatchObject({ kind: 'scalar', value: 512 });
+    expect(m.valueAfter('u', m.cells[0])).toMatchObject({ kind: 'ndarray', shape: [512, 512], dtype: 'float64' });
+  });
+});
