@@ -756,6 +756,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // brings arrays back one by one at host cells, so there every device array counts.
   refusals.push(...sharedBringBackRefusals(root, model, cell, plan ? [...deviceNames].filter(n => !hostKept.has(n)) : bringBack));
   refusals.push(...opaqueDeviceResults(root, facts, refs, model, cell, deviceNames, hostCalls));
+  refusals.push(...keptThenUpdated(root, facts, deviceNames));
   // device copies of host-kept arrays (written back, or in the plan copied in by each cell) are
   // released at the end: nothing reads them later, and the plan counts only resident arrays
   // against device memory.
@@ -2497,6 +2498,59 @@ function opaqueDeviceResults(
       `\`${a.name}\` ${what}: on the GPU it would hold CuPy data, and ${reader} as NumPy data, which the rewrite cannot bring back ${tuple ? 'as a whole' : 'without knowing what it is'}: keep this cell on the host${tuple ? ', or unpack the arrays into names in this cell (`w, v = np.linalg.eigh(A)`)' : ''}`
     );
   }
+  return out;
+}
+
+/** Methods that keep their argument in their object (a list's, a set's, a deque's). */
+const KEEPING_METHODS = /^(append|appendleft|insert|add)$/;
+
+/**
+ * `frames.append(u)` keeps `u` itself: where the cell then changes `u` in place (later in the
+ * cell, or in the same loop), NumPy's container sees every change (all its entries are the final
+ * array), while the rewrite could only hand it host copies taken at each call (snapshots).
+ * Refused: keep the cell on the host, or append `u.copy()` (then the rewrite's copies match).
+ */
+function keptThenUpdated(root: SyntaxNode, facts: CellFacts, deviceNames: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  walkTypes(root, CALL, call => {
+    const fn = field(call, 'function');
+    const method = fn?.type === 'attribute' ? field(fn, 'attribute')?.text ?? '' : '';
+    if (!KEEPING_METHODS.test(method)) {
+      return true;
+    }
+    for (const arg of callArguments(call).positional) {
+      const name = unparen(arg).type === 'identifier' ? unparen(arg).text : null;
+      if (!name || !deviceNames.has(name) || !facts.mutates.has(name)) {
+        continue;
+      }
+      let loop: SyntaxNode | null = call.parent;
+      while (loop && loop.type !== 'for_statement' && loop.type !== 'while_statement') {
+        loop = loop.parent;
+      }
+      const changedAfter = inPlaceWrites(root, name).some(w => w.startIndex > call.endIndex || (loop !== null && isInside(w, loop)));
+      if (changedAfter) {
+        out.push(
+          `\`${clip(call.text)}\` keeps \`${name}\` itself, which this cell then changes in place: NumPy's container sees every change, while on the GPU it could only get host copies taken at each call; keep this cell on the host, or keep \`${name}.copy()\``
+        );
+        return false;
+      }
+    }
+    return true;
+  });
+  return out;
+}
+
+/** Statements writing into `name`'s elements (`u[...] = v`, `u += 1`, `u[1:] *= 2`). */
+function inPlaceWrites(root: SyntaxNode, name: string): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  walkTypes(root, ASSIGNMENTS, n => {
+    const left = field(n, 'left');
+    const target = left?.type === 'subscript' ? field(left, 'value') : n.type === 'augmented_assignment' ? left : null;
+    if (target?.type === 'identifier' && target.text === name) {
+      out.push(n);
+    }
+    return true;
+  });
   return out;
 }
 
