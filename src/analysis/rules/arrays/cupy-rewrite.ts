@@ -649,7 +649,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       edits.push(insert(index.startIndex, 'int('), insert(index.endIndex, ')'));
     }
   }
-  refusals.push(...binRuleRefusals(refs));
+  refusals.push(...binRuleRefusals(refs, model, cell));
   const canonical = canonicalAtConstruction(root, refs, model, cell);
   edits.push(...canonical.edits);
   for (const rw of rangeRewrites) {
@@ -2569,7 +2569,7 @@ const LABEL_INDEX_POSITION: ReadonlyMap<string, number> = new Map([
  * `np.histogram(x, bins='auto')` (a rule naming how to choose the bins): CuPy's histogram raises
  * NotImplementedError for a string `bins`.
  */
-function binRuleRefusals(refs: readonly LibraryRef[]): string[] {
+function binRuleRefusals(refs: readonly LibraryRef[], model: NotebookModel, cell: CellModel): string[] {
   const out: string[] = [];
   for (const r of refs) {
     const call = r.node.parent;
@@ -2580,6 +2580,16 @@ function binRuleRefusals(refs: readonly LibraryRef[]): string[] {
     const bins = keywords.get('bins') ?? positional[1];
     if (bins?.type === 'string') {
       out.push(`\`${r.node.text}(..., bins=${bins.text})\`: CuPy's histogram takes a bin count or the edges, not a rule's name; compute the edges on the host (\`np.histogram_bin_edges\`) and pass them`);
+    }
+    // counts with weights: NumPy sums in the weights' dtype, CuPy in float64 (int64 for
+    // integers): float32, int32 or bool weights give other counts' dtype (run 18, plan/host-reads)
+    const weights = keywords.get('weights') ?? positional[4];
+    const density = (keywords.get('density') ?? positional[5])?.text === 'True';
+    const wd = weights ? model.inferValue(weights, cell).dtype : undefined;
+    if (r.qualified === 'numpy.histogram' && weights && !density && wd !== 'float64' && wd !== 'int64' && wd !== 'complex128') {
+      out.push(
+        `\`${clip(call.text)}\`: with ${wd ?? 'these'} weights NumPy counts in the weights' dtype, CuPy in float64 or int64: pass \`weights=w.astype(np.float64)\` (as CuPy sums) or keep this cell on the host`
+      );
     }
   }
   return out;
