@@ -1886,6 +1886,17 @@ const CLOCKS = /^(time\.(perf_counter|perf_counter_ns|time|time_ns|monotonic|mon
  */
 function clockSyncEdits(root: SyntaxNode, model: NotebookModel, refs: readonly LibraryRef[], deviceNames: ReadonlySet<string>, cp: string): TextEdit[] {
   const edits: TextEdit[] = [];
+  const clocks: SyntaxNode[] = [];
+  walkTypes(root, CALL, n => {
+    const fn = field(n, 'function');
+    if (fn && CLOCKS.test(model.qualifiedName(fn) ?? '')) {
+      clocks.push(n);
+    }
+    return true;
+  });
+  if (clocks.length === 0) {
+    return edits; // (most cells: the device references below are not looked for)
+  }
   const synced = new Set<number>();
   let firstDeviceWork = Infinity;
   for (const r of refs) {
@@ -1898,11 +1909,7 @@ function clockSyncEdits(root: SyntaxNode, model: NotebookModel, refs: readonly L
       firstDeviceWork = Math.min(firstDeviceWork, ref.startIndex);
     }
   }
-  walkTypes(root, CALL, n => {
-    const fn = field(n, 'function');
-    if (!fn || !CLOCKS.test(model.qualifiedName(fn) ?? '')) {
-      return true;
-    }
+  for (const n of clocks) {
     // the statement the clock is read in: its parent is the module or a block
     let stmt = n;
     while (stmt.parent && stmt.parent.type !== 'module' && stmt.parent.type !== 'block') {
@@ -1917,8 +1924,7 @@ function clockSyncEdits(root: SyntaxNode, model: NotebookModel, refs: readonly L
         edits.push(insert(start, `${indent}${cp}.cuda.get_current_stream().synchronize()  # the clock waits for the GPU's queued work\n`));
       }
     }
-    return true;
-  });
+  }
   return edits;
 }
 
@@ -2227,6 +2233,11 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
   };
   // a NumPy/SciPy call on pandas data (`np.log10(df["mag"])`, `np.abs(t["a"] - t["b"])`): CuPy's
   // functions take no Series or DataFrame (TypeError), and pandas keeps its own on the host
+  // (looked for only in notebooks that import pandas)
+  let usesPandas = false;
+  model.aliases.forEach(q => {
+    usesPandas ||= q === 'pandas' || q.startsWith('pandas.');
+  });
   const readsPandas = (e: SyntaxNode): boolean => {
     let hit = false;
     walkTypes(e, IDENTIFIER, k => {
@@ -2248,7 +2259,7 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
       return true;
     }
     const fn = field(n, 'function');
-    const q = fn ? model.qualifiedName(fn) : null;
+    const q = usesPandas && fn ? model.qualifiedName(fn) : null;
     if (q && (q.startsWith('numpy.') || q.startsWith('scipy.'))) {
       const args = callArguments(n);
       const all = [...args.positional, ...args.keywords.values()];
