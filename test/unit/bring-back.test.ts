@@ -112,6 +112,8 @@ describe("the cell's displayed value stays displayed", () => {
     expect(candidate(SETUP, 'c = np.sqrt(x) * 2.0\n{"mean": c.mean(), "range": [c.min(), c.max()]}')).toMatch(
       /\n\{"mean": cp\.asnumpy\(c\.mean\(\)\)\[\(\)\], "range": \[cp\.asnumpy\(c\.min\(\)\)\[\(\)\], cp\.asnumpy\(c\.max\(\)\)\[\(\)\]\]\}$/
     );
+    // a dict's keys too (a 0-d CuPy array would be a key no NumPy scalar equals)
+    expect(candidate(SETUP, 'c = np.sqrt(x) * 2.0\n{c.max(): "max"}')).toMatch(/\n\{cp\.asnumpy\(c\.max\(\)\)\[\(\)\]: "max"\}$/);
     // an array item shows the same repr on both (`array([...])`): left as it is
     expect(candidate(SETUP, 'c = np.sqrt(x) * 2.0\nc.mean(), c[:3]')).toMatch(/\ncp\.asnumpy\(c\.mean\(\)\)\[\(\)\], c\[:3\]$/);
   });

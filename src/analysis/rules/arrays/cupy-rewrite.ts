@@ -1559,7 +1559,7 @@ export function isZeroD(v: ValueInfo): boolean {
 
 /**
  * The values a displayed expression statement shows each with its own repr: the expression, or
- * the items of a tuple (`a, b` or `(a, b)`), list, set or dict (its values), nested ones opened.
+ * the items of a tuple (`a, b` or `(a, b)`), list, set or dict (its keys and values), nested ones opened.
  * Assignments show nothing.
  */
 function displayedItems(stmt: SyntaxNode): SyntaxNode[] {
@@ -1572,9 +1572,12 @@ function displayedItems(stmt: SyntaxNode): SyntaxNode[] {
     const u = unparen(e);
     if (u.type === 'tuple' || u.type === 'list' || u.type === 'set' || u.type === 'dictionary') {
       for (const k of kids(u)) {
-        const value = k.type === 'pair' ? field(k, 'value') : k.type === 'comment' ? null : k;
-        if (value) {
-          open(value);
+        // a dict's keys too: a 0-d CuPy array is no key NumPy's scalar would equal
+        const items = k.type === 'pair' ? [field(k, 'key'), field(k, 'value')] : k.type === 'comment' ? [] : [k];
+        for (const item of items) {
+          if (item) {
+            open(item);
+          }
         }
       }
     } else {
