@@ -1096,8 +1096,11 @@ function fuseWork(
     // each other array the loop's step reads is one more read of the grid (`f[1:-1, 1:-1]`), two
     // of a float32 grid where it is float64, next to none where it is a broadcast row or column
     const own = (2 + stencil.reads.reduce((sum, r) => sum + r.passes, 0)) / 3;
-    work.passes = Math.max(times * own, work.passes - times * replaced + times * own);
-    work.launches = Math.max(times, work.launches - times * ops);
+    // the copy form's `un = u.copy()` (a pass and a launch each step) is gone too: the kernel
+    // reads the previous step's buffer
+    const copied = stencil.loop?.copy ? 1 : 0;
+    work.passes = Math.max(times * own, work.passes - times * (replaced + copied) + times * own);
+    work.launches = Math.max(times, work.launches - times * (ops + copied));
     // those passes are the stencil kernel's, priced at its own measured share of the bandwidth
     work.stencilPasses = (work.stencilPasses ?? 0) + times * own;
   }
