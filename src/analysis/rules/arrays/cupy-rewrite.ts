@@ -304,8 +304,11 @@ function replaceSpan(edits: TextEdit[], rw: TextEdit): void {
   edits.push(rw);
 }
 
-/** Elements below which a known largest array says nothing when the cell has an array of unknown shape. */
-const SMALL_WHEN_OTHERS_UNKNOWN = 1 << 16;
+/**
+ * Elements below which an array is small: a known largest array this small says nothing when the
+ * cell has an array of unknown shape, and a chain over arrays this small gets no kernel of its own.
+ */
+const SMALL_ARRAY_ELEMENTS = 1 << 16;
 
 /** `base`, or `base2`, `base3`...: the first name `used` does not reject. */
 function freshName(base: string, used: (name: string) => boolean): string {
@@ -875,7 +878,12 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     const q = model.qualifiedName(fn);
     return q && q.startsWith('numpy.') && q.indexOf('.', 'numpy.'.length) < 0 ? q.slice('numpy.'.length) : null;
   };
-  const chains = findElementwiseChains(root, model, cell, resolveUfunc);
+  // (not over small arrays: a kernel the cell defines compiles at its first run, ~170 ms, to save
+  // launches of a few microseconds: a chain whose arrays are all known to be small stays CuPy calls)
+  const chains = findElementwiseChains(root, model, cell, resolveUfunc).filter(c => {
+    const sizes = [c.value, ...c.params.map(p => model.inferValue(p.node, cell))].filter(v => v.kind === 'ndarray');
+    return sizes.length === 0 || sizes.some(v => v.size === undefined || v.size >= SMALL_ARRAY_ELEMENTS);
+  });
   // an exactly recognised slice stencil becomes one kernel writing the whole output
   // (every name it adds, in the loop form: buffers, grid, sizes, scalar arguments, is one this
   // cell's freshName gives: not bound, imported, written or read anywhere in the notebook; a
@@ -991,7 +999,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     largest,
     // an array of which nothing is known may be the cell's largest: known sizes under 64 Ki
     // elements (a statistic, a few coefficients) say nothing about the cell's work then
-    sizeKnown: largest?.size !== undefined && !(unknownArray && largest.size < SMALL_WHEN_OTHERS_UNKNOWN),
+    sizeKnown: largest?.size !== undefined && !(unknownArray && largest.size < SMALL_ARRAY_ELEMENTS),
     // (a group's members with fewer than three operations are no chain of their own)
     chains: groups.length > 0 ? [...chains, ...[...grouped].filter(c => !chains.includes(c))].sort((a, b) => a.node.startIndex - b.node.startIndex) : chains,
     groups,
