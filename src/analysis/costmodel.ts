@@ -561,7 +561,10 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   } else if (hostKeptSeconds > computeSeconds && hostKeptSeconds >= transferSeconds) {
     reason = `${size}: random draws from a NumPy Generator made in another cell stay on the host (${formatSeconds(hostKeptSeconds)}) and are copied over; make that generator with CuPy to draw on the device`;
   } else if (work.launches * device.launchOverhead > computeSeconds * 0.5 && speedup < 2) {
-    reason = `${size}: too small to pay for ${plural(Math.round(work.launches), 'kernel launch', 'kernel launches')}`;
+    // (data of megabytes is not "too small": there the work per launch is what is small)
+    const launches = plural(Math.round(work.launches), 'kernel launch', 'kernel launches');
+    const one = Math.round(work.launches) === 1;
+    reason = bytes < 1 << 20 ? `${size}: too small to pay for ${launches}` : `${size}: ${launches} ${one ? 'costs more than the work it does' : 'cost more than the work they do'} on the device`;
   } else if (transferSeconds > computeSeconds && transferSeconds > 0) {
     reason = `${size}: host<->device copies (${formatSeconds(transferSeconds)}) dominate device compute (${formatSeconds(computeSeconds)}); keep the data on the device across cells`;
   } else if (nonZeros > 0 && nonZeros * rates.deviceSparseSecondsPerNonZero > computeSeconds / 2) {

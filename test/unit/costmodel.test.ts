@@ -168,3 +168,10 @@ describe('stencil kernels', () => {
     expect(predictResident(work(1, -1)).gpuSeconds).toBe(predictResident(work(1)).gpuSeconds);
   });
 });
+
+describe('the reason for launch-bound work', () => {
+  it('calls megabytes of light work launch-bound, not "too small"', () => {
+    const p = predict({ elements: 10_000_000, itemBytes: 8, passes: 0.05, transcendentalOps: 0, flops: 0, launches: 200, hostToDeviceBytes: 0, deviceToHostBytes: 0 });
+    expect(p.reason).toMatch(/^80\.0 MB: 200 kernel launches cost more than the work they do on the device/);
+  });
+});
