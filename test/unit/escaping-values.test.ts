@@ -24,10 +24,17 @@ describe('values that leave a cell other than by name', () => {
     expect(s.candidate).toMatch(/v = cp\.random\.rand\(20_000_000\) \* 2\.0/);
   });
 
-  it('a function the cell defines is not rewritten: every later caller would get CuPy arrays', () => {
-    const cells = cellsOf('import numpy as np\ndef make(n):\n    return np.random.rand(n) * 2.0\nx = make(20_000_000)');
-    expect(analyzeNotebook(cells).suggestions).toEqual([]);
+  it('a function the cell defines that a later cell calls is not rewritten: every later caller would get CuPy arrays', () => {
+    const cells = cellsOf('import numpy as np\ndef make(n):\n    return np.random.rand(n) * 2.0\nx = make(20_000_000)', 'y = make(10)');
+    expect(analyzeNotebook(cells).suggestions.filter(s => s.cellIndex === 0)).toEqual([]);
     expect(reasons(cells, 0)).toContain('`make`, defined here, computes with NumPy: rewritten, it would return CuPy arrays to every later caller');
+  });
+
+  it('one only this cell calls computes on the device, and the note says it returns CuPy arrays', () => {
+    const cells = cellsOf('import numpy as np\ny = np.random.rand(5_000_000)\ndef rhs(u):\n    return -0.5 * u + np.sin(u)\nfor _ in range(10):\n    y = y + 0.01 * rhs(y)');
+    const s = analyzeNotebook(cells).suggestions.find(x => x.cellIndex === 0);
+    expect(s?.candidate).toContain('return -0.5 * u + cp.sin(u)');
+    expect(s?.notes.join('\n')).toContain('`rhs`, defined here and called only here, computes with CuPy: it returns CuPy arrays, also to cells added later.');
   });
 
   it('an input the analysis cannot type, handed to NumPy or updated from it, is refused with what to do', () => {

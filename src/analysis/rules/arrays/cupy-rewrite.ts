@@ -447,9 +447,23 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
   }
 
-  // a function the cell defines runs later, for every caller: rewritten, it would hand them
-  // CuPy arrays (no copy back reaches a return value)
-  const definer = refs.find(r => r.action === 'cupy' && enclosingFunction(r.node) !== null);
+  // a function the cell defines that later cells call runs for every caller: rewritten, it
+  // would hand them CuPy arrays (no copy back reaches a return value). One only this cell calls
+  // (an RK4 step's right-hand side) computes on the device for this cell's device arrays; what
+  // it returns is a value the analysis does not type, refused if read later (opaqueDeviceResults)
+  const definer = refs.find(r => {
+    const fn = r.action === 'cupy' ? enclosingFunction(r.node) : null;
+    const name = fn ? field(fn, 'name')?.text : undefined;
+    return !!fn && (!name || model.readersAfter(name, cell).length > 0);
+  });
+  const ownFunctions = [
+    ...new Set(refs.filter(r => r.action === 'cupy' && enclosingFunction(r.node) !== null).map(r => field(enclosingFunction(r.node)!, 'name')?.text ?? ''))
+  ].filter(n => n !== '');
+  if (!definer && ownFunctions.length > 0) {
+    notes.push(
+      `${ownFunctions.map(n => `\`${n}\``).join(', ')}, defined here and called only here, ${ownFunctions.length === 1 ? 'computes' : 'compute'} with CuPy: ${ownFunctions.length === 1 ? 'it returns' : 'they return'} CuPy arrays, also to cells added later.`
+    );
+  }
   if (definer) {
     const name = field(enclosingFunction(definer.node)!, 'name')?.text ?? 'a function';
     refusals.push(`\`${name}\`, defined here, computes with ${definer.qualified.split('.')[0] === 'scipy' ? 'SciPy' : 'NumPy'}: rewritten, it would return CuPy arrays to every later caller; move the array work out of the function, or rewrite it by hand`);
@@ -864,7 +878,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   if (hasDeviceControlFlow(root, deviceNames)) {
     notes.push('A Python `if`/`while` tests a device value: each test waits for the GPU and copies one scalar back.');
   }
-  const userCalls = userFunctionCallsWithDeviceArgs(root, model, deviceNames);
+  // (not the cell's own functions the rewrite moved to CuPy: their note says so)
+  const userCalls = userFunctionCallsWithDeviceArgs(root, model, deviceNames).filter(n => !ownFunctions.includes(n));
   if (userCalls.length > 0) {
     notes.push(`${userCalls.map(n => `\`${n}\``).join(', ')} will receive CuPy arrays; NumPy calls inside ${userCalls.length === 1 ? 'it' : 'them'} dispatch to CuPy, other libraries may not.`);
   }
