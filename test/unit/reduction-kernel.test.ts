@@ -110,3 +110,19 @@ describe('GPU103 launcher parameters', () => {
     expect(def[2].split(', ')).not.toContain('warnings');
   });
 });
+
+describe('the float32 sum note', () => {
+  const notes = (setup: string, cell: string): string =>
+    analyzeNotebook(cellsOf(setup, cell))
+      .suggestions.filter(x => x.rule === 'GPU103' && x.cellIndex === 1)
+      .flatMap(x => x.notes)
+      .join('\n');
+  it('says a float32 sum or mean is accumulated in double (its last digit may differ from NumPy\'s)', () => {
+    expect(notes(SETUP('float32'), 's = np.sum(x * y + 2.0 * x)')).toMatch(/float32 sum or mean is accumulated in double/);
+    expect(notes(SETUP('float32'), 'm = np.mean(x * y + 2.0 * x)')).toMatch(/float32 sum or mean is accumulated in double/);
+  });
+  it('not for float64, nor for extrema', () => {
+    expect(notes(SETUP('float64'), 's = np.sum(x * y + 2.0 * x)')).not.toMatch(/accumulated in double/);
+    expect(notes(SETUP('float32'), 'hi = np.max(np.abs(x - y) * 2.0 + 1.0)')).not.toMatch(/accumulated in double/);
+  });
+});

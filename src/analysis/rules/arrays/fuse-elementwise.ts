@@ -201,6 +201,11 @@ export const fuseElementwise: Rule = {
         ...(fused > 0
           ? ['`cp.fuse` takes no compile options: its kernel is compiled with NVRTC\'s defaults, which may contract `a * b + c` into one fused multiply-add (1 ulp from NumPy\'s separately rounded product and sum).']
           : []),
+        // a float32 sum or mean accumulated in double (reduction-kernel.ts): more accurate than
+        // NumPy's float32 pairwise sum, so not always the same last digit (second notebook review)
+        ...(chains.some(c => c.reduce && c.reduce.dtype === 'float32' && (c.reduce.reduction === 'sum' || c.reduce.reduction === 'mean'))
+          ? ['A float32 sum or mean is accumulated in double and rounded once to float32: within about one float32 ulp of NumPy\'s pairwise float32 sum, so its last printed digit may differ (the A/B check compares within float32 tolerance).']
+          : []),
         ...(reductions > 0
           ? [
               'Counts and extrema equal NumPy\'s exactly only when the element uses `+ - * /`, `sqrt` and comparisons (correctly rounded on both sides; the kernel is compiled with --fmad=false): CUDA\'s `exp`, `log`, `pow` and trig differ from NumPy\'s by an ulp or so, which can move a value across a comparison. The launcher raises TypeError if its arrays arrive with another dtype than the one the analysis inferred (rerun the analysis then).'
