@@ -305,6 +305,16 @@ function replaceSpan(edits: TextEdit[], rw: TextEdit): void {
 }
 
 /**
+ * Adds the insert `e` to `edits` before any other insert at its offset (applyEdits keeps inserts
+ * at one offset in list order): lines put at a statement's start go ahead of the wraps that the
+ * statement's own expression gets there (`cp.asarray(`, `cp.asnumpy(`, `shown = `).
+ */
+function insertFirst(edits: TextEdit[], e: TextEdit): void {
+  const first = edits.findIndex(x => x.start === e.start && x.end === e.start);
+  edits.splice(first < 0 ? edits.length : first, 0, e);
+}
+
+/**
  * Elements below which an array is small: a known largest array this small says nothing when the
  * cell has an array of unknown shape, and a chain over arrays this small gets no kernel of its own.
  */
@@ -844,8 +854,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     const end = cell.source.replace(/\s+$/, '').length;
     for (const e of epilogueEdits(root, cell.source, lines, model, base => claim(freshName(base, used)), shownOnHost)) {
       if (e.start < end) {
-        const first = edits.findIndex(x => x.start === e.start && x.end === e.start);
-        edits.splice(first < 0 ? edits.length : first, 0, e);
+        insertFirst(edits, e);
       } else {
         edits.push(e);
       }
@@ -918,8 +927,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const fused = kernelChains.length + groups.length > 0 ? fuseChains(cell.source, edits, kernelChains, groups, cp, used) : { edits: [...edits], definitions: [] as string[] };
   if (stencil) {
     const code = stencilCode(stencil, stencilName, n => transfers.get(n) ?? n, cp);
-    fused.edits = fused.edits.filter(e => !(inStencil(e.start, e.end) && !(e.start === e.end && (e.start === stencil.start || e.start === stencil.end))));
-    fused.edits.push(replace(stencil.start, stencil.end, code.call));
+    replaceSpan(fused.edits, replace(stencil.start, stencil.end, code.call));
     // the copy form's set-up before its loop and result put back after it (stencil.ts CopyStep)
     fused.edits.push(...code.inserts.map(i => insert(i.at, i.text)));
     fused.definitions.push(code.definition);
@@ -938,22 +946,18 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
   if (prologue.length > 0) {
     // before any other insert at the same offset (a wrap `cp.asarray(` of the cell's first expression)
-    const first = edits.findIndex(e => e.start === prologueAt && e.end === prologueAt);
-    edits.splice(first < 0 ? edits.length : first, 0, insert(prologueAt, prologue.join('\n') + '\n'));
+    insertFirst(edits, insert(prologueAt, prologue.join('\n') + '\n'));
   }
   const plainPrologue = hoist ? prologue : prologue.slice(0, prologue.length - fusedLines(fused.definitions, prologue));
   if (plainPrologue.length > 0) {
-    const first = unfusedEdits.findIndex(e => e.start === prologueAt && e.end === prologueAt);
-    unfusedEdits.splice(first < 0 ? unfusedEdits.length : first, 0, insert(prologueAt, plainPrologue.join('\n') + '\n'));
+    insertFirst(unfusedEdits, insert(prologueAt, plainPrologue.join('\n') + '\n'));
   }
 
   // the cell's own timers wait for the GPU before reading the clock
   // (each before any other insert at its line's start: a shown value's `shown = ` follows it)
   for (const sync of clockSyncEdits(root, model, refs, deviceNames, cp)) {
-    for (const list of [edits, unfusedEdits]) {
-      const first = list.findIndex(x => x.start === sync.start && x.end === sync.start);
-      list.splice(first < 0 ? list.length : first, 0, sync);
-    }
+    insertFirst(edits, sync);
+    insertFirst(unfusedEdits, sync);
   }
 
   let candidate: string;
