@@ -201,6 +201,8 @@ class CellFacts:
     #: Names bound from a clock read (`t0 = time.perf_counter()`, `elapsed = time.time() - t0`):
     #: timings of the run, not results (`clock_names`).
     clocks: set[str] = field(default_factory=set)
+    #: Names bound from a vector decomposition (`vector_names`): compared up to sign.
+    vectors: set[str] = field(default_factory=set)
     outputs: list[str] = field(default_factory=list)
     mutated: list[str] = field(default_factory=list)
     has_last_value: bool = False
@@ -569,23 +571,38 @@ _CLOCKS = frozenset(
 )
 
 
+#: Calls whose vectors are unique only up to sign: an output bound from one that differs may be
+#: equal up to each column's or row's sign (compare.compare_up_to_sign).
+_VECTOR_DECOMPOSITIONS = frozenset({"eigh", "eig", "svd", "eigsh", "eigs", "svds", "lobpcg"})
+
+
+def _bound_from_calls(tree: ast.AST, called: frozenset[str], *, whole: bool) -> set[str]:
+    """Names assigned from a call of a function named in `called` (its last dotted name): the
+    whole value (`whole`: `w, v = np.linalg.eigh(A)`), or any call inside it (`elapsed =
+    time.perf_counter() - t0`). Tuple and list targets bind each of their names."""
+    names: set[str] = set()
+    for n in ast.walk(tree):
+        if not (isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) and n.value is not None):
+            continue
+        calls = [n.value] if whole else list(ast.walk(n.value))
+        if any(isinstance(c, ast.Call) and (_dotted(c.func) or [""])[-1] in called for c in calls):
+            for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
+                for e in t.elts if isinstance(t, ast.Tuple | ast.List) else [t]:
+                    if isinstance(e, ast.Name):
+                        names.add(e.id)
+    return names
+
+
 def clock_names(tree: ast.AST) -> set[str]:
     """Names the source binds from expressions that read a clock (`time.perf_counter()`,
     `timeit.default_timer()`, `perf_counter()` imported by name): each run gives other values."""
-    names: set[str] = set()
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) and n.value is not None:
-            reads_clock = any(
-                isinstance(c, ast.Call) and _dotted(c.func)[-1:] in ([k] for k in _CLOCKS)
-                for c in ast.walk(n.value)
-            )
-            if reads_clock:
-                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-                for t in targets:
-                    for e in t.elts if isinstance(t, ast.Tuple | ast.List) else [t]:
-                        if isinstance(e, ast.Name):
-                            names.add(e.id)
-    return names
+    return _bound_from_calls(tree, _CLOCKS, whole=False)
+
+
+def vector_names(tree: ast.AST) -> set[str]:
+    """Names the source binds from a vector decomposition (`w, v = np.linalg.eigh(A)`, `U, s, Vt
+    = svd(M)`, `res = eigh(A)`): only these are compared up to sign."""
+    return _bound_from_calls(tree, _VECTOR_DECOMPOSITIONS, whole=True)
 
 
 def kept_in_kernel(name: str, kernel_locals: set[str]) -> bool:
@@ -615,6 +632,7 @@ def analyze(source: str) -> CellFacts:
         loop_vars=s.loop_targets,
         kernel_locals=kernel_locals(tree),
         clocks=clock_names(tree),
+        vectors=vector_names(tree),
         outputs=outputs,
         mutated=list(s.mutated),
         has_last_value=has_last,

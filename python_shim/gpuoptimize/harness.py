@@ -41,7 +41,6 @@ The result is data first (`ABResult`, raw times kept), text second (`repr`, `for
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import copy
 import dataclasses
@@ -1409,31 +1408,6 @@ def _is_random_scalar(o: OutputComparison) -> bool:
     return bool(o.detail and RANDOM_SCALAR_DETAIL in o.detail)
 
 
-#: Calls whose vectors are unique only up to sign: an output bound from one that differs may be
-#: equal up to each column's or row's sign (compare_up_to_sign).
-_VECTOR_DECOMPOSITIONS = frozenset({"eigh", "eig", "svd", "eigsh", "eigs", "svds", "lobpcg"})
-
-
-def _vector_names(source: str) -> set[str]:
-    """Names the cell binds from a vector decomposition (`w, v = np.linalg.eigh(A)`, `U, s, Vt =
-    svd(M)`, `res = eigh(A)`): only these are compared up to sign."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
-            continue
-        f = node.value.func
-        called = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-        if called in _VECTOR_DECOMPOSITIONS:
-            for t in node.targets:
-                elts = t.elts if isinstance(t, ast.Tuple | ast.List) else [t]
-                names.update(e.id for e in elts if isinstance(e, ast.Name))
-    return names
-
-
 def _compare_outputs(
     b: _Side, c: _Side, rtol: float | None, atol: float | None, random: bool
 ) -> tuple[list[OutputComparison], list[str]]:
@@ -1442,7 +1416,6 @@ def _compare_outputs(
     notes: list[str] = []
     states: list[str] = []
     names = [n for n in b.values if n != _cell.LAST_VALUE]
-    vectors = _vector_names(b.source)
     timings: list[str] = []
     for n in names:
         bv = b.values[n]
@@ -1474,7 +1447,7 @@ def _compare_outputs(
             continue
         r = compare(n, bv, c.values[n], rtol=rtol, atol=atol, random=random)
         values_differ = r.method == "exact" or r.method.startswith("elementwise allclose")
-        if r.status == NOT_EQUAL and values_differ and n in vectors:
+        if r.status == NOT_EQUAL and values_differ and n in b.facts.vectors:
             r = compare_up_to_sign(n, bv, c.values[n], rtol, atol) or r
         out.append(r)
     if _cell.LAST_VALUE in b.values:
