@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 #: Name the harness binds the value of the cell's last expression to.
@@ -195,9 +196,9 @@ class CellFacts:
     inputs: list[str] = field(default_factory=list)
     #: Names bound only as `for` targets at the top level (loop counters, not results).
     loop_vars: set[str] = field(default_factory=set)
-    #: Intermediates a fused kernel of the source keeps in registers instead of binding them
-    #: (`kernel_locals`).
-    kernel_locals: set[str] = field(default_factory=set)
+    #: The source's fused kernels (`fused_kernels`): the intermediates they keep in registers
+    #: instead of binding them.
+    fused_kernels: list[FusedKernel] = field(default_factory=list)
     #: Names bound from a clock read (`t0 = time.perf_counter()`, `elapsed = time.time() - t0`):
     #: timings of the run, not results (`clock_names`).
     clocks: set[str] = field(default_factory=set)
@@ -544,25 +545,55 @@ def _locals_of(fn: ast.AST) -> set[str]:
     return assigned - declared_global
 
 
-def kernel_locals(tree: ast.AST) -> set[str]:
-    """The intermediates the source's `*.ElementwiseKernel(in, out, operation, ...)` keep in the
-    kernel's registers: GPU103 fuses consecutive statements into one kernel and declares a result
-    nothing reads after them as a C local (`const double y = ...`), so the rewrite never binds
-    `y`. An output's own register (`y_` of the output `y`) is not one."""
-    names: set[str] = set()
+@dataclass(frozen=True)
+class FusedKernel:
+    """One GPU103 kernel for a group of statements (`cp.ElementwiseKernel(in, out, operation,
+    ...)`), by its C names."""
+
+    #: Every C name it declares: its parameters and its locals.
+    names: frozenset[str]
+    #: The locals that stand for a Python name: an intermediate nothing reads after the fused
+    #: statements, declared `const double y = ...` and never bound by the rewrite.
+    locals: frozenset[str]
+
+
+#: An output's register in a fused kernel's operation: its declaration, then the output set to it.
+_REGISTER_PAIR = re.compile(r"\bconst (?:float|double) (\w+) = [^;]*; (\w+) = \1\s*(?:;|$)")
+
+
+def _param_names(params: str) -> set[str]:
+    """The names of an ElementwiseKernel's parameter list (`'float64 x, float64 z'`)."""
+    return {p.split()[-1] for p in params.split(",") if p.strip()}
+
+
+def fused_kernels(tree: ast.AST) -> list[FusedKernel]:
+    """The source's `*.ElementwiseKernel(in, out, operation, ...)` calls whose parameter lists
+    and operation are string literals, as GPU103 writes them. An output's own register (`const
+    double y_ = ...; y = y_`: later statements of the group read it) is not a local that stands
+    for a Python name: the rewrite binds the output."""
+    kernels: list[FusedKernel] = []
     for n in ast.walk(tree):
         args = n.args if isinstance(n, ast.Call) else []
-        if (
+        if not (
             isinstance(n, ast.Call)
             and _dotted(n.func)[-1:] == ["ElementwiseKernel"]
             and len(args) >= 3
-            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in args[1:3])
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in args[:3])
         ):
-            out_params, operation = args[1].value, args[2].value  # type: ignore[attr-defined]
-            outputs = {p.split()[-1] for p in out_params.split(",") if p.strip()}
-            declared = set(re.findall(r"\bconst (?:float|double) (\w+) = ", operation))
-            names |= declared - {f"{o}_" for o in outputs}
-    return names
+            continue
+        in_params, out_params, operation = (a.value for a in args[:3])  # type: ignore[attr-defined]
+        outputs = _param_names(out_params)
+        declared = re.findall(r"\bconst (?:float|double) (\w+) = ", operation)
+        # the line pair fusion.ts writes for an output read later: `const T y_ = v; y = y_`
+        pairs = _REGISTER_PAIR.findall(operation)
+        registers = {local for local, out in pairs if out in outputs}
+        kernels.append(
+            FusedKernel(
+                names=frozenset(_param_names(in_params) | outputs | set(declared)),
+                locals=frozenset(set(declared) - registers),
+            )
+        )
+    return kernels
 
 
 _CLOCKS = frozenset(
@@ -605,14 +636,71 @@ def vector_names(tree: ast.AST) -> set[str]:
     return _bound_from_calls(tree, _VECTOR_DECOMPOSITIONS, whole=True)
 
 
-def kept_in_kernel(name: str, kernel_locals: set[str]) -> bool:
-    """Is the Python name `name` one of the candidate's kernel locals (`kernel_locals`)? GPU103
-    names a local after the Python name, made a safe C name (fusion.ts `cName`): leading
-    underscores dropped (CuPy reserves them: `_t` is `t`), a C keyword or a name CuPy's kernels
-    use given a `_` suffix, one not starting with a letter an `a_` prefix, and a digit suffix
-    where that name is taken."""
-    stem = re.escape(name.lstrip("_"))
-    return any(re.fullmatch(rf"(?:a_)?{stem}_?\d*", local) for local in kernel_locals)
+#: The names fusion.ts `cName` never gives a kernel's C variable as they are (C_RESERVED there:
+#: C/C++ keywords, CUDA built-ins, CuPy's and the launchers' own names, Python keywords, the C
+#: math functions with their float variants). test_harness_kernel_locals.py checks this copy
+#: against fusion.ts.
+_C_MATH = (
+    "sqrt cbrt exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan atan2 hypot sinh"
+    " cosh tanh asinh acosh atanh floor ceil trunc rint fabs copysign fmax fmin pow"
+).split()
+C_RESERVED = frozenset(
+    """None True False and as assert async await def del elif except finally from global import
+    in is lambda nonlocal not or pass raise with yield i n _ind T cp cupy isinstance TypeError
+    ValueError warnings auto bool break case char class const continue default delete do double
+    else enum extern false float for friend goto if inline int long namespace new operator
+    private protected public register return short signed sizeof static struct switch template
+    this true typedef typename union unsigned virtual void volatile while threadIdx blockIdx
+    blockDim gridDim warpSize size_t ptrdiff_t min max abs pow M_PI""".split()
+    + _C_MATH
+    + [f"{f}f" for f in _C_MATH]
+)
+
+
+def c_spelling(name: str) -> str:
+    """The C name GPU103 gives the Python name `name` (fusion.ts `cName`) where the kernel has
+    not taken it yet: a reserved name (or one with characters C lacks) given a `_` suffix,
+    leading underscores dropped (CuPy's own names start with one: `_t` is `t`), and an `a_`
+    prefix where what is left does not start with a letter or is reserved (`_in` is `a_in`)."""
+    ascii_name = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) is not None
+    if not ascii_name or name in C_RESERVED:
+        name = re.sub(r"[^A-Za-z0-9_]", "", name) + "_"
+    base = name.lstrip("_")
+    if not re.match(r"[A-Za-z]", base) or base in C_RESERVED:
+        base = f"a_{base}"
+    return base
+
+
+def _spells(local: str, name: str, taken: frozenset[str]) -> bool:
+    """Is the C local `local` of a kernel declaring `taken` GPU103's spelling of `name`: its
+    c_spelling, or that with the digit suffix cName adds where the spelling is taken (`y2` only
+    where the kernel also declares `y`; `y3` where it declares `y` and `y2`)."""
+    base = c_spelling(name)
+    if local == base:
+        return True
+    suffix = re.fullmatch(rf"{re.escape(base)}([1-9][0-9]*)", local)
+    return (
+        suffix is not None
+        and int(suffix[1]) >= 2
+        and base in taken
+        and all(f"{base}{k}" in taken for k in range(2, int(suffix[1])))
+    )
+
+
+def kept_in_kernel(names: Iterable[str], kernels: Iterable[FusedKernel]) -> set[str]:
+    """Which of `names` (the baseline binds them, the candidate does not) the candidate keeps as
+    a local of one of its fused `kernels` instead of binding it. A local matches a name by the
+    exact C spelling GPU103 gives it (`_spells`), never by a mere prefix (`x` is not kept
+    because a local `x2` or `x_` stands for the Python `x2` or `x_`); a local that could spell
+    two of the names claims neither, so the harness reports both as not bound."""
+    missing = set(names)
+    kept: set[str] = set()
+    for k in kernels:
+        for local in k.locals:
+            spelled = {n for n in missing if _spells(local, n, k.names)}
+            if len(spelled) == 1:
+                kept |= spelled
+    return kept
 
 
 def analyze(source: str) -> CellFacts:
@@ -630,7 +718,7 @@ def analyze(source: str) -> CellFacts:
     return CellFacts(
         inputs=list(s.inputs),
         loop_vars=s.loop_targets,
-        kernel_locals=kernel_locals(tree),
+        fused_kernels=fused_kernels(tree),
         clocks=clock_names(tree),
         vectors=vector_names(tree),
         outputs=outputs,

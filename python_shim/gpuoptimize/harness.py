@@ -1416,6 +1416,9 @@ def _compare_outputs(
     notes: list[str] = []
     states: list[str] = []
     names = [n for n in b.values if n != _cell.LAST_VALUE]
+    in_registers = _cell.kept_in_kernel(
+        (n for n in names if n not in c.values), c.facts.fused_kernels
+    )
     timings: list[str] = []
     for n in names:
         bv = b.values[n]
@@ -1430,7 +1433,7 @@ def _compare_outputs(
         if n not in c.values:
             if n in b.facts.loop_vars:
                 continue  # a loop counter the rewrite has no need for
-            if _cell.kept_in_kernel(n, c.facts.kernel_locals):
+            if n in in_registers:
                 notes.append(
                     f"{n} is kept in the candidate's fused kernel (registers, never written):"
                     " the analysis found nothing that reads it later, so it is not bound"

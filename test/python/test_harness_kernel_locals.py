@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import pathlib
 import re
+from collections.abc import Iterator
 
 import numpy as np
+import pytest
+from conftest import ROOT, Kernel, running_kernel
 
-from gpuoptimize._cell import analyze, kept_in_kernel
+from gpuoptimize._cell import C_RESERVED, FusedKernel, analyze, c_spelling, kept_in_kernel
 from gpuoptimize.harness import run_ab
 
 GPU103 = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "rules" / "GPU103"
+TESTDOUBLE = pathlib.Path(__file__).resolve().parent / "testdouble_cupy"
+
+
+def _kernel(names: set[str], locals_: set[str]) -> FusedKernel:
+    return FusedKernel(names=frozenset(names | locals_), locals=frozenset(locals_))
 
 
 def _fixture(case: str) -> tuple[str, str, str]:
@@ -27,9 +35,10 @@ def _fixture(case: str) -> tuple[str, str, str]:
 def test_kernel_locals_are_the_registers_that_stand_for_names() -> None:
     _, _, local = _fixture("flag-group-intermediate-local")
     _, _, both = _fixture("flag-group-intermediate-read-later")
-    assert analyze(local).kernel_locals == {"y"}
-    # `y_` is the output y's own register: y is bound by the call
-    assert analyze(both).kernel_locals == set()
+    [kernel] = analyze(local).fused_kernels
+    assert kernel.locals == {"y"} and kernel.names == {"x", "z", "w", "y"}
+    # `y_` is the output y's own register (`const double y_ = ...; y = y_`): y is bound by the call
+    assert [k.locals for k in analyze(both).fused_kernels] == [frozenset()]
 
 
 def test_harness_compares_the_outputs_and_notes_the_kept_intermediate(cp) -> None:  # noqa: ANN001
@@ -46,13 +55,89 @@ def test_harness_compares_the_outputs_and_notes_the_kept_intermediate(cp) -> Non
 
 def test_a_renamed_kernel_local_is_still_the_python_name() -> None:
     # GPU103's C names for Python names (fusion.ts cName): `_t` -> `t`, `int` -> `int_`,
-    # a clash -> `t2`; the harness must recognise them as the baseline's names
-    assert kept_in_kernel("_t", {"t"})
-    assert kept_in_kernel("__tmp", {"tmp2"})
-    assert kept_in_kernel("int", {"int_"})
-    assert kept_in_kernel("y", {"y"})
-    assert not kept_in_kernel("y", {"yy", "x"})
-    assert not kept_in_kernel("_t", {"tt"})
+    # `_in` -> `a_in`, a name the kernel has taken -> `t2`; the harness must recognise them
+    assert kept_in_kernel({"_t"}, [_kernel({"x"}, {"t"})]) == {"_t"}
+    assert kept_in_kernel({"__tmp"}, [_kernel({"tmp"}, {"tmp2"})]) == {"__tmp"}
+    assert kept_in_kernel({"tmp"}, [_kernel({"tmp", "tmp2"}, {"tmp3"})]) == {"tmp"}
+    assert kept_in_kernel({"int"}, [_kernel({"x"}, {"int_"})]) == {"int"}
+    assert kept_in_kernel({"_in"}, [_kernel({"x"}, {"a_in"})]) == {"_in"}
+    assert kept_in_kernel({"y"}, [_kernel({"x"}, {"y"})]) == {"y"}
+    assert c_spelling("é") == "a_" and c_spelling("_1") == "a_1" and c_spelling("i") == "i_"
+
+
+def test_a_local_that_spells_another_name_keeps_nothing_else() -> None:
+    # `x2` is the Python x2 where the kernel has no `x`; `x_` is the Python x_ (x is no C
+    # keyword); a prefix or a spelling GPU103 would not write matches nothing
+    assert kept_in_kernel({"x"}, [_kernel({"a", "w"}, {"x2"})]) == set()
+    assert kept_in_kernel({"x"}, [_kernel({"a", "w"}, {"x_"})]) == set()
+    assert kept_in_kernel({"x"}, [_kernel({"x"}, {"x3"})]) == set()  # x3 needs x2 taken too
+    assert kept_in_kernel({"x"}, [_kernel({"a"}, {"a_x", "xx"})]) == set()
+    assert kept_in_kernel({"_t"}, [_kernel({"a"}, {"tt"})]) == set()
+    assert kept_in_kernel({"i"}, [_kernel({"a"}, {"i"})]) == set()  # i is reserved: `i_`
+    # the kernel declares `x` (a parameter): `x2` may spell x or the Python x2: neither is claimed
+    assert kept_in_kernel({"x", "x2"}, [_kernel({"x"}, {"x2"})]) == set()
+    # a local of one kernel is no spelling for a name the other kernel has taken
+    assert kept_in_kernel({"x"}, [_kernel({"x"}, set()), _kernel({"a"}, {"x2"})]) == set()
+
+
+def test_an_output_register_stands_for_no_name() -> None:
+    # `const double y_ = ...; y = y_` is output y's register: a baseline name `y_` the candidate
+    # does not bind is not kept by it
+    [kernel] = analyze(
+        "k = cp.ElementwiseKernel('float64 x', 'float64 y, float64 w',"
+        " 'const double y_ = x * 2.0; y = y_; const double v = y_ + 1.0; w = v * v', 'k')"
+    ).fused_kernels
+    assert kernel.locals == {"v"}
+    assert kept_in_kernel({"y_", "v"}, [kernel]) == {"v"}
+
+
+def test_the_reserved_names_are_fusion_ts_own() -> None:
+    # the harness's copy of fusion.ts C_RESERVED: a name reserved on one side only would make the
+    # harness look for the wrong spelling
+    ts = (ROOT / "src" / "analysis" / "rules" / "arrays" / "fusion.ts").read_text()
+    reserved = re.search(r"const C_RESERVED = new Set\(\[(.*?)\]\);", ts, flags=re.S)
+    functions = re.search(r"const C_FUNCTIONS: [^=]+= new Map\(\[(.*?)\]\);", ts, flags=re.S)
+    assert reserved and functions
+    assert "...C_FUNCTIONS.values(), ...[...C_FUNCTIONS.values()].map(f => `${f}f`)" in reserved[1]
+    math = set(re.findall(r"\['\w+', '(\w+)'\]", functions[1]))
+    assert C_RESERVED == set(re.findall(r"'(\w+)'", reserved[1])) | math | {f"{f}f" for f in math}
+
+
+@pytest.fixture(scope="module")
+def double_kernel() -> Iterator[Kernel]:
+    """A real ipykernel with the CuPy TEST DOUBLE importable as `cupy`."""
+    with running_kernel(extra_path=(TESTDOUBLE,)) as k:
+        k.ok("%load_ext gpuoptimize\nimport json, numpy as np")
+        yield k
+
+
+def test_in_the_kernel_a_lookalike_local_does_not_hide_a_missing_output(
+    double_kernel: Kernel,
+) -> None:
+    # the candidate's kernel keeps the Python x2 in a register and forgets x: x must be reported
+    # as not bound (a prefix match would take the local x2 for x)
+    double_kernel.ok("kl_a = np.linspace(0.0, 1.0, 1000); kl_b = np.linspace(1.0, 2.0, 1000)")
+    baseline = "x2 = np.sqrt(kl_a * kl_a + kl_b * kl_b)\nw = np.exp(-x2) * 2\nx = w + 1"
+    candidate = (
+        "import cupy as cp\n"
+        "k = cp.ElementwiseKernel('float64 kl_a, float64 kl_b', 'float64 w',"
+        " 'const double x2 = sqrt(kl_a * kl_a + kl_b * kl_b); w = exp(-x2) * 2.0', 'k',"
+        " options=('--fmad=false',))\n"
+        "w = cp.asnumpy(k(cp.asarray(kl_a), cp.asarray(kl_b)))"
+    )
+    code = (
+        "from gpuoptimize.harness import run_ab as _run_ab\n"
+        f"_r = _run_ab({baseline!r}, {candidate!r}, get_ipython().user_ns, budget_s=0.05)\n"
+        "print(json.dumps(_r.to_json()))"
+    )
+    r = double_kernel.ok(code).json()
+    assert r["candidate"]["status"] == "ok", r["candidate"]
+    outputs = {o["name"]: o for o in r["match"]["outputs"]}
+    assert outputs["w"]["status"] == "equal"
+    assert outputs["x"]["status"] == "unverified"
+    assert "only the baseline sets it" in outputs["x"]["detail"]
+    assert "x2" not in outputs
+    assert any(w.startswith("x2 is kept in the candidate's fused kernel") for w in r["warnings"])
 
 
 def test_eigenvectors_of_other_signs_are_equal_up_to_sign() -> None:

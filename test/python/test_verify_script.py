@@ -84,5 +84,8 @@ def test_kernel_locals_are_the_intermediates_a_grouped_kernel_never_binds() -> N
     fixtures = RULES / "GPU103"
     local = (fixtures / "flag-group-intermediate-local" / "expected.py").read_text()
     both = (fixtures / "flag-group-intermediate-read-later" / "expected.py").read_text()
-    assert verify.kernel_locals(local) == {"y"}
-    assert verify.kernel_locals(both) == set()
+    baseline = {"x": 1, "z": 2, "y": 3, "w": 4}
+    assert verify.kept_in_registers(baseline, {"x": 1, "z": 2, "w": 4}, [local]) == {"y"}
+    assert verify.kept_in_registers(baseline, {"x": 1, "z": 2, "w": 4}, [both]) == set()
+    # a cell that does not parse (IPython syntax) has no kernel the checker can read
+    assert verify.kept_in_registers(baseline, {}, ["%time " + local]) == set()
