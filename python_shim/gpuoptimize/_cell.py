@@ -204,6 +204,9 @@ class CellFacts:
     clocks: set[str] = field(default_factory=set)
     #: Names bound from a vector decomposition (`vector_names`): compared up to sign.
     vectors: set[str] = field(default_factory=set)
+    #: Names a top-level loop binds and reads within each iteration, read nowhere after it
+    #: (`loop_temporaries`): one iteration's scratch values, not results of the cell.
+    loop_temporaries: set[str] = field(default_factory=set)
     outputs: list[str] = field(default_factory=list)
     mutated: list[str] = field(default_factory=list)
     has_last_value: bool = False
@@ -636,6 +639,36 @@ def vector_names(tree: ast.AST) -> set[str]:
     return _bound_from_calls(tree, _VECTOR_DECOMPOSITIONS, whole=True)
 
 
+def _loads(nodes: Iterable[ast.AST]) -> set[str]:
+    """Every name read anywhere in `nodes`."""
+    return {
+        n.id
+        for node in nodes
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+
+
+def loop_temporaries(tree: ast.Module) -> set[str]:
+    """Names a top-level loop of the source binds and then reads within the same iteration, read
+    nowhere after the loop (`un` of `for _ in range(n): un = u.copy(); u[1:-1] = ... un ...`):
+    each iteration's scratch value, not a result of the cell, which a rewrite (a ping-pong
+    stencil kernel) may do without. Not one: a value carried from one iteration to the next
+    (read before it is bound: `s = s + x`, or read by a `while` test), one the loop binds but
+    never reads (its last value may be what the cell computes for later cells)."""
+    temporaries: set[str] = set()
+    for k, stmt in enumerate(tree.body):
+        if not isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
+            continue
+        body = _Scanner()
+        for s in stmt.body:
+            body.visit(s)
+        header = stmt.test if isinstance(stmt, ast.While) else stmt.iter
+        read_elsewhere = _loads([header, *stmt.orelse, *tree.body[k + 1 :]])
+        temporaries |= (set(body.outputs) & body.referenced) - set(body.inputs) - read_elsewhere
+    return temporaries
+
+
 #: The names fusion.ts `cName` never gives a kernel's C variable as they are (C_RESERVED there:
 #: C/C++ keywords, CUDA built-ins, CuPy's and the launchers' own names, Python keywords, the C
 #: math functions with their float variants). test_harness_kernel_locals.py checks this copy
@@ -721,6 +754,7 @@ def analyze(source: str) -> CellFacts:
         fused_kernels=fused_kernels(tree),
         clocks=clock_names(tree),
         vectors=vector_names(tree),
+        loop_temporaries=loop_temporaries(tree),
         outputs=outputs,
         mutated=list(s.mutated),
         has_last_value=has_last,

@@ -1439,6 +1439,13 @@ def _compare_outputs(
                     " the analysis found nothing that reads it later, so it is not bound"
                 )
                 continue
+            if n in b.facts.loop_temporaries and n not in c.facts.outputs:
+                notes.append(
+                    f"{n} is a temporary of the cell's loop (each iteration binds it, then reads"
+                    " it; nothing after the loop in the cell reads it) that the candidate does"
+                    " without: not compared, and not bound after the candidate runs"
+                )
+                continue
             out.append(
                 OutputComparison(
                     n,
