@@ -85,6 +85,11 @@ export interface PlanChange {
   cellId: string;
   /** The array rule whose rewrite the cell got, if it became a GPU cell. */
   rule?: string;
+  /**
+   * Set when the GPU cell's rewrite draws its random numbers on the device (cuRAND through
+   * cupy.random): they, and what is computed from them, match NumPy's only statistically.
+   */
+  randomOnDevice?: true;
   summary: string;
 }
 
@@ -214,6 +219,7 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
         cellIndex: cell.index,
         cellId: cell.id,
         rule,
+        ...(analysis.randomCalls > 0 ? { randomOnDevice: true as const } : {}),
         summary: `runs on the GPU${parts.length ? `; ${parts.join('; ')}` : ''}`
       });
       continue;

@@ -15,9 +15,9 @@ import type { PythonParser } from '../analysis/parser';
 import { initParser } from '../analysis/parser';
 import { NotebookAnalyzer } from '../analysis/engine';
 import { RULES } from '../analysis/rules/registry';
-import { rewriteNotebook, type PlanChange } from '../analysis/plan';
+import { rewriteNotebook } from '../analysis/plan';
 import { deviceProfileFromReport } from '../analysis/costmodel';
-import type { CellInput, DeviceProfile, Suggestion } from '../analysis/types';
+import type { CellInput, DeviceProfile } from '../analysis/types';
 import { ProtocolError, validateEnvironment } from '../kernel/protocol';
 import { expandPaths, loadFile, type LoadedFile, type SkippedFile } from './sources';
 import { ansiStyle, deviceNote, fingerprint, plainStyle, toJSONReport, toSARIF, toText, type FileReport } from './report';
@@ -303,16 +303,6 @@ export function defaultFixOutput(input: string): string {
 export const RANDOM_STREAMS_NOTE =
   "this cell's random numbers come from cuRAND, not NumPy's generator: they and every result computed from them, here and in later cells, match the original statistically, not bit for bit";
 
-/**
- * The cells the plan moves to the GPU whose random draws move with them: those the plan gives
- * GPU104 (random draws only), and those whose suggestion notes that cuRAND draws the numbers
- * (a cell mixing draws with array work, e.g. `np.exp(x) + np.random.rand(n)`).
- */
-function randomStreamCells(changes: PlanChange[], suggestions: Suggestion[]): Set<number> {
-  const cuRAND = new Set(suggestions.filter(s => s.rule === 'GPU104' || s.notes.some(n => n.includes('cuRAND'))).map(s => s.cellIndex));
-  return new Set(changes.filter(ch => ch.rule !== undefined && (ch.rule === 'GPU104' || cuRAND.has(ch.cellIndex))).map(ch => ch.cellIndex));
-}
-
 export async function fix(args: string[], io: Io): Promise<number> {
   let input: string | undefined;
   let output: string | undefined;
@@ -383,11 +373,10 @@ export async function fix(args: string[], io: Io): Promise<number> {
   const written = { ...nb, metadata: { ...nb.metadata, gpuoptimize: { rewritten_from: basename(input), version: VERSION } }, cells };
   writeFileSync(out, JSON.stringify(written, null, 1) + '\n');
   const style = io.isTTY && !io.env.NO_COLOR ? ansiStyle : plainStyle;
-  const newStreams = randomStreamCells(rewrite.changes, new NotebookAnalyzer(device ? { device } : {}, p).update(loaded.cells).suggestions);
   io.stdout(`${style.bold(out)}: ${rewrite.changes.length} change(s) from ${input}\n`);
   for (const ch of rewrite.changes) {
     io.stdout(`  cell ${ch.cellIndex}: ${ch.rule ? ch.rule + ' ' : ''}${ch.summary}\n`);
-    if (newStreams.has(ch.cellIndex)) {
+    if (ch.randomOnDevice) {
       io.stdout(`    ${style.yellow('random streams change')}: ${RANDOM_STREAMS_NOTE}\n`);
     }
     const before = loaded.cells[ch.cellIndex]?.source ?? '';

@@ -11,6 +11,7 @@ import { parser } from './helpers';
 import { NotebookAnalyzer } from '../../src/analysis/engine';
 import { loadFile } from '../../src/cli/sources';
 import { RANDOM_STREAMS_NOTE } from '../../src/cli/main';
+import { rewriteNotebook } from '../../src/analysis/plan';
 
 const ROOT = join(__dirname, '..', '..');
 const BUNDLE = join(ROOT, 'python_shim', 'gpuoptimize', 'cli_bundle', 'gpuoptimize.cjs');
@@ -378,6 +379,24 @@ describe('gpuoptimize fix', () => {
       '  cell 4: GPU101',
       `    random streams change: ${RANDOM_STREAMS_NOTE}`
     ]);
+  });
+
+  test("the plan marks the GPU cells whose rewrite draws on the device (fix's note needs no second analysis)", async () => {
+    const loaded = loadFile(join(FIX, 'random_streams.ipynb'));
+    if (!('cells' in loaded)) {
+      throw new Error(loaded.message);
+    }
+    const plan = rewriteNotebook(loaded.cells, { parser: await parser() });
+    const gpu = plan.changes.filter(c => c.rule !== undefined);
+    expect(gpu.map(c => [c.cellIndex, c.rule, c.randomOnDevice ?? false])).toEqual([
+      [2, 'GPU104', true],
+      [3, 'GPU103', false],
+      [4, 'GPU101', true]
+    ]);
+    // marked exactly where the rewritten cell draws with CuPy
+    for (const c of gpu) {
+      expect([c.cellIndex, /\bcp\.random\.|\brng\.normal\(/.test(plan.cells[c.cellIndex].source)]).toEqual([c.cellIndex, c.randomOnDevice === true]);
+    }
   });
 
   test('writes a new notebook and never overwrites without --force', () => {
