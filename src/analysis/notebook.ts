@@ -2444,7 +2444,17 @@ function sliceLength(size: number | null, [start, stop, step]: (number | null | 
   return a < b ? Math.floor((b - a - 1) / st) + 1 : 0;
 }
 
-function matmulValue(a: ValueInfo, b: ValueInfo): ValueInfo {
+/**
+ * `a @ b`, `np.matmul(a, b)` and (`dot`) `np.dot(a, b)`, as NumPy 2.4 computes them. matmul
+ * treats the last two axes as matrices and broadcasts the axes before them as a stack
+ * ((50000, 20, 8) @ (8, 8) is (50000, 20, 8)); a 1-D operand is a row (left) or a column (right)
+ * whose axis is dropped from the result (two vectors: a number, modelled 0-d as the reductions'
+ * are). `np.dot` sums over the last axis of `a` and the second-to-last of `b` (the last of a
+ * vector), and keeps all the other axes of both: `a`'s then `b`'s. The dtype is the operands'
+ * promoted one (int32 @ int32 is int32). Shape unknown where an operand's is, or for a 0-d operand
+ * (a matmul error, a product for dot) or a stack that does not broadcast.
+ */
+function matmulValue(a: ValueInfo, b: ValueInfo, dot = false): ValueInfo {
   // scipy.sparse @ dense -> dense (rows of the sparse matrix: not tracked); sparse @ sparse -> sparse
   if (a.kind === 'sparse' && b.kind === 'sparse') {
     return { kind: 'sparse', origin: 'inferred', library: a.library };
@@ -2456,10 +2466,25 @@ function matmulValue(a: ValueInfo, b: ValueInfo): ValueInfo {
   if (a.kind !== 'ndarray' || b.kind !== 'ndarray') {
     return UNKNOWN;
   }
-  const m = a.shape && a.shape.length >= 2 ? a.shape[a.shape.length - 2] : null;
-  const nn = b.shape && b.shape.length >= 2 ? b.shape[b.shape.length - 1] : null;
-  const shape = a.shape && b.shape ? (b.shape.length === 1 ? [m] : a.shape.length === 1 ? [nn] : [m, nn]) : undefined;
-  return arrayValue(shape, a.dtype === 'float32' && b.dtype === 'float32' ? 'float32' : 'float64', a.library ?? 'numpy', 'inferred');
+  const dtype = promoteTypes(a.dtype ?? 'float64', b.dtype ?? 'float64') ?? 'float64';
+  return arrayValue(matmulShape(a.shape, b.shape, dot), dtype, a.library ?? 'numpy', 'inferred');
+}
+
+/** The shape of `matmulValue`'s product; undefined where it cannot be worked out. */
+function matmulShape(a: (number | null)[] | undefined, b: (number | null)[] | undefined, dot: boolean): (number | null)[] | undefined {
+  if (!a || !b || a.length === 0 || b.length === 0) {
+    return undefined;
+  }
+  if (dot) {
+    return b.length === 1 ? a.slice(0, -1) : [...a.slice(0, -1), ...b.slice(0, -2), b[b.length - 1]];
+  }
+  const rows = a.length >= 2 ? [a[a.length - 2]] : [];
+  const columns = b.length >= 2 ? [b[b.length - 1]] : [];
+  const stack = broadcastShape([
+    arrayValue(a.slice(0, Math.max(0, a.length - 2)), 'float64', 'numpy'),
+    arrayValue(b.slice(0, Math.max(0, b.length - 2)), 'float64', 'numpy')
+  ]);
+  return stack ? [...stack, ...rows, ...columns] : undefined;
 }
 
 /**
@@ -2479,7 +2504,6 @@ interface LibraryName {
   compare: boolean;
   /** A ufunc whose result keeps the inputs' dtype (no float result). */
   keepsDtype: boolean;
-  cumulative: boolean;
   /** An FFT whose result is complex. */
   complexFft: boolean;
 }
@@ -2501,7 +2525,6 @@ function libraryNameOf(q: string): LibraryName {
     twoNames: !single && path.indexOf('.', dot + 1) < 0,
     compare: /^(greater|less|equal|not_equal|isnan|isinf|isfinite|logical_|signbit)/.test(name),
     keepsDtype: /^(add|subtract|multiply|maximum|minimum|negative|positive|absolute|abs|fabs|sign|square)$/.test(name),
-    cumulative: /^cum/.test(name),
     complexFft: /^(fft|ifft|fft2|ifft2|fftn|ifftn|rfft|rfft2|rfftn)$/.test(name)
   };
 }
@@ -2639,7 +2662,7 @@ function numpyCallValue(
     return diffValue(args[0], keywords.get('n') ?? positional[1], keywords.get('axis') ?? positional[2], keywords, library, model, cell);
   }
   if (single && (name === 'dot' || name === 'matmul') && args.length >= 2) {
-    return matmulValue(args[0], args[1]);
+    return matmulValue(args[0], args[1], name === 'dot');
   }
   if (single && name === 'argsort' && args[0]?.kind === 'ndarray') {
     return argsortValue(args[0], keywords.get('axis') ?? positional[1], library);
@@ -2678,17 +2701,7 @@ function numpyCallValue(
   if (single && REDUCTIONS.has(name)) {
     const base = args[0];
     if (base?.kind === 'ndarray') {
-      const hasAxis = keywords.has('axis') || positional.length > 1;
-      if (parts.cumulative) {
-        const out = copyOf(base);
-        out.library = library;
-        out.origin = 'inferred';
-        return out;
-      }
-      const dtype = reductionDtype(name, base.dtype ?? 'float64');
-      return hasAxis
-        ? { kind: 'ndarray', dtype, origin: 'inferred', library, approx: true }
-        : { kind: 'ndarray', shape: [], size: 1, dtype, origin: 'inferred', library };
+      return reductionValue(name, base, keywords.get('axis') ?? positional[1], keywords, reductionDtype(name, base.dtype ?? 'float64'), library, model, cell);
     }
   }
   if (twoNames && head === 'fft' && (name === 'fftfreq' || name === 'rfftfreq')) {
@@ -2824,6 +2837,43 @@ function diffValue(
   out.shape = shape.map((d, k) => (k !== at ? d : length === null ? null : Math.max(0, length + extra - n)));
   out.size = shapeSize(out.shape);
   return out;
+}
+
+/**
+ * A reduction or a scan of `base` (`np.sum(x, axis=1)`, `x.mean()`, `x.cumsum()`), of `dtype`.
+ * A reduction's shape is `base`'s reduced over `axis` (every axis when there is none: 0-d, the
+ * NumPy scalar modelled as CuPy returns it), the reduced axes kept as 1 with `keepdims=True`. A
+ * scan (cumsum, cumprod) keeps `base`'s shape along an axis and flattens it without one
+ * (`x.cumsum()` of a 2-D array is 1-D, of the same size). A reduction's shape is unknown where
+ * the axis, `keepdims` or `base`'s shape is (its size too: at most `base`'s).
+ */
+function reductionValue(
+  name: string,
+  base: ValueInfo,
+  axisNode: SyntaxNode | undefined,
+  keywords: ReadonlyMap<string, SyntaxNode>,
+  dtype: string | undefined,
+  library: string | undefined,
+  model: NotebookModel,
+  cell: CellModel
+): ValueInfo {
+  if (/^cum/.test(name)) {
+    const out = copyOf(base);
+    out.dtype = dtype;
+    out.library = library;
+    out.origin = 'inferred';
+    if (!axisNode || axisNode.type === 'none') {
+      // (a bounded selection flattens to one axis of a length not known, as `ravel` does)
+      out.shape = base.approx && base.shape ? [null] : base.size !== undefined ? [base.size] : undefined;
+    }
+    return out;
+  }
+  const keepdims = keywords.get('keepdims');
+  const keep = keepdims === undefined || keepdims.text === 'False' ? false : keepdims.text === 'True' ? true : undefined;
+  const shape = keep === undefined ? undefined : reducedShape(base.shape, axisNode, keep, model, cell);
+  return shape
+    ? { kind: 'ndarray', shape, size: shapeSize(shape), dtype, origin: 'inferred', library }
+    : { kind: 'ndarray', dtype, origin: 'inferred', library, approx: true };
 }
 
 /** NumPy's order statistics: a reduction, over `axis` (all by default), for each of the q asked. */
@@ -3079,11 +3129,8 @@ function arrayMethodValue(
     return method === 'item' ? { kind: 'scalar', origin: 'inferred' } : { kind: 'sequence', origin: 'inferred' };
   }
   if (REDUCTIONS.has(method)) {
-    const hasAxis = keywords.has('axis') || positional.length > 0;
     const dtype = v.dtype === undefined ? undefined : reductionDtype(method, v.dtype);
-    return hasAxis
-      ? { kind: 'ndarray', dtype, origin: 'inferred', library: v.library, approx: true }
-      : { kind: 'ndarray', shape: [], size: 1, dtype, origin: 'inferred', library: v.library };
+    return reductionValue(method, v, keywords.get('axis') ?? positional[0], keywords, dtype, v.library, model, cell);
   }
   return { kind: 'unknown', origin: 'inferred' };
 }

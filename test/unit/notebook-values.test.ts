@@ -284,7 +284,11 @@ describe('single arrays NumPy returns (shapes and dtypes written from NumPy 2.4 
     'bits = np.zeros(1000, dtype=bool)',
     'M = np.zeros((4, 5))',
     'n = 4096',
-    'S = np.abs(np.fft.rfft(v))'
+    'S = np.abs(np.fft.rfft(v))',
+    'D = np.zeros((50, 20, 8))',
+    'L = np.zeros((8, 8))',
+    'w = np.zeros(8)',
+    'I32 = np.zeros((3, 3), dtype=np.int32)'
   ].join('\n');
   const cases: [string, number[], string][] = [
     // the variables are rows (rowvar=True) or columns; float64 whatever the data, complex128 for complex
@@ -325,11 +329,45 @@ describe('single arrays NumPy returns (shapes and dtypes written from NumPy 2.4 
     ['np.diff(np.concatenate(([0.0], f32)))', [1000], 'float64'],
     ['np.hstack([[1, 2], f32])', [1002], 'float64'],
     // a 0-d integer array indexes as an integer does: an element
-    ['M[np.argmax(v[:4])]', [5], 'float64']
+    ['M[np.argmax(v[:4])]', [5], 'float64'],
+    // matmul broadcasts the axes before the last two as a stack of matrices; a vector's axis
+    // is dropped; the operands' dtypes promote
+    ['D @ L', [50, 20, 8], 'float64'],
+    ['D @ w', [50, 20], 'float64'],
+    ['w @ L', [8], 'float64'],
+    ['np.matmul(np.zeros((2, 1, 4, 3)), np.zeros((5, 3, 6)))', [2, 5, 4, 6], 'float64'],
+    ['I32 @ I32', [3, 3], 'int32'],
+    ['I32 @ np.zeros((3, 2), np.float32)', [3, 2], 'float64'],
+    // np.dot keeps a's axes but the last, then b's but its second-to-last
+    ['np.dot(D, w)', [50, 20], 'float64'],
+    ['np.dot(D, np.zeros((2, 8, 7)))', [50, 20, 2, 7], 'float64'],
+    ['np.dot(w, L)', [8], 'float64'],
+    // reductions over an axis (or several), kept as 1 with keepdims
+    ['D.sum(axis=1)', [50, 8], 'float64'],
+    ['D.std(1)', [50, 8], 'float64'],
+    ['np.mean(D, axis=(0, 2))', [20], 'float64'],
+    ['D.max(axis=-1, keepdims=True)', [50, 20, 1], 'float64'],
+    ['np.sum(D, 1, keepdims=True)', [50, 1, 8], 'float64'],
+    ['D.argmax(axis=0)', [20, 8], 'int64'],
+    // scans keep the shape along an axis and flatten without one; small integers sum in int64
+    ['Xi.cumsum()', [6400], 'int64'],
+    ['np.cumsum(Xi, axis=1)', [200, 32], 'int64'],
+    ['np.cumsum(bits)', [1000], 'int64'],
+    ['np.cumprod(M, 0)', [4, 5], 'float64']
   ];
   it.each(cases)('%s: shape %j, %s', (expr, shape, dtype) => {
     const m = model(cellsOf(ARRAYS, `r = ${expr}`));
     expect(m.valueAfter('r', m.cells[1])).toMatchObject({ kind: 'ndarray', shape, dtype });
+  });
+
+  it.each([
+    // NumPy's number of a product of two vectors or of a reduction over every axis: modelled 0-d
+    ['w @ w'],
+    ['np.dot(w, w)'],
+    ['np.sum(D, axis=None)']
+  ])('%s: a number, modelled as the 0-d array CuPy returns', expr => {
+    const m = model(cellsOf(ARRAYS, `r = ${expr}`));
+    expect(m.valueAfter('r', m.cells[1])).toMatchObject({ kind: 'ndarray', shape: [], size: 1, dtype: 'float64' });
   });
 
   it('an element picked by a 0-d integer index is a NumPy scalar (`freqs[np.argmax(S)]`)', () => {
