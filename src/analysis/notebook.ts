@@ -2639,7 +2639,7 @@ function numpyCallValue(
   }
   if (single && (name === 'cov' || name === 'corrcoef') && args[0]) {
     const y = keywords.get('y') ?? positional[1];
-    return covarianceValue(args[0], y && y.type !== 'none' ? model.inferValue(y, cell) : undefined, keywords.get('rowvar') ?? positional[2], dtypeArg(keywords, undefined), library);
+    return covarianceValue(name, args[0], y && y.type !== 'none' ? model.inferValue(y, cell) : undefined, keywords.get('rowvar') ?? positional[2], dtypeArg(keywords, undefined), library);
   }
   if (single && QUANTILES.has(name) && args[0]?.kind === 'ndarray') {
     return quantileValue(name, args[0], positional, keywords, library, model, cell);
@@ -2755,10 +2755,19 @@ function numpyCallValue(
  * `np.cov(m, y, rowvar)`, `np.corrcoef(m, y, rowvar)`: a (k, k) matrix over the k variables of m
  * and y together. A 1-D array is one variable; a 2-D one has one per row, or per column with
  * `rowvar=False` (NumPy keeps a single row as one variable: CuPy transposes it, so that case is
- * left unknown). NumPy squeezes the result: one variable gives a 0-d array. float64 whatever the
- * data (float32 and integers included; complex128 for complex data) unless `dtype=` is given.
+ * left unknown). NumPy squeezes the result: one variable gives a 0-d array from `cov`, and from
+ * `corrcoef` (which divides that by itself) a NumPy scalar (`np.float64(1.0)`; CuPy's is a 0-d
+ * array). float64 whatever the data (float32 and integers included; complex128 for complex data)
+ * unless `dtype=` is given (NumPy 2.4.6, run here).
  */
-function covarianceValue(m: ValueInfo, y: ValueInfo | undefined, rowvarNode: SyntaxNode | undefined, dtype: string | undefined, library: string): ValueInfo {
+function covarianceValue(
+  name: 'cov' | 'corrcoef',
+  m: ValueInfo,
+  y: ValueInfo | undefined,
+  rowvarNode: SyntaxNode | undefined,
+  dtype: string | undefined,
+  library: string
+): ValueInfo {
   const data = [m, ...(y ? [y] : [])];
   if (!data.every(v => v.kind === 'ndarray')) {
     return UNKNOWN;
@@ -2781,6 +2790,9 @@ function covarianceValue(m: ValueInfo, y: ValueInfo | undefined, rowvarNode: Syn
   for (const v of data) {
     const n = variables(v);
     k = k === null || n === null ? null : k + n;
+  }
+  if (k === 1 && name === 'corrcoef' && library !== 'cupy') {
+    return { kind: 'scalar', dtype: out.dtype, origin: 'inferred', library: 'numpy' };
   }
   if (k !== null) {
     // (a count not known leaves the rank unknown too: one variable would give a 0-d array)

@@ -370,6 +370,22 @@ describe('single arrays NumPy returns (shapes and dtypes written from NumPy 2.4 
     expect(m.valueAfter('r', m.cells[1])).toMatchObject({ kind: 'ndarray', shape: [], size: 1, dtype: 'float64' });
   });
 
+  it.each([
+    // one variable: np.corrcoef divides the 0-d covariance by itself, giving a NumPy scalar
+    ['np.corrcoef(v)', 'float64'],
+    ['np.corrcoef(row)', 'float64'],
+    ['np.corrcoef(Xc[0])', 'complex128'],
+    ['np.corrcoef(v, dtype=np.float32)', 'float32']
+  ])('%s: a NumPy scalar (%s), not an array', (expr, dtype) => {
+    const m = model(cellsOf(ARRAYS, `r = ${expr}`));
+    expect(m.valueAfter('r', m.cells[1])).toEqual({ kind: 'scalar', dtype, origin: 'inferred', library: 'numpy' });
+  });
+
+  it("CuPy's corrcoef of one variable is a 0-d device array", () => {
+    const m = model(cellsOf(`${ARRAYS}\nimport cupy as cp\nvg = cp.asarray(v)`, 'r = cp.corrcoef(vg)'));
+    expect(m.valueAfter('r', m.cells[1])).toMatchObject({ kind: 'ndarray', shape: [], dtype: 'float64', library: 'cupy' });
+  });
+
   it('an element picked by a 0-d integer index is a NumPy scalar (`freqs[np.argmax(S)]`)', () => {
     const m = model(cellsOf(ARRAYS, 'f = np.fft.rfftfreq(v.size)\npeak = f[np.argmax(S)]'));
     expect(m.valueAfter('peak', m.cells[1])).toMatchObject({ kind: 'scalar', dtype: 'float64', library: 'numpy' });
