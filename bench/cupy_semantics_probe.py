@@ -46,7 +46,11 @@ def fma() -> None:
     da, db, dc = cp.asarray(a), cp.asarray(b), cp.asarray(c)
     n_plain = int(np.count_nonzero(plain(da, db, dc).get() != want))
     n_strict = int(np.count_nonzero(strict(da, db, dc).get() != want))
-    record("ElementwiseKernel --fmad=false is bitwise NumPy", "PASS" if n_strict == 0 else "FAIL", f"{n_strict} of {want.size} differ with the option, {n_plain} without")
+    record(
+        "ElementwiseKernel --fmad=false is bitwise NumPy",
+        "PASS" if n_strict == 0 else "FAIL",
+        f"{n_strict} of {want.size} differ with the option, {n_plain} without",
+    )
 
 
 def _times_product(x, a, b):  # cp.fuse names its kernel after the function: no lambdas
@@ -83,43 +87,91 @@ def fuse_scalars() -> None:
         record(
             f"cp.fuse x * (a * b), a={a!r}, b={b!r}",
             "INFO" if not same else "PASS",
-            f"two scalars inside: {got.dtype} {got.get()[0]!r}; one precomputed argument: {one.dtype} {one.get()[0]!r} ({'PASS' if same_one else 'FAIL'}); NumPy {want.dtype} {want[0]!r}",
+            f"two scalars inside: {got.dtype} {got.get()[0]!r}; one precomputed argument: "
+            f"{one.dtype} {one.get()[0]!r} ({'PASS' if same_one else 'FAIL'}); NumPy "
+            f"{want.dtype} {want[0]!r}",
         )
-    # a Python scalar of a higher kind than the array inside cp.fuse (the engine keeps these op by op)
-    for label, fn, arr, want in [("uint8 * 0.5", _half, np.ones(3, np.uint8), np.ones(3, np.uint8) * 0.5), ("bool * 2", _double, np.ones(3, bool), np.ones(3, bool) * 2)]:
+    # a Python scalar of a higher kind than the array inside cp.fuse (the engine keeps these op
+    # by op)
+    for label, fn, arr, want in [
+        ("uint8 * 0.5", _half, np.ones(3, np.uint8), np.ones(3, np.uint8) * 0.5),
+        ("bool * 2", _double, np.ones(3, bool), np.ones(3, bool) * 2),
+    ]:
         got = cp.fuse()(fn)(cp.asarray(arr))
-        record(f"cp.fuse {label}", "INFO", f"fused {got.dtype}, op by op {(cp.asarray(arr) * (0.5 if fn is _half else 2)).dtype}, NumPy {want.dtype}")
+        record(
+            f"cp.fuse {label}",
+            "INFO",
+            f"fused {got.dtype}, op by op "
+            f"{(cp.asarray(arr) * (0.5 if fn is _half else 2)).dtype}, NumPy {want.dtype}",
+        )
     # fused bodies take no compile options: a * b + c may be one FMA there
     rng = np.random.default_rng(1)
     a, b, c = (rng.random(1 << 20, dtype=np.float32) for _ in range(3))
     got = cp.fuse()(_muladd)(cp.asarray(a), cp.asarray(b), cp.asarray(c)).get()
-    record("cp.fuse a * b + c against NumPy", "INFO", f"{int((got != a * b + c).sum())} of {a.size} elements differ (no compile options in cp.fuse)")
+    record(
+        "cp.fuse a * b + c against NumPy",
+        "INFO",
+        f"{int((got != a * b + c).sum())} of {a.size} elements differ (no compile options in "
+        "cp.fuse)",
+    )
 
 
 def reduction_kernels() -> None:
     # CuPy's CUB path for a one-input ReductionKernel renames the input by text replacement
-    k = cp.ReductionKernel("float32 d", "float32 r", "(double)(d * d)", "a + b", "r = (float)a", "0", "k_probe", reduce_type="double")
+    k = cp.ReductionKernel(
+        "float32 d",
+        "float32 r",
+        "(double)(d * d)",
+        "a + b",
+        "r = (float)a",
+        "0",
+        "k_probe",
+        reduce_type="double",
+    )
     small = float(k(cp.ones(100, cp.float32)))
     try:
         big = f"{float(k(cp.ones(1000, cp.float32)))!r}"
     except Exception as e:  # the rename breaks `(double)` into `(in0ouble)`
         big = f"raised {type(e).__name__}"
-    record("ReductionKernel with an input named d (CUB from 128 elements)", "INFO", f"100 elements: {small!r}; 1000 elements: {big}")
+    record(
+        "ReductionKernel with an input named d (CUB from 128 elements)",
+        "INFO",
+        f"100 elements: {small!r}; 1000 elements: {big}",
+    )
     # do the kernel's options reach the CUB path? (__fmul_rn/__fadd_rn are never contracted)
     a = cp.asarray(np.random.default_rng(0).random(1 << 20, dtype=np.float32))
     counts = []
     for opts in ((), ("--fmad=false",)):
-        kk = cp.ReductionKernel("float32 v", "int64 r", "((v * v + 1.0f) != __fadd_rn(__fmul_rn(v, v), 1.0f)) ? 1 : 0", "a + b", "r = a", "0", "fma_probe", options=opts)
-        counts.append(f"options={opts}: {int(kk(a))} contracted (CUB, 1M), {int(kk(a[:100]))} (no CUB, 100)")
+        kk = cp.ReductionKernel(
+            "float32 v",
+            "int64 r",
+            "((v * v + 1.0f) != __fadd_rn(__fmul_rn(v, v), 1.0f)) ? 1 : 0",
+            "a + b",
+            "r = a",
+            "0",
+            "fma_probe",
+            options=opts,
+        )
+        counts.append(
+            f"options={opts}: {int(kk(a))} contracted (CUB, 1M), {int(kk(a[:100]))} (no CUB, 100)"
+        )
     record("ReductionKernel options on the CUB path", "INFO", "; ".join(counts))
-    # a ufunc of a Python float gives a 0-d float64 array (flag-elementwise-ufunc-of-scalars-not-typed)
+    # a ufunc of a Python float gives a 0-d float64 array
+    # (flag-elementwise-ufunc-of-scalars-not-typed)
     e = cp.exp(-0.5 * 2.0)
-    record("cp.exp(Python float)", "PASS" if getattr(e, "dtype", None) == np.float64 else "FAIL", f"{type(e).__name__} {getattr(e, 'dtype', None)} shape {getattr(e, 'shape', None)}")
+    record(
+        "cp.exp(Python float)",
+        "PASS" if getattr(e, "dtype", None) == np.float64 else "FAIL",
+        f"{type(e).__name__} {getattr(e, 'dtype', None)} shape {getattr(e, 'shape', None)}",
+    )
 
 
 def sort_views() -> None:
     host = np.random.default_rng(1).random((64, 64))
-    for label, make in [("column slice u[:, :10]", lambda u: u[:, :10]), ("Fortran-ordered array", lambda u: u)]:
+    for label, make in [
+        ("column slice u[:, :10]", lambda u: u[:, :10]),
+        ("Fortran-ordered array", lambda u: u),
+    ]:
         u = cp.asfortranarray(cp.asarray(host)) if label.startswith("Fortran") else cp.asarray(host)
         try:
             make(u).sort(axis=0)
@@ -132,7 +184,11 @@ def sort_views() -> None:
         want = host.copy(order="F" if label.startswith("Fortran") else "C")
         make(want).sort(axis=0)
         ok = np.array_equal(u.get(), want)
-        record(f"sort of a {label}", "PASS" if ok else "FAIL", f"ndarray.sort: {raised}; v[...] = cp.sort(v, axis=0) equals NumPy: {ok}")
+        record(
+            f"sort of a {label}",
+            "PASS" if ok else "FAIL",
+            f"ndarray.sort: {raised}; v[...] = cp.sort(v, axis=0) equals NumPy: {ok}",
+        )
 
 
 def get_out() -> None:
@@ -141,7 +197,9 @@ def get_out() -> None:
         dev = cp.asarray(np.arange(host.size, dtype=np.float64).reshape(host.shape, order=order))
         dev.get(out=host)
         ok = np.array_equal(host, dev.get())
-        record(f"get(out=) into a {order}-ordered host array", "PASS" if ok else "FAIL", f"equal: {ok}")
+        record(
+            f"get(out=) into a {order}-ordered host array", "PASS" if ok else "FAIL", f"equal: {ok}"
+        )
 
 
 def sparse_duplicates() -> None:
@@ -156,21 +214,41 @@ def sparse_duplicates() -> None:
     record(
         "cupyx product sums duplicates in place",
         "INFO",
-        f"SciPy nnz {host.nnz}; device nnz {before} before the product, {dev.nnz} after; product equal: {np.array_equal(w.get(), host @ np.ones(n))}",
+        f"SciPy nnz {host.nnz}; device nnz {before} before the product, {dev.nnz} after; product "
+        f"equal: {np.array_equal(w.get(), host @ np.ones(n))}",
     )
 
 
 def scalar_back() -> None:
     x = np.random.default_rng(2).random(1000)
-    for name, host, dev in [("sum", x.sum(), cp.asarray(x).sum()), ("median", np.median(x), cp.median(cp.asarray(x)))]:
+    for name, host, dev in [
+        ("sum", x.sum(), cp.asarray(x).sum()),
+        ("median", np.median(x), cp.median(cp.asarray(x))),
+    ]:
         back = dev.get()[()]
         ok = type(back) is type(host) and back.dtype == host.dtype
-        record(f"{name}: .get()[()] is NumPy's scalar type", "PASS" if ok else "FAIL", f"{type(back).__name__} vs NumPy's {type(host).__name__}")
+        record(
+            f"{name}: .get()[()] is NumPy's scalar type",
+            "PASS" if ok else "FAIL",
+            f"{type(back).__name__} vs NumPy's {type(host).__name__}",
+        )
 
 
 def main() -> None:
-    print(f"CuPy {cp.__version__}, NumPy {np.__version__}, device {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}", flush=True)
-    for check in (fma, fuse_scalars, reduction_kernels, sort_views, get_out, sparse_duplicates, scalar_back):
+    print(
+        f"CuPy {cp.__version__}, NumPy {np.__version__}, device "
+        f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}",
+        flush=True,
+    )
+    for check in (
+        fma,
+        fuse_scalars,
+        reduction_kernels,
+        sort_views,
+        get_out,
+        sparse_duplicates,
+        scalar_back,
+    ):
         try:
             check()
         except Exception as e:  # a failing check is a finding, not the end of the probe

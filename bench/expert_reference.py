@@ -11,7 +11,9 @@ so that compilation is not repeated on every timed run.
 # row above and the row itself rotate through registers, so each output loads 3 values (below,
 # left, right) instead of 5. bench/gpu_diagnostics.py --explore times it for several R, BX, BY.
 LAP5_STRIP_KERNEL = r"""
-extern "C" __global__ void __launch_bounds__(BX * BY) lap_strip(const float* __restrict__ u, float* __restrict__ out, int n, int m) {
+extern "C" __global__ void __launch_bounds__(BX * BY) lap_strip(const float* __restrict__ u,
+                                                                 float* __restrict__ out,
+                                                                 int n, int m) {
     const int j = blockIdx.x * BX + threadIdx.x;
     if (j >= m) return;
     const bool edge = (j == 0) | (j == m - 1);
@@ -46,14 +48,14 @@ extern "C" __global__ void __launch_bounds__(BX * BY) lap_strip(const float* __r
 }
 """
 
-STENCIL_RAW_PRELUDE = '''
+STENCIL_RAW_PRELUDE = """
 import cupy as cp
 from expert_reference import LAP5_STRIP_KERNEL
 # The best variant of bench/gpu_diagnostics.py --explore (H200, 2026-11-30): 8 rows per thread,
 # 256 threads per block along the contiguous axis (8192^2: 153 us of kernel, 85% of the copy
 # ceiling).
-_lap5_kernel = cp.RawKernel("#define R 8\\n#define BX 256\\n#define BY 1\\n" + LAP5_STRIP_KERNEL, "lap_strip",
-                            options=("--fmad=false",))
+_lap5_kernel = cp.RawKernel("#define R 8\\n#define BX 256\\n#define BY 1\\n" + LAP5_STRIP_KERNEL,
+                            "lap_strip", options=("--fmad=false",))
 
 
 def _lap5(u):
@@ -61,16 +63,17 @@ def _lap5(u):
         u = cp.ascontiguousarray(cp.asarray(u), dtype=cp.float32)
     n, m = u.shape
     out = cp.empty((n, m), dtype=cp.float32)
-    _lap5_kernel(((m + 255) // 256, min((n + 7) // 8, 65535)), (256, 1), (u, out, cp.int32(n), cp.int32(m)))
+    _lap5_kernel(((m + 255) // 256, min((n + 7) // 8, 65535)), (256, 1),
+                 (u, out, cp.int32(n), cp.int32(m)))
     return out
-'''
+"""
 
-STENCIL_RAW = '''
+STENCIL_RAW = """
 u_gpu = cp.asarray(u)
 lap = _lap5(u_gpu)
-'''
+"""
 
-STENCIL_NUMBA_PRELUDE = '''
+STENCIL_NUMBA_PRELUDE = """
 import cupy as cp
 from numba import cuda
 
@@ -83,30 +86,30 @@ def _lap5_nb(u, out):
             out[i, j] = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j]
         else:
             out[i, j] = 0.0
-'''
+"""
 
-STENCIL_NUMBA = '''
+STENCIL_NUMBA = """
 u_gpu = cp.asarray(u)
 n, m = u_gpu.shape
 lap = cp.empty_like(u_gpu)
 _lap5_nb[((m + 31) // 32, (n + 7) // 8), (32, 8)](u_gpu, lap)
-'''
+"""
 
-NDIMAGE = '''
+NDIMAGE = """
 import cupy as cp
 import cupyx.scipy.ndimage as cndi
 img_gpu = cp.asarray(img)
 smooth = cndi.gaussian_filter(img_gpu, sigma=3.0)
 denoised = cndi.median_filter(img_gpu, size=3)
-'''
+"""
 
-SPARSE = '''
+SPARSE = """
 import cupy as cp
 import cupyx.scipy.sparse as csp
 M_gpu = csp.csr_matrix(M)
 v_gpu = cp.asarray(v)
 w = M_gpu @ v_gpu
-'''
+"""
 
 #: workload name -> variants
 EXPERT = {

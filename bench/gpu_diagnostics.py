@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import json
 import os
 import sys
@@ -85,7 +86,7 @@ def copy_ceiling() -> float:
     t = float(
         np.median(
             cupyx.profiler.benchmark(
-                lambda: b.__setitem__(Ellipsis, a), n_repeat=20, n_warmup=3
+                b.__setitem__, (Ellipsis, a), n_repeat=20, n_warmup=3
             ).gpu_times[0]
         )
     )
@@ -198,9 +199,10 @@ def diag_stencil(explore: bool, ceiling: float) -> dict[str, Any]:
     base_r = cp.RawKernel(
         BASE_KERNEL.replace("RESTRICT", "__restrict__"), "lap_base", options=("--fmad=false",)
     )
-    for n in (8192, 16384):
+
+    def at_size(n: int) -> dict[str, Any]:
+        """The figures at n x n; its arrays are freed when it returns."""
         rec: dict[str, Any] = {}
-        res["sizes"][n] = rec
         u = cp.random.default_rng(5).random((n, n), dtype=cp.float32)
         ideal = 2 * u.nbytes
         ref = stencil_reference(u)
@@ -233,10 +235,14 @@ def diag_stencil(explore: bool, ceiling: float) -> dict[str, Any]:
                 "host_per_call_s": t_host,
             }
             report(
-                f"stencil {n}^2 ENGINE cell: equal={ok}; one exec (harness events) {us(t_ev)} [{frac(t_ev)}]; cupyx gpu {us(t_cupyx)} cpu {us(t_cpu)}; back-to-back {us(t_b2b)} [{frac(t_b2b)}]; host per call {us(t_host)}",
-                f"stencil {n:>5}^2 engine cell    : exec {us(t_ev):>10} ({100 * ideal / t_ev / ceiling:3.0f}%)  kernel(b2b) {us(t_b2b):>10} ({100 * ideal / t_b2b / ceiling:3.0f}%)  host/call {us(t_host)}  equal={ok}",
+                f"stencil {n}^2 ENGINE cell: equal={ok}; one exec (harness events) {us(t_ev)} "
+                f"[{frac(t_ev)}]; cupyx gpu {us(t_cupyx)} cpu {us(t_cpu)}; back-to-back "
+                f"{us(t_b2b)} [{frac(t_b2b)}]; host per call {us(t_host)}",
+                f"stencil {n:>5}^2 engine cell    : exec {us(t_ev):>10} "
+                f"({100 * ideal / t_ev / ceiling:3.0f}%)  kernel(b2b) {us(t_b2b):>10} "
+                f"({100 * ideal / t_b2b / ceiling:3.0f}%)  host/call {us(t_host)}  equal={ok}",
             )
-            del ns
+            ns.clear()  # the cell's arrays
         variants: list[tuple[str, Callable[[Any, Any], None]]] = [
             (
                 "base 32x8",
@@ -281,16 +287,19 @@ def diag_stencil(explore: bool, ceiling: float) -> dict[str, Any]:
                 fn(u, out)
                 sync()
                 ok = bool(cp.array_equal(out, ref))
-                t_b2b = back_to_back(lambda: fn(u, out))
-                t_ev = events_once(lambda: fn(u, out), n=10)
+                t_b2b = back_to_back(functools.partial(fn, u, out))
+                t_ev = events_once(functools.partial(fn, u, out), n=10)
                 rec["variants"][name] = {
                     "bitwise_equal": ok,
                     "back_to_back_s": t_b2b,
                     "events_one_call_s": t_ev,
                 }
                 report(
-                    f"stencil {n}^2 {name:<22}: equal={ok} kernel {us(t_b2b)} [{frac(t_b2b)}]; one call with launch {us(t_ev)}",
-                    f"stencil {n:>5}^2 {name:<18}: kernel {us(t_b2b):>10} ({100 * ideal / t_b2b / ceiling:3.0f}%)  one call {us(t_ev):>10}  equal={ok}",
+                    f"stencil {n}^2 {name:<22}: equal={ok} kernel {us(t_b2b)} [{frac(t_b2b)}]; "
+                    f"one call with launch {us(t_ev)}",
+                    f"stencil {n:>5}^2 {name:<18}: kernel {us(t_b2b):>10} "
+                    f"({100 * ideal / t_b2b / ceiling:3.0f}%)  one call {us(t_ev):>10}  "
+                    f"equal={ok}",
                 )
             except Exception as e:
                 rec["variants"][name] = {"error": f"{type(e).__name__}: {e}"[:400]}
@@ -320,7 +329,10 @@ def diag_stencil(explore: bool, ceiling: float) -> dict[str, Any]:
             SUMMARY.append(
                 f"stencil odd shapes strip kernels: {'all bitwise equal' if not bad else bad}"
             )
-        del u, ref, out
+        return rec
+
+    for n in (8192, 16384):
+        res["sizes"][n] = at_size(n)
         free()
     return res
 
@@ -329,9 +341,12 @@ def diag_stencil(explore: bool, ceiling: float) -> dict[str, Any]:
 # 2. reduction over an elementwise chain
 
 RAW_COUNT = r"""
-extern "C" __global__ void inside_count(const double* __restrict__ px, const double* __restrict__ py, long long n, unsigned long long* __restrict__ out) {
+extern "C" __global__ void inside_count(const double* __restrict__ px,
+                                        const double* __restrict__ py, long long n,
+                                        unsigned long long* __restrict__ out) {
     unsigned long long acc = 0;
-    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) {
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n;
+         k += (long long)gridDim.x * blockDim.x) {
         const double x = px[k], y = py[k];
         acc += (x * x + y * y <= 1.0) ? 1 : 0;
     }
@@ -382,7 +397,8 @@ def diag_reduction(ceiling: float, explore: bool) -> dict[str, Any]:
     def fused(px: Any, py: Any) -> Any:
         return cp.sum((px * px + py * py) <= 1.0)
 
-    for n in (20_000_000, 200_000_000):
+    def at_size(n: int) -> dict[str, Any]:
+        """The forms' figures for n points; its arrays are freed when it returns."""
         g = cp.random.default_rng(8)
         px = g.random(n)
         py = g.random(n)
@@ -417,7 +433,6 @@ def diag_reduction(ceiling: float, explore: bool) -> dict[str, Any]:
             ("cp.count_nonzero 1 input op by op", lambda: cp.count_nonzero(px * px + 0.25 <= 1.0)),
         ]
         rec: dict[str, Any] = {}
-        res[n] = rec
         want = int(cp.count_nonzero(px * px + py * py <= 1.0))
         want1 = int(cp.count_nonzero(px * px + 0.25 <= 1.0))
         for name, fn in forms:
@@ -435,13 +450,18 @@ def diag_reduction(ceiling: float, explore: bool) -> dict[str, Any]:
                 rec[name] = {"equal": ok, "events_s": t_ev, "back_to_back_s": t_b2b}
                 b = px.nbytes if "1 input" in name else ideal
                 report(
-                    f"reduction n={n:,} {name:<42}: equal={ok} one call {us(t_ev)}  b2b {us(t_b2b)}  [{100 * b / t_b2b / ceiling:.0f}% of copy]",
-                    f"reduce n={n:>11,} {name:<40}: {us(t_ev):>10} ({100 * b / t_ev / ceiling:3.0f}%) equal={ok}",
+                    f"reduction n={n:,} {name:<42}: equal={ok} one call {us(t_ev)}  b2b "
+                    f"{us(t_b2b)}  [{100 * b / t_b2b / ceiling:.0f}% of copy]",
+                    f"reduce n={n:>11,} {name:<40}: {us(t_ev):>10} "
+                    f"({100 * b / t_ev / ceiling:3.0f}%) equal={ok}",
                 )
             except Exception as e:
                 rec[name] = {"error": f"{type(e).__name__}: {e}"[:400]}
                 log(f"reduction {name}: ERROR {traceback.format_exc()[-600:]}")
-        del px, py
+        return rec
+
+    for n in (20_000_000, 200_000_000):
+        res[n] = at_size(n)
         free()
     # float32 sums: NumPy pairwise (float32 accumulation) vs GPU orders, against float64
     n = 20_000_000
@@ -495,14 +515,19 @@ def diag_reduction(ceiling: float, explore: bool) -> dict[str, Any]:
 # 3. sparse CSR product
 
 CSR_KERNEL = r"""
-extern "C" __global__ void csr_vector(const double* __restrict__ data, const int* __restrict__ indices, const INDPTR* __restrict__ indptr, const double* __restrict__ x, double* __restrict__ y, int n_rows) {
+extern "C" __global__ void csr_vector(const double* __restrict__ data,
+                                      const int* __restrict__ indices,
+                                      const INDPTR* __restrict__ indptr,
+                                      const double* __restrict__ x, double* __restrict__ y,
+                                      int n_rows) {
     // LANES threads per row: each takes every LANES-th non-zero, then a shuffle sum
     const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const int row = (int)(t / LANES);
     const int lane = threadIdx.x % LANES;
     double s = 0.0;
     if (row < n_rows) {
-        for (INDPTR k = indptr[row] + lane; k < indptr[row + 1]; k += LANES) s += data[k] * x[indices[k]];
+        for (INDPTR k = indptr[row] + lane; k < indptr[row + 1]; k += LANES)
+            s += data[k] * x[indices[k]];
     }
     for (int o = LANES / 2; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o, LANES);
     if (lane == 0 && row < n_rows) y[row] = s;
@@ -532,7 +557,8 @@ def diag_spmv(ceiling: float) -> dict[str, Any]:
         "scipy_has_canonical_format": bool(M.has_canonical_format),
     }
     log(
-        f"spmv host matrix: indices {M.indices.dtype}, indptr {M.indptr.dtype}, duplicate entries {dup}, scipy canonical {M.has_canonical_format}"
+        f"spmv host matrix: indices {M.indices.dtype}, indptr {M.indptr.dtype}, duplicate "
+        f"entries {dup}, scipy canonical {M.has_canonical_format}"
     )
     A = csp.csr_matrix(M)
     x = cp.asarray(v)
@@ -574,7 +600,9 @@ def diag_spmv(ceiling: float) -> dict[str, Any]:
         events_once(lambda: E @ x, n=5),
     ]
     log(
-        f"spmv fresh copy per product {us(res['fresh_copy_product_s'])}; same object: first {us(res['same_object_first_second_s'][0])}, then {us(res['same_object_first_second_s'][1])}"
+        f"spmv fresh copy per product {us(res['fresh_copy_product_s'])}; same object: first "
+        f"{us(res['same_object_first_second_s'][0])}, then "
+        f"{us(res['same_object_first_second_s'][1])}"
     )
     C = csp.csr_matrix(M)
     t = time.perf_counter()
@@ -614,14 +642,18 @@ def diag_spmv(ceiling: float) -> dict[str, Any]:
             t_ev = events_once(fn, n=20)
             res["forms"][name] = {"max_abs_err": err, "events_s": t_ev}
             report(
-                f"spmv {name:<44}: {us(t_ev)} ({100 * ideal / t_ev / ceiling:.1f}% of copy) max abs err {err:.1e}",
-                f"spmv {name:<44}: {us(t_ev):>10} ({100 * ideal / t_ev / ceiling:4.1f}%) err {err:.0e}",
+                f"spmv {name:<44}: {us(t_ev)} ({100 * ideal / t_ev / ceiling:.1f}% of copy) max "
+                f"abs err {err:.1e}",
+                f"spmv {name:<44}: {us(t_ev):>10} ({100 * ideal / t_ev / ceiling:4.1f}%) err "
+                f"{err:.0e}",
             )
         except Exception as e:
             res["forms"][name] = {"error": f"{type(e).__name__}: {e}"[:400]}
             log(f"spmv {name}: ERROR {traceback.format_exc()[-600:]}")
     SUMMARY.append(
-        f"spmv fresh deepcopy @ x (harness per run): {us(res['fresh_copy_product_s'])}; sum_duplicates {us(res['sum_duplicates_s'])}; canonical={canon}; dups={dup}; deepcopy keeps flag={res['deepcopy_keeps_flag']}; avail {res['device']['check_availability']}"
+        f"spmv fresh deepcopy @ x (harness per run): {us(res['fresh_copy_product_s'])}; "
+        f"sum_duplicates {us(res['sum_duplicates_s'])}; canonical={canon}; dups={dup}; deepcopy "
+        f"keeps flag={res['deepcopy_keeps_flag']}; avail {res['device']['check_availability']}"
     )
     free()
     return res

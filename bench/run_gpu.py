@@ -31,6 +31,7 @@ BENCH_DEADLINE_S (skip remaining workloads after this many seconds, default 420)
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import math
@@ -61,7 +62,8 @@ T_START = time.perf_counter()
 #: time limit; the factor is recorded with each result).
 WORKLOAD_SCALE = {
     # 200M float64 draws x2 cost ~3 s a CPU run, and the harness's statistical comparison
-    # sorts both samples on the host (~5 s per 10M values): 20M keeps the run short and still fills the GPU.
+    # sorts both samples on the host (~5 s per 10M values): 20M keeps the run short and still
+    # fills the GPU.
     "monte_carlo": 0.1,
 }
 #: Order: the fusion targets first, then the rest; the slow setups (sparse) last.
@@ -79,7 +81,13 @@ ORDER = [
 ]
 #: Memory-bound workloads: achieved bandwidth = (inputs read once + outputs written once)
 #: / device time, against the measured D2D copy ceiling. GPU103 ones carry the 50% target.
-MEMORY_BOUND = {"elementwise_chain", "stencil_slices", "reduction", "sparse_matvec", "sparse_matvec_csr"}
+MEMORY_BOUND = {
+    "elementwise_chain",
+    "stencil_slices",
+    "reduction",
+    "sparse_matvec",
+    "sparse_matvec_csr",
+}
 FUSION_TARGET = 0.50
 #: Workloads whose setup cannot run at full size (recorded as skipped, with the reason).
 SKIP_AT_FULL_SIZE = {
@@ -203,7 +211,8 @@ def run_doctor(out: Path) -> dict[str, Any]:
             conflict = {"returncode": None, "last_line": f"{type(e).__name__}: {e}"}
         log(f"  -> rc {conflict['returncode']}: {conflict['last_line']}")
     (out / "doctor.txt").write_text(
-        report + ("\n\nnumba-cuda without workaround: " + json.dumps(conflict) if conflict else "")
+        report
+        + ("\n\nnumba-cuda without workaround: " + json.dumps(conflict) if conflict else "")
         + "\n"
     )
     return {"environment": env, "report": report, "numba_cuda_without_workaround": conflict}
@@ -225,14 +234,19 @@ def measure_ceilings() -> dict[str, Any]:
     n = max(1 << 20, int((1 << 30) * min(SCALE, 1.0)))  # 1 GiB at scale 1
     src = cp.random.default_rng(0).random(n // 4, dtype=cp.float32)
     dst = cp.empty_like(src)
-    b = cupyx.profiler.benchmark(lambda: dst.__setitem__(Ellipsis, src), n_repeat=50, n_warmup=5)
+    b = cupyx.profiler.benchmark(dst.__setitem__, (Ellipsis, src), n_repeat=50, n_warmup=5)
     t = float(np.median(b.gpu_times[0]))
     res["d2d_copy_bytes"] = int(2 * src.nbytes)
     res["d2d_copy_s"] = t
     res["d2d_bandwidth"] = 2 * src.nbytes / t
-    log(f"D2D copy {src.nbytes / 2**30:.2f} GiB: {fmt_s(t)} -> {res['d2d_bandwidth'] / 1e9:,.0f} GB/s (read+written)")
+    log(
+        f"D2D copy {src.nbytes / 2**30:.2f} GiB: {fmt_s(t)} -> {res['d2d_bandwidth'] / 1e9:,.0f} "
+        "GB/s (read+written)"
+    )
     del src, dst
-    host = np.random.default_rng(0).random(max(1 << 17, int((1 << 25) * min(SCALE, 1.0))))  # 256 MiB
+    host = np.random.default_rng(0).random(
+        max(1 << 17, int((1 << 25) * min(SCALE, 1.0)))
+    )  # 256 MiB
     d = cp.empty(host.shape, host.dtype)
     times = []
     for _ in range(5):
@@ -250,7 +264,8 @@ def measure_ceilings() -> dict[str, Any]:
         times.append(time.perf_counter() - t0)
     res["d2h_pageable_bandwidth"] = host.nbytes / min(times)
     log(
-        f"H2D pageable {host.nbytes / 2**20:.0f} MiB: {res['h2d_pageable_bandwidth'] / 1e9:.1f} GB/s; "
+        f"H2D pageable {host.nbytes / 2**20:.0f} MiB: {res['h2d_pageable_bandwidth'] / 1e9:.1f} "
+        "GB/s; "
         f"D2H pageable: {res['d2h_pageable_bandwidth'] / 1e9:.1f} GB/s"
     )
     del host, d
@@ -282,7 +297,9 @@ def harness_checks() -> dict[str, Any]:
     ns["a2"] = rs.random((max(64, int(16384 * math.sqrt(s))),) * 2, dtype=cp.float32)  # 1 GiB
     ns["A"] = rs.random((side, side), dtype=cp.float32)
     ns["B"] = rs.random((side, side), dtype=cp.float32)
-    ns["F"] = (rs.random((side, side), dtype=cp.float32) + 1j * rs.random((side, side), dtype=cp.float32)).astype(cp.complex64)
+    ns["F"] = (
+        rs.random((side, side), dtype=cp.float32) + 1j * rs.random((side, side), dtype=cp.float32)
+    ).astype(cp.complex64)
     ns["k"] = rs.random(max(1 << 16, int(100_000_000 * s)), dtype=cp.float32)
     cases = [
         ("elementwise", "y = cp.sqrt(x * x + 1.0)"),
@@ -299,7 +316,7 @@ def harness_checks() -> dict[str, Any]:
             code = compile(src, f"<check {name}>", "exec")
             g = dict(ns)
             n_rep = int(max(10, min(500, 1.0 / max(h or 1e-3, 1e-5))))
-            c_gpu, c_cpu = _median_gpu(lambda: exec(code, g), n_rep)
+            c_gpu, c_cpu = _median_gpu(functools.partial(exec, code, g), n_rep)
             g.clear()
             ratio = h / c_gpu if h and c_gpu else None
             ok = ratio is not None and abs(ratio - 1) <= 0.05
@@ -318,11 +335,17 @@ def harness_checks() -> dict[str, Any]:
                 "harness_error": r.candidate.error,
             }
         except Exception as e:
-            rec = {"case": name, "source": src, "pass": False, "error": traceback.format_exc()[-800:]}
+            rec = {
+                "case": name,
+                "source": src,
+                "pass": False,
+                "error": traceback.format_exc()[-800:],
+            }
             log(f"  {name}: ERROR {e}")
         out["agreement"].append(rec)
         log(
-            f"  {name:<12} harness device {fmt_s(rec.get('harness_device_s'))} ({rec.get('harness_runs')} runs), "
+            f"  {name:<12} harness device {fmt_s(rec.get('harness_device_s'))} "
+            f"({rec.get('harness_runs')} runs), "
             f"cupyx.profiler.benchmark GPU {fmt_s(rec.get('cupyx_gpu_s'))} -> ratio "
             f"{rec['ratio']:.4f} {'PASS' if rec['pass'] else 'FAIL'} (target within 5%)"
             if rec.get("ratio")
@@ -358,7 +381,7 @@ def harness_checks() -> dict[str, Any]:
                 exec(code, g)
                 sync()
                 true.append(time.perf_counter() - t0)
-            c_gpu, _ = _median_gpu(lambda: exec(code, g), 20)
+            c_gpu, _ = _median_gpu(functools.partial(exec, code, g), 20)
             g.clear()
             h_dev, h_wall = r.candidate.device_s, r.candidate.median_s
             true_s = statistics.median(true)
@@ -380,15 +403,24 @@ def harness_checks() -> dict[str, Any]:
             rec["device_pass"] = bool(h_dev) and abs(rec["device_ratio_vs_synced_wall"] - 1) <= 0.05
             rec["pass"] = rec["wall_pass"] and rec["device_pass"]
         except Exception as e:
-            rec = {"case": label, "source": src, "pass": False, "error": traceback.format_exc()[-800:]}
+            rec = {
+                "case": label,
+                "source": src,
+                "pass": False,
+                "error": traceback.format_exc()[-800:],
+            }
             log(f"  {label}: ERROR {e}")
         out["unsynchronised"].append(rec)
         if "error" not in rec:
             log(
-                f"  unsynchronised ({label}): harness device {fmt_s(rec['harness_device_s'])}, wall "
-                f"{fmt_s(rec['harness_wall_s'])}; synced wall {fmt_s(rec['synced_wall_s'])}; cupyx GPU "
-                f"{fmt_s(rec['cupyx_gpu_s'])}; naive unsynced timer {fmt_s(rec['naive_unsynced_wall_s'])} "
-                f"-> {'PASS' if rec['pass'] else 'FAIL'} (device {rec['device_pass']}, wall {rec['wall_pass']})"
+                f"  unsynchronised ({label}): harness device {fmt_s(rec['harness_device_s'])}, "
+                "wall "
+                f"{fmt_s(rec['harness_wall_s'])}; synced wall {fmt_s(rec['synced_wall_s'])}; "
+                "cupyx GPU "
+                f"{fmt_s(rec['cupyx_gpu_s'])}; naive unsynced timer "
+                f"{fmt_s(rec['naive_unsynced_wall_s'])} "
+                f"-> {'PASS' if rec['pass'] else 'FAIL'} (device {rec['device_pass']}, wall "
+                f"{rec['wall_pass']})"
             )
         free_device()
     for k in ("x", "a2", "A", "B", "F", "k"):
@@ -402,7 +434,11 @@ def harness_checks() -> dict[str, Any]:
     for label, src in (("tiny kernel", "y = t + 1"), ("empty cell", "pass")):
         progress: list[tuple[str, int, float]] = []
         r = harness.run_ab(
-            "pass", src, ns, budget_s=1.0, progress=lambda ph, n, el, b: progress.append((ph, n, el))
+            "pass",
+            src,
+            ns,
+            budget_s=1.0,
+            progress=lambda ph, n, el, b, seen=progress: seen.append((ph, n, el)),
         )
         cand = [p for p in progress if p[0] == "candidate"]
         per_repeat_wall = cand[-1][2] / cand[-1][1] if cand and cand[-1][1] else None
@@ -417,7 +453,7 @@ def harness_checks() -> dict[str, Any]:
             sync()
             bare.append(time.perf_counter() - t0)
         bare_per_iter = (time.perf_counter() - t_loop) / 2000
-        gpu_c, _ = _median_gpu(lambda: exec(code, g), 2000)
+        gpu_c, _ = _median_gpu(functools.partial(exec, code, g), 2000)
         bare_med = statistics.median(bare)
         rec = {
             "source": src,
@@ -429,15 +465,21 @@ def harness_checks() -> dict[str, Any]:
             "cupyx_gpu_s": gpu_c,
             "harness_wall_per_repeat_s": per_repeat_wall,
             "bare_wall_per_iter_s": bare_per_iter,
-            "bookkeeping_per_repeat_s": (per_repeat_wall - bare_per_iter) if per_repeat_wall else None,
+            "bookkeeping_per_repeat_s": (per_repeat_wall - bare_per_iter)
+            if per_repeat_wall
+            else None,
         }
         rec["pass"] = rec["timer_overhead_s"] < 50e-6
         res[label] = rec
         log(
-            f"  overhead ({label}): harness per-run median {fmt_s(rec['harness_median_s'])} vs bare loop "
-            f"{fmt_s(bare_med)} -> +{rec['timer_overhead_s'] * 1e6:.1f} us {'PASS' if rec['pass'] else 'FAIL'} "
-            f"(< 50 us); harness device {fmt_s(rec['harness_device_s'])} vs cupyx GPU {fmt_s(gpu_c)}; "
-            f"wall per repeat incl. namespace rebuild {fmt_s(per_repeat_wall)} vs bare {fmt_s(bare_per_iter)}"
+            f"  overhead ({label}): harness per-run median {fmt_s(rec['harness_median_s'])} vs "
+            "bare loop "
+            f"{fmt_s(bare_med)} -> +{rec['timer_overhead_s'] * 1e6:.1f} us "
+            f"{'PASS' if rec['pass'] else 'FAIL'} "
+            f"(< 50 us); harness device {fmt_s(rec['harness_device_s'])} vs cupyx GPU "
+            f"{fmt_s(gpu_c)}; "
+            f"wall per repeat incl. namespace rebuild {fmt_s(per_repeat_wall)} vs bare "
+            f"{fmt_s(bare_per_iter)}"
         )
     out["overhead"] = res
     free_device()
@@ -469,7 +511,8 @@ def to_device_ns(ns: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
                     out[k] = csp.csr_matrix(v)
                     # canonical once, as the engine's plan does where it builds the matrix: the
                     # harness copies the matrix for every run, and a copy with duplicate entries
-                    # is sorted and merged inside each product (gpu_diagnostics.py: 28 ms vs 0.22 ms)
+                    # is sorted and merged inside each product (gpu_diagnostics.py: 28 ms vs
+                    # 0.22 ms)
                     out[k].sum_duplicates()
                     moved.append(k)
     sync()
@@ -496,7 +539,9 @@ def ideal_bytes(ns: dict[str, Any], baseline: str, base_values: dict[str, Any]) 
     """Bytes a one-pass version must move: every array the cell reads once, every array
     it writes once."""
     names = set(re.findall(r"[A-Za-z_]\w*", baseline))
-    read = sum(nbytes_of(ns[n]) for n in names if n in ns and not n.startswith("__") and nbytes_of(ns[n]))
+    read = sum(
+        nbytes_of(ns[n]) for n in names if n in ns and not n.startswith("__") and nbytes_of(ns[n])
+    )
     written = sum(nbytes_of(v) for k, v in base_values.items() if not k.startswith("__"))
     return read + written
 
@@ -504,7 +549,11 @@ def ideal_bytes(ns: dict[str, Any], baseline: str, base_values: dict[str, Any]) 
 def summarize(r: Any) -> dict[str, Any]:
     j = r.to_json()
     worst_abs = [o.max_abs_err for o in r.outputs if o.max_abs_err is not None]
-    worst_rel = [o.max_rel_err for o in r.outputs if o.max_rel_err is not None and math.isfinite(o.max_rel_err)]
+    worst_rel = [
+        o.max_rel_err
+        for o in r.outputs
+        if o.max_rel_err is not None and math.isfinite(o.max_rel_err)
+    ]
     return {
         "verdict": r.verdict,
         "reason": r.reason,
@@ -533,7 +582,9 @@ def summarize(r: Any) -> dict[str, Any]:
 _NOT_DATA = (types.ModuleType, types.FunctionType, type)
 
 
-def measure_alone(src: str, ns: dict[str, Any], ref_values: dict[str, Any], random: bool, budget: float) -> dict[str, Any]:
+def measure_alone(
+    src: str, ns: dict[str, Any], ref_values: dict[str, Any], random: bool, budget: float
+) -> dict[str, Any]:
     """Time `src` with the harness (against an empty baseline, so the CPU baseline is not
     rerun) and compare its outputs with the baseline's values from the real A/B run."""
     r = harness.run_ab("pass", src, ns, budget_s=budget)
@@ -545,7 +596,9 @@ def measure_alone(src: str, ns: dict[str, Any], ref_values: dict[str, Any], rand
             if k in r.candidate_values:
                 outs.append(gcompare.compare(k, bv, r.candidate_values[k], random=random))
             else:
-                outs.append(gcompare.OutputComparison(k, gcompare.UNVERIFIED, "presence", detail="not set"))
+                outs.append(
+                    gcompare.OutputComparison(k, gcompare.UNVERIFIED, "presence", detail="not set")
+                )
     status = gcompare.combine_status([o.status for o in outs]) if outs else "unverified"
     l2 = rel_l2(ref_values, r.candidate_values) if r.candidate.status == "ok" else {}
     worst_abs = [o.max_abs_err for o in outs if o.max_abs_err is not None]
@@ -584,7 +637,11 @@ def rel_l2(ref: dict[str, Any], got: dict[str, Any]) -> dict[str, float]:
             a = a.astype(dt, copy=False)
             b = b.astype(dt, copy=False)
             den = float(np.linalg.norm(a.ravel()))
-            out[k] = float(np.linalg.norm((b - a).ravel())) / den if den else float(np.linalg.norm(b.ravel()))
+            out[k] = (
+                float(np.linalg.norm((b - a).ravel())) / den
+                if den
+                else float(np.linalg.norm(b.ravel()))
+            )
         except Exception:
             continue
     return out
@@ -600,14 +657,25 @@ def pi_check(base_vals: dict[str, Any], cand_vals: dict[str, Any], n: int) -> di
     p = math.pi / 4
     se = 4 * math.sqrt(p * (1 - p) / n)
     tol = 5 * se * math.sqrt(2)
-    return {"cpu": a, "gpu": b, "abs_diff": abs(a - b), "tolerance_5se": tol, "pass": abs(a - b) <= tol}
+    return {
+        "cpu": a,
+        "gpu": b,
+        "abs_diff": abs(a - b),
+        "tolerance_5se": tol,
+        "pass": abs(a - b) <= tol,
+    }
 
 
 def run_workload(w: dict[str, Any], ceil: dict[str, Any]) -> dict[str, Any]:
     name = w["name"]
     factor = SCALE * WORKLOAD_SCALE.get(name, 1.0)
     section(f"4. workload {name}  (size factor {factor:g})")
-    rec: dict[str, Any] = {"name": name, "description": w.get("description"), "size_factor": factor, "rows": []}
+    rec: dict[str, Any] = {
+        "name": name,
+        "description": w.get("description"),
+        "size_factor": factor,
+        "rows": [],
+    }
     setup = scale_source(w["setup"], factor)
     baseline = scale_source(w["baseline"], factor)
     rec["setup_run"] = setup
@@ -632,10 +700,18 @@ def run_workload(w: dict[str, Any], ceil: dict[str, Any]) -> dict[str, Any]:
             "refusals": w.get("refusals"),
             "diagnostics": w.get("diagnostics"),
         }
-        log(f"ENGINE: no candidate (refusals {w.get('refusals')}, diagnostics {w.get('diagnostics')})")
+        log(
+            f"ENGINE: no candidate (refusals {w.get('refusals')}, diagnostics "
+            f"{w.get('diagnostics')})"
+        )
     for s in suggestions:
         cand = scale_source(s["candidate"], factor)
-        row: dict[str, Any] = {"variant": "engine", "rule": s["rule"], "predicted_speedup": s["predicted_speedup"], "candidate_run": cand}
+        row: dict[str, Any] = {
+            "variant": "engine",
+            "rule": s["rule"],
+            "predicted_speedup": s["predicted_speedup"],
+            "candidate_run": cand,
+        }
         log(f"\nENGINE {s['rule']} (predicted {s['predicted_speedup']}x):\n{cand.rstrip()}")
         try:
             r = harness.run_ab(baseline, cand, ns, budget_s=BUDGET_S)
@@ -680,7 +756,16 @@ def run_workload(w: dict[str, Any], ceil: dict[str, Any]) -> dict[str, Any]:
                 exec(compile(ex["prelude"], f"<prelude {name}>", "exec"), ns)
             if base_vals:
                 row.update({"baseline_median_s": base_time})
-                row.update({f"candidate_{k}" if k not in ("match", "max_abs_err", "outputs", "rel_l2") else k: v for k, v in measure_alone(ex["source"], ns, base_vals, random, BUDGET_S).items()})
+                row.update(
+                    {
+                        f"candidate_{k}"
+                        if k not in ("match", "max_abs_err", "outputs", "rel_l2")
+                        else k: v
+                        for k, v in measure_alone(
+                            ex["source"], ns, base_vals, random, BUDGET_S
+                        ).items()
+                    }
+                )
                 if base_time and row.get("candidate_median_s"):
                     row["speedup_end_to_end"] = base_time / row["candidate_median_s"]
                 if base_time and row.get("candidate_device_s"):
@@ -694,8 +779,10 @@ def run_workload(w: dict[str, Any], ceil: dict[str, Any]) -> dict[str, Any]:
                 base_time = r.baseline.median_s
                 r.candidate_values.clear()
             log(
-                f"  e2e {fmt_s(row.get('candidate_median_s'))}, device {fmt_s(row.get('candidate_device_s'))}, "
-                f"first {fmt_s(row.get('candidate_first_run_s'))}, match {row.get('match')} (max abs err {row.get('max_abs_err')})"
+                f"  e2e {fmt_s(row.get('candidate_median_s'))}, device "
+                f"{fmt_s(row.get('candidate_device_s'))}, "
+                f"first {fmt_s(row.get('candidate_first_run_s'))}, match {row.get('match')} (max "
+                f"abs err {row.get('max_abs_err')})"
             )
         except Exception as e:
             row["error"] = f"{type(e).__name__}: {e}"[:800]
@@ -709,7 +796,10 @@ def run_workload(w: dict[str, Any], ceil: dict[str, Any]) -> dict[str, Any]:
         ns_dev, moved = to_device_ns(ns)
         rec["resident_inputs"] = moved
         if not moved:
-            log("\nresident variant: the cell reads no setup arrays (nothing to move): same as above")
+            log(
+                "\nresident variant: the cell reads no setup arrays (nothing to move): same as "
+                "above"
+            )
         # The engine's residency plan imports CuPy in the notebook's import cell.
         ns_dev.setdefault("cp", cp)
         plan_cell = (w.get("plan") or {}).get("cell")
@@ -722,19 +812,29 @@ def run_workload(w: dict[str, Any], ceil: dict[str, Any]) -> dict[str, Any]:
                 continue
             if row["variant"] == "engine" and plan_cell:
                 src = scale_source(plan_cell, factor)
-                row["resident_form"] = "engine residency plan (src/analysis/plan.ts): the cell without edge conversions"
+                row["resident_form"] = (
+                    "engine residency plan (src/analysis/plan.ts): the cell without edge "
+                    "conversions"
+                )
             else:
                 src = row["candidate_run"]
                 row["resident_form"] = (
-                    "no residency form from the engine: the candidate as is; its cp.asarray calls get device arrays and copy nothing"
+                    "no residency form from the engine: the candidate as is; its cp.asarray "
+                    "calls get device arrays and copy nothing"
                     if row["variant"] == "engine"
-                    else "the expert variant as is; its cp.asarray calls get device arrays and copy nothing"
+                    else "the expert variant as is; its cp.asarray calls get device arrays and "
+                    "copy nothing"
                 )
             row["resident_source"] = src
-            log(f"\nRESIDENT ({row['variant']} {row['rule']}): inputs {moved} already on the device; {row['resident_form']}:\n{src.rstrip()}")
+            log(
+                f"\nRESIDENT ({row['variant']} {row['rule']}): inputs {moved} already on the "
+                f"device; {row['resident_form']}:\n{src.rstrip()}"
+            )
             try:
                 res = measure_alone(src, ns_dev, base_vals, random, max(1.0, BUDGET_S / 2))
-                row["resident"] = {k: v for k, v in res.items() if k not in ("times_s", "device_times_s")}
+                row["resident"] = {
+                    k: v for k, v in res.items() if k not in ("times_s", "device_times_s")
+                }
                 row["resident"]["times_s"] = res["times_s"]
                 if base_time and res.get("median_s"):
                     row["resident"]["speedup_end_to_end"] = base_time / res["median_s"]
@@ -751,7 +851,8 @@ def run_workload(w: dict[str, Any], ceil: dict[str, Any]) -> dict[str, Any]:
                     f"({res.get('runs')} runs), match {res.get('match')}"
                     + (
                         f", {row['resident']['achieved_bandwidth'] / 1e9:,.0f} GB/s = "
-                        f"{100 * row['resident']['fraction_of_copy_ceiling']:.0f}% of the copy ceiling "
+                        f"{100 * row['resident']['fraction_of_copy_ceiling']:.0f}% of the copy "
+                        "ceiling "
                         f"({row['resident']['ideal_bytes'] / 1e9:.2f} GB one-pass bytes)"
                         if "achieved_bandwidth" in row["resident"]
                         else ""
@@ -775,8 +876,10 @@ def run_workload(w: dict[str, Any], ceil: dict[str, Any]) -> dict[str, Any]:
 def table(results: dict[str, Any]) -> str:
     lines = []
     hdr = (
-        f"{'workload':<18} {'variant':<34} {'CPU base':>9} {'GPU e2e':>9} {'e2e x':>7} {'dev x':>7} "
-        f"{'res. dev':>9} {'res. x':>7} {'first':>8} {'xfer':>8} {'match':<12} {'max err':>8} {'relL2':>8} {'%copy':>6}"
+        f"{'workload':<18} {'variant':<34} {'CPU base':>9} {'GPU e2e':>9} {'e2e x':>7} "
+        f"{'dev x':>7} "
+        f"{'res. dev':>9} {'res. x':>7} {'first':>8} {'xfer':>8} {'match':<12} {'max err':>8} "
+        f"{'relL2':>8} {'%copy':>6}"
     )
     lines.append(hdr)
     lines.append("-" * len(hdr))
@@ -785,22 +888,38 @@ def table(results: dict[str, Any]) -> str:
         compared = {o["name"] for r in rows for o in (r.get("outputs") or [])}
         if w.get("skipped") or w.get("error"):
             why = (w.get("skipped") or w.get("error") or "").strip().splitlines()[-1]
-            lines.append(f"{w['name']:<18} {'SKIPPED' if w.get('skipped') else 'ERROR'}: {why[:110]}")
+            lines.append(
+                f"{w['name']:<18} {'SKIPPED' if w.get('skipped') else 'ERROR'}: {why[:110]}"
+            )
             continue
         if not any(r["variant"] == "engine" for r in rows):
             lines.append(f"{w['name']:<18} {'engine: NO CANDIDATE':<34}")
         for r in rows:
-            label = (r["rule"] if r["variant"] == "engine" else r["rule"].replace("expert: ", "EXPERT "))[:34]
+            label = (
+                r["rule"] if r["variant"] == "engine" else r["rule"].replace("expert: ", "EXPERT ")
+            )[:34]
             if r.get("error") or r.get("skipped"):
-                lines.append(f"{w['name']:<18} {label:<34} {'ERROR' if r.get('error') else 'skipped'}: {(r.get('error') or r.get('skipped') or '').splitlines()[-1][:60]}")
+                lines.append(
+                    f"{w['name']:<18} {label:<34} {'ERROR' if r.get('error') else 'skipped'}: "
+                    f"{(r.get('error') or r.get('skipped') or '').splitlines()[-1][:60]}"
+                )
                 continue
             res = dict(r.get("resident") or {})
             if res.get("outputs") and compared:
                 # The resident comparison covers the outputs the A/B compared (older results
                 # also held module names such as `np` that the harness lists as outputs).
-                res["match"] = gcompare.combine_status([o["status"] for o in res["outputs"] if o["name"] in compared])
+                res["match"] = gcompare.combine_status(
+                    [o["status"] for o in res["outputs"] if o["name"] in compared]
+                )
             err = r.get("max_abs_err")
             frac = res.get("fraction_of_copy_ceiling")
+            share = (
+                "-"
+                if frac is None
+                else f"{100 * frac:.0f}%"
+                if frac >= 0.01
+                else f"{100 * frac:.1f}%"
+            )
             stat = {o["name"] for o in (r.get("outputs") or []) if o["status"] == "statistical"}
             l2 = max((v for k, v in (r.get("rel_l2") or {}).items() if k not in stat), default=None)
             match = r.get("match") or "-"
@@ -811,11 +930,15 @@ def table(results: dict[str, Any]) -> str:
             if r.get("pi_check"):
                 match += "+pi" + ("ok" if r["pi_check"]["pass"] else "BAD")
             lines.append(
-                f"{w['name']:<18} {label:<34} {fmt_s(r.get('baseline_median_s')):>9} {fmt_s(r.get('candidate_median_s')):>9} "
+                f"{w['name']:<18} {label:<34} {fmt_s(r.get('baseline_median_s')):>9} "
+                f"{fmt_s(r.get('candidate_median_s')):>9} "
                 f"{fmt_x(r.get('speedup_end_to_end')):>7} {fmt_x(r.get('speedup_device')):>7} "
                 f"{fmt_s(res.get('device_s')):>9} {fmt_x(res.get('speedup_device')):>7} "
-                f"{fmt_s(r.get('candidate_first_run_s')):>8} {fmt_s(r.get('candidate_transfer_s')):>8} "
-                f"{match[:12]:<12} {('-' if err is None else f'{err:.2g}'):>8} {('-' if l2 is None else f'{l2:.1e}'):>8} {('-' if frac is None else f'{100 * frac:.0f}%' if frac >= 0.01 else f'{100 * frac:.1f}%'):>6}"
+                f"{fmt_s(r.get('candidate_first_run_s')):>8} "
+                f"{fmt_s(r.get('candidate_transfer_s')):>8} "
+                f"{match[:12]:<12} {('-' if err is None else f'{err:.2g}'):>8} "
+                f"{('-' if l2 is None else f'{l2:.1e}'):>8} "
+                f"{share:>6}"
             )
     c = results.get("checks") or {}
     lines.append("")
@@ -823,33 +946,50 @@ def table(results: dict[str, Any]) -> str:
     for a in c.get("agreement", []):
         lines.append(
             f"  device time vs cupyx.profiler.benchmark, {a['case']:<12}: "
-            + (f"ratio {a['ratio']:.4f} {'PASS' if a['pass'] else 'FAIL'}" if a.get("ratio") else "ERROR")
+            + (
+                f"ratio {a['ratio']:.4f} {'PASS' if a['pass'] else 'FAIL'}"
+                if a.get("ratio")
+                else "ERROR"
+            )
         )
     for k, o in (c.get("overhead") or {}).items():
-        lines.append(f"  overhead per repeat ({k}): +{o['timer_overhead_s'] * 1e6:.1f} us over a bare loop {'PASS' if o['pass'] else 'FAIL'} (< 50 us)")
+        lines.append(
+            f"  overhead per repeat ({k}): +{o['timer_overhead_s'] * 1e6:.1f} us over a bare "
+            f"loop {'PASS' if o['pass'] else 'FAIL'} (< 50 us)"
+        )
     for u in c.get("unsynchronised", []):
         if "error" in u:
             lines.append(f"  unsynchronised ({u['case']}): ERROR")
         else:
             lines.append(
-                f"  unsynchronised ({u['case']}): harness device/synced wall {u['device_ratio_vs_synced_wall']:.3f}, "
-                f"wall/synced wall {u['wall_ratio_vs_synced_wall']:.3f} {'PASS' if u['pass'] else 'FAIL'}"
+                f"  unsynchronised ({u['case']}): harness device/synced wall "
+                f"{u['device_ratio_vs_synced_wall']:.3f}, "
+                f"wall/synced wall {u['wall_ratio_vs_synced_wall']:.3f} "
+                f"{'PASS' if u['pass'] else 'FAIL'}"
                 if u.get("device_ratio_vs_synced_wall") and u.get("wall_ratio_vs_synced_wall")
                 else f"  unsynchronised ({u['case']}): no device time"
             )
     fus = results.get("fusion_target") or []
     for f in fus:
-        lines.append(f"  fused elementwise {f['workload']} ({f['rule']}): {100 * f['fraction']:.0f}% of copy ceiling {'PASS' if f['pass'] else 'FAIL'} (>= 50%)")
+        lines.append(
+            f"  fused elementwise {f['workload']} ({f['rule']}): {100 * f['fraction']:.0f}% of "
+            f"copy ceiling {'PASS' if f['pass'] else 'FAIL'} (>= 50%)"
+        )
     ceil = results.get("ceilings") or {}
     if ceil.get("d2d_bandwidth"):
         lines.append(
-            f"Ceilings: D2D copy {ceil['d2d_bandwidth'] / 1e9:,.0f} GB/s; H2D pageable {ceil['h2d_pageable_bandwidth'] / 1e9:.1f} GB/s; "
+            f"Ceilings: D2D copy {ceil['d2d_bandwidth'] / 1e9:,.0f} GB/s; H2D pageable "
+            f"{ceil['h2d_pageable_bandwidth'] / 1e9:.1f} GB/s; "
             f"D2H pageable {ceil['d2h_pageable_bandwidth'] / 1e9:.1f} GB/s"
         )
     lines.append(
-        "Columns: CPU base = baseline median; GPU e2e = candidate median with its in-cell H2D copies (outputs stay on the device); "
-        "dev x = baseline / candidate device time (events around the whole cell, copies included); res. = same candidate with "
-        "inputs already on the device; max err = harness's max abs error; relL2 = ||gpu-cpu||/||cpu|| (worst output not compared by statistics); %copy = one-pass bytes / resident device time / D2D copy bandwidth."
+        "Columns: CPU base = baseline median; GPU e2e = candidate median with its in-cell H2D "
+        "copies (outputs stay on the device); "
+        "dev x = baseline / candidate device time (events around the whole cell, copies "
+        "included); res. = same candidate with "
+        "inputs already on the device; max err = harness's max abs error; relL2 = "
+        "||gpu-cpu||/||cpu|| (worst output not compared by statistics); %copy = one-pass bytes / "
+        "resident device time / D2D copy bandwidth."
     )
     return "\n".join(lines)
 
@@ -861,7 +1001,14 @@ def fusion_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
             if r["variant"] == "engine" and r.get("rule") == "GPU103":
                 frac = (r.get("resident") or {}).get("fraction_of_copy_ceiling")
                 if frac is not None:
-                    fus.append({"workload": w["name"], "rule": r["rule"], "fraction": frac, "pass": frac >= FUSION_TARGET})
+                    fus.append(
+                        {
+                            "workload": w["name"],
+                            "rule": r["rule"],
+                            "fraction": frac,
+                            "pass": frac >= FUSION_TARGET,
+                        }
+                    )
     return fus
 
 
@@ -879,7 +1026,10 @@ def main() -> int:
         return 0
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    log(f"bench/run_gpu.py: scale {SCALE}, budget {BUDGET_S} s/side, fake cupy {FAKE}, cupy device {HAVE_CUPY} ({CUPY_ERROR or 'ok'})")
+    log(
+        f"bench/run_gpu.py: scale {SCALE}, budget {BUDGET_S} s/side, fake cupy {FAKE}, cupy "
+        f"device {HAVE_CUPY} ({CUPY_ERROR or 'ok'})"
+    )
     results: dict[str, Any] = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "scale": SCALE,
@@ -905,13 +1055,18 @@ def main() -> int:
     # applied AFTER the doctor has reported the conflict and BEFORE numba.cuda is imported.
     if not hasattr(np, "row_stack"):
         np.row_stack = np.vstack  # type: ignore[attr-defined]
-        results["bench_workaround"] = "np.row_stack = np.vstack (bench only) before importing numba.cuda"
+        results["bench_workaround"] = (
+            "np.row_stack = np.vstack (bench only) before importing numba.cuda"
+        )
         log("\nbench workaround applied: np.row_stack = np.vstack (before importing numba.cuda)")
     try:
         import numba
         from numba import cuda as _ncuda
 
-        results["numba"] = {"numba": numba.__version__, "cuda_available": bool(_ncuda.is_available())}
+        results["numba"] = {
+            "numba": numba.__version__,
+            "cuda_available": bool(_ncuda.is_available()),
+        }
     except Exception as e:
         results["numba"] = {"error": f"{type(e).__name__}: {e}"[:300]}
     log(f"numba: {results['numba']}")
@@ -950,7 +1105,9 @@ def main() -> int:
     (out / "results.json").write_text(json.dumps(results, indent=1, default=str))
     t = table(results)
     (out / "table.txt").write_text(t + "\n")
-    section(f"5. Summary (elapsed {results['elapsed_s']:.0f} s; full results in {out}/results.json)")
+    section(
+        f"5. Summary (elapsed {results['elapsed_s']:.0f} s; full results in {out}/results.json)"
+    )
     log(t)
     return 0
 

@@ -13,7 +13,7 @@ python_env test.txt
 build_and_install
 export CI="${CI:-1}"
 log "lint and types (ruff, tsc over src, unit and UI tests)"
-ruff check python_shim test/python test/fixtures/rules/verify_on_gpu.py
+ruff check python_shim test/python test/fixtures/rules/verify_on_gpu.py bench
 npx tsc --noEmit -p tsconfig.test.json
 npx tsc --noEmit -p test/ui/tsconfig.json   # the Galata specs, strict
 log "jest"
