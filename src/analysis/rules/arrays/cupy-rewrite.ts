@@ -39,6 +39,7 @@ import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '
 import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
+import { functionRuns } from './function-runs';
 import { PER_ELEMENT_ADVICE, perElementPython } from './per-element';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
 
@@ -629,6 +630,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   refusals.push(...inputs.refusals);
   inputs.onDevice.forEach(n => deviceNames.add(n));
   const { transfers, rebound, writeBack, hostKept, sharedWith } = inputs;
+  // host arrays made from pandas data that meet device work: copied to the device where made
+  const pandas = pandasUploads(root, model, cell, refs, deviceNames, cp);
+  pandas.moved.forEach(r => (r.action = 'cupy'));
+  pandas.host.forEach(n => deviceNames.delete(n));
+  const hostKeptOnly = pandas.moved.length > 0 ? hostOnly.filter(e => !pandas.moved.some(r => r.node.parent?.id === e.id)) : hostOnly;
 
   // 4. Edits.
   // component sizes as a bincount: the call around the mask is replaced (placed with the other
@@ -656,7 +662,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       }
     }
   }
-  edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp));
+  edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp), ...pandas.edits);
   // CuPy's lstsq still defaults to rcond='warn' (a FutureWarning, and machine epsilon as the
   // cut-off), NumPy 2's to None (epsilon times the larger dimension): the rank and the solution
   // of an ill-conditioned system could differ, so the rewrite passes NumPy's default
@@ -979,7 +985,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       const v = model.valueBefore(n, cell, 0);
       return v.kind === 'ndarray' && v.shape === undefined;
     }) || refs.some(r => r.action === 'host-producer' && model.inferValue(r.node.parent ?? r.node, cell).shape === undefined);
-  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), { hostOnly, countedSizes: sizes.calls, hostDraws: hostRngCalls });
+  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), { hostOnly: hostKeptOnly, countedSizes: sizes.calls, hostDraws: hostRngCalls, uploads: pandas.uploaded });
   // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
   work.deviceToHostBytes += hostCopies.bytes;
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
@@ -2266,22 +2272,10 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
   };
   // a NumPy/SciPy call on pandas data (`np.log10(df["mag"])`, `np.abs(t["a"] - t["b"])`): CuPy's
   // functions take no Series or DataFrame (TypeError), and pandas keeps its own on the host
-  // (looked for only in notebooks that import pandas)
-  let usesPandas = false;
-  model.aliases.forEach(q => {
-    usesPandas ||= q === 'pandas' || q.startsWith('pandas.');
-  });
-  const readsPandas = (e: SyntaxNode): boolean => {
-    let hit = false;
-    walkTypes(e, IDENTIFIER, k => {
-      if (!hit && isValueIdentifier(k)) {
-        const kind = model.inferValue(k, cell).kind;
-        hit = kind === 'dataframe' || kind === 'series';
-      }
-      return !hit;
-    });
-    return hit;
-  };
+  // (looked for only in notebooks that import pandas; one that reaches device work is moved
+  // there by pandasUploads)
+  const usesPandas = importsPandas(model);
+  const readsPandas = (e: SyntaxNode): boolean => readsPandasData(e, model, cell);
   walkTypes(root, CALL, n => {
     if (isHostConsumerCall(n, model, cell, none)) {
       for (const inner of hostArguments(n)) {
@@ -2318,6 +2312,231 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
     return true;
   });
   return out;
+}
+
+/** Does the notebook import pandas (or a part of it)? */
+function importsPandas(model: NotebookModel): boolean {
+  let uses = false;
+  model.aliases.forEach(q => {
+    uses ||= q === 'pandas' || q.startsWith('pandas.');
+  });
+  return uses;
+}
+
+/** Does `e` read a DataFrame or a Series? */
+function readsPandasData(e: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
+  let hit = false;
+  walkTypes(e, IDENTIFIER, k => {
+    if (!hit && isValueIdentifier(k)) {
+      const kind = model.inferValue(k, cell).kind;
+      hit = kind === 'dataframe' || kind === 'series';
+    }
+    return !hit;
+  });
+  return hit;
+}
+
+/** NumPy's reductions that give one value of an array when no axis is given. */
+const WHOLE_REDUCTIONS = new Set(
+  'sum prod mean std var max min amax amin argmax argmin nansum nanmean nanstd nanvar nanmax nanmin all any count_nonzero median average ptp'.split(' ')
+);
+
+/** NumPy's functions that make an array of their argument: on pandas data, CuPy's take it as they do (through NumPy). */
+const NUMPY_ARRAY_MAKERS = new Set(['numpy.asarray', 'numpy.array', 'numpy.asanyarray', 'numpy.ascontiguousarray']);
+
+/**
+ * Host arrays made from pandas data that meet device work in the cell, and how each reaches the
+ * device. They are `df["m"].to_numpy()`, `s.values`, `np.asarray(s)`, and NumPy calls on columns
+ * (`np.log10(df["m"])`, kept NumPy by hostOnlyExpressions for pandas' own use); they meet device
+ * work as an operand of arithmetic with a device value, an argument of a CuPy call or of an
+ * update of a device array, or through a name the cell binds to them (`m = s.to_numpy()` ...
+ * `y * m`). CuPy takes no host array there (TypeError), so each is copied to the device once,
+ * where it is made: `cp.asarray(df["m"].to_numpy())`. A NumPy ufunc of columns runs on the device
+ * on the copied columns (`cp.log10(cp.asarray(df["m"]))`: the same bytes cross, and the device
+ * computes), `np.asarray(s)` becomes `cp.asarray(s)` (CuPy reads a Series through NumPy). A name
+ * later cells read, or that the model does not know as an array (no copy back would reach later
+ * cells), stays the host value and is copied at each device use instead (`y + cp.asarray(lm)`).
+ * Host arrays that meet only host code stay.
+ */
+function pandasUploads(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  refs: readonly LibraryRef[],
+  deviceNames: ReadonlySet<string>,
+  cp: string
+): { edits: TextEdit[]; moved: LibraryRef[]; uploaded: SyntaxNode[]; host: string[] } {
+  const none = { edits: [], moved: [], uploaded: [], host: [] };
+  if (!importsPandas(model)) {
+    return none;
+  }
+  const onPandas = (n: SyntaxNode): boolean => {
+    const kind = model.inferValue(n, cell).kind;
+    return kind === 'dataframe' || kind === 'series';
+  };
+  // the host arrays the cell makes from pandas data, with the NumPy call's reference if one is
+  const made = new Map<number, { node: SyntaxNode; ref?: LibraryRef }>();
+  walkTypes(root, ['call', 'attribute'], n => {
+    if (n.type === 'attribute') {
+      const obj = field(n, 'object');
+      const isCallee = n.parent?.type === 'call' && field(n.parent, 'function')?.id === n.id;
+      if (!isCallee && field(n, 'attribute')?.text === 'values' && obj && onPandas(obj)) {
+        made.set(n.id, { node: n });
+      }
+      return true;
+    }
+    const fn = field(n, 'function');
+    if (fn?.type === 'attribute' && field(fn, 'attribute')?.text === 'to_numpy' && field(fn, 'object') && onPandas(field(fn, 'object')!)) {
+      made.set(n.id, { node: n });
+      return true;
+    }
+    const ref = fn ? refs.find(r => r.node.id === fn.id && r.action === 'keep' && r.replacement !== undefined) : undefined;
+    const args = callArguments(n);
+    if (ref && ref.qualified.startsWith('numpy.') && [...args.positional, ...args.keywords.values()].some(a => readsPandasData(a, model, cell))) {
+      // (a whole-column reduction is a NumPy scalar, which CuPy's arrays take as it is)
+      const scalar = WHOLE_REDUCTIONS.has(ref.qualified.slice('numpy.'.length)) && args.positional.length === 1 && !args.keywords.has('axis');
+      if (!scalar && model.inferValue(n, cell).kind !== 'scalar') {
+        made.set(n.id, { node: n, ref });
+      }
+    }
+    return true;
+  });
+  if (made.size === 0) {
+    return none;
+  }
+  // names bound to values made from them (`m = s.to_numpy()`, `z = m * 2`): host arrays, device
+  // ones once a host array in their value is copied or their value reads device data
+  const bound = new Map<string, SyntaxNode>();
+  walkTypes(root, ['assignment'], a => {
+    const left = field(a, 'left');
+    const right = field(a, 'right');
+    const inside = (e: SyntaxNode): boolean => [...made.values()].some(m => isInside(m.node, e)) || [...bound.keys()].some(k => mentions(e, new Set([k])));
+    if (left?.type === 'identifier' && right && inside(right)) {
+      bound.set(left.text, right);
+    }
+    return true;
+  });
+  // where host arrays are copied to the device: a made value, or the host expression around it
+  // (`np.diff(m)[:10]`: the part used), or a reference to a name bound to one
+  const chosen = new Map<number, SyntaxNode>();
+  const isDevice = (e: SyntaxNode, depth = 0): boolean => {
+    if (refs.some(r => r.action === 'cupy' && isInside(r.node, e)) || model.inferValue(e, cell).library === 'cupy' || [...chosen.values()].some(c => isInside(c, e))) {
+      return true;
+    }
+    let hit = false;
+    walkTypes(e, IDENTIFIER, k => {
+      const value = bound.get(k.text);
+      hit ||= isValueIdentifier(k) && deviceNames.has(k.text) && (value === undefined || (depth < 4 && isDevice(value, depth + 1)));
+      return !hit;
+    });
+    return hit;
+  };
+  const cupyCall = (call: SyntaxNode): boolean => {
+    const fn = field(call, 'function');
+    return !!fn && refs.some(r => r.action === 'cupy' && r.node.id === fn.id);
+  };
+  const scalarMethod = (call: SyntaxNode, name: string): boolean =>
+    (WHOLE_REDUCTIONS.has(name) && callArguments(call).positional.length === 0 && !callArguments(call).keywords.has('axis')) || model.inferValue(call, cell).kind === 'scalar';
+  // where the host array `e` meets device work, as the points to copy it at: the host expression
+  // that reaches an operator or call with device data (arithmetic on it on the way stays `e`'s:
+  // `cp.asarray(m) + 1` runs on the device), the references that do so of a name bound to it, or
+  // none
+  const deviceUses = (e: SyntaxNode, seen: Set<string>): SyntaxNode[] => {
+    let n = e;
+    let at = e;
+    for (;;) {
+      const p = n.parent;
+      if (!p) {
+        return [];
+      }
+      const method = p.type === 'attribute' && field(p, 'object')?.id === n.id && p.parent?.type === 'call' ? p.parent : null;
+      if (p.type === 'parenthesized_expression' || p.type === 'unary_operator') {
+        n = p;
+      } else if ((p.type === 'subscript' && field(p, 'value')?.id === n.id) || (method && !scalarMethod(method, field(p, 'attribute')?.text ?? ''))) {
+        // a part of the host array (`np.diff(m)[:10]`) is copied, not the whole; what its methods
+        // make too (`m.astype(np.float32)`), but for a number (`m.sum()`: CuPy's arrays take it)
+        n = method ?? p;
+        if (at.id === e.id || isInside(at, n)) {
+          at = n;
+        }
+      } else if (p.type === 'binary_operator' || p.type === 'comparison_operator') {
+        if (kids(p).some(k => k.id !== n.id && isDevice(k))) {
+          return [at];
+        }
+        n = p;
+      } else if (p.type === 'argument_list' || (p.type === 'keyword_argument' && p.parent?.type === 'argument_list')) {
+        const call = (p.type === 'argument_list' ? p : p.parent!).parent;
+        return call && cupyCall(call) ? [at] : [];
+      } else if (p.type === 'augmented_assignment' || (p.type === 'assignment' && field(p, 'left')?.type !== 'identifier')) {
+        // `y += m`, `y[:n] = m` of a device array
+        const left = field(p, 'left');
+        return field(p, 'right')?.id === n.id && left && isDevice(left) ? [at] : [];
+      } else if (p.type === 'assignment') {
+        const name = field(p, 'left')!.text;
+        if (seen.has(name)) {
+          return [];
+        }
+        seen.add(name);
+        const uses = globalReferences(root, name)
+          .filter(r => r.startIndex >= p.endIndex)
+          .flatMap(r => deviceUses(r, seen));
+        // copied once where it is made if only this cell reads the name and the model types it
+        // as an array; else where each use meets device work (a later cell keeps the host array,
+        // with no copy back)
+        return uses.length > 0 && deviceNames.has(name) && model.readersAfter(name, cell).length === 0 ? [at] : uses;
+      } else {
+        return [];
+      }
+    }
+  };
+  // bound names that become device arrays may make others meet device work: to a fixed point
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const { node } of made.values()) {
+      if ([...chosen.values()].some(c => isInside(node, c))) {
+        continue;
+      }
+      for (const use of deviceUses(node, new Set())) {
+        changed ||= !chosen.has(use.id);
+        chosen.set(use.id, use);
+      }
+    }
+  }
+  const edits: TextEdit[] = [];
+  const moved: LibraryRef[] = [];
+  const uploaded: SyntaxNode[] = [];
+  const wrap = (e: SyntaxNode): void => {
+    edits.push(insert(e.startIndex, `${cp}.asarray(`), insert(e.endIndex, ')'));
+    uploaded.push(e);
+  };
+  for (const c of chosen.values()) {
+    // (outermost only: a column inside a chosen call is copied with it)
+    if ([...chosen.values()].some(o => o.id !== c.id && isInside(c, o))) {
+      continue;
+    }
+    const ref = made.get(c.id)?.ref;
+    if (ref && NUMPY_ARRAY_MAKERS.has(ref.qualified)) {
+      moved.push(ref);
+      uploaded.push(c);
+    } else if (ref && NUMPY_UFUNC_NIN.has(ref.qualified.slice('numpy.'.length))) {
+      moved.push(ref);
+      callArguments(c).positional.filter(a => readsPandasData(a, model, cell)).forEach(wrap);
+    } else {
+      wrap(c);
+    }
+  }
+  // names only ever bound here to host values that stay host arrays: no device names (nothing to
+  // copy back, no host copy for host code)
+  const assigned = new Map<string, number>();
+  walkTypes(root, ASSIGNMENTS, a => {
+    walkTypes(field(a, 'left') ?? a, IDENTIFIER, k => {
+      assigned.set(k.text, (assigned.get(k.text) ?? 0) + 1);
+      return false;
+    });
+    return true;
+  });
+  const host = [...bound].filter(([name, value]) => assigned.get(name) === 1 && !isDevice(value)).map(([name]) => name);
+  return { edits, moved, uploaded, host };
 }
 
 const CONTAINERS = new Set(['dictionary', 'list', 'tuple', 'set']);
@@ -2878,6 +3097,8 @@ export function estimateWork(
     countedSizes?: readonly SyntaxNode[];
     /** Draws from a host Generator, copied to the device (generatorCalls' hostRngCalls). */
     hostDraws?: readonly SyntaxNode[];
+    /** Host values copied to the device where they are made (pandasUploads). */
+    uploads?: readonly SyntaxNode[];
   } = {}
 ): { work: WorkEstimate; largest?: ValueInfo } {
   const hostOnly = kept.hostOnly ?? [];
@@ -2926,6 +3147,7 @@ export function estimateWork(
     }
   };
   const hostOnlyIds = hostOnly.length > 0 ? new Set(hostOnly.map(h => h.id)) : null;
+  const runs = functionRuns(root, loop => loopTrips(loop, model, cell));
   const rec = (n: SyntaxNode, times: number): void => {
     if (hostOnlyIds !== null && hostOnlyIds.has(n.id)) {
       // stays NumPy on the host (built for a host consumer): no device work
@@ -2933,7 +3155,9 @@ export function estimateWork(
     }
     const type = n.type;
     const loop = type === 'for_statement' || type === 'while_statement';
-    const mult = loop ? times * loopTrips(n, model, cell) : times;
+    // a function's body runs at its calls in the cell (function-runs.ts)
+    const called = type === 'function_definition' ? runs.get(n.id) : undefined;
+    const mult = loop ? times * loopTrips(n, model, cell) : called !== undefined ? times * called : times;
     if (type === 'assignment') {
       // `u[1:-1, 1:-1] = <array expression>`: NumPy evaluates the expression into a temporary,
       // then copies it into the slice (one more read and write of the slice: 2/3 of a pass).
@@ -3116,7 +3340,7 @@ export function estimateWork(
       }
     }
     // the named children (rows of the node table: no array of children)
-    const body = loop ? field(n, 'body') : null;
+    const body = loop || called !== undefined ? field(n, 'body') : null;
     const tree = n.tree;
     const end = n.subtreeEnd;
     for (let c = n.order + 1; c < end; c = tree.subtreeEndAt(c)) {
@@ -3144,6 +3368,12 @@ export function estimateWork(
   for (const name of bringBack) {
     const v = model.valueAfter(name, cell);
     work.deviceToHostBytes += v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
+  }
+  // a pandas column copied to meet device arrays elementwise: as large as the largest of them
+  // where its own size is not known (a DataFrame's length seldom is, before the kernel reports it)
+  for (const e of kept.uploads ?? []) {
+    const v = model.inferValue(e, cell);
+    work.hostToDeviceBytes += v.size !== undefined ? v.size * itemSize(v.dtype) : (largest?.size ?? 0) * 8;
   }
   return { work, largest };
 
@@ -3210,13 +3440,18 @@ function loopTrips(loop: SyntaxNode, model: NotebookModel, cell: CellModel): num
 
 /**
  * How often `node` runs per run of the cell: the product of the trips of the loops whose body
- * holds it (the multiplier `estimateWork` counts its work with).
+ * holds it, and of the calls of the cell's function whose body holds it (the multiplier
+ * `estimateWork` counts its work with).
  */
 function timesRun(node: SyntaxNode, model: NotebookModel, cell: CellModel): number {
   let times = 1;
+  let runs: ReadonlyMap<number, number> | undefined;
   for (let child = node, p = node.parent; p; child = p, p = p.parent) {
     if ((p.type === 'for_statement' || p.type === 'while_statement') && child.fieldName === 'body') {
       times *= loopTrips(p, model, cell);
+    } else if (p.type === 'function_definition' && child.fieldName === 'body') {
+      runs ??= functionRuns(node.tree.rootNode, loop => loopTrips(loop, model, cell));
+      times *= runs.get(p.id) ?? 1;
     }
   }
   return times;
