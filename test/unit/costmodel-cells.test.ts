@@ -82,3 +82,43 @@ describe('a scan over data a batched matmul made (second notebook review: "CPU 2
     expect(a.work.passes).toBeCloseTo(1 / 3 + (8000 / 64e6) * (1 / 3 + 2), 9);
   });
 });
+
+describe("a function the cell defines is priced at each of its calls, not once at its definition", () => {
+  const SETUP = 'import numpy as np\ny = np.random.rand(10_000_000)\ndt = 0.01';
+  const RHS = 'def rhs(y):\n    return np.sin(y)\n';
+  /** The passes and transcendentals of one call of RHS: np.sin over the state. */
+  const body = { passes: 1, transcendentalOps: 1 };
+
+  it('counts the body as often as a loop of known count calls it (an ODE stepped 20 times)', () => {
+    const { a } = analyse(SETUP, `${RHS}\nfor _ in range(20):\n    y = y + dt * rhs(y)`);
+    // 20 calls, and the loop's own `y + ...` 20 times
+    expect(a.work.transcendentalOps).toBe(20 * body.transcendentalOps);
+    expect(a.work.hostPasses).toBeCloseTo(20 * body.passes + 20, 9);
+  });
+
+  it('counts the body once for each call of a straight-line RK4 step (k1..k4)', () => {
+    const { a } = analyse(SETUP, `${RHS}\nk1 = rhs(y)\nk2 = rhs(y + 0.5 * dt * k1)\nk3 = rhs(y + 0.5 * dt * k2)\nk4 = rhs(y + dt * k3)`);
+    expect(a.work.transcendentalOps).toBe(4 * body.transcendentalOps);
+  });
+
+  it('multiplies the calls through the functions that make them (a step calling rhs twice, 20 steps)', () => {
+    const { a } = analyse(SETUP, `${RHS}\ndef step(y):\n    k1 = rhs(y)\n    return rhs(y + dt * k1)\n\nfor _ in range(20):\n    y = step(y)`);
+    expect(a.work.transcendentalOps).toBe(40 * body.transcendentalOps);
+  });
+
+  it('prices N steps about N times one step, on the CPU and on the device', () => {
+    const one = predictResident(analyse(SETUP, `${RHS}\nfor _ in range(1):\n    y = y + dt * rhs(y)`).a.work);
+    const many = predictResident(analyse(SETUP, `${RHS}\nfor _ in range(20):\n    y = y + dt * rhs(y)`).a.work);
+    expect(many.cpuSeconds).toBeCloseTo(20 * one.cpuSeconds, 9);
+    expect(many.gpuSeconds).toBeCloseTo(20 * one.gpuSeconds, 9);
+  });
+
+  it.each([
+    ['defined for later cells', RHS, 1],
+    // np.sin in again's body once, and rhs (not called) once
+    ['called only by itself (the depth is not known)', `${RHS}\ndef again(y, n):\n    return again(np.sin(y), n - 1) if n else y`, 2],
+    ['decorated (the decorator decides what a call runs)', `import functools\n@functools.lru_cache\n${RHS}\nfor _ in range(20):\n    z = rhs(y)`, 1]
+  ])('counts the body once where the cell does not call it, or its runs are not known: %s', (_, target, transcendentals) => {
+    expect(analyse(SETUP, target).a.work.transcendentalOps).toBe(transcendentals);
+  });
+});
