@@ -539,8 +539,9 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const transferSeconds = h2d / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead;
   // what stays on the host costs the GPU version what it costs the CPU
   const hostKeptSeconds = (bytes * STREAMS_PER_PASS * kept.passes) / device.hostBandwidth + kept.transcendentalOps * work.elements * perElement;
+  const launchSeconds = work.launches * device.launchOverhead;
   const computeSeconds =
-    work.launches * device.launchOverhead +
+    launchSeconds +
     (streamed - stencilStreamed) / (device.deviceBandwidth * KERNEL_BANDWIDTH_EFFICIENCY) +
     stencilStreamed / (device.deviceBandwidth * STENCIL_BANDWIDTH_EFFICIENCY) +
     work.flops / deviceFlops +
@@ -560,8 +561,9 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     reason = `${size} does not fit in ${formatBytes(device.memoryBytes)} of device memory with room for temporaries`;
   } else if (hostKeptSeconds > computeSeconds && hostKeptSeconds >= transferSeconds) {
     reason = `${size}: random draws from a NumPy Generator made in another cell stay on the host (${formatSeconds(hostKeptSeconds)}) and are copied over; make that generator with CuPy to draw on the device`;
-  } else if (work.launches * device.launchOverhead > computeSeconds * 0.5 && speedup < 2) {
-    // (data of megabytes is not "too small": there the work per launch is what is small)
+  } else if (launchSeconds > computeSeconds * 0.5 && speedup < 2 && (bytes < 1 << 20 || launchSeconds >= transferSeconds)) {
+    // (data of megabytes is not "too small": there the work per launch is what is small, and
+    // where copying the megabytes costs more than the launches, the copies are the reason)
     const launches = plural(Math.round(work.launches), 'kernel launch', 'kernel launches');
     const one = Math.round(work.launches) === 1;
     reason = bytes < 1 << 20 ? `${size}: too small to pay for ${launches}` : `${size}: ${launches} ${one ? 'costs more than the work it does' : 'cost more than the work they do'} on the device`;

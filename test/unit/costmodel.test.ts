@@ -174,4 +174,17 @@ describe('the reason for launch-bound work', () => {
     const p = predict({ elements: 10_000_000, itemBytes: 8, passes: 0.05, transcendentalOps: 0, flops: 0, launches: 200, hostToDeviceBytes: 0, deviceToHostBytes: 0 });
     expect(p.reason).toMatch(/^80\.0 MB: 200 kernel launches cost more than the work they do on the device/);
   });
+
+  it('names the copies, not the launches, where copying megabytes costs more than launching', () => {
+    // np.cov of a 200000x32 array copied in for one cell (second notebook review): 51 MB copied
+    // in ~7 ms, five launches ~65 µs
+    const p = predict({ elements: 6_400_000, itemBytes: 8, passes: 1, transcendentalOps: 0, flops: 65_536, launches: 5, hostToDeviceBytes: 51_200_000, deviceToHostBytes: 0 });
+    expect(p.reason).toMatch(/^51\.2 MB: host<->device copies \(7\.3\d ms\) dominate device compute/);
+  });
+
+  it('still calls kilobytes too small to pay for their launches, copies or not', () => {
+    const p = predict({ elements: 12_000, itemBytes: 8, passes: 0.5, transcendentalOps: 0, flops: 0, launches: 2, hostToDeviceBytes: 96_000, deviceToHostBytes: 0 });
+    expect(p.transferSeconds).toBeGreaterThan(2 * DEFAULT_DEVICE_PROFILE.launchOverhead);
+    expect(p.reason).toMatch(/^96\.0 kB: too small to pay for 2 kernel launches/);
+  });
 });
