@@ -1575,6 +1575,13 @@ export function hostCopyAround(arg: SyntaxNode, v: ValueInfo, cp: string, model:
     // np.allclose's Python bool (CuPy's is a 0-d array)
     return [insert(arg.endIndex, '.item()')];
   }
+  // `u.copy()` handed to host code: the copy to the host is a new array already, so the device
+  // copy (a pass over `u`) goes: `cp.asnumpy(u)`
+  const fn = u.id === arg.id && u.type === 'call' ? field(u, 'function') : null;
+  const copied = fn?.type === 'attribute' && field(fn, 'attribute')?.text === 'copy' ? field(fn, 'object') : null;
+  if (copied && kids(field(u, 'arguments') ?? u).length === 0 && !isZeroD(v) && model.inferValue(copied, cell).kind === 'ndarray') {
+    return [insert(arg.startIndex, `${cp}.asnumpy(`), replace(copied.endIndex, arg.endIndex, ')')];
+  }
   return [insert(arg.startIndex, `${cp}.asnumpy(`), insert(arg.endIndex, isZeroD(v) ? ')[()]' : ')')];
 }
 
