@@ -789,7 +789,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // brings arrays back one by one at host cells, so there every device array counts.
   refusals.push(...sharedBringBackRefusals(root, model, cell, plan ? [...deviceNames].filter(n => !hostKept.has(n)) : bringBack));
   refusals.push(...opaqueDeviceResults(root, facts, refs, model, cell, deviceNames, hostCalls));
-  refusals.push(...keptThenUpdated(root, facts, deviceNames));
+  refusals.push(...keptThenUpdated(root, deviceNames, model, cell));
   // device copies of host-kept arrays (written back, or in the plan copied in by each cell) are
   // released at the end: nothing reads them later, and the plan counts only resident arrays
   // against device memory.
@@ -2776,11 +2776,12 @@ const KEEPING_METHODS = /^(append|appendleft|insert|add)$/;
 
 /**
  * `frames.append(u)` keeps `u` itself: where the cell then changes `u` in place (later in the
- * cell, or in the same loop), NumPy's container sees every change (all its entries are the final
+ * cell, or in the same loop; any update inPlaceUpdates finds: `u[...] = v`, `u.sort()`,
+ * `u.fill(0)`, `np.add(u, 1, out=u)`, `np.copyto(u, v)`...), NumPy's container sees every change (all its entries are the final
  * array), while the rewrite could only hand it host copies taken at each call (snapshots).
  * Refused: keep the cell on the host, or append `u.copy()` (then the rewrite's copies match).
  */
-function keptThenUpdated(root: SyntaxNode, facts: CellFacts, deviceNames: ReadonlySet<string>): string[] {
+function keptThenUpdated(root: SyntaxNode, deviceNames: ReadonlySet<string>, model: NotebookModel, cell: CellModel): string[] {
   const out: string[] = [];
   walkTypes(root, CALL, call => {
     const fn = field(call, 'function');
@@ -2790,14 +2791,14 @@ function keptThenUpdated(root: SyntaxNode, facts: CellFacts, deviceNames: Readon
     }
     for (const arg of callArguments(call).positional) {
       const name = unparen(arg).type === 'identifier' ? unparen(arg).text : null;
-      if (!name || !deviceNames.has(name) || !facts.mutates.has(name)) {
+      if (!name || !deviceNames.has(name)) {
         continue;
       }
       let loop: SyntaxNode | null = call.parent;
       while (loop && loop.type !== 'for_statement' && loop.type !== 'while_statement') {
         loop = loop.parent;
       }
-      const changedAfter = inPlaceWrites(root, name).some(w => w.startIndex > call.endIndex || (loop !== null && isInside(w, loop)));
+      const changedAfter = inPlaceUpdates(root, name, model, cell).some(w => w.startIndex > call.endIndex || (loop !== null && isInside(w, loop)));
       if (changedAfter) {
         out.push(
           `\`${clip(call.text)}\` keeps \`${name}\` itself, which this cell then changes in place: NumPy's container sees every change, while on the GPU it could only get host copies taken at each call; keep this cell on the host, or keep \`${name}.copy()\``
@@ -2810,17 +2811,70 @@ function keptThenUpdated(root: SyntaxNode, facts: CellFacts, deviceNames: Readon
   return out;
 }
 
-/** Statements writing into `name`'s elements (`u[...] = v`, `u += 1`, `u[1:] *= 2`). */
-function inPlaceWrites(root: SyntaxNode, name: string): SyntaxNode[] {
+/** ndarray methods that change the array in place. */
+const ARRAY_MUTATING_METHODS = /^(sort|fill|put|partition|resize|itemset|setflags)$/;
+
+/**
+ * Where the cell changes the array `name` holds in place, as the statements or calls that do:
+ * `u[...] = v`, `u += 1`, `u[1:] *= 2`, `u.sort()`, `u.fill(0)`, `u[:10].sort()`, `out=u`,
+ * `output=u`, `np.copyto(u, v)` (and NumPy's other writes into their first argument), a ufunc's
+ * positional output (`np.add(u, 1, u)`), `np.add.at(u, idx, 1)`, `rng.shuffle(u)`, and the same
+ * through a view the cell binds from it (`w = u[1:-1]` ... `w[...] = 0`; a few levels).
+ * (`updatedInCell` answers whether; this says where, for an order against other statements.)
+ */
+function inPlaceUpdates(root: SyntaxNode, name: string, model: NotebookModel, cell: CellModel, depth = 0): SyntaxNode[] {
   const out: SyntaxNode[] = [];
-  walkTypes(root, ASSIGNMENTS, n => {
-    const left = field(n, 'left');
-    const target = left?.type === 'subscript' ? field(left, 'value') : n.type === 'augmented_assignment' ? left : null;
-    if (target?.type === 'identifier' && target.text === name) {
-      out.push(n);
+  for (const r of globalReferences(root, name)) {
+    // `u`, or a view of it written through (`u[1:]`, `u.T`)
+    let t = r;
+    while (t.parent && ((t.parent.type === 'subscript' && field(t.parent, 'value')?.id === t.id) || (t.parent.type === 'attribute' && field(t.parent, 'object')?.id === t.id && field(t.parent, 'attribute')?.text === 'T'))) {
+      t = t.parent;
     }
-    return true;
-  });
+    let p = t.parent;
+    if (!p) {
+      continue;
+    }
+    if ((p.type === 'augmented_assignment' || (p.type === 'assignment' && t.id !== r.id)) && field(p, 'left')?.id === t.id) {
+      out.push(p); // u[...] = v, u += 1, u[1:] *= 2
+      continue;
+    }
+    const method = p.type === 'attribute' && field(p, 'object')?.id === t.id ? field(p, 'attribute')?.text ?? '' : '';
+    if (ARRAY_MUTATING_METHODS.test(method) && p.parent?.type === 'call' && field(p.parent, 'function')?.id === p.id) {
+      out.push(p.parent); // u.sort(), u[:10].fill(0)
+      continue;
+    }
+    // a view bound from it and written through (`w = u[1:-1]`; `w[...] = 0`)
+    const e = depth < 3 ? escapingUse(r, model) : null;
+    if (e?.kind === 'alias') {
+      for (const h of e.holders.filter(h => h !== name)) {
+        out.push(...inPlaceUpdates(root, h, model, cell, depth + 1).filter(w => w.startIndex > r.startIndex));
+      }
+    }
+    if (p.type === 'tuple' && p.parent?.type === 'keyword_argument') {
+      t = p; // out=(u,)
+      p = p.parent;
+    }
+    const call = p.type === 'argument_list' ? p.parent : p.type === 'keyword_argument' ? p.parent?.parent ?? null : null;
+    const fn = call?.type === 'call' ? field(call, 'function') : null;
+    if (!call || !fn) {
+      continue;
+    }
+    if (p.type === 'keyword_argument') {
+      if (/^out(put)?$/.test(field(p, 'name')?.text ?? '') && field(p, 'value')?.id === t.id) {
+        out.push(call); // out=u; scipy.ndimage's output=u
+      }
+      continue;
+    }
+    const at = callArguments(call).positional.findIndex(a => a.id === t.id);
+    const q = model.qualifiedName(fn) ?? '';
+    const ufunc = /^numpy\.(\w+)(\.at)?$/.exec(q);
+    const nin = ufunc ? NUMPY_UFUNC_NIN.get(ufunc[1]) : undefined;
+    const shuffle = fn.type === 'attribute' && field(fn, 'attribute')?.text === 'shuffle' && model.inferValue(field(fn, 'object')!, cell).kind === 'rng';
+    if ((at === 0 && (NUMPY_WRITES_FIRST_ARGUMENT.test(q) || shuffle)) || (nin !== undefined && at >= 0 && (ufunc![2] ? at === 0 : at >= nin))) {
+      out.push(call);
+      continue;
+    }
+  }
   return out;
 }
 
