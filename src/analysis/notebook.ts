@@ -1153,7 +1153,7 @@ function reductionDtype(name: string, dtype: string): string {
   if (/^(nan)?(mean|std|var|median)$|^(average|percentile|quantile)$/.test(name)) {
     return floatResult(dtype);
   }
-  if (/^(nan)?(sum|prod)$|^cum(sum|prod)$/.test(name)) {
+  if (/^(nan)?(sum|prod)$|^(nan)?cum(sum|prod)$/.test(name)) {
     return dtype === 'bool' || /^int(8|16|32)$/.test(dtype) ? 'int64' : /^uint(8|16|32)$/.test(dtype) ? 'uint64' : dtype;
   }
   return dtype;
@@ -2698,11 +2698,19 @@ function numpyCallValue(
     }
     return out;
   }
-  if (single && REDUCTIONS.has(name)) {
+  if (single && (REDUCTIONS.has(name) || name === 'nancumsum' || name === 'nancumprod')) {
     const base = args[0];
     if (base?.kind === 'ndarray') {
       return reductionValue(name, base, keywords.get('axis') ?? positional[1], keywords, reductionDtype(name, base.dtype ?? 'float64'), library, model, cell);
     }
+  }
+  if (twoNames && ELEMENTWISE_UFUNCS.has(head) && (name === 'reduce' || name === 'accumulate') && args[0]?.kind === 'ndarray') {
+    return ufuncReductionValue(head, name, args[0], keywords.get('axis') ?? positional[1], keywords, library, model, cell);
+  }
+  if (single && name === 'outer' && args.length === 2 && args.every(a => a.kind === 'ndarray')) {
+    // every element of the flattened a against every one of the flattened b
+    const length = (v: ValueInfo): number | null => (v.approx || v.size === undefined ? null : v.size);
+    return arrayValue([length(args[0]), length(args[1])], promoteTypes(args[0].dtype ?? 'float64', args[1].dtype ?? 'float64') ?? 'float64', library, 'inferred');
   }
   if (twoNames && head === 'fft' && (name === 'fftfreq' || name === 'rfftfreq')) {
     // the sample frequencies of an n-point transform: n of them, or n // 2 + 1 (real input)
@@ -2726,7 +2734,11 @@ function numpyCallValue(
     return solveValue(args[0], args[1], library);
   }
   if (head === 'linalg' && args[0]?.kind === 'ndarray') {
-    if (name === 'norm' || name === 'det' || name === 'matrix_rank' || name === 'slogdet') {
+    if (name === 'norm') {
+      // a vector norm over an axis, a matrix norm over two, or the whole array's
+      return reductionValue(name, args[0], keywords.get('axis') ?? positional[2], keywords, floatResult(args[0].dtype), library, model, cell);
+    }
+    if (name === 'det' || name === 'matrix_rank' || name === 'slogdet') {
       const hasAxis = keywords.has('axis') || positional.length > 2;
       return hasAxis
         ? { kind: 'ndarray', dtype: floatResult(args[0].dtype), origin: 'inferred', library, approx: true }
@@ -2869,7 +2881,7 @@ function reductionValue(
   model: NotebookModel,
   cell: CellModel
 ): ValueInfo {
-  if (/^cum/.test(name)) {
+  if (/^(nan)?cum/.test(name)) {
     const out = copyOf(base);
     out.dtype = dtype;
     out.library = library;
@@ -2886,6 +2898,42 @@ function reductionValue(
   return shape
     ? { kind: 'ndarray', shape, size: shapeSize(shape), dtype, origin: 'inferred', library }
     : { kind: 'ndarray', dtype, origin: 'inferred', library, approx: true };
+}
+
+/**
+ * `np.<ufunc>.reduce(a, axis)` and `.accumulate(a, axis)`: the reduction over `axis` (the first by
+ * default; None for every axis) or the scan along it (`a`'s shape). add and multiply sum and
+ * multiply bools and small integers in int64 (as `np.sum` does), the logical ufuncs give bool, the
+ * others keep `a`'s dtype (NumPy 2.4.6).
+ */
+function ufuncReductionValue(
+  ufunc: string,
+  method: 'reduce' | 'accumulate',
+  base: ValueInfo,
+  axisNode: SyntaxNode | undefined,
+  keywords: ReadonlyMap<string, SyntaxNode>,
+  library: string,
+  model: NotebookModel,
+  cell: CellModel
+): ValueInfo {
+  const d = base.dtype ?? 'float64';
+  const dtype = ufunc === 'add' || ufunc === 'multiply' ? reductionDtype('sum', d) : ufunc.startsWith('logical_') ? 'bool' : d;
+  if (method === 'accumulate') {
+    const out = copyOf(base);
+    out.dtype = dtype;
+    out.library = library;
+    out.origin = 'inferred';
+    return out;
+  }
+  if (axisNode === undefined) {
+    const keepdims = keywords.get('keepdims');
+    const keep = keepdims === undefined || keepdims.text === 'False' ? false : keepdims.text === 'True' ? true : undefined;
+    const shape = base.shape && base.shape.length > 0 && keep !== undefined ? (keep ? [1, ...base.shape.slice(1)] : base.shape.slice(1)) : undefined;
+    return shape
+      ? { kind: 'ndarray', shape, size: shapeSize(shape), dtype, origin: 'inferred', library }
+      : { kind: 'ndarray', dtype, origin: 'inferred', library, approx: true };
+  }
+  return reductionValue('reduce', base, axisNode, keywords, dtype, library, model, cell);
 }
 
 /** NumPy's order statistics: a reduction, over `axis` (all by default), for each of the q asked. */

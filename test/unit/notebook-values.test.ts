@@ -353,7 +353,21 @@ describe('single arrays NumPy returns (shapes and dtypes written from NumPy 2.4 
     ['Xi.cumsum()', [6400], 'int64'],
     ['np.cumsum(Xi, axis=1)', [200, 32], 'int64'],
     ['np.cumsum(bits)', [1000], 'int64'],
-    ['np.cumprod(M, 0)', [4, 5], 'float64']
+    ['np.cumprod(M, 0)', [4, 5], 'float64'],
+    ['np.nancumsum(Xi)', [6400], 'int64'],
+    // a ufunc's reduce (over the first axis by default) and accumulate
+    ['np.maximum.accumulate(D, axis=1)', [50, 20, 8], 'float64'],
+    ['np.add.accumulate(bits)', [1000], 'int64'],
+    ['np.add.reduce(D)', [20, 8], 'float64'],
+    ['np.add.reduce(Xi, axis=1)', [200], 'int64'],
+    ['np.maximum.reduce(Xi, keepdims=True)', [1, 32], 'int32'],
+    ['np.logical_or.reduce(D, axis=None)', [], 'bool'],
+    // norms over an axis (a vector's) or two (a matrix's)
+    ['np.linalg.norm(D, axis=-1)', [50, 20], 'float64'],
+    ['np.linalg.norm(D, axis=(1, 2))', [50], 'float64'],
+    ['np.linalg.norm(Xi, axis=0, keepdims=True)', [1, 32], 'float64'],
+    // every element of one (flattened) against every element of the other
+    ['np.outer(v, f32)', [200, 1000], 'float64']
   ];
   it.each(cases)('%s: shape %j, %s', (expr, shape, dtype) => {
     const m = model(cellsOf(ARRAYS, `r = ${expr}`));
