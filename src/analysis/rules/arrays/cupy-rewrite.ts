@@ -626,7 +626,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const deviceNames = union(localArrays, residentInputs, deviceInputs);
   const hostConsumerArgs = collectHostConsumerArgs(root, model, cell, union(localArrays, arrayInputs, residentInputs, deviceInputs));
   const argNeeds = new Map(hostConsumerArgs.map(arg => [arg, hostArgumentNeed(arg, model.inferValue(arg, cell), model, cell)]));
-  const inputs = placeInputs(root, model, cell, arrayInputs, hostConsumerArgs, base => claim(freshName(base, used)), !!plan);
+  // host values of cupyx calls (`shift=-est[k]`): an input read only there gets no device copy
+  const hostParams = hostParameterArgs(refs);
+  const inputs = placeInputs(root, model, cell, arrayInputs, hostConsumerArgs, hostParams, base => claim(freshName(base, used)), !!plan);
   refusals.push(...inputs.refusals);
   inputs.onDevice.forEach(n => deviceNames.add(n));
   const { transfers, rebound, writeBack, hostKept, sharedWith } = inputs;
@@ -729,6 +731,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       const hostArg = hostConsumerArgs.find(arg => isInside(r, arg));
       if (hostArg && (isBareOrHostSafe(hostArg, name) || argNeeds.get(hostArg) === 'host') && !writeBack.includes(name)) {
         continue; // the host original (bare, or read by host code: a lambda), unless the cell updates it (then only the device copy is current)
+      }
+      if (hostParams.some(arg => isInside(r, arg)) && !writeBack.includes(name)) {
+        continue; // a cupyx call's host parameter (`shift=-est[k]`): the host original, no sync per value
       }
       edits.push(replace(r.startIndex, r.endIndex, dev));
     }
@@ -1379,7 +1384,9 @@ interface InputPlacement {
  * under a fresh name; one the cell rebinds or updates is rebound to its device array (in the
  * plan, for the rest of the notebook); one another name may share (aliases.ts) and the cell (or,
  * in the plan, a later one) updates in place stays a host array, updated on a device copy and
- * written back. `fresh` gives (and claims) a name not taken in the notebook.
+ * written back. One read only by host code (bare, in `hostConsumerArgs`) or in a cupyx call's host
+ * parameters (`hostParams`: `shift=-est[k]`) stays on the host. `fresh` gives (and claims) a name
+ * not taken in the notebook.
  */
 function placeInputs(
   root: SyntaxNode,
@@ -1387,6 +1394,7 @@ function placeInputs(
   cell: CellModel,
   arrayInputs: readonly string[],
   hostConsumerArgs: readonly SyntaxNode[],
+  hostParams: readonly SyntaxNode[],
   fresh: (base: string) => string,
   inPlan: boolean
 ): InputPlacement {
@@ -1394,7 +1402,7 @@ function placeInputs(
   const out: InputPlacement = { transfers: new Map(), rebound: new Set(), writeBack: [], hostKept: new Set(), sharedWith: new Map(), onDevice: [], refusals: [] };
   for (const name of arrayInputs) {
     const refsToName = globalReferences(root, name);
-    const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)));
+    const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)) && !hostParams.some(arg => isInside(r, arg)));
     if (deviceUses.length === 0) {
       continue;
     }
@@ -3082,6 +3090,69 @@ function sequenceArgumentEdits(refs: readonly LibraryRef[], model: NotebookModel
     }
   }
   return edits;
+}
+
+/**
+ * Parameters of cupyx.scipy.ndimage's functions that are host values, as in SciPy's signatures:
+ * numbers and sequences of numbers (`shift`, `zoom`, `sigma`, `angle`, `order`, `size`, `axes`,
+ * `offset`, `output_shape`...), which cupyx reads on the host (`_fix_sequence_arg`: `float()` of
+ * each value). A device array there costs a copy back per value (one wait for the GPU each), so an
+ * array read only there stays on the host. The arrays (`input`, `weights`, `footprint`,
+ * `structure`, `labels`, `matrix`, `coordinates`, `output`) are not among them: cupyx wants
+ * device arrays there.
+ */
+const NDIMAGE_HOST_POSITIONS: ReadonlyMap<string, readonly number[]> = new Map<string, readonly number[]>([
+  ['shift', [1]],
+  ['zoom', [1]],
+  ['rotate', [1, 2]],
+  ['affine_transform', [2, 3]],
+  ['gaussian_filter', [1, 2]],
+  ['gaussian_filter1d', [1, 2, 3]],
+  ['gaussian_laplace', [1]],
+  ['gaussian_gradient_magnitude', [1]],
+  ['fourier_shift', [1]],
+  ['fourier_gaussian', [1]],
+  ['fourier_uniform', [1]],
+  ['fourier_ellipsoid', [1]],
+  ['uniform_filter', [1]],
+  ['uniform_filter1d', [1, 2]],
+  ['median_filter', [1]],
+  ['minimum_filter', [1]],
+  ['maximum_filter', [1]],
+  ['minimum_filter1d', [1, 2]],
+  ['maximum_filter1d', [1, 2]],
+  ['percentile_filter', [1, 2]],
+  ['rank_filter', [1, 2]],
+  ['spline_filter', [1]],
+  ['spline_filter1d', [1, 2]]
+]);
+const NDIMAGE_HOST_KEYWORDS = new Set([
+  'shift', 'zoom', 'angle', 'axes', 'sigma', 'order', 'axis', 'size', 'offset', 'output_shape', 'percentile', 'rank', 'truncate', 'radius', 'origin', 'cval',
+  'mode', 'prefilter', 'iterations', 'n', 'reshape', 'grid_mode'
+]);
+
+/** The arguments of the cell's cupyx.scipy.ndimage calls that are host parameters (NDIMAGE_HOST_POSITIONS). */
+function hostParameterArgs(refs: readonly LibraryRef[]): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (const r of refs) {
+    const m = r.action === 'cupy' ? /^scipy\.ndimage\.(?:\w+\.)?(\w+)$/.exec(r.qualified) : null;
+    const call = r.node.parent;
+    if (!m || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id) {
+      continue;
+    }
+    const { positional, keywords } = callArguments(call);
+    for (const k of NDIMAGE_HOST_POSITIONS.get(m[1]) ?? []) {
+      if (positional[k]) {
+        out.push(positional[k]);
+      }
+    }
+    keywords.forEach((value, name) => {
+      if (NDIMAGE_HOST_KEYWORDS.has(name)) {
+        out.push(value);
+      }
+    });
+  }
+  return out;
 }
 
 /** The measurements whose fast cupyx kernels want an int32, uint32/64 or float input. */
