@@ -19,16 +19,18 @@ float32 kernel in double.
 as written (CuPy test double, RawKernel bound to the compiled emulation) against the fixture's
 own NumPy cell, for n in {0, 1, 31, 33, ...} and an all-False any(); the earlier tests keep
 hand-written references because they force small grids (grid-stride loops, partial tiles).
-Random inputs are reproducible: before each run of a fixture's setup cell, NumPy's global
-RandomState and every unseeded `np.random.default_rng()` are seeded from the fixture's name
-(`fixture_seed`, a CRC-32); the seed is printed (shown with a failure) and in every assertion
-message. `test_stencil_loop_updates_the_array_in_place` runs the loop stencils' ping-pong code
-for 0 to 3 steps on a contiguous array and on a strided view: the user's name keeps the same
-array object, updated in place, as with NumPy's slice assignment; the arrays a step reads besides
-it (same shape, broadcast rows and columns, the other float dtype) are random, of the dtype and
-shape the launcher checks, and `test_2d_loop_stencil_reads_on_a_grid_stride_grid` runs those
-kernels on one block row (every block walks all strips) against NumPy's step.
-"""
+`test_reduction_reads_broadcast_inputs_where_they_are` runs a reduction's launcher on rows,
+columns and other broadcast patterns with a grid of 3 blocks (its stepped index wraps within
+each thread). Random inputs are reproducible: before each run of a fixture's setup cell, NumPy's
+global RandomState and every unseeded `np.random.default_rng()` are seeded from the fixture's
+name (`fixture_seed`, a CRC-32); the seed is printed (shown with a failure) and in every
+assertion message. `test_stencil_loop_updates_the_array_in_place` runs the loop stencils'
+ping-pong code for 0 to 3 steps on a contiguous array and on a strided view: the user's name
+keeps the same array object, updated in place, as with NumPy's slice assignment; the arrays a
+step reads besides it (same shape, broadcast rows and columns, the other float dtype) are
+random, of the dtype and shape the launcher checks, and
+`test_2d_loop_stencil_reads_on_a_grid_stride_grid` runs those kernels on one block row (every
+block walks all strips) against NumPy's step."""
 
 from __future__ import annotations
 
@@ -506,6 +508,8 @@ LAUNCHED = {
     # a float sum of one input whose name CuPy's CUB path would corrupt (`d` in `(double)`): the
     # RawKernel form
     "flag-sum-input-name-inside-token": ((0, 1, 31, 33, 1000), ["energy"], False),
+    # a row (m,) and a column (n, 1) broadcast against a (n, m): read where they are, by index
+    "flag-reduction-broadcast-row-and-column": ((0, 1, 31, 33), ["r"], False),
     "flag-stencil-loop-grid-names-taken": ((1, 3, 33), ["u", "u_grid"], False),
     "flag-stencil-loop-scalar-1d-float64": ((1, 2, 3, 1000), ["T"], False),
     # a NumPy float32 piece (np.float32(0.2) * 0.5: float32 under NEP 50) with float32 arrays
@@ -542,6 +546,13 @@ LAUNCHED = {
     "flag-stencil-loop-roll-1d-one-statement": ((0, 1, 2, 3, 1000), ["c"], False),
 }
 
+
+# the cases whose float result is a sum or a mean (not bit for bit NumPy's)
+FLOAT_SUMS = (
+    "flag-mean-float32",
+    "flag-sum-input-name-inside-token",
+    "flag-reduction-broadcast-row-and-column",
+)
 
 _DEFAULT_RNG = np.random.default_rng
 
@@ -628,13 +639,11 @@ def test_generated_launcher_matches_numpy(
                     g.dtype,
                     w.dtype,
                 )
-                # a float32 sum or mean: accumulated in double and rounded once, against NumPy's
-                # pairwise float32 sum (an ulp or so apart)
-                if w.dtype.kind == "f" and case in (
-                    "flag-mean-float32",
-                    "flag-sum-input-name-inside-token",
-                ):
-                    assert np.allclose(g, w, rtol=1e-6, equal_nan=True), (case, seed, size, g, w)
+                # a float sum or mean: accumulated in double in the kernel's order (and a float32
+                # one rounded once), against NumPy's pairwise sum: an ulp or so apart
+                if w.dtype.kind == "f" and case in FLOAT_SUMS:
+                    rtol = 1e-6 if w.dtype == np.float32 else 1e-12
+                    assert np.allclose(g, w, rtol=rtol, equal_nan=True), (case, seed, size, g, w)
                 else:
                     assert np.array_equal(g, w, equal_nan=w.dtype.kind == "f"), (
                         case,
@@ -645,11 +654,9 @@ def test_generated_launcher_matches_numpy(
                     )
 
 
-@pytest.mark.parametrize("case", ["flag-max-relative-error", "flag-stencil-1d"])
-def test_generated_launcher_never_casts(double_cupy, case: str) -> None:  # noqa: ANN001
-    """Another dtype than the inferred one raises TypeError; a host view is copied, not cast."""
-    expected = (FIXTURES / case / "expected.py").read_text()
-    env: dict = {"cp": double_cupy}
+def _launcher(expected: str, cp) -> object:  # noqa: ANN001
+    """The first kernel and launcher function of a candidate, defined in a namespace of `cp`."""
+    env: dict = {"cp": cp}
     lines = expected.splitlines()
     start = next(k for k, t in enumerate(lines) if "= cp.RawKernel(" in t)
     end = next(k for k, t in enumerate(lines) if t.startswith("def ")) + 1
@@ -657,8 +664,15 @@ def test_generated_launcher_never_casts(double_cupy, case: str) -> None:  # noqa
         end += 1
     defs = "\n".join(lines[start:end]) + "\n"
     exec(defs, env)  # noqa: S102
-    launcher = env[re.search(r"^def (\w+)\(", defs, re.M).group(1)]  # type: ignore[union-attr]
-    kdt = np.float32 if "!= cp.float32" in defs else np.float64
+    return env[re.search(r"^def (\w+)\(", defs, re.M).group(1)]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("case", ["flag-max-relative-error", "flag-stencil-1d"])
+def test_generated_launcher_never_casts(double_cupy, case: str) -> None:  # noqa: ANN001
+    """Another dtype than the inferred one raises TypeError; a host view is copied, not cast."""
+    expected = (FIXTURES / case / "expected.py").read_text()
+    launcher = _launcher(expected, double_cupy)
+    kdt = np.float32 if "!= cp.float32" in expected else np.float64
     other = np.float64 if kdt == np.float32 else np.float32
     args = 2 if case == "flag-max-relative-error" else 1
     wrong = [np.random.default_rng(1).random(40).astype(other) for _ in range(args)]
@@ -668,6 +682,55 @@ def test_generated_launcher_never_casts(double_cupy, case: str) -> None:  # noqa
     assert not view[0].flags.c_contiguous
     got = launcher(*view)
     assert np.asarray(got).dtype == kdt
+
+
+@pytest.mark.parametrize(
+    ("a", "w", "c", "copies"),
+    [
+        ((37, 53), (53,), (37, 1), 0),  # a row and a column: the fixture's shapes
+        ((37, 53), (1, 53), (1, 1), 0),
+        ((37, 53), (37, 53), (), 0),  # a broadcast input of the result's shape, a 0-d one
+        ((5, 37, 11), (37, 1), (5, 1, 11), 1),  # a run in the middle; no run: copied
+        ((0, 53), (53,), (0, 1), 0),  # empty: NumPy's nan
+    ],
+)
+def test_reduction_reads_broadcast_inputs_where_they_are(
+    double_cupy, monkeypatch: pytest.MonkeyPatch, a: tuple, w: tuple, c: tuple, copies: int
+) -> None:  # noqa: ANN001
+    """`np.sqrt(a * w + c).mean()` with w and c broadcast: the kernel reads them where they are
+    through its stepped index ((k / inner) % size), on a grid of 3 blocks so that every thread
+    steps it several times, and matches NumPy's mean; only a pattern that is no run of the
+    result's dimensions is copied (cp.broadcast_to). An `a` of another shape than the result's,
+    which the kernel reads at the result's index, raises ValueError."""
+    expected = (FIXTURES / "flag-reduction-broadcast-row-and-column" / "expected.py").read_text()
+    kernel_class = double_cupy.RawKernel
+
+    class FewBlocks(kernel_class):  # type: ignore[misc, valid-type]
+        def __call__(self, grid: tuple, block: tuple, args: tuple) -> None:
+            args[-1][...] = 0  # the partials of the blocks not run add nothing
+            super().__call__((min(grid[0], 3),), block, args)
+
+    monkeypatch.setattr(double_cupy, "RawKernel", FewBlocks)
+    broadcast_to = double_cupy.broadcast_to
+    made: list = []
+    monkeypatch.setattr(
+        double_cupy, "broadcast_to", lambda x, s: made.append(s) or broadcast_to(x, s)
+    )
+    launcher = _launcher(expected, double_cupy)
+    rng = np.random.default_rng(fixture_seed(str((a, w, c))))
+    xs = [double_cupy.asarray(rng.random(s)) for s in (a, w, c)]
+    want = np.sqrt(xs[0] * xs[1] + xs[2]).mean() if np.prod(a) else np.nan
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = launcher(*xs)
+    assert np.asarray(got).dtype == np.float64
+    assert np.allclose(got, want, rtol=1e-12, equal_nan=True), (got, want)
+    assert len(made) == copies
+    if len(a) == 2 and a[0] > 1 and w != a:
+        with pytest.raises(ValueError, match="generated for a of the broadcast result shape"):
+            launcher(xs[1], xs[0], xs[2])
 
 
 # --- Single or double precision, by name ----------------------------------------------------

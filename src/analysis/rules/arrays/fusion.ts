@@ -2076,7 +2076,7 @@ function typedKernels(
   const t = typedParams(chain, model, cell);
   const typed = t !== null && t.refused === null;
   const kernel = typed ? elementwiseKernelFor(chain, t, model, resolveUfunc) : null;
-  const reduce = typed ? reductionKernelFor(chain, t, model, resolveUfunc) : null;
+  const reduce = typed ? reductionKernelFor(chain, t, model, cell, resolveUfunc) : null;
   if (t && (kernel || reduce)) {
     const inlined = inlinedTexts(chain.params, t);
     return inlined ? { kernel, reduce, inlined } : { kernel, reduce };
@@ -2087,7 +2087,7 @@ function typedKernels(
   }
   // (the probe: with the scalar taken as NumPy would cast a Python number, and NumPy's result
   // dtype not asked for, since that scalar is what changes it)
-  if (t?.refused && (elementwiseKernelFor(chain, t, model, resolveUfunc, true) || reductionKernelFor(chain, t, model, resolveUfunc, true))) {
+  if (t?.refused && (elementwiseKernelFor(chain, t, model, resolveUfunc, true) || reductionKernelFor(chain, t, model, cell, resolveUfunc, true))) {
     return { kernel, reduce, untyped: scalarNote(t.refused, t.dtype) };
   }
   return { kernel, reduce };
@@ -2315,6 +2315,7 @@ function reductionKernelFor(
   chain: Omit<ElementwiseChain, 'kernel' | 'reduce' | 'untyped' | 'target'>,
   t: TypedParams,
   model: NotebookModel,
+  cell: CellModel,
   resolveUfunc: (n: SyntaxNode) => string | null,
   anyScalar = false
 ): ReductionKernelSpec | null {
@@ -2344,5 +2345,17 @@ function reductionKernelFor(
   const map = `(double)(${element})`;
   const renamedSafely = map.split(name).length - 1 === (map.match(new RegExp(`\\b${name}\\b`, 'g')) ?? []).length;
   const library = !!only && only.node.type === 'identifier' && reduction === 'sum' && !elementIsBool && !['a', 'b', 'r'].includes(name) && renamedSafely;
-  return { reduction, dtype: t.dtype, params: kernelParams(t), element, elementIsBool, library };
+  // an array the analysis does not know to have the reduced value's shape (a row `w` of `a * w`,
+  // or a shape it cannot infer) is read through the kernel's broadcast index; one array alone
+  // always has it (scalars do not broadcast it)
+  const shape = (n: SyntaxNode): string | null => {
+    const s = model.inferValue(n, cell).shape;
+    return s && s.every(d => d !== null) ? s.join(',') : null;
+  };
+  const result = chain.value.kind === 'ndarray' && chain.value.shape?.every(d => d !== null) ? chain.value.shape.join(',') : null;
+  const arrays = t.decls.filter(p => p.array).length;
+  const params = t.decls
+    .map((p, k) => (p.array && arrays > 1 && (result === null || shape(chain.params[k].node) !== result) ? { ...p, broadcast: true } : p))
+    .filter(p => p.literal === undefined);
+  return { reduction, dtype: t.dtype, params, element, elementIsBool, library };
 }

@@ -16,7 +16,9 @@
  *   partial per block, combined by CuPy) behind a small launcher function. CuPy's own
  *   ReductionKernel and `cp.fuse` would launch ONE block of 512 threads for a full reduction of
  *   several inputs (CUB takes one input only): 17.4 ms for 20M points where this kernel takes
- *   84 us and op-by-op CuPy 454 us.
+ *   84 us and op-by-op CuPy 454 us. Inputs broadcast against each other (`np.sqrt(a * w).mean()`,
+ *   `w` a row of `a`) are read where they are, through an index the kernel steps with its loop
+ *   (broadcastIndex): nothing of the result's size is copied first.
  *
  * Result dtypes are NumPy's: `count_nonzero` and `sum` of booleans int64; `sum` of float32
  * float32 (accumulated in double, rounded once: at least as accurate as NumPy's pairwise float32
@@ -46,8 +48,11 @@ export interface ReductionKernelSpec {
   /**
    * One C name per chain parameter, in order; `array` false for a scalar or a piece of scalars
    * (`dt * 0.3`), which the cell computes and the launcher casts once to `dtype` (NEP 50).
+   * `broadcast`: an array the analysis does not know to have the result's shape (a row `w` of
+   * `a * w`, or shapes it cannot infer), read through the kernel's broadcast index; the others
+   * are read at the result's own index, and the launcher checks that they have its shape.
    */
-  params: { name: string; array: boolean }[];
+  params: { name: string; array: boolean; broadcast?: boolean }[];
   /** The C expression of one element, in the source's operation order. */
   element: string;
   /** The element is a comparison (bool), not a number. */
@@ -140,8 +145,38 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
     ].join('\n');
   }
   const t = s.dtype === 'float32' ? 'float' : 'double';
-  const args = s.params.map(p => (p.array ? `const ${t}* __restrict__ _in_${p.name}` : `const ${t} ${p.name}`));
-  const loads = s.params.filter(p => p.array).map(p => `${p.name} = _in_${p.name}[_k]`);
+  // the kernel's names of a broadcast input are `_<letters>_<name>` (`_in_w`, `_inner_w`...):
+  // a notebook name never starts with an underscore (cName), so no two of them can meet
+  const broadcast = s.params.filter(p => p.broadcast).map(p => p.name);
+  const args = s.params.map(p =>
+    !p.array ? `const ${t} ${p.name}` : `const ${t}* __restrict__ _in_${p.name}${p.broadcast ? `, long long _inner_${p.name}, long long _size_${p.name}` : ''}`
+  );
+  const loads = s.params.filter(p => p.array).map(p => `${p.name} = _in_${p.name}[${p.broadcast ? `_q_${p.name}` : '_k'}]`);
+  // A broadcast input's element of the k-th is at (k / inner) % size (broadcastIndex): q and
+  // r = k % inner are stepped with the loop, one compare each, instead of two 64-bit divisions
+  // per element (a division costs dozens of instructions, as much as the element's memory)
+  const start = `(long long)blockIdx.x * ${BLOCK} + threadIdx.x`;
+  const stride = `(long long)gridDim.x * ${BLOCK}`;
+  const stepped = broadcast.length === 0
+    ? { before: [], loop: `long long _k = ${start}; _k < _n; _k += ${stride}`, after: [] }
+    : {
+        before: [
+          `    // ${broadcast.join(', ')} broadcast: element k reads ${broadcast.map(x => `${x}[(k / _inner_${x}) % _size_${x}]`).join(', ')},`,
+          '    // an index stepped with the loop (no division per element)',
+          `    const long long _k0 = ${start}, _step = ${stride};`,
+          ...broadcast.flatMap(x => [
+            `    long long _r_${x} = _k0 % _inner_${x}, _q_${x} = (_k0 / _inner_${x}) % _size_${x};`,
+            `    const long long _dr_${x} = _step % _inner_${x}, _dq_${x} = (_step / _inner_${x}) % _size_${x};`
+          ])
+        ],
+        loop: 'long long _k = _k0; _k < _n; _k += _step',
+        after: broadcast.flatMap(x => [
+          `        _r_${x} += _dr_${x};`,
+          `        _q_${x} += _dq_${x};`,
+          `        if (_r_${x} >= _inner_${x}) { _r_${x} -= _inner_${x}; _q_${x} += 1; }`,
+          `        if (_q_${x} >= _size_${x}) _q_${x} -= _size_${x};`
+        ])
+      };
   // warp shuffles move 32- or 64-bit words: a bool travels as an int
   const shuffled = f.acc === 'bool' ? '(int)_acc' : '_acc';
   // folds the warp's 32 accumulators into lane 0's
@@ -157,10 +192,12 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
     '    // grid-stride loop: each thread folds its elements, then its warp (shuffles), then the',
     '    // block (shared memory); one partial per block, combined afterwards',
     `    ${f.acc} _acc = ${f.identity};`,
-    `    for (long long _k = (long long)blockIdx.x * ${BLOCK} + threadIdx.x; _k < _n; _k += (long long)gridDim.x * ${BLOCK}) {`,
+    ...stepped.before,
+    `    for (${stepped.loop}) {`,
     `        const ${t} ${loads.join(', ')};`,
     `        const ${f.acc} _e = ${f.map};`,
     `        _acc = ${f.combine('_acc', '_e')};`,
+    ...stepped.after,
     '    }',
     `    __shared__ ${f.acc} _warp[${BLOCK / 32}];`,
     ...warpFold('    '),
@@ -177,17 +214,11 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
   const dt = `${cp}.${s.dtype}`;
   const accDtype = f.acc === 'long long' ? 'int64' : f.acc === 'double' ? 'float64' : f.acc === 'float' ? 'float32' : 'bool_';
   const outDtype = f.out === 'bool' ? 'bool_' : f.out;
-  const scalarArg = (p: { name: string; array: boolean }): string => (p.array ? p.name : `${dt}(${p.name})`);
+  const kernelArg = (p: ReductionKernelSpec['params'][number]): string =>
+    !p.array ? `${dt}(${p.name})` : p.broadcast ? `${p.name}, ${cp}.int64(_inner_${p.name}), ${cp}.int64(max(${p.name}.size, 1))` : p.name;
   const finish = s.reduction === 'mean' ? `_partial.sum() / _n` : `_partial.${f.finish}()`;
   const result = outDtype === accDtype ? finish : `(${finish}).astype(${cp}.${outDtype})`;
-  const lines = launcherInputChecks(s.dtype, fname, cp, arrays);
-  if (arrays.length > 1) {
-    lines.push(
-      `    if ${arrays.slice(1).map(a => `${a}.shape != ${arrays[0]}.shape`).join(' or ')}:`,
-      `        ${arrays.join(', ')} = (${cp}.ascontiguousarray(_a) for _a in ${cp}.broadcast_arrays(${arrays.join(', ')}))`
-    );
-  }
-  lines.push(`    _n = ${arrays[0]}.size`);
+  const lines = [...launcherInputChecks(s.dtype, fname, cp, arrays), ...broadcastIndex(fname, cp, s.params)];
   if (s.reduction === 'max' || s.reduction === 'min') {
     // NumPy raises here; the kernel would return its identity (-inf / +inf, or a bool)
     const op = s.reduction === 'max' ? 'maximum' : 'minimum';
@@ -203,8 +234,57 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
   lines.push(
     `    _blocks = max(1, min((_n + ${BLOCK - 1}) // ${BLOCK}, ${MAX_BLOCKS_TEXT}))`,
     `    _partial = ${cp}.empty(_blocks, dtype=${cp}.${accDtype})`,
-    `    ${fname}_kernel((_blocks,), (${BLOCK},), (${s.params.map(scalarArg).join(', ')}, ${cp}.int64(_n), _partial))`,
+    `    ${fname}_kernel((_blocks,), (${BLOCK},), (${s.params.map(kernelArg).join(', ')}, ${cp}.int64(_n), _partial))`,
     `    return ${result}`
   );
   return rawKernelWithLauncher(cp, fname, kernel, s.params.map(p => p.name), lines);
+}
+
+/**
+ * The launcher's lines that bind `_n`, the result's size, and check the inputs' shapes. Inputs of
+ * the result's shape are read where they are at its index, and must have that shape (ValueError:
+ * the analysis inferred it). A broadcast input is read where it is too, never copied to the
+ * result's shape as `cp.broadcast_arrays` + `ascontiguousarray` would (a row `w` of an (n, m)
+ * `a * w` would become n * m elements written and read again): its dimensions other than 1 are
+ * one run of the result's (a row `(m,)`, a column `(n, 1)`, a block), so the k-th element of the
+ * result reads its element (k // inner) % size, inner being the size of the result's dimensions
+ * after that run (1 for a row, m for a column), size its own. Another pattern (`(n, 1, p)`
+ * against `(n, m, p)`, whose index needs a division per dimension) is copied to the result's
+ * shape, the one copy left.
+ */
+function broadcastIndex(fname: string, cp: string, params: ReductionKernelSpec['params']): string[] {
+  const arrays = params.filter(p => p.array);
+  const full = arrays.filter(p => !p.broadcast).map(p => p.name);
+  const broadcast = arrays.filter(p => p.broadcast).map(p => p.name);
+  const mismatch = (names: string[], shape: string, what: string): string[] => [
+    `    if ${names.map(x => `${x}.shape != ${shape}`).join(' or ')}:`,
+    `        raise ValueError(f'${fname} was generated for ${what} (the shapes the analysis inferred), got ${arrays.map(p => `{${p.name}.shape}`).join(', ')}: rerun the analysis')`
+  ];
+  if (broadcast.length === 0) {
+    return [...(full.length > 1 ? mismatch(full.slice(1), `${full[0]}.shape`, 'arrays of one shape') : []), `    _n = ${full[0]}.size`];
+  }
+  return [
+    `    _result = ${cp}.broadcast(${arrays.map(p => p.name).join(', ')})`,
+    '    _shape, _n = _result.shape, _result.size',
+    ...(full.length > 0 ? mismatch(full, '_shape', `${full.join(', ')} of the broadcast result shape`) : []),
+    '',
+    '    def _inner(x):',
+    "        # the k-th element of the result reads x[(k // inner) % x.size] when x's dimensions other",
+    "        # than 1 are one run of the result's (a row, a column): inner is the size of the result's",
+    '        # dimensions after that run; None for another pattern ((n, 1, p) against (n, m, p))',
+    '        s = (1,) * (len(_shape) - x.ndim) + x.shape',
+    '        run = [j for j, e in enumerate(s) if e != 1] or [len(s)]',
+    '        if s[run[0]:run[-1] + 1] != _shape[run[0]:run[-1] + 1]:',
+    '            return None',
+    '        inner = 1',
+    '        for e in _shape[run[-1] + 1:]:',
+    '            inner *= e',
+    '        return max(inner, 1)  # (an empty result reads nothing: no division by zero)',
+    '',
+    ...broadcast.flatMap(x => [
+      `    _inner_${x} = _inner(${x})`,
+      `    if _inner_${x} is None:`,
+      `        ${x}, _inner_${x} = ${cp}.ascontiguousarray(${cp}.broadcast_to(${x}, _shape)), 1`
+    ])
+  ];
 }
