@@ -15,10 +15,16 @@
  *   body indexes an array with the loop variable.
  * (`np.vectorize`, `np.frompyfunc`, `np.apply_along_axis`, `np.nditer`... are refused through
  * the NumPy refusal table.)
+ *
+ * Not per element: iterating over an array the model knows to be small, such as a handful of
+ * parameters (`[np.exp(-x / s).sum() for s in np.linspace(0.5, 2, 4)]`, `for s in sigmas` of 8
+ * values): the host loop runs SMALL_ITERATIONS times at most, each iteration whole-array work on
+ * the device. Nested clauses count together (their product).
  */
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, kids, unparen, walkTypes } from '../../syntax';
+import { shapeSize } from '../../values';
 
 export const PER_ELEMENT_ADVICE =
   "needs a kernel (Numba CUDA @cuda.jit or @vectorize(target='cuda')), not CuPy array calls; kernel rules (GPU2xx) are a later family";
@@ -28,6 +34,15 @@ const COMPREHENSIONS = new Set(['list_comprehension', 'set_comprehension', 'dict
 const PER_ELEMENT_TYPES = [...COMPREHENSIONS, 'call', 'for_statement'];
 const WRAPPERS = new Set(['enumerate', 'zip', 'reversed', 'sorted', 'list', 'tuple', 'iter']);
 const TO_PYTHON = new Set(['tolist', 'flat', 'ravel', 'flatten']);
+
+/**
+ * The most iterations over arrays (the product of a comprehension's clauses over arrays) that
+ * are taken for a loop over parameters, not over data. Each iteration of such a loop on the
+ * device costs a few kernel launches (~10 us each) and its host round of Python: 64 iterations
+ * stay within a millisecond or two, which whole-array work per iteration (the reason to rewrite)
+ * outweighs; an array of more elements than that is data, and a loop over it per-element work.
+ */
+const SMALL_ITERATIONS = 64;
 
 function short(text: string): string {
   const one = text.replace(/\s+/g, ' ').trim();
@@ -43,50 +58,92 @@ export function perElementPython(root: SyntaxNode, model: NotebookModel, cell: C
     const k = model.inferValue(n, cell).kind;
     return k === 'ndarray';
   };
-  /** An iterable whose items are an array's elements (or rows). */
-  const iteratesArray = (it: SyntaxNode): boolean => {
+  /**
+   * How many items iterating over `n` yields, as far as the model knows its shape: the length of
+   * its first dimension (`elements`: all its elements, `a.flat`), or null (not an array, or a
+   * shape not known).
+   */
+  const arrayCount = (n: SyntaxNode, elements = false): number | null => {
+    const v = model.inferValue(n, cell);
+    if (v.kind !== 'ndarray' || !v.shape || v.approx || v.shape.length === 0) {
+      return null;
+    }
+    return elements ? shapeSize(v.shape) ?? null : v.shape[0];
+  };
+  /**
+   * The items of an iterable whose items are an array's elements (or rows): `count` how many (an
+   * upper bound; null where the model does not know), or null when it iterates no array.
+   */
+  const arrayItems = (it: SyntaxNode): { count: number | null } | null => {
     const n = unparen(it);
     if (n.type === 'call') {
       const fn = field(n, 'function');
       if (fn?.type === 'identifier' && WRAPPERS.has(fn.text)) {
-        return callArguments(n).positional.some(a => iteratesArray(a));
+        return shortest(callArguments(n).positional);
       }
-      if (fn?.type === 'attribute' && TO_PYTHON.has(field(fn, 'attribute')?.text ?? '')) {
-        const obj = field(fn, 'object');
-        return !!obj && isArray(obj);
+      const method = fn?.type === 'attribute' ? field(fn, 'attribute')?.text ?? '' : '';
+      if (TO_PYTHON.has(method)) {
+        const obj = field(fn!, 'object');
+        return obj && isArray(obj) ? { count: arrayCount(obj, method !== 'tolist') } : null;
       }
     }
     if (n.type === 'attribute' && field(n, 'attribute')?.text === 'flat') {
       const obj = field(n, 'object');
-      return !!obj && isArray(obj);
+      return obj && isArray(obj) ? { count: arrayCount(obj, true) } : null;
     }
-    return isArray(n);
+    return isArray(n) ? { count: arrayCount(n) } : null;
   };
-  /** `range(len(a))`, `range(a.size)`, `range(a.shape[0])`, `range(n, len(a))`... */
-  const rangeOverArray = (it: SyntaxNode): boolean => {
+  /**
+   * The items of iterables walked together (`zip(a, b)`, `map(f, a, b)`; one alone, `enumerate(a)`)
+   * that iterate arrays: as many as the shortest one known, or null when none iterates an array.
+   */
+  const shortest = (iterables: SyntaxNode[]): { count: number | null } | null => {
+    const items = iterables.map(a => arrayItems(a)).filter((x): x is { count: number | null } => x !== null);
+    const counts = items.map(x => x.count).filter((c): c is number => c !== null);
+    return items.length === 0 ? null : { count: counts.length > 0 ? Math.min(...counts) : null };
+  };
+  /**
+   * `range(len(a))`, `range(a.size)`, `range(a.shape[0])`, `range(n, len(a))`...: the items as
+   * for arrayItems (the array's length bounds the count), or null.
+   */
+  const rangeOverArray = (it: SyntaxNode): { count: number | null } | null => {
     const n = unparen(it);
     if (n.type !== 'call' || field(n, 'function')?.text !== 'range') {
-      return false;
+      return null;
     }
-    return callArguments(n).positional.some(a => {
+    for (const a of callArguments(n).positional) {
       const x = unparen(a);
       if (x.type === 'call' && field(x, 'function')?.text === 'len') {
         const arg = callArguments(x).positional[0];
-        return !!arg && isArray(arg);
+        if (arg && isArray(arg)) {
+          return { count: arrayCount(arg) };
+        }
       }
       if (x.type === 'attribute' && field(x, 'attribute')?.text === 'size') {
         const obj = field(x, 'object');
-        return !!obj && isArray(obj);
+        if (obj && isArray(obj)) {
+          return { count: arrayCount(obj, true) };
+        }
       }
       if (x.type === 'subscript') {
         const v = field(x, 'value');
         if (v?.type === 'attribute' && field(v, 'attribute')?.text === 'shape') {
           const obj = field(v, 'object');
-          return !!obj && isArray(obj);
+          if (obj && isArray(obj)) {
+            const k = unparen(field(x, 'subscript') ?? x);
+            const shape = model.inferValue(obj, cell).shape;
+            const d = k.type === 'integer' && shape ? shape[Number(k.text)] : undefined;
+            return { count: typeof d === 'number' ? d : null };
+          }
         }
       }
-      return false;
-    });
+    }
+    return null;
+  };
+  /** Iterations over arrays beyond SMALL_ITERATIONS, or of a count the model does not know. */
+  const large = (items: ({ count: number | null } | null)[]): boolean => {
+    const over = items.filter((x): x is { count: number | null } => x !== null);
+    return over.length > 0 && !(over.every(x => x.count !== null) && over.reduce((p, x) => p * x.count!, 1) <= SMALL_ITERATIONS);
   };
   const loopVars = (left: SyntaxNode | null): Set<string> => {
     const vars = new Set<string>();
@@ -133,21 +190,18 @@ export function perElementPython(root: SyntaxNode, model: NotebookModel, cell: C
     }
     const type = n.type;
     if (COMPREHENSIONS.has(type)) {
-      for (const clause of kids(n)) {
-        if (clause.type !== 'for_in_clause') {
-          continue;
-        }
-        const right = field(clause, 'right');
-        if (right && (iteratesArray(right) || rangeOverArray(right))) {
-          found('a comprehension over an array runs Python once per element', n);
-          return false;
-        }
+      const items = kids(n)
+        .filter(c => c.type === 'for_in_clause')
+        .map(c => field(c, 'right'))
+        .map(right => (right ? arrayItems(right) ?? rangeOverArray(right) : null));
+      if (large(items)) {
+        found('a comprehension over an array runs Python once per element', n);
+        return false;
       }
     } else if (type === 'call') {
       const fn = field(n, 'function');
       if (fn?.type === 'identifier' && (fn.text === 'map' || fn.text === 'filter')) {
-        const iterables = callArguments(n).positional.slice(1);
-        if (iterables.some(a => iteratesArray(a))) {
+        if (large([shortest(callArguments(n).positional.slice(1))])) {
           found(`${fn.text}() calls a Python function once per element`, n);
           return false;
         }
@@ -165,7 +219,8 @@ export function perElementPython(root: SyntaxNode, model: NotebookModel, cell: C
         const v = model.inferValue(right, cell);
         const oneD = v.kind === 'ndarray' && v.shape !== undefined && v.shape.length === 1;
         const vars = loopVars(field(n, 'left'));
-        if (oneD || (rangeOverArray(right) && indexesWith(body, vars))) {
+        const range = rangeOverArray(right);
+        if ((oneD && large([{ count: arrayCount(right) }])) || (range && large([range]) && indexesWith(body, vars))) {
           found('a Python for loop visits the array element by element', right);
           return false;
         }
