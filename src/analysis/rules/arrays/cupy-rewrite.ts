@@ -1936,7 +1936,8 @@ const CLOCKS = /^(time\.(perf_counter|perf_counter_ns|time|time_ns|monotonic|mon
  * would, on the GPU, time only the queuing of kernels: CuPy's calls return before the device
  * has run them. Before each statement that reads a clock after device work (a CuPy call or a
  * device array read earlier in the cell), the candidate waits for the GPU's queue, at the
- * statement's indentation (inside a loop too).
+ * statement's indentation (inside a loop too); a `while` condition's clock is read again after
+ * each pass of the loop's body, which waits at its end (loopEndSyncs).
  */
 function clockSyncEdits(root: SyntaxNode, model: NotebookModel, refs: readonly LibraryRef[], deviceNames: ReadonlySet<string>, cp: string): TextEdit[] {
   const edits: TextEdit[] = [];
@@ -1952,6 +1953,9 @@ function clockSyncEdits(root: SyntaxNode, model: NotebookModel, refs: readonly L
     return edits; // (most cells: the device references below are not looked for)
   }
   const synced = new Set<number>();
+  const loopsSynced = new Set<number>();
+  const source = root.text;
+  const sync = `${cp}.cuda.get_current_stream().synchronize()`;
   let firstDeviceWork = Infinity;
   for (const r of refs) {
     if (r.action === 'cupy') {
@@ -1971,14 +1975,49 @@ function clockSyncEdits(root: SyntaxNode, model: NotebookModel, refs: readonly L
     }
     if (stmt.startIndex > firstDeviceWork && !synced.has(stmt.startIndex)) {
       synced.add(stmt.startIndex);
-      const source = root.text;
       const start = lineStart(source, stmt.startIndex);
       const indent = source.slice(start, stmt.startIndex);
       if (/^[ \t]*$/.test(indent)) {
-        edits.push(insert(start, `${indent}${cp}.cuda.get_current_stream().synchronize()  # the clock waits for the GPU's queued work\n`));
+        edits.push(insert(start, `${indent}${sync}  # the clock waits for the GPU's queued work\n`));
       }
     }
+    // a `while` whose condition reads the clock reads it again after each pass of its body: the
+    // body's device work is waited for at the body's end, and before each `continue` of it
+    const body = stmt.type === 'while_statement' && isInside(n, field(stmt, 'condition') ?? n) && !loopsSynced.has(stmt.id) ? field(stmt, 'body') : null;
+    if (body && (refs.some(r => r.action === 'cupy' && isInside(r.node, body)) || [...deviceNames].some(name => globalReferences(body, name).length > 0))) {
+      loopsSynced.add(stmt.id);
+      edits.push(...loopEndSyncs(source, body, sync));
+    }
   }
+  return edits;
+}
+
+/**
+ * The waits for the GPU before a `while` condition's clock read comes round again: a line at the
+ * end of the loop's `body` (at its indentation; `; <sync>` after a body on the `while` line), and
+ * one before each `continue` of this loop (not of a loop nested in it), inline after an `if c:`.
+ */
+function loopEndSyncs(source: string, body: SyntaxNode, sync: string): TextEdit[] {
+  const comment = "  # the loop's clock read waits for the GPU's queued work";
+  const edits: TextEdit[] = [];
+  const first = kids(body).find(k => k.type !== 'comment');
+  const indent = first ? source.slice(lineStart(source, first.startIndex), first.startIndex) : '';
+  const ownLines = /^[ \t]+$/.test(indent);
+  if (ownLines) {
+    const end = lineEnd(source, body.endIndex);
+    edits.push(insert(end, end === source.length && !source.endsWith('\n') ? `\n${indent}${sync}${comment}` : `${indent}${sync}${comment}\n`));
+  } else {
+    edits.push(insert(body.endIndex, `; ${sync}`));
+  }
+  walkTypes(body, ['continue_statement', 'for_statement', 'while_statement', ...SCOPES], n => {
+    if (n.type !== 'continue_statement') {
+      return false; // a nested loop's continue is its own; a function's body is not the loop's
+    }
+    const start = lineStart(source, n.startIndex);
+    const before = source.slice(start, n.startIndex);
+    edits.push(/^[ \t]*$/.test(before) ? insert(start, `${before}${sync}${comment}\n`) : insert(n.startIndex, `${sync}; `));
+    return false;
+  });
   return edits;
 }
 
