@@ -840,6 +840,21 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       edits.push(...hostCopyAround(shown, v, cp, model, cell));
     }
   }
+  // a 0-d device value as a dict key or a set element (`peaks = {y.max(): "max"}`) is a CuPy
+  // array, which is unhashable (TypeError); NumPy's is a scalar, which is hashable: the key is
+  // copied back as one (the shown value's keys are the shown parts' above)
+  walkTypes(root, ['pair', 'set'], n => {
+    if (displayed && isInside(n, displayed)) {
+      return false;
+    }
+    for (const key of n.type === 'pair' ? [field(n, 'key')] : kids(n)) {
+      const v = key && key.type !== 'comment' ? model.inferValue(key, cell) : null;
+      if (key && v && isZeroD(v) && (mentions(key, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, key)))) {
+        edits.push(...hostCopyAround(key, v, cp, model, cell));
+      }
+    }
+    return true;
+  });
   // so would an f-string field that shows a 0-d device value's repr (`{s!r}`, `{s=}`)
   walkTypes(root, INTERPOLATION, n => {
     const expr = kids(n)[0];
