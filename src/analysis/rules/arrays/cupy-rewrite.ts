@@ -633,7 +633,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   inputs.onDevice.forEach(n => deviceNames.add(n));
   const { transfers, rebound, writeBack, hostKept, sharedWith } = inputs;
   // host arrays made from pandas data that meet device work: copied to the device where made
-  const pandas = pandasUploads(root, model, cell, refs, deviceNames, cp);
+  const pandas = pandasUploads(root, model, cell, refs, deviceNames, cp, base => claim(freshName(base, used)));
   pandas.moved.forEach(r => (r.action = 'cupy'));
   pandas.host.forEach(n => deviceNames.delete(n));
   const hostKeptOnly = pandas.moved.length > 0 ? hostOnly.filter(e => !pandas.moved.some(r => r.node.parent?.id === e.id)) : hostOnly;
@@ -2383,6 +2383,17 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
   return out;
 }
 
+/** The `for` and `while` statements whose body holds `node`, within `root`. */
+function loopsAround(node: SyntaxNode, root: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (let child = node, p = node.parent; p && child.id !== root.id; child = p, p = p.parent) {
+    if ((p.type === 'for_statement' || p.type === 'while_statement') && child.fieldName === 'body') {
+      out.push(p);
+    }
+  }
+  return out;
+}
+
 /** Does the notebook import pandas (or a part of it)? */
 function importsPandas(model: NotebookModel): boolean {
   let uses = false;
@@ -2433,7 +2444,8 @@ function pandasUploads(
   cell: CellModel,
   refs: readonly LibraryRef[],
   deviceNames: ReadonlySet<string>,
-  cp: string
+  cp: string,
+  fresh: (base: string) => string
 ): { edits: TextEdit[]; moved: LibraryRef[]; uploaded: SyntaxNode[]; host: string[] } {
   const none = { edits: [], moved: [], uploaded: [], host: [] };
   if (!importsPandas(model)) {
@@ -2488,6 +2500,17 @@ function pandasUploads(
   // where host arrays are copied to the device: a made value, or the host expression around it
   // (`np.diff(m)[:10]`: the part used), or a reference to a name bound to one
   const chosen = new Map<number, SyntaxNode>();
+  // names copied once after their binding, under a fresh name their device uses read (`m_gpu`)
+  const copies = new Map<string, { statement: SyntaxNode; uses: SyntaxNode[] }>();
+  const copiedRefs = new Set<number>();
+  const assigned = new Map<string, number>();
+  walkTypes(root, ASSIGNMENTS, a => {
+    walkTypes(field(a, 'left') ?? a, IDENTIFIER, k => {
+      assigned.set(k.text, (assigned.get(k.text) ?? 0) + 1);
+      return false;
+    });
+    return true;
+  });
   const isDevice = (e: SyntaxNode, depth = 0): boolean => {
     if (refs.some(r => r.action === 'cupy' && isInside(r.node, e)) || model.inferValue(e, cell).library === 'cupy' || [...chosen.values()].some(c => isInside(c, e))) {
       return true;
@@ -2495,7 +2518,7 @@ function pandasUploads(
     let hit = false;
     walkTypes(e, IDENTIFIER, k => {
       const value = bound.get(k.text);
-      hit ||= isValueIdentifier(k) && deviceNames.has(k.text) && (value === undefined || (depth < 4 && isDevice(value, depth + 1)));
+      hit ||= copiedRefs.has(k.id) || (isValueIdentifier(k) && deviceNames.has(k.text) && (value === undefined || (depth < 4 && isDevice(value, depth + 1))));
       return !hit;
     });
     return hit;
@@ -2546,13 +2569,28 @@ function pandasUploads(
           return [];
         }
         seen.add(name);
-        const uses = globalReferences(root, name)
-          .filter(r => r.startIndex >= p.endIndex)
-          .flatMap(r => deviceUses(r, seen));
+        const later = globalReferences(root, name).filter(r => r.startIndex >= p.endIndex);
+        const uses = later.flatMap(r => deviceUses(r, seen));
         // copied once where it is made if only this cell reads the name and the model types it
-        // as an array; else where each use meets device work (a later cell keeps the host array,
-        // with no copy back)
-        return uses.length > 0 && deviceNames.has(name) && model.readersAfter(name, cell).length === 0 ? [at] : uses;
+        // as an array and the cell does not update it in place (NumPy's `to_numpy()` may be a
+        // view of the table, which the update changes too); else where each use meets device
+        // work (a later cell keeps the host array, with no copy back)
+        const updated = inPlaceUpdates(root, name, model, cell).length > 0;
+        if (uses.length > 0 && deviceNames.has(name) && model.readersAfter(name, cell).length === 0 && !updated) {
+          return [at];
+        }
+        // ... once, after the binding, under a fresh name, where the name itself is used on the
+        // device more than once or in a loop the binding is not in (`y * m` in each pass)
+        const statement = p.parent?.type === 'expression_statement' ? p.parent : p;
+        const own = /^[ \t]*$/.test(root.text.slice(lineStart(root.text, statement.startIndex), statement.startIndex));
+        const bare = uses.length > 0 && uses.every(u => u.type === 'identifier' && u.text === name);
+        const looped = uses.some(u => loopsAround(u, root).some(l => !isInside(statement, l)));
+        if (own && bare && !updated && assigned.get(name) === 1 && (uses.length > 1 || looped)) {
+          copies.set(name, { statement, uses });
+          uses.forEach(u => copiedRefs.add(u.id));
+          return [];
+        }
+        return uses;
       } else {
         return [];
       }
@@ -2594,16 +2632,18 @@ function pandasUploads(
       wrap(c);
     }
   }
+  for (const [name, { statement, uses }] of copies) {
+    const source = root.text;
+    const start = lineStart(source, statement.startIndex);
+    const end = lineEnd(source, statement.endIndex);
+    const copy = fresh(`${name}_gpu`);
+    const line = `${source.slice(start, statement.startIndex)}${copy} = ${cp}.asarray(${name})`;
+    edits.push(insert(end, end === source.length && !source.endsWith('\n') ? `\n${line}` : `${line}\n`));
+    uses.forEach(u => edits.push(replace(u.startIndex, u.endIndex, copy)));
+    uploaded.push(field(statement.type === 'expression_statement' ? kids(statement)[0] : statement, 'right') ?? statement);
+  }
   // names only ever bound here to host values that stay host arrays: no device names (nothing to
   // copy back, no host copy for host code)
-  const assigned = new Map<string, number>();
-  walkTypes(root, ASSIGNMENTS, a => {
-    walkTypes(field(a, 'left') ?? a, IDENTIFIER, k => {
-      assigned.set(k.text, (assigned.get(k.text) ?? 0) + 1);
-      return false;
-    });
-    return true;
-  });
   const host = [...bound].filter(([name, value]) => assigned.get(name) === 1 && !isDevice(value)).map(([name]) => name);
   return { edits, moved, uploaded, host };
 }
