@@ -52,14 +52,15 @@
  * would be re-traced every time (references/cupy.md#fusion).
  */
 import { DEFAULT_DEVICE_PROFILE, DEVICE_MEMORY_SHARE, fitsOnDevice, formatSeconds, formatSpeedup, predict, predictResident } from './costmodel';
+import { NUMPY_UFUNC_NIN } from './apis/cupy';
 import { applyEdits, insert, replace } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
 import { maskIPython } from './ipython';
 import { getParser, PythonParser, SyntaxNode } from './parser';
-import { escapingUse, memorySharers } from './rules/arrays/aliases';
+import { escapingUse, memorySharers, parameterNames } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
 import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
-import { field, kids, unparen } from './syntax';
+import { field, kids, unparen, walk } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
 import { formatBytes, valueBytes, type ValueInfo } from './values';
 
@@ -602,7 +603,12 @@ function hostBoundary(
     // a use that lets another name keep the array (`lst.append(y)`, `pd.DataFrame(y)`, `v = y`)
     // would keep a host copy, told apart from the device array once either is updated in place:
     // the array comes back to the host instead (aliases.ts)
-    const escapes = refs.map(r => escapingUse(r, model)).filter(e => e !== null);
+    // (a call to a function of the notebook that keeps none of its arguments only reads the
+    // array: a host copy handed to it does what the array did, and the array stays resident)
+    const escapes = refs.flatMap(r => {
+      const e = escapingUse(r, model);
+      return e === null || (e.kind === 'call' && keepsNoArgument(r, e.holders[0], model)) ? [] : [e];
+    });
     const holders = [name, ...escapes.flatMap(e => (e.named ? e.holders : []))];
     const kept =
       escapes.length > 0 &&
@@ -694,6 +700,101 @@ function hostBoundary(
   }
   return { edits, transfers: moved, summary: summary.join('; '), computesOnHost, back };
 }
+/**
+ * Does the call that `ref` escapes into (`holder`, escapingUse's `f()`) go to a function the
+ * notebook defines that keeps none of its arguments? Every binding of the name must be a
+ * module-level `def` (not decorated) whose body defines no function, lambda or class (which could
+ * capture a parameter) and in which no reference to a parameter escapes (escapingUse: not
+ * returned, stored, yielded or handed to code that may keep it). Such a call only reads the array
+ * (`def psnr(a, ref): return 10 * np.log10(ref.max() ** 2 / np.mean((a - ref) ** 2))`): a host
+ * copy passed in (`psnr(cp.asnumpy(noisy), cp.asnumpy(clean))`) gives the same result, and
+ * nothing is left holding the copy that a later change of the array should reach. A function that
+ * updates a parameter in place (`updatesInPlace`) is no such call: the change would reach the copy.
+ */
+function keepsNoArgument(ref: SyntaxNode, holder: string, model: NotebookModel): boolean {
+  let call: SyntaxNode | null = null;
+  for (let p = ref.parent; p && !call; p = p.parent) {
+    const args = p.type === 'call' ? field(p, 'arguments') : null;
+    if (args && isInside(ref, args) && `${field(p, 'function')?.text}()` === holder) {
+      call = p;
+    }
+  }
+  const fn = call ? field(call, 'function') : null;
+  const bindings = fn?.type === 'identifier' ? model.bindings.get(fn.text) ?? [] : [];
+  return (
+    bindings.length > 0 &&
+    bindings.every(b => {
+      const root = model.cells[b.cellIndex]?.tree?.rootNode;
+      const def = root ? kids(root).find(s => s.type === 'function_definition' && field(s, 'name')?.text === fn!.text && s.startIndex <= b.at && b.at <= s.endIndex) : undefined;
+      const params = def ? field(def, 'parameters') : null;
+      const body = def ? field(def, 'body') : null;
+      if (!params || !body) {
+        return false;
+      }
+      const names = new Set(parameterNames(params));
+      // (nor changes one in place: the copy would take the change, the array not)
+      let keeps = false;
+      walk(body, n => {
+        if (keeps) {
+          return false;
+        }
+        if (n.type === 'function_definition' || n.type === 'lambda' || n.type === 'class_definition') {
+          keeps = true;
+        } else if (n.type === 'identifier' && names.has(n.text) && (escapingUse(n, model) !== null || updatesInPlace(n, model))) {
+          keeps = true;
+        }
+        return !keeps;
+      });
+      return !keeps;
+    })
+  );
+}
+
+/** Array methods that change the array they are called on. */
+const MUTATING_METHODS = /^(sort|fill|put|partition|resize|itemset|setflags|byteswap)$/;
+
+/**
+ * May this use of `ref` (a parameter inside its function) change its array in place: a target of
+ * an assignment or augmented assignment (`a[0] = 1`, `a *= 2`, `a.flat[:] = 0`, through views),
+ * a mutating method (`a.sort()`), an output (`out=a`, a ufunc's positional output, `np.add.at(a,
+ * ...)`, `np.copyto(a, ...)`, `np.put`/`place`/`putmask`/`fill_diagonal`, `rng.shuffle(a)`)?
+ */
+function updatesInPlace(ref: SyntaxNode, model: NotebookModel): boolean {
+  let t = ref;
+  while (t.parent && ((t.parent.type === 'subscript' && field(t.parent, 'value')?.id === t.id) || (t.parent.type === 'attribute' && field(t.parent, 'object')?.id === t.id))) {
+    if (t.parent.type === 'attribute' && MUTATING_METHODS.test(field(t.parent, 'attribute')?.text ?? '') && t.parent.parent?.type === 'call') {
+      return true;
+    }
+    t = t.parent;
+  }
+  for (let p: SyntaxNode | null = t; p?.parent; p = p.parent) {
+    const up = p.parent;
+    if ((up.type === 'assignment' || up.type === 'augmented_assignment' || up.type === 'for_statement' || up.type === 'for_in_clause') && field(up, 'left')?.id === p.id) {
+      return true;
+    }
+    if (!/^(pattern_list|tuple_pattern|list_pattern|tuple|list|parenthesized_expression)$/.test(up.type)) {
+      break;
+    }
+  }
+  const p = t.parent;
+  if (p?.type === 'keyword_argument' && /^out(put)?$/.test(field(p, 'name')?.text ?? '')) {
+    return true;
+  }
+  const call = p?.type === 'argument_list' ? p.parent : null;
+  const fn = call ? field(call, 'function') : null;
+  if (!call || !fn) {
+    return false;
+  }
+  const at = kids(p!).filter(k => k.type !== 'keyword_argument' && k.type !== 'comment').findIndex(k => k.id === t.id);
+  const q = model.qualifiedName(fn) ?? '';
+  const ufunc = /^numpy\.(\w+)(\.at)?$/.exec(q);
+  const nin = ufunc ? NUMPY_UFUNC_NIN.get(ufunc[1]) : undefined;
+  return (
+    (at === 0 && (/^numpy\.(copyto|put|place|putmask|fill_diagonal|random\.shuffle)$/.test(q) || /\.shuffle$/.test(fn.text) || (nin !== undefined && !!ufunc![2]))) ||
+    (nin !== undefined && !ufunc![2] && at >= nin)
+  );
+}
+
 /** Is `ref` in an f-string field that shows its own text (`{x[0]=}`, `{x=:.3f}`)? */
 function inSelfDocumentingField(ref: SyntaxNode): boolean {
   for (let p = ref.parent; p; p = p.parent) {

@@ -86,6 +86,35 @@ describe('residency plan: host code reading resident arrays', () => {
     expect(plan.cells[2].source).toBe('y = cp.asnumpy(y)\ndef spread():\n    return np.ptp(y)\nprint(spread())');
   });
 
+  it("hands a notebook function that keeps none of its arguments host copies; the arrays stay resident", () => {
+    // the denoising notebook: `def psnr` and a call in one cell; the later GPU cells find x and y
+    // on the device (no copy back in, no "another name may share" copies on every run)
+    const psnr = 'def psnr(a, ref):\n    return 10 * np.log10(ref.max() ** 2 / np.mean((a - ref) ** 2))\nprint(psnr(y, x))';
+    // (a later cell calls psnr too: it stays a host function, not one moved with its cell)
+    const plan = rewriteNotebook(cellsOf(setup, gpu, psnr, later, 'print(psnr(x, y))'));
+    expect(plan.gpuCells).toEqual([1, 3]);
+    expect(plan.cells[2].source).toBe(psnr.replace('psnr(y, x))', 'psnr(cp.asnumpy(y), cp.asnumpy(x)))'));
+    expect(plan.cells[3].source).not.toMatch(/asarray|_gpu/);
+    expect(plan.cells[4].source).toBe('print(psnr(cp.asnumpy(x), cp.asnumpy(y)))');
+    expect(moves(plan)).toEqual([
+      [1, 'x', 'to-device'],
+      [1, 'w', 'to-device'],
+      [2, 'y', 'to-host'],
+      [2, 'x', 'to-host'],
+      [4, 'x', 'to-host'],
+      [4, 'y', 'to-host']
+    ]);
+  });
+
+  it('brings back an array handed to a notebook function that may keep it (stores, returns or captures a parameter) or change it', () => {
+    // (or changes it in place: the change would reach a copy, not the array)
+    for (const body of ['    kept.append(a)\n    return a.sum()', '    return a', '    return lambda: a.sum()', '    a[0] = 0.0', '    a *= 2.0', '    a.sort()', '    np.exp(a, out=a)', '    np.add(a, 1.0, a)']) {
+      // (a later cell calls f too: it stays a host function)
+      const plan = rewriteNotebook(cellsOf(setup, gpu, `kept = []\ndef f(a):\n${body}\nr = f(y)`, later, 'r = f(z)'));
+      expect(plan.cells[2].source).toBe(`y = cp.asnumpy(y)\nkept = []\ndef f(a):\n${body}\nr = f(y)`);
+    }
+  });
+
   it('counts a DataFrame built from a dict as keeping none of the arrays (pandas copies dict data)', () => {
     // y handed to pandas, then updated in place on the host: no other name shares its memory,
     // so the next GPU cell moves it in for good instead of copying it in on every run
