@@ -637,6 +637,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   pandas.moved.forEach(r => (r.action = 'cupy'));
   pandas.host.forEach(n => deviceNames.delete(n));
   const hostKeptOnly = pandas.moved.length > 0 ? hostOnly.filter(e => !pandas.moved.some(r => r.node.parent?.id === e.id)) : hostOnly;
+  if (pandas.uploaded.length > 0) {
+    notes.push(
+      `Arrays made from pandas data (\`.to_numpy()\`, \`.values\`, NumPy's functions of columns) are NumPy arrays on the host, which CuPy's operators and functions do not take: each is copied to the device once, where it meets device work (\`${cp}.asarray(...)\`); a NumPy ufunc of columns runs on the device on the copied columns.`
+    );
+  }
 
   // 4. Edits.
   // component sizes as a bincount: the call around the mask is replaced (placed with the other
@@ -2598,6 +2603,7 @@ function pandasUploads(
   };
   // bound names that become device arrays may make others meet device work: to a fixed point
   for (let changed = true; changed; ) {
+    const copied = copies.size;
     changed = false;
     for (const { node } of made.values()) {
       if ([...chosen.values()].some(c => isInside(node, c))) {
@@ -2608,6 +2614,7 @@ function pandasUploads(
         chosen.set(use.id, use);
       }
     }
+    changed ||= copies.size > copied;
   }
   const edits: TextEdit[] = [];
   const moved: LibraryRef[] = [];
