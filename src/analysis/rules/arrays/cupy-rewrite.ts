@@ -632,14 +632,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   refusals.push(...inputs.refusals);
   inputs.onDevice.forEach(n => deviceNames.add(n));
   const { transfers, rebound, writeBack, hostKept, sharedWith } = inputs;
-  // host arrays made from pandas data that meet device work: copied to the device where made
-  const pandas = pandasUploads(root, model, cell, refs, deviceNames, cp, base => claim(freshName(base, used)));
-  pandas.moved.forEach(r => (r.action = 'cupy'));
-  pandas.host.forEach(n => deviceNames.delete(n));
-  const hostKeptOnly = pandas.moved.length > 0 ? hostOnly.filter(e => !pandas.moved.some(r => r.node.parent?.id === e.id)) : hostOnly;
-  if (pandas.uploaded.length > 0) {
+  // host arrays made from pandas data or by estimators that meet device work: copied to the device
+  const uploads = hostArrayUploads(root, model, cell, refs, deviceNames, cp, base => claim(freshName(base, used)));
+  uploads.moved.forEach(r => (r.action = 'cupy'));
+  uploads.host.forEach(n => deviceNames.delete(n));
+  const hostKeptOnly = uploads.moved.length > 0 ? hostOnly.filter(e => !uploads.moved.some(r => r.node.parent?.id === e.id)) : hostOnly;
+  if (uploads.uploaded.length > 0) {
     notes.push(
-      `Arrays made from pandas data (\`.to_numpy()\`, \`.values\`, NumPy's functions of columns) are NumPy arrays on the host, which CuPy's operators and functions do not take: each is copied to the device once, where it meets device work (\`${cp}.asarray(...)\`); a NumPy ufunc of columns runs on the device on the copied columns.`
+      `Arrays made from pandas data (\`.to_numpy()\`, \`.values\`, NumPy's functions of columns) or by an estimator (\`.predict(...)\`) are NumPy arrays on the host, which CuPy's operators and functions do not take: each is copied to the device once, where it meets device work (\`${cp}.asarray(...)\`); a NumPy ufunc of columns runs on the device on the copied columns.`
     );
   }
 
@@ -669,7 +669,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       }
     }
   }
-  edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp), ...pandas.edits);
+  edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp), ...uploads.edits);
   // CuPy's lstsq still defaults to rcond='warn' (a FutureWarning, and machine epsilon as the
   // cut-off), NumPy 2's to None (epsilon times the larger dimension): the rank and the solution
   // of an ill-conditioned system could differ, so the rewrite passes NumPy's default
@@ -1010,7 +1010,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       const v = model.valueBefore(n, cell, 0);
       return v.kind === 'ndarray' && v.shape === undefined;
     }) || refs.some(r => r.action === 'host-producer' && model.inferValue(r.node.parent ?? r.node, cell).shape === undefined);
-  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), { hostOnly: hostKeptOnly, countedSizes: sizes.calls, hostDraws: hostRngCalls, uploads: pandas.uploaded });
+  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), { hostOnly: hostKeptOnly, countedSizes: sizes.calls, hostDraws: hostRngCalls, uploads: uploads.uploaded });
   // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
   work.deviceToHostBytes += hostCopies.bytes;
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
@@ -2347,7 +2347,7 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
   // a NumPy/SciPy call on pandas data (`np.log10(df["mag"])`, `np.abs(t["a"] - t["b"])`): CuPy's
   // functions take no Series or DataFrame (TypeError), and pandas keeps its own on the host
   // (looked for only in notebooks that import pandas; one that reaches device work is moved
-  // there by pandasUploads)
+  // there by hostArrayUploads)
   const usesPandas = importsPandas(model);
   const readsPandas = (e: SyntaxNode): boolean => readsPandasData(e, model, cell);
   walkTypes(root, CALL, n => {
@@ -2408,6 +2408,15 @@ function importsPandas(model: NotebookModel): boolean {
   return uses;
 }
 
+/** Does the notebook import pandas or scikit-learn, whose objects hand out host arrays? */
+function importsHostArrayLibrary(model: NotebookModel): boolean {
+  let uses = false;
+  model.aliases.forEach(q => {
+    uses ||= /^(pandas|sklearn)(\.|$)/.test(q);
+  });
+  return uses;
+}
+
 /** Does `e` read a DataFrame or a Series? */
 function readsPandasData(e: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
   let hit = false;
@@ -2430,9 +2439,10 @@ const WHOLE_REDUCTIONS = new Set(
 const NUMPY_ARRAY_MAKERS = new Set(['numpy.asarray', 'numpy.array', 'numpy.asanyarray', 'numpy.ascontiguousarray']);
 
 /**
- * Host arrays made from pandas data that meet device work in the cell, and how each reaches the
- * device. They are `df["m"].to_numpy()`, `s.values`, `np.asarray(s)`, and NumPy calls on columns
- * (`np.log10(df["m"])`, kept NumPy by hostOnlyExpressions for pandas' own use); they meet device
+ * Host arrays made from pandas data (or by a scikit-learn estimator) that meet device work in the
+ * cell, and how each reaches the device. They are `df["m"].to_numpy()`, `s.values`,
+ * `np.asarray(s)`, NumPy calls on columns (`np.log10(df["m"])`, kept NumPy by
+ * hostOnlyExpressions for pandas' own use), and `model.predict(X)`; they meet device
  * work as an operand of arithmetic with a device value, an argument of a CuPy call or of an
  * update of a device array, or through a name the cell binds to them (`m = s.to_numpy()` ...
  * `y * m`). CuPy takes no host array there (TypeError), so each is copied to the device once,
@@ -2443,7 +2453,7 @@ const NUMPY_ARRAY_MAKERS = new Set(['numpy.asarray', 'numpy.array', 'numpy.asany
  * cells), stays the host value and is copied at each device use instead (`y + cp.asarray(lm)`).
  * Host arrays that meet only host code stay.
  */
-function pandasUploads(
+function hostArrayUploads(
   root: SyntaxNode,
   model: NotebookModel,
   cell: CellModel,
@@ -2453,7 +2463,7 @@ function pandasUploads(
   fresh: (base: string) => string
 ): { edits: TextEdit[]; moved: LibraryRef[]; uploaded: SyntaxNode[]; host: string[] } {
   const none = { edits: [], moved: [], uploaded: [], host: [] };
-  if (!importsPandas(model)) {
+  if (!importsHostArrayLibrary(model)) {
     return none;
   }
   const onPandas = (n: SyntaxNode): boolean => {
@@ -2472,7 +2482,9 @@ function pandasUploads(
       return true;
     }
     const fn = field(n, 'function');
-    if (fn?.type === 'attribute' && field(fn, 'attribute')?.text === 'to_numpy' && field(fn, 'object') && onPandas(field(fn, 'object')!)) {
+    const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+    const of = obj ? model.inferValue(obj, cell).kind : null;
+    if (obj && ((of === 'estimator' && /^(predict|transform)$/.test(field(fn!, 'attribute')?.text ?? '')) || (field(fn!, 'attribute')?.text === 'to_numpy' && onPandas(obj)))) {
       made.set(n.id, { node: n });
       return true;
     }
@@ -2520,10 +2532,15 @@ function pandasUploads(
     if (refs.some(r => r.action === 'cupy' && isInside(r.node, e)) || model.inferValue(e, cell).library === 'cupy' || [...chosen.values()].some(c => isInside(c, e))) {
       return true;
     }
+    // (what a host array is made of is not device work: `model.predict(X)` is a host array
+    // whatever `X` is)
+    const hostMade = [...made.values()].filter(m => isInside(m.node, e)).map(m => m.node);
     let hit = false;
     walkTypes(e, IDENTIFIER, k => {
       const value = bound.get(k.text);
-      hit ||= copiedRefs.has(k.id) || (isValueIdentifier(k) && deviceNames.has(k.text) && (value === undefined || (depth < 4 && isDevice(value, depth + 1))));
+      hit ||=
+        copiedRefs.has(k.id) ||
+        (isValueIdentifier(k) && deviceNames.has(k.text) && !hostMade.some(h => isInside(k, h)) && (value === undefined || (depth < 4 && isDevice(value, depth + 1))));
       return !hit;
     });
     return hit;
@@ -2551,7 +2568,12 @@ function pandasUploads(
         n = p;
       } else if ((p.type === 'subscript' && field(p, 'value')?.id === n.id) || (method && !scalarMethod(method, field(p, 'attribute')?.text ?? ''))) {
         // a part of the host array (`np.diff(m)[:10]`) is copied, not the whole; what its methods
-        // make too (`m.astype(np.float32)`), but for a number (`m.sum()`: CuPy's arrays take it)
+        // make too (`m.astype(np.float32)`), but for a number (`m.sum()`: CuPy's arrays take it);
+        // one picked by device values (`m[order]`, order a device array) is copied whole first
+        const picks = method ? field(method, 'arguments') : p;
+        if (picks && kids(picks).some(k => k.id !== n.id && isDevice(k))) {
+          return [at];
+        }
         n = method ?? p;
         if (at.id === e.id || isInside(at, n)) {
           at = n;
@@ -3330,7 +3352,7 @@ export function estimateWork(
     countedSizes?: readonly SyntaxNode[];
     /** Draws from a host Generator, copied to the device (generatorCalls' hostRngCalls). */
     hostDraws?: readonly SyntaxNode[];
-    /** Host values copied to the device where they are made (pandasUploads). */
+    /** Host values copied to the device where they are made (hostArrayUploads). */
     uploads?: readonly SyntaxNode[];
   } = {}
 ): { work: WorkEstimate; largest?: ValueInfo } {
