@@ -132,11 +132,15 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
   // charged in its prediction, so a cell whose work does not pay for it stays on the host
   // rather than sending the array back and forth
   const leftDevice = new Set<string>();
+  // host copies of resident arrays host cells made (`x_host = cp.asnumpy(x)`): a later host cell
+  // reads the same copy while the array is unchanged, rather than copying it again
+  const hostCopies = new Map<string, HostCopy>();
 
   for (const cell of models) {
     if (cell.kind !== 'code' || !cell.tree || !cell.facts || cell.syntaxError || cell.skipped) {
       continue;
     }
+    forgetChanged(hostCopies, cell, model);
     // an A/B cell (`%%gpuoptimize` with its own GPU version) stays as written: a host cell here
     const analysis = cell.abCell ? null : analyseArrayCell(cell, model, { resident, hoisted });
     let worth = false;
@@ -229,8 +233,13 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       continue;
     }
     // a host cell: convert resident arrays at this boundary
-    const boundary = hostBoundary(cell, model, resident, cp);
+    const boundary = hostBoundary(cell, model, resident, cp, hostCopies);
     boundary.back.forEach(n => leftDevice.add(n));
+    for (const [name, twin] of boundary.twins) {
+      if (!hostCopies.has(name)) {
+        hostCopies.set(name, { twin, cellIndex: cell.index });
+      }
+    }
     for (const name of cell.facts.writes) {
       resident.delete(name);
       if (cell.facts.assignments.some(a => a.name === name && !a.augmented)) {
@@ -572,15 +581,18 @@ function hostBoundary(
   cell: CellModel,
   model: NotebookModel,
   resident: Set<string>,
-  cp: string
-): { edits: TextEdit[]; transfers: Transfer[]; summary: string; computesOnHost: boolean; back: string[] } {
+  cp: string,
+  hostCopies: ReadonlyMap<string, HostCopy> = new Map()
+): { edits: TextEdit[]; transfers: Transfer[]; summary: string; computesOnHost: boolean; back: string[]; twins: Map<string, string> } {
   const edits: TextEdit[] = [];
   const moved: Transfer[] = [];
   const root = cell.tree!.rootNode;
   const facts = cell.facts!;
   const used = [...facts.inputs].filter(n => resident.has(n));
+  /** Names read on the host through a copy under another name (`x_host`), and that name. */
+  const twins = new Map<string, string>();
   if (used.length === 0) {
-    return { edits, transfers: moved, summary: '', computesOnHost: false, back: [] };
+    return { edits, transfers: moved, summary: '', computesOnHost: false, back: [], twins };
   }
   // what each host consumer receives (hostArgumentNeed): a copy, or the value as it is; an
   // argument that would carry device arrays into host code (a lambda reading `x`) is left out
@@ -592,8 +604,6 @@ function hostBoundary(
   const insideHostCode = (r: SyntaxNode): boolean => classified.some(a => a.need === 'host' && isInside(r, a.arg));
   const wrapped: string[] = [];
   const back: string[] = [];
-  /** Names read on the host through a copy under another name (`x_host`), and that name. */
-  const twins = new Map<string, string>();
   /** Parts of resident arrays read on the host, each copied where it is read (`cp.asnumpy(X[:, :8])`). */
   const parts: { name: string; expr: SyntaxNode }[] = [];
   /** Whether host code computes with a resident array (not only shows it or hands it to a consumer). */
@@ -617,7 +627,18 @@ function hostBoundary(
     // cell that reads it: a 0-d device array would compute as a strong scalar (NEP 50) later on
     const pythonScalar = boundToPythonScalar(name, 0, cell, model);
     const hostReads = refs.filter(r => insideHostCode(r) || !(hostArgs.some(a => isInside(r, a.arg)) || deviceUse(r, model, cell).safe));
+    // a host copy of this version of the array that an earlier host cell made (`x_host`) is read
+    // again rather than copied anew
+    const earlier = hostCopies.get(name)?.twin;
+    const unchanged = !facts.writes.has(name) && !updatedInCell(root, name, facts.mutates, model) && refs.every(r => !insideScope(r) && !inSelfDocumentingField(r));
     if (!kept && !pythonScalar && hostReads.length === 0) {
+      // only handed to host consumers: each gets a copy where it is handed over, except in a
+      // loop (`curve_fit(f, wn[sl], T[i, sl])` 450 times: one copy per call, each waiting for
+      // the GPU), where the whole array is copied once at the top and the loop indexes that
+      const consumed = hostArgs.filter(a => a.need === 'copy' && globalReferences(a.arg, name).length > 0);
+      if (consumed.length > 0 && unchanged && !isZeroD(model.valueBefore(name, cell, 0)) && (earlier !== undefined || consumed.some(a => inLoop(a.arg)))) {
+        twins.set(name, earlier ?? freshNotebookName(`${name}_host`, model));
+      }
       continue;
     }
     // host code that only reads the array gets a host copy of what it reads, and the device array
@@ -626,28 +647,23 @@ function hostBoundary(
     // cell changed it) brings it back for good, and so does a 0-d value (NumPy's scalar from here
     // on, as small as a copy of it) and one an f-string shows with its text (`{x[0]=}`: a copy's
     // text would show)
-    const readOnly =
-      !kept &&
-      !pythonScalar &&
-      !isZeroD(model.valueBefore(name, cell, 0)) &&
-      !facts.writes.has(name) &&
-      !updatedInCell(root, name, facts.mutates, model) &&
-      refs.every(r => !insideScope(r) && !inSelfDocumentingField(r));
+    const readOnly = !kept && !pythonScalar && !isZeroD(model.valueBefore(name, cell, 0)) && unchanged;
     if (!readOnly) {
       back.push(name);
       computesOnHost = true;
       continue;
     }
-    // a part read once (`X[:, :8]`, `x[i]`, or the whole array used once) is copied where it is
-    // read; an array read in a loop, or whole and more than once, is copied once, at the top
+    // a part read once (`X[:, :8]`, `x[i]`, `x.copy()`: `cp.asnumpy(x)` is that new array) is
+    // copied where it is read; the whole array, or one read in a loop, is copied once, at the
+    // top, under a host name later host cells read again while the array stays unchanged
     const shown = hostReads.map(r => deviceUse(r, model, cell).shown);
-    const reads = hostReads.map((r, k) => shown[k] ?? hostReadExpression(r, resident, model, cell));
+    const reads = hostReads.map((r, k) => shown[k] ?? copyCall(r) ?? hostReadExpression(r, resident, model, cell));
     computesOnHost ||= shown.some(e => e === null);
     const whole = reads.filter((e, k) => e?.id === hostReads[k].id).length;
-    if (reads.every(e => e !== null && !inLoop(e)) && (reads.length === 1 || whole === 0)) {
+    if (earlier === undefined && whole === 0 && reads.every(e => e !== null && !inLoop(e))) {
       parts.push(...reads.map(expr => ({ name, expr: expr! })));
     } else {
-      twins.set(name, freshNotebookName(`${name}_host`, model));
+      twins.set(name, earlier ?? freshNotebookName(`${name}_host`, model));
     }
   }
   for (const name of back) {
@@ -659,17 +675,21 @@ function hostBoundary(
     // each as the GPU cell that last bound it left it (a 0-d result as NumPy's scalar or Python number)
     top.push(...back.map(n => hostCopyLine(n, model.lastWriterBefore(n, cell) ?? cell, model, cp)));
   }
+  const reused = [...twins].filter(([name]) => hostCopies.has(name));
   for (const [name, twin] of twins) {
-    // the same copy under the host name (`x_host = cp.asnumpy(x)`), which every reference here reads
-    top.push(twin + hostCopyLine(name, model.lastWriterBefore(name, cell) ?? cell, model, cp).slice(name.length));
+    // the same copy under the host name (`x_host = cp.asnumpy(x)`), which every reference here
+    // reads; made once per version of the array (an earlier host cell's is read again)
     edits.push(...globalReferences(root, name).map(r => replace(r.startIndex, r.endIndex, twin)));
-    moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: `computed with on the host in this cell: a host copy, ${twin}; the device array stays` });
+    if (!hostCopies.has(name)) {
+      top.push(twin + hostCopyLine(name, model.lastWriterBefore(name, cell) ?? cell, model, cp).slice(name.length));
+      moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: `computed with on the host in this cell: a host copy, ${twin}; the device array stays` });
+    }
   }
   if (top.length > 0) {
     edits.push(insert(prologueOrStart(root, cell.source), top.join('\n') + '\n'));
   }
   for (const { name, expr } of parts) {
-    edits.push(...hostCopyOf(expr, model, cell, cp));
+    edits.push(...(expr.type === 'call' && copyCall(field(field(expr, 'function')!, 'object')!)?.id === expr.id ? [replace(expr.startIndex, expr.endIndex, `${cp}.asnumpy(${name})`)] : hostCopyOf(expr, model, cell, cp)));
     moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: `read on the host: a copy of ${expr.text}` });
   }
   const stillResident = new Set(used.filter(n => !back.includes(n) && !twins.has(n)));
@@ -692,13 +712,56 @@ function hostBoundary(
     const names = [...new Set(parts.map(p => p.name))];
     summary.push(`copies ${[...new Set(parts.map(p => p.expr.text))].join(', ')} to the host where read (${names.join(', ')} stay${names.length === 1 ? 's' : ''} on the device)`);
   }
-  if (twins.size > 0) {
-    summary.push(`copies ${[...twins].map(([n, t]) => `${n} to the host as ${t}`).join(', ')} for host code (the device array${twins.size === 1 ? ' stays' : 's stay'})`);
+  const made = [...twins].filter(([n]) => !hostCopies.has(n));
+  if (made.length > 0) {
+    summary.push(`copies ${made.map(([n, t]) => `${n} to the host as ${t}`).join(', ')} for host code (the device array${made.length === 1 ? ' stays' : 's stay'})`);
+  }
+  if (reused.length > 0) {
+    summary.push(`reads ${reused.map(([n, t]) => `${t} (the host copy of ${n} cell ${hostCopies.get(n)!.cellIndex} made)`).join(', ')}: no copy again`);
   }
   if (back.length > 0) {
     summary.push(`brings ${back.join(', ')} back to the host (used in host code)`);
   }
-  return { edits, transfers: moved, summary: summary.join('; '), computesOnHost, back };
+  return { edits, transfers: moved, summary: summary.join('; '), computesOnHost, back, twins };
+}
+
+/**
+ * Forgets the host copies of arrays `cell` may change or rebind (a write, an in-place update of it
+ * or of a name sharing its memory, a use that lets something keep it, a function reading it): from
+ * there on the copy may no longer be the array's value.
+ */
+function forgetChanged(hostCopies: Map<string, HostCopy>, cell: CellModel, model: NotebookModel): void {
+  const facts = cell.facts!;
+  const root = cell.tree!.rootNode;
+  for (const name of [...hostCopies.keys()]) {
+    const changed =
+      facts.writes.has(name) ||
+      updatedInCell(root, name, facts.mutates, model) ||
+      globalReferences(root, name).some(r => {
+        const e = escapingUse(r, model);
+        return insideScope(r) || (e !== null && !(e.kind === 'call' && keepsNoArgument(r, e.holders[0], model)));
+      }) ||
+      memorySharers(name, cell, model).some(m => m.name !== null && m.name !== name && updatedInCell(root, m.name, facts.mutates, model));
+    if (changed) {
+      hostCopies.delete(name);
+    }
+  }
+}
+
+/** A host copy of a resident array a host cell made (`x_host = cp.asnumpy(x)`), read again while the array stays unchanged. */
+interface HostCopy {
+  twin: string;
+  cellIndex: number;
+}
+
+/** `ref.copy()` with no arguments (a new C-ordered array of the same values), else null. */
+function copyCall(ref: SyntaxNode): SyntaxNode | null {
+  const attr = ref.parent;
+  const call = attr?.parent;
+  if (attr?.type !== 'attribute' || field(attr, 'object')?.id !== ref.id || field(attr, 'attribute')?.text !== 'copy' || call?.type !== 'call' || field(call, 'function')?.id !== attr.id) {
+    return null;
+  }
+  return kids(field(call, 'arguments') ?? call).filter(k => k.type !== 'comment').length === 0 ? call : null;
 }
 /**
  * Does the call that `ref` escapes into (`holder`, escapingUse's `f()`) go to a function the

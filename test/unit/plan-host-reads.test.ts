@@ -93,16 +93,16 @@ describe('residency plan: host code reading resident arrays', () => {
     // (a later cell calls psnr too: it stays a host function, not one moved with its cell)
     const plan = rewriteNotebook(cellsOf(setup, gpu, psnr, later, 'print(psnr(x, y))'));
     expect(plan.gpuCells).toEqual([1, 3]);
-    expect(plan.cells[2].source).toBe(psnr.replace('psnr(y, x))', 'psnr(cp.asnumpy(y), cp.asnumpy(x)))'));
+    // (one host copy of each, read again by cell 4: neither array has changed since)
+    expect(plan.cells[2].source).toBe('y_host = cp.asnumpy(y)\nx_host = cp.asnumpy(x)\n' + psnr.replace('psnr(y, x))', 'psnr(y_host, x_host))'));
     expect(plan.cells[3].source).not.toMatch(/asarray|_gpu/);
-    expect(plan.cells[4].source).toBe('print(psnr(cp.asnumpy(x), cp.asnumpy(y)))');
+    expect(plan.cells[4].source).toBe('print(psnr(x_host, y_host))');
+    expect(plan.changes.find(c => c.cellIndex === 4)?.summary).toBe('reads x_host (the host copy of x cell 2 made), y_host (the host copy of y cell 2 made): no copy again');
     expect(moves(plan)).toEqual([
       [1, 'x', 'to-device'],
       [1, 'w', 'to-device'],
       [2, 'y', 'to-host'],
-      [2, 'x', 'to-host'],
-      [4, 'x', 'to-host'],
-      [4, 'y', 'to-host']
+      [2, 'x', 'to-host']
     ]);
   });
 
@@ -113,6 +113,36 @@ describe('residency plan: host code reading resident arrays', () => {
       const plan = rewriteNotebook(cellsOf(setup, gpu, `kept = []\ndef f(a):\n${body}\nr = f(y)`, later, 'r = f(z)'));
       expect(plan.cells[2].source).toBe(`y = cp.asnumpy(y)\nkept = []\ndef f(a):\n${body}\nr = f(y)`);
     }
+  });
+
+  it('copies an array host consumers read in a loop once, at the top, not once per call (each copy waits for the GPU)', () => {
+    const plot = 'import matplotlib.pyplot as plt\nfor i in range(50):\n    plt.plot(x[i:i + 60], y[i:i + 60])';
+    const plan = rewriteNotebook(cellsOf(setup, gpu, plot, later));
+    expect(plan.cells[2].source).toBe('import matplotlib.pyplot as plt\nx_host = cp.asnumpy(x)\ny_host = cp.asnumpy(y)\nfor i in range(50):\n    plt.plot(x_host[i:i + 60], y_host[i:i + 60])');
+    expect(plan.cells[3].source).not.toMatch(/asarray|_gpu/);
+    // outside a loop, each consumer still gets the part it reads
+    const once = rewriteNotebook(cellsOf(setup, gpu, 'import matplotlib.pyplot as plt\nplt.plot(x[:60], y[:60])'));
+    expect(once.cells[2].source).toBe('import matplotlib.pyplot as plt\nplt.plot(cp.asnumpy(x[:60]), cp.asnumpy(y[:60]))');
+  });
+
+  it('makes one host copy per version of an array: later host cells read it until a cell changes the array', () => {
+    const loop = (a: string): string => `import math\nacc = 0.0\nfor j in range(100):\n    acc += math.log1p(${a}[j])`;
+    const plan = rewriteNotebook(cellsOf(setup, gpu, loop('y'), 'e = [math.exp(y[j]) for j in range(10)]', 'y *= 2.0', loop('y')));
+    expect(plan.cells[2].source).toBe(loop('y_host').replace('acc = 0.0', 'y_host = cp.asnumpy(y)\nacc = 0.0'));
+    expect(plan.cells[3].source).toBe('e = [math.exp(y_host[j]) for j in range(10)]');
+    // cell 4 updates y on the device: cell 5 copies the new values
+    expect(plan.gpuCells).toContain(4);
+    expect(plan.cells[5].source).toBe(loop('y_host').replace('acc = 0.0', 'y_host = cp.asnumpy(y)\nacc = 0.0'));
+    expect(moves(plan).filter(m => m[2] === 'to-host')).toEqual([
+      [2, 'y', 'to-host'],
+      [5, 'y', 'to-host']
+    ]);
+  });
+
+  it('copies an array host code copies (y.copy()) once: cp.asnumpy makes the new host array', () => {
+    const plan = rewriteNotebook(cellsOf(setup, gpu, 'q = y.copy()\nfor k in range(5):\n    q[k] = 0.0', later));
+    expect(plan.cells[2].source).toBe('q = cp.asnumpy(y)\nfor k in range(5):\n    q[k] = 0.0');
+    expect(plan.cells[3].source).not.toMatch(/asarray|_gpu/);
   });
 
   it('counts a DataFrame built from a dict as keeping none of the arrays (pandas copies dict data)', () => {

@@ -37,8 +37,8 @@ describe('residency plan: device values at host boundaries', () => {
     expect(plan.gpuCells).toEqual([0, 1]);
     // str() of a CuPy 0-d array is the number's text, as with SciPy's NumPy scalar
     expect(plan.cells[2].source).toBe('with open("out.txt", "w") as fh:\n    fh.write(str(M.sum()))');
-    // the dict keeps SciPy's copy of the matrix read once; M stays on the device
-    expect(plan.cells[3].source).toBe('stats = {"m": M.get()}\nprint(len(stats))');
+    // the dict keeps SciPy's copy of the matrix, made once under a host name; M stays on the device
+    expect(plan.cells[3].source).toBe('M_host = M.get()\nstats = {"m": M_host}\nprint(len(stats))');
   });
 
   it('brings back an array a lambda passed to host code reads, instead of copying the lambda', () => {
