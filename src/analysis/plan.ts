@@ -151,10 +151,13 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       // except an array another name may share: the cell copies it in, and writes it back if it
       // updates it, on every run (it never stays resident)
       const returning = [...analysis.transfers.keys()].filter(n => !analysis.hostKept.has(n) && leftDevice.has(n));
-      const { copies, prediction } = planPrediction(cell, model, analysis, device, returning);
+      // a host array moved in for good is the cell's to pay when no later cell reads it: nothing
+      // else on the device uses the copy (`est` built by a host loop, read once here)
+      const firstIn = [...analysis.transfers.keys()].filter(n => !analysis.hostKept.has(n) && !leftDevice.has(n) && !readLater(n, cell, model));
+      const { copies, prediction } = planPrediction(cell, model, analysis, device, returning, firstIn);
       worth = !analysis.sizeKnown || prediction.speedup >= minSpeedup;
       // (prediction, with copies charged, carries the data-resident figure too)
-      if (!worth && copies.in + copies.returnIn + copies.out > 0 && (prediction.residentSpeedup ?? 0) >= minSpeedup) {
+      if (!worth && copies.in + copies.returnIn + copies.firstIn + copies.out > 0 && (prediction.residentSpeedup ?? 0) >= minSpeedup) {
         slow = slowWithCopies(copies, prediction);
       }
       rule = analysis.scipyCompute > 0 || analysis.sparseOps > 0 ? 'GPU102' : analysis.chains.length > 0 || analysis.stencil ? 'GPU103' : analysis.numpyCompute === 0 && analysis.randomCalls > 0 ? 'GPU104' : 'GPU101';
@@ -313,13 +316,25 @@ export interface Copies {
   returning: string[];
   /** Their bytes. */
   returnIn: number;
+  /** Host arrays this cell moves in for good that no later cell reads (the copy serves this cell only). */
+  moved: string[];
+  /** Their bytes. */
+  firstIn: number;
 }
 
 /**
  * The bytes a GPU cell of the plan copies in (host-kept inputs) and back (written-back ones) each
- * run, and moves in again (`returning`: arrays the plan brought back to the host earlier).
+ * run, moves in again (`returning`: arrays the plan brought back to the host earlier), and moves
+ * in for this cell alone (`firstIn`: host arrays no later cell reads).
  */
-function copiesPerRun(cell: CellModel, model: NotebookModel, hostKept: ReadonlySet<string>, writeBack: readonly string[], returning: readonly string[]): Copies {
+function copiesPerRun(
+  cell: CellModel,
+  model: NotebookModel,
+  hostKept: ReadonlySet<string>,
+  writeBack: readonly string[],
+  returning: readonly string[],
+  firstIn: readonly string[]
+): Copies {
   const names = [...hostKept];
   const bytesIn = (ns: readonly string[]): number => ns.reduce((a, n) => a + (valueBytes(model.valueBefore(n, cell, 0)) ?? 0), 0);
   return {
@@ -328,24 +343,37 @@ function copiesPerRun(cell: CellModel, model: NotebookModel, hostKept: ReadonlyS
     in: bytesIn(names),
     out: writeBack.reduce((a, n) => a + (valueBytes(model.valueAfter(n, cell)) ?? 0), 0),
     returning: [...returning],
-    returnIn: bytesIn(returning)
+    returnIn: bytesIn(returning),
+    moved: [...firstIn],
+    firstIn: bytesIn(firstIn)
   };
 }
 
 /**
+ * Does a later cell read `name` as this cell leaves it (the first later cell that reads or binds
+ * it reads it)? Then a copy this cell moves in for good serves that cell too.
+ */
+function readLater(name: string, cell: CellModel, model: NotebookModel): boolean {
+  const next = [...model.readers(name), ...model.writers(name)].filter(c => c.index > cell.index).sort((a, b) => a.index - b.index)[0];
+  return next?.facts?.inputs.has(name) ?? false;
+}
+
+/**
  * A GPU cell's prediction inside the whole-notebook rewrite: its data on the device, except the
- * arrays another name may share, which it copies in (and writes back) on every run, and those
- * the plan brought back to the host earlier, which it moves in again.
+ * arrays another name may share, which it copies in (and writes back) on every run, those the
+ * plan brought back to the host earlier, which it moves in again, and host arrays it moves in
+ * that no later cell reads (`firstIn`: the first copy in is this cell's alone to pay).
  */
 export function planPrediction(
   cell: CellModel,
   model: NotebookModel,
   analysis: Pick<ArrayCellAnalysis, 'work' | 'hostKept' | 'writeBack'>,
   device: DeviceProfile,
-  returning: readonly string[] = []
+  returning: readonly string[] = [],
+  firstIn: readonly string[] = []
 ): { copies: Copies; prediction: Prediction } {
-  const copies = copiesPerRun(cell, model, analysis.hostKept, analysis.writeBack, returning);
-  const toDevice = copies.in + copies.returnIn;
+  const copies = copiesPerRun(cell, model, analysis.hostKept, analysis.writeBack, returning, firstIn);
+  const toDevice = copies.in + copies.returnIn + copies.firstIn;
   const prediction =
     toDevice + copies.out > 0
       ? predict({ ...analysis.work, hostToDeviceBytes: toDevice, deviceToHostBytes: copies.out, sparseNonZerosFromHost: 0, kernelsDefined: 0 }, device)
@@ -356,21 +384,24 @@ export function planPrediction(
 /** Why a cell that would pay with its data resident does not with the copies it makes. */
 function slowWithCopies(copies: Copies, p: Prediction): string {
   const list = (names: string[]): string => names.join(', ');
-  const figures = `(${formatBytes(copies.in + copies.returnIn + copies.out)}, ${formatSeconds(p.transferSeconds)})`;
+  const figures = `(${formatBytes(copies.in + copies.returnIn + copies.firstIn + copies.out)}, ${formatSeconds(p.transferSeconds)})`;
+  // each clause says what is copied; the total goes with the last one
   const why: string[] = [];
   if (copies.names.length > 0) {
     const one = copies.names.length === 1;
     const moved = copies.writeBack.length > 0 ? `copying ${list(copies.names)} in and writing ${list(copies.writeBack)} back` : `copying ${list(copies.names)} in`;
-    why.push(
-      `another name may share the memory of ${list(copies.names)}, so ${one ? 'it stays a host array' : 'they stay host arrays'} ` +
-        `and a GPU version of this cell would pay ${moved}${copies.returning.length > 0 ? '' : ` ${figures}`} on every run`
-    );
+    why.push(`another name may share the memory of ${list(copies.names)}, so ${one ? 'it stays a host array' : 'they stay host arrays'} and a GPU version of this cell would pay ${moved}%F on every run`);
   }
   if (copies.returning.length > 0) {
     const one = copies.returning.length === 1;
-    why.push(`${list(copies.returning)} ${one ? 'was' : 'were'} brought back to the host by an earlier cell, and a GPU version of this cell would move ${one ? 'it' : 'them'} to the device again ${figures}`);
+    why.push(`${list(copies.returning)} ${one ? 'was' : 'were'} brought back to the host by an earlier cell, and a GPU version of this cell would move ${one ? 'it' : 'them'} to the device again%F`);
   }
-  return `stays on the host: ${why.join('; ')}: ${formatSeconds(p.gpuSeconds)} against ${formatSeconds(p.cpuSeconds)} on the CPU (${formatSpeedup(p.speedup)})`;
+  if (copies.moved.length > 0) {
+    const one = copies.moved.length === 1;
+    why.push(`${list(copies.moved)} ${one ? 'is a host array' : 'are host arrays'} no later cell reads, so a GPU version of this cell would copy ${one ? 'it' : 'them'} in for its own work%F`);
+  }
+  const text = why.map((w, k) => w.replace('%F', k === why.length - 1 ? ` ${figures}` : '')).join('; ');
+  return `stays on the host: ${text}: ${formatSeconds(p.gpuSeconds)} against ${formatSeconds(p.cpuSeconds)} on the CPU (${formatSpeedup(p.speedup)})`;
 }
 
 /**

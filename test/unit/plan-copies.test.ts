@@ -70,3 +70,25 @@ describe('residency plan: copies of arrays another name shares', () => {
     expect(plan.cells[1].source).toBe('x *= 2.0');
   });
 });
+
+describe('residency plan: the first copy in of host arrays no later cell reads', () => {
+  // the tracking notebook: est and truth (64 MB each) built by a host loop, read by one cell
+  const build = 'import numpy as np\nest = np.zeros((100, 20000, 4))\ntruth = np.zeros((100, 20000, 4))\nfor k in range(1, 100):\n    est[k] = est[k - 1] + 1.0\n    truth[k] = truth[k - 1] + 0.5';
+  const norms = 'speed = np.linalg.norm(est[:, :, 2:], axis=2)\nerr = np.linalg.norm(est[-1, :, :2] - truth[-1, :, :2], axis=1)';
+
+  it('keeps on the host a cell whose work does not pay for copying them in, saying why', () => {
+    const plan = rewriteNotebook(cellsOf(build, norms));
+    expect(plan.gpuCells).toEqual([]);
+    expect(plan.cells[1].source).toBe(norms);
+    expect(plan.transfers).toEqual([]);
+    expect(plan.changes.find(c => c.cellIndex === 1)?.summary).toMatch(
+      /^stays on the host: est, truth are host arrays no later cell reads, so a GPU version of this cell would copy them in for its own work \(128\.0 MB, [\d.]+ ms\): [\d.]+ ms against [\d.]+ ms on the CPU \(0\.\d+x\)$/
+    );
+  });
+
+  it('still moves them in when a later cell reads them on the device (the copy serves it too)', () => {
+    const plan = rewriteNotebook(cellsOf(build, norms, 'drift = np.sqrt(est * est + truth * truth) * 0.5 + np.sin(est)'));
+    expect(plan.gpuCells).toEqual([1, 2]);
+    expect(plan.cells[1].source).toMatch(/^est = cp\.asarray\(est\)\ntruth = cp\.asarray\(truth\)\n/);
+  });
+});
