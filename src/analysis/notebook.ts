@@ -444,13 +444,17 @@ export class NotebookModel {
 
   /**
    * Item `index` of what `from` gives when unpacked: a tuple's known item, or a row of the new
-   * array a grid maker builds (`yy, xx = np.mgrid[0:N, 0:M]`, `np.indices((N, M))`: each (N, M)).
+   * array a grid maker builds (`yy, xx = np.mgrid[0:N, 0:M]`, `np.indices((N, M))`: each (N, M)),
+   * converted by `.astype(...)` too (a new array: `np.mgrid[0:N, 0:M].astype(np.float32)`).
    * Other arrays' rows stay unknown: they are views of a named array, which the rules would have
    * to treat as aliases of it.
    */
   private unpackedValue(from: SyntaxNode, index: number, cell: CellModel): ValueInfo {
     const v = this.inferValue(from, cell);
-    const f = unparen(from);
+    let f = unparen(from);
+    for (let m = astypeObject(f); m; m = astypeObject(f)) {
+      f = m;
+    }
     const maker = f.type === 'subscript' ? field(f, 'value') : f.type === 'call' ? field(f, 'function') : undefined;
     const grid = maker && (f.type === 'subscript' ? this.gridName(maker)?.name === 'mgrid' : /^(numpy|cupy)\.indices$/.test(this.qualifiedName(maker) ?? ''));
     // as many names as rows (else a ValueError): `yy, xx = ...`, not under a starred name
@@ -1131,8 +1135,11 @@ export class NotebookModel {
         out.approx = true;
         return out;
       }
-      // filter design, windows, transforms: arrays of a size the literals rarely tell
-      return { kind: 'ndarray', origin: 'inferred', library: 'numpy', device: 'host', dtype: 'float64' };
+      // filter design and windows (numbers, a window's name): float64 arrays of a size the
+      // literals rarely tell; data the analysis cannot type (np.load's, a pickle's) keeps a dtype
+      // it does not know (ndimage filters return their input's)
+      const designed = positional.length === 0 || first.kind === 'scalar' || first.kind === 'string';
+      return { kind: 'ndarray', origin: 'inferred', library: 'numpy', device: 'host', dtype: designed ? 'float64' : undefined };
     }
     return UNKNOWN;
   }
@@ -1143,12 +1150,17 @@ export class NotebookModel {
  * bool, means and spreads float (float32 stays float32), sums and products of bool and small
  * integers the platform integer (int64; uint64 for unsigned), anything else its input's dtype.
  */
-function reductionDtype(name: string, dtype: string): string {
+function reductionDtype(name: string, dtype: string): string;
+function reductionDtype(name: string, dtype: string | undefined): string | undefined;
+function reductionDtype(name: string, dtype: string | undefined): string | undefined {
   if (/^(nan)?arg(max|min)$|^count_nonzero$/.test(name)) {
     return 'int64';
   }
   if (name === 'all' || name === 'any') {
     return 'bool';
+  }
+  if (dtype === undefined) {
+    return undefined;
   }
   if (/^(nan)?(mean|std|var|median)$|^(average|percentile|quantile)$/.test(name)) {
     return floatResult(dtype);
@@ -1529,7 +1541,7 @@ export function shapeOf(node: SyntaxNode, model: NotebookModel, cell: CellModel)
   return undefined;
 }
 
-function arrayValue(shape: (number | null)[] | undefined, dtype: string, library: string, origin: ValueInfo['origin'] = 'literal'): ValueInfo {
+function arrayValue(shape: (number | null)[] | undefined, dtype: string | undefined, library: string, origin: ValueInfo['origin'] = 'literal'): ValueInfo {
   return {
     kind: 'ndarray',
     shape,
@@ -1617,6 +1629,12 @@ function itemOf(v: ValueInfo, k: number): ValueInfo {
   return v.kind === 'sequence' && v.elements && k >= 0 && k < v.elements.length ? v.elements[k] : UNKNOWN;
 }
 
+/** `x` of `x.astype(...)` (a call of the method with its dtype), else undefined. */
+function astypeObject(n: SyntaxNode): SyntaxNode | undefined {
+  const fn = n.type === 'call' ? field(n, 'function') : undefined;
+  return fn?.type === 'attribute' && field(fn, 'attribute')?.text === 'astype' ? unparen(field(fn, 'object') ?? fn) : undefined;
+}
+
 /** A tuple of known items. */
 function tupleOf(elements: ValueInfo[], library: string): ValueInfo {
   return { kind: 'sequence', elements, origin: 'inferred', library };
@@ -1634,7 +1652,7 @@ function onDevice(v: ValueInfo): ValueInfo {
 }
 
 /** A 0-d array: what NumPy's scalar results are once on the device (CuPy returns 0-d arrays). */
-function zeroD(dtype: string, library: string): ValueInfo {
+function zeroD(dtype: string | undefined, library: string): ValueInfo {
   return { kind: 'ndarray', shape: [], size: 1, dtype, origin: 'inferred', library, device: library === 'cupy' ? 'gpu' : 'host' };
 }
 
@@ -1644,8 +1662,8 @@ function keywordTrue(keywords: ReadonlyMap<string, SyntaxNode>, name: string): b
 }
 
 /** The real dtype of a (possibly complex) float dtype: eigenvalues of a Hermitian matrix, singular values. */
-function realOf(dtype: string | undefined): string {
-  return dtype === 'complex64' || dtype === 'float32' ? 'float32' : 'float64';
+function realOf(dtype: string | undefined): string | undefined {
+  return dtype === undefined ? undefined : dtype === 'complex64' || dtype === 'float32' ? 'float32' : 'float64';
 }
 
 /**
@@ -1674,12 +1692,12 @@ function factorisationValue(
   const [m, n] = a.shape;
   const k = m !== null && n !== null ? Math.min(m, n) : null;
   const dtype = floatResult(a.dtype);
-  const arr = (shape: (number | null)[], d: string): ValueInfo => arrayValue(shape, d, library, 'inferred');
+  const arr = (shape: (number | null)[], d: string | undefined): ValueInfo => arrayValue(shape, d, library, 'inferred');
   if (name === 'eigh') {
     return tupleOf([arr([n], realOf(dtype)), arr([m, n], dtype)], library);
   }
   if (name === 'eig') {
-    const c = dtype === 'float32' || dtype === 'complex64' ? 'complex64' : 'complex128';
+    const c = dtype === undefined ? undefined : dtype === 'float32' || dtype === 'complex64' ? 'complex64' : 'complex128';
     return tupleOf([arr([n], c), arr([m, n], c)], library);
   }
   if (name === 'svd') {
@@ -1739,7 +1757,7 @@ function numpyTupleValue(
     return null;
   }
   const arr = (shape: (number | null)[] | undefined, dtype: string | undefined, approx = false): ValueInfo => {
-    const v = arrayValue(shape, dtype ?? 'float64', library, 'inferred');
+    const v = arrayValue(shape, dtype, library, 'inferred');
     if (approx) {
       v.approx = true;
       v.size = a.size;
@@ -1879,8 +1897,10 @@ function histogram2dValue(
   if (x.kind !== 'ndarray' || y?.kind !== 'ndarray') {
     return null;
   }
-  const sample = x.dtype && y.dtype ? promoteTypes(x.dtype, y.dtype) : 'float64';
-  if (sample === undefined || sample.startsWith('complex')) {
+  // (the samples' dtype decides the edges'; one not known leaves the edges' unknown)
+  const known = x.dtype !== undefined && y.dtype !== undefined;
+  const sample = known ? promoteTypes(x.dtype as string, y.dtype as string) : undefined;
+  if ((known && sample === undefined) || sample?.startsWith('complex')) {
     return null;
   }
   // a bin count: its value, null for an integer of unknown value, undefined for anything else
@@ -1916,9 +1936,9 @@ function lstsqValue(a: ValueInfo, b: ValueInfo | undefined, library: string): Va
   if (a.kind !== 'ndarray' || a.shape?.length !== 2 || b?.kind !== 'ndarray' || !b.shape || (b.shape.length !== 1 && b.shape.length !== 2)) {
     return null;
   }
-  const real = (d: string | undefined): boolean => d === undefined || d === 'bool' || /^u?int|^float(32|64)$/.test(d);
+  const real = (d: string | undefined): boolean => d === 'bool' || (d !== undefined && /^u?int|^float(32|64)$/.test(d));
   if (!real(a.dtype) || !real(b.dtype)) {
-    return null;
+    return null; // complex, float16 or not known (float32 data gives float32 results)
   }
   const own = a.dtype === 'float32' ? 'float32' : 'float64';
   const dtype = a.dtype === 'float32' && b.dtype === 'float32' ? 'float32' : 'float64';
@@ -2048,7 +2068,14 @@ function widen(a: string, b: string): string {
   return order.indexOf(b) > order.indexOf(a) ? b : a;
 }
 
-function floatResult(dtype: string | undefined): string {
+function floatResult(dtype: string): string;
+function floatResult(dtype: string | undefined): string | undefined;
+function floatResult(dtype: string | undefined): string | undefined {
+  // an array whose dtype the analysis does not know may be float32 (or an integer that wraps):
+  // its float result is not known either
+  if (dtype === undefined) {
+    return undefined;
+  }
   return dtype === 'float32' || dtype === 'complex64' || dtype === 'complex128' ? dtype : 'float64';
 }
 
@@ -2059,11 +2086,12 @@ function floatResult(dtype: string | undefined): string {
  */
 export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo {
   // one pass, no intermediate arrays: the largest array (the first of the largest size), how
-  // many arrays, and whether one is (or defaults to) float64 / is complex128
+  // many arrays, whether one is float64 / complex128, and whether an array's dtype is not known
   let largest: ValueInfo | undefined;
   let arrays = 0;
   let float64 = false;
   let complex128 = false;
+  let untyped = false;
   for (let k = 0; k < values.length; k++) {
     const v = values[k];
     if (v.kind !== 'ndarray') {
@@ -2073,14 +2101,16 @@ export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo 
     if (largest === undefined || (v.size ?? -1) > (largest.size ?? -1)) {
       largest = v;
     }
-    const d = v.dtype ?? 'float64';
-    float64 ||= d === 'float64';
-    complex128 ||= d === 'complex128';
+    untyped ||= v.dtype === undefined;
+    float64 ||= v.dtype === 'float64';
+    complex128 ||= v.dtype === 'complex128';
   }
   if (largest === undefined) {
     return UNKNOWN;
   }
-  const promoted = dtype ?? resultDtype(values) ?? (float64 ? 'float64' : complex128 ? 'complex128' : largest.dtype ?? 'float64');
+  // an array of unknown dtype (np.load's data) may be float32, float64 or an integer that
+  // wraps: the result's dtype is not the others' alone
+  const promoted = dtype ?? (untyped ? undefined : resultDtype(values) ?? (float64 ? 'float64' : complex128 ? 'complex128' : largest.dtype));
   // one array keeps its own shape: the broadcast is only worked out for two or more
   const shape = arrays > 1 ? broadcastShape(values) : undefined;
   const out = copyOf(largest);
@@ -2099,8 +2129,8 @@ export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo 
 
 /**
  * NumPy 2's result dtype of arrays and scalars computed together (numeric dtypes only: undefined
- * otherwise, and where a value is neither an array nor a scalar): arrays (dtype unknown: float64)
- * and NumPy scalars promote (`np.promote_types`), then each Python number (weak) takes part.
+ * otherwise, where a value is neither an array nor a scalar, and where an array's dtype is not
+ * known): arrays and NumPy scalars promote (`np.promote_types`), then each Python number (weak) takes part.
  * A scalar whose type the analysis cannot tell is left out (as if weak and of a lower kind).
  */
 function resultDtype(values: ValueInfo[]): string | undefined {
@@ -2109,8 +2139,10 @@ function resultDtype(values: ValueInfo[]): string | undefined {
   for (let k = 0; k < values.length; k++) {
     const v = values[k];
     if (v.kind === 'ndarray') {
-      const d = v.dtype ?? 'float64';
-      strong = strong === undefined ? d : promoteTypes(strong, d);
+      if (v.dtype === undefined) {
+        return undefined;
+      }
+      strong = strong === undefined ? v.dtype : promoteTypes(strong, v.dtype);
     } else if (v.kind === 'scalar') {
       const t = scalarType(v);
       if (t?.strong) {
@@ -2461,12 +2493,12 @@ function matmulValue(a: ValueInfo, b: ValueInfo, dot = false): ValueInfo {
   }
   if ((a.kind === 'sparse' && b.kind === 'ndarray') || (a.kind === 'ndarray' && b.kind === 'sparse')) {
     const dense = a.kind === 'ndarray' ? a : b;
-    return arrayValue(dense.shape?.length === 2 ? [null, null] : [null], dense.dtype ?? 'float64', dense.library ?? 'numpy', 'inferred');
+    return arrayValue(dense.shape?.length === 2 ? [null, null] : [null], dense.dtype, dense.library ?? 'numpy', 'inferred');
   }
   if (a.kind !== 'ndarray' || b.kind !== 'ndarray') {
     return UNKNOWN;
   }
-  const dtype = promoteTypes(a.dtype ?? 'float64', b.dtype ?? 'float64') ?? 'float64';
+  const dtype = a.dtype && b.dtype ? promoteTypes(a.dtype, b.dtype) : undefined;
   return arrayValue(matmulShape(a.shape, b.shape, dot), dtype, a.library ?? 'numpy', 'inferred');
 }
 
@@ -2580,7 +2612,7 @@ function numpyCallValue(
       out.device = library === 'cupy' ? 'gpu' : 'host';
       return out;
     }
-    return arrayValue(undefined, 'float64', library, 'inferred');
+    return arrayValue(undefined, dtypeArg(keywords, undefined), library, 'inferred');
   }
   if (single && (name === 'array' || name === 'asarray')) {
     const lit = positional[0] ? literalArray(positional[0]) : undefined;
@@ -2597,7 +2629,7 @@ function numpyCallValue(
       out.origin = 'inferred';
       return out;
     }
-    return arrayValue(undefined, dtype ?? 'float64', library, 'inferred');
+    return arrayValue(undefined, dtype, library, 'inferred');
   }
   if (single && name === 'arange') {
     const nums = positional.map(p => model.constantValue(p, cell));
@@ -2621,8 +2653,12 @@ function numpyCallValue(
     const m = positional[1] && name === 'eye' ? model.constantValue(positional[1], cell) ?? null : nn;
     return arrayValue([nn, m], dtypeArg(keywords, undefined) ?? 'float64', library);
   }
-  if (single && (name === 'load' || name === 'loadtxt' || name === 'fromfile' || name === 'genfromtxt')) {
+  if (single && (name === 'loadtxt' || name === 'fromfile' || name === 'genfromtxt')) {
     return arrayValue(undefined, dtypeArg(keywords, undefined) ?? 'float64', 'numpy', 'inferred');
+  }
+  if (single && name === 'load') {
+    // the dtype the file was saved with (float32 images, int16 samples...): not known here
+    return arrayValue(undefined, undefined, 'numpy', 'inferred');
   }
   const args = positional.map(p => model.inferValue(p, cell));
   const tuple = numpyTupleValue(parts, positional, keywords, args, model, cell);
@@ -2701,7 +2737,7 @@ function numpyCallValue(
   if (single && (REDUCTIONS.has(name) || name === 'nancumsum' || name === 'nancumprod')) {
     const base = args[0];
     if (base?.kind === 'ndarray') {
-      return reductionValue(name, base, keywords.get('axis') ?? positional[1], keywords, reductionDtype(name, base.dtype ?? 'float64'), library, model, cell);
+      return reductionValue(name, base, keywords.get('axis') ?? positional[1], keywords, reductionDtype(name, base.dtype), library, model, cell);
     }
   }
   if (twoNames && ELEMENTWISE_UFUNCS.has(head) && (name === 'reduce' || name === 'accumulate') && args[0]?.kind === 'ndarray') {
@@ -2710,7 +2746,7 @@ function numpyCallValue(
   if (single && name === 'outer' && args.length === 2 && args.every(a => a.kind === 'ndarray')) {
     // every element of the flattened a against every one of the flattened b
     const length = (v: ValueInfo): number | null => (v.approx || v.size === undefined ? null : v.size);
-    return arrayValue([length(args[0]), length(args[1])], promoteTypes(args[0].dtype ?? 'float64', args[1].dtype ?? 'float64') ?? 'float64', library, 'inferred');
+    return arrayValue([length(args[0]), length(args[1])], args[0].dtype && args[1].dtype ? promoteTypes(args[0].dtype, args[1].dtype) : undefined, library, 'inferred');
   }
   if (twoNames && head === 'fft' && (name === 'fftfreq' || name === 'rfftfreq')) {
     // the sample frequencies of an n-point transform: n of them, or n // 2 + 1 (real input)
@@ -2720,7 +2756,8 @@ function numpyCallValue(
     return arrayValue([count], 'float64', library, 'inferred');
   }
   if (head === 'fft' && args[0]?.kind === 'ndarray') {
-    const complex = parts.complexFft ? (args[0].dtype === 'float32' || args[0].dtype === 'complex64' ? 'complex64' : 'complex128') : args[0].dtype;
+    const d = args[0].dtype;
+    const complex = parts.complexFft && d !== undefined ? (d === 'float32' || d === 'complex64' ? 'complex64' : 'complex128') : d;
     const out = copyOf(args[0]);
     out.dtype = complex;
     out.library = library;
@@ -2916,7 +2953,7 @@ function ufuncReductionValue(
   model: NotebookModel,
   cell: CellModel
 ): ValueInfo {
-  const d = base.dtype ?? 'float64';
+  const d = base.dtype;
   const dtype = ufunc === 'add' || ufunc === 'multiply' ? reductionDtype('sum', d) : ufunc.startsWith('logical_') ? 'bool' : d;
   if (method === 'accumulate') {
     const out = copyOf(base);
@@ -2980,8 +3017,7 @@ function quantileValue(
   const keepdims = keywords.get('keepdims');
   const keep = keepdims === undefined || keepdims.text === 'False' ? false : keepdims.text === 'True' ? true : undefined;
   const reduced = keep === undefined ? undefined : reducedShape(a.shape, axisNode, keep, model, cell);
-  const out = arrayValue(qShape && reduced ? [...qShape, ...reduced] : undefined, dtype ?? 'float64', library, 'inferred');
-  out.dtype = dtype;
+  const out = arrayValue(qShape && reduced ? [...qShape, ...reduced] : undefined, dtype, library, 'inferred');
   return out;
 }
 
@@ -3018,7 +3054,7 @@ function reducedShape(shape: (number | null)[] | undefined, axisNode: SyntaxNode
 function diagValue(v: ValueInfo, kNode: SyntaxNode | undefined, library: string, model: NotebookModel, cell: CellModel): ValueInfo {
   const k = kNode ? model.constantValue(kNode, cell) : 0;
   const known = k !== undefined && Number.isInteger(k);
-  const dtype = v.dtype ?? 'float64';
+  const dtype = v.dtype;
   let out: ValueInfo;
   if (v.shape?.length === 1) {
     const n = v.shape[0];
@@ -3055,9 +3091,7 @@ function solveValue(a: ValueInfo | undefined, b: ValueInfo | undefined, library:
   } else if (b?.kind === 'ndarray' && b.shape?.length === 2 && a.shape?.length === 2) {
     shape = b.shape;
   }
-  const out = arrayValue(shape, dtype ?? 'float64', library, 'inferred');
-  out.dtype = dtype;
-  return out;
+  return arrayValue(shape, dtype, library, 'inferred');
 }
 
 /**
@@ -3157,9 +3191,19 @@ function arrayMethodValue(
     return out;
   }
   if (method === 'reshape') {
-    const shape = positional.length === 1 ? shapeOf(positional[0], model, cell) : positional.map(p => model.constantValue(p, cell) ?? null);
+    const given = positional.length === 1 ? shapeOf(positional[0], model, cell) : positional.map(p => model.constantValue(p, cell) ?? null);
     const out = copyOf(v);
-    out.shape = shape;
+    // the same elements in a new shape: a size the shape gives where the array's is not known
+    // (np.load(...).reshape(n, m)); one -1 is what the other dimensions leave of a known size
+    const size = v.approx ? undefined : v.size;
+    const rest = given ? shapeSize(given.map(d => (d === -1 ? 1 : d))) : undefined;
+    const inferred = size !== undefined && rest && given?.filter(d => d === -1).length === 1 ? size / rest : null;
+    out.shape = given?.map(d => (d === -1 ? inferred : d));
+    const exact = out.shape ? shapeSize(out.shape) : undefined;
+    out.size = size ?? exact ?? v.size;
+    if (exact !== undefined) {
+      out.approx = undefined;
+    }
     out.origin = 'inferred';
     return out;
   }

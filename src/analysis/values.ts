@@ -185,11 +185,17 @@ export function shapeSize(shape: (number | null)[]): number | undefined {
   return size;
 }
 
-/** A readable size: "4000x4000 float64 (128 MB)". */
+/**
+ * A readable size: "4000x4000 float64 (128 MB)"; "2048x2048, dtype not known (33.6 MB if float64)"
+ * for data whose dtype only the kernel can tell (np.load's: the bytes are priced as float64).
+ */
 export function describeArray(v: ValueInfo): string {
   const shape = v.shape ? v.shape.map(d => (d === null ? '?' : String(d))).join('x') : '?';
   const bytes = valueBytes(v);
-  return `${shape} ${v.dtype ?? 'float64'}${bytes !== undefined ? ` (${formatBytes(bytes)})` : ''}`;
+  if (v.dtype === undefined) {
+    return `${shape}, dtype not known${bytes !== undefined ? ` (${formatBytes(bytes)} if float64)` : ''}`;
+  }
+  return `${shape} ${v.dtype}${bytes !== undefined ? ` (${formatBytes(bytes)})` : ''}`;
 }
 
 export function formatBytes(bytes: number): string {

@@ -6,8 +6,8 @@
  */
 import type { NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
-import type { CellInput } from '../../src/analysis/types';
-import { promoteTypes, promoteWeak } from '../../src/analysis/values';
+import type { CellInput, RuntimeValueInfo } from '../../src/analysis/types';
+import { describeArray, promoteTypes, promoteWeak } from '../../src/analysis/values';
 import { cellsOf, parser, notebookModel } from './helpers';
 
 let p: PythonParser;
@@ -561,5 +561,112 @@ describe('chained assignment', () => {
     const m = model(cellsOf('import numpy as np\nNX = NY = 512\nu = np.zeros((NY, NX))'));
     expect(m.valueAfter('NX', m.cells[0])).toMatchObject({ kind: 'scalar', value: 512 });
     expect(m.valueAfter('u', m.cells[0])).toMatchObject({ kind: 'ndarray', shape: [512, 512], dtype: 'float64' });
+  });
+});
+
+describe('data whose dtype the analysis cannot know stays untyped (NumPy would not compute it in float64)', () => {
+  const DATA = [
+    'import numpy as np',
+    'import pickle',
+    'from scipy import ndimage as ndi',
+    'from scipy import signal',
+    "img = np.load('img.npy')",
+    "raw = pickle.load(open('img.pkl', 'rb'))",
+    'ref = np.ones((64, 64), dtype=np.float32)'
+  ].join('\n');
+
+  function dtypeOf(expr: string, runtime: Record<string, RuntimeValueInfo> = {}) {
+    const m = notebookModel(p, cellsOf(DATA, `r = ${expr}`), runtime);
+    return m.valueAfter('r', m.cells[1]);
+  }
+
+  it.each([
+    // np.load gives the saved dtype (a float32 image, int16 samples); the text and raw readers
+    // default to float64
+    ["np.load('x.npy')", undefined],
+    ["np.load('x.npy', mmap_mode='r')", undefined],
+    ["np.loadtxt('x.csv')", 'float64'],
+    ["np.fromfile('x.bin')", 'float64'],
+    ["np.fromfile('x.bin', dtype=np.int16)", 'int16'],
+    // every operation with such an operand: NumPy's result depends on its dtype
+    ['np.sqrt(img * img + 1.0) * 0.5 - img', undefined],
+    ['img - ref', undefined],
+    ['ref - img', undefined],
+    ['img / 2', undefined],
+    ['np.stack([img, img])', undefined],
+    ['np.concatenate([ref, img])', undefined],
+    ['ndi.gaussian_filter(img, 1.5)', undefined],
+    ['np.zeros_like(img)', undefined],
+    ['np.mean(img)', undefined],
+    ['np.sum(img, axis=0)', undefined],
+    ['np.add.reduce(img)', undefined],
+    ['np.fft.fft(img)', undefined],
+    ['img @ ref', undefined],
+    ['np.outer(img, ref)', undefined],
+    ['np.diag(img)', undefined],
+    ['np.percentile(img, 50)', undefined],
+    ['ndi.gaussian_filter(raw, 1.5)', undefined],
+    ['np.asarray(raw)', undefined],
+    ['np.zeros_like(raw)', undefined]
+  ])('%s: dtype not known', (expr, dtype) => {
+    const r = dtypeOf(expr);
+    expect(r.kind).toBe('ndarray');
+    expect(r.dtype).toEqual(dtype);
+  });
+
+  it.each([
+    // what fixes the dtype whatever the data's
+    ['img > 0.5', 'bool'],
+    ['np.argmax(img)', 'int64'],
+    ['np.any(img > 0)', 'bool'],
+    ['img.astype(np.float32) * 0.5', 'float32'],
+    ['np.zeros_like(img, dtype=np.float32)', 'float32'],
+    ['np.asarray(raw, dtype=np.float32)', 'float32'],
+    ["np.load('x.npy').astype(np.int16)", 'int16'],
+    ['ndi.gaussian_filter(ref, 1.5)', 'float32'],
+    // filter design and windows from numbers and names: float64
+    ['signal.windows.hann(256)', 'float64'],
+    ["signal.get_window('hann', 256)", 'float64']
+  ])('%s: %s', (expr, dtype) => {
+    const r = dtypeOf(expr);
+    expect(r.dtype).toBe(dtype);
+  });
+
+  it('takes the dtype the kernel reports for the data once the cells have run', () => {
+    const runtime = { img: { type: 'numpy.ndarray', shape: [64, 64], dtype: 'float32', bytes: 16384 } };
+    expect(dtypeOf('np.sqrt(img * img + 1.0) * 0.5 - img', runtime)).toMatchObject({ kind: 'ndarray', dtype: 'float32', shape: [64, 64] });
+    expect(dtypeOf('ndi.gaussian_filter(img, 1.5) - ref', runtime)).toMatchObject({ kind: 'ndarray', dtype: 'float32' });
+  });
+
+  it('types the rows of a converted grid (yy, xx = np.mgrid[...].astype(np.float32))', () => {
+    const m = model(cellsOf('import numpy as np\nN = 64\nyy, xx = np.mgrid[0:N, 0:N].astype(np.float32)\nclean = (xx < 3).astype(np.float32) * 2'));
+    expect(m.valueAfter('xx', m.cells[0])).toMatchObject({ kind: 'ndarray', shape: [64, 64], dtype: 'float32' });
+    expect(m.valueAfter('clean', m.cells[0])).toMatchObject({ kind: 'ndarray', shape: [64, 64], dtype: 'float32' });
+  });
+});
+
+describe('reshape', () => {
+  it.each([
+    // a size the new shape gives where the array's is not known
+    ["np.load('x.npy').reshape(2048, 2048)", [2048, 2048], 2048 * 2048],
+    ["np.load('x.npy').reshape((64, 32))", [64, 32], 2048],
+    ["np.load('x.npy').reshape(-1, 4)", [null, 4], undefined],
+    // one -1 is what the others leave of a known size
+    ['a.reshape(-1, 5)', [2, 5], 10],
+    ['a.reshape((5, -1))', [5, 2], 10],
+    ['b.reshape(-1)', [120], 120]
+  ])('%s: shape %j, size %s', (expr, shape, size) => {
+    const [r] = values([expr]);
+    expect(r.kind).toBe('ndarray');
+    expect(r.shape).toEqual(shape);
+    expect(r.size).toEqual(size);
+  });
+});
+
+describe('describeArray', () => {
+  it('says when the dtype is not known, and prices the bytes as float64 (itemSize)', () => {
+    expect(describeArray({ kind: 'ndarray', shape: [2048, 2048], size: 2048 * 2048, dtype: 'float32', origin: 'inferred' })).toBe('2048x2048 float32 (16.8 MB)');
+    expect(describeArray({ kind: 'ndarray', shape: [2048, 2048], size: 2048 * 2048, origin: 'inferred' })).toBe('2048x2048, dtype not known (33.6 MB if float64)');
+    expect(describeArray({ kind: 'ndarray', origin: 'inferred' })).toBe('?, dtype not known');
   });
 });
