@@ -56,6 +56,13 @@ export const CUPY_FFT_FUNCTIONS: ReadonlySet<string> = list(`
   fftfreq rfftfreq fftshift ifftshift
 `);
 
+/**
+ * numpy.lib.stride_tricks.<name> available as cupy.lib.stride_tricks.<name>: views with the same
+ * strides arithmetic (`sliding_window_view(x, n)` frames a signal without a copy; CuPy does not
+ * take `writeable=True`, NumPy's default is False).
+ */
+export const CUPY_STRIDE_TRICKS: ReadonlySet<string> = list(`sliding_window_view as_strided`);
+
 /** numpy.random.<name> available as cupy.random.<name> (cuRAND; different streams). */
 export const CUPY_RANDOM_FUNCTIONS: ReadonlySet<string> = list(`
   rand randn randint random_integers random_sample random ranf sample choice shuffle permutation
@@ -167,6 +174,9 @@ export function cupyHasNumpyPath(path: string): boolean {
     if (name === 'at') {
       return UFUNCS_WITH_AT.has(sub);
     }
+  }
+  if (parts.length === 3 && parts[0] === 'lib' && parts[1] === 'stride_tricks') {
+    return CUPY_STRIDE_TRICKS.has(parts[2]);
   }
   return false;
 }
