@@ -674,14 +674,15 @@ export class NotebookModel {
   }
 
   /**
-   * What an imported name holds (`np`: the module numpy), else UNKNOWN. One value per name and
-   * model: the aliases are fixed once the model is built, and values are never changed in place.
+   * What an imported name holds (`np`: the module numpy; `pi` from `from numpy import pi`: its
+   * float), else UNKNOWN. One value per name and model: the aliases are fixed once the model is
+   * built, and values are never changed in place.
    */
   private moduleValue(name: string): ValueInfo {
     let v = this.moduleValues.get(name);
     if (v === undefined) {
       const qualified = this.aliases.get(name);
-      v = qualified ? { kind: 'module', origin: 'literal', library: firstPart(qualified) } : UNKNOWN;
+      v = qualified ? floatConstant(qualified) ?? { kind: 'module', origin: 'literal', library: firstPart(qualified) } : UNKNOWN;
       this.moduleValues.set(name, v);
     }
     return v;
@@ -941,7 +942,7 @@ export class NotebookModel {
   private inferAttribute(n: SyntaxNode, cell: CellModel): ValueInfo {
     const q = this.qualifiedName(n);
     if (q) {
-      return { kind: 'module', origin: 'literal', library: firstPart(q) };
+      return floatConstant(q) ?? { kind: 'module', origin: 'literal', library: firstPart(q) };
     }
     const obj = field(n, 'object');
     const attr = field(n, 'attribute')?.text;
@@ -1627,6 +1628,33 @@ function joinedValue(
  */
 function itemOf(v: ValueInfo, k: number): ValueInfo {
   return v.kind === 'sequence' && v.elements && k >= 0 && k < v.elements.length ? v.elements[k] : UNKNOWN;
+}
+
+/**
+ * The module constants that are Python floats (`np.pi`, `math.tau`, `np.inf`...: weak under NEP
+ * 50, as a literal), with their value where finite; undefined for any other name.
+ */
+const FLOAT_CONSTANTS: ReadonlyMap<string, number> = new Map([
+  ['pi', Math.PI],
+  ['e', Math.E],
+  ['tau', 2 * Math.PI],
+  ['euler_gamma', 0.5772156649015329],
+  ['inf', Infinity],
+  ['nan', NaN]
+]);
+
+function floatConstant(q: string): ValueInfo | undefined {
+  const m = /^(numpy|cupy|math)\.(\w+)$/.exec(q);
+  if (!m) {
+    return undefined;
+  }
+  const [, module, name] = m;
+  const value = FLOAT_CONSTANTS.get(name);
+  // (math has no euler_gamma; NumPy 2 and CuPy no tau)
+  if (value === undefined || (module === 'math' ? name === 'euler_gamma' : name === 'tau')) {
+    return undefined;
+  }
+  return { kind: 'scalar', value: Number.isFinite(value) ? value : undefined, dtype: 'float64', origin: 'literal' };
 }
 
 /** `x` of `x.astype(...)` (a call of the method with its dtype), else undefined. */

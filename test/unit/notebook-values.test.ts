@@ -645,6 +645,41 @@ describe('data whose dtype the analysis cannot know stays untyped (NumPy would n
   });
 });
 
+describe('module constants that are Python floats', () => {
+  it.each([
+    ['2 * np.pi', 2 * Math.PI],
+    ['2 * np.pi / 4096', (2 * Math.PI) / 4096],
+    ['np.e ** 2', Math.E ** 2],
+    ['math.tau', 2 * Math.PI],
+    ['math.pi * 0.5', Math.PI * 0.5],
+    ['np.euler_gamma', 0.5772156649015329],
+    ['pi / 2', Math.PI / 2]
+  ])('%s is a Python float of value %d', (expr, value) => {
+    const m = model(cellsOf(`import numpy as np\nimport math\nfrom numpy import pi\nr = ${expr}`));
+    const r = m.valueAfter('r', m.cells[0]);
+    expect(r).toMatchObject({ kind: 'scalar', dtype: 'float64' });
+    expect(r.library).toBeUndefined();
+    expect(r.value).toBeCloseTo(value, 12);
+  });
+
+  it.each(['np.inf', '-np.inf', 'np.nan', 'np.nan * 2'])('%s is a Python float of no finite value', expr => {
+    const m = model(cellsOf(`import numpy as np\nr = ${expr}`));
+    const r = m.valueAfter('r', m.cells[0]);
+    expect(r).toMatchObject({ kind: 'scalar', dtype: 'float64' });
+    expect(r.value).toBeUndefined();
+  });
+
+  it('is weak with float32 arrays (NEP 50): np.pi * f32 stays float32', () => {
+    const [r] = values(['np.pi * f32 + np.e']);
+    expect(r).toMatchObject({ kind: 'ndarray', dtype: 'float32' });
+  });
+
+  it.each(['np.tau', 'math.euler_gamma', 'np.newaxis', 'np.float64'])('%s is not one', expr => {
+    const m = model(cellsOf(`import numpy as np\nimport math\nr = ${expr}`));
+    expect(m.valueAfter('r', m.cells[0]).kind).not.toBe('scalar');
+  });
+});
+
 describe('reshape', () => {
   it.each([
     // a size the new shape gives where the array's is not known
