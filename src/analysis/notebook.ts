@@ -2114,7 +2114,7 @@ function floatResult(dtype: string | undefined): string | undefined {
  */
 export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo {
   // one pass, no intermediate arrays: the largest array (the first of the largest size), how
-  // many arrays, whether one is float64 / complex128, and whether an array's dtype is not known
+  // many arrays, whether one is float64 / complex128, and whether a value's dtype is not known
   let largest: ValueInfo | undefined;
   let arrays = 0;
   let float64 = false;
@@ -2123,6 +2123,7 @@ export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo 
   for (let k = 0; k < values.length; k++) {
     const v = values[k];
     if (v.kind !== 'ndarray') {
+      untyped ||= untypedOperand(v);
       continue;
     }
     arrays++;
@@ -2136,8 +2137,8 @@ export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo 
   if (largest === undefined) {
     return UNKNOWN;
   }
-  // an array of unknown dtype (np.load's data) may be float32, float64 or an integer that
-  // wraps: the result's dtype is not the others' alone
+  // an operand of unknown dtype (np.load's data, a pickle's, a helper's result) may be float32,
+  // float64 or an integer that wraps: the result's dtype is not the others' alone
   const promoted = dtype ?? (untyped ? undefined : resultDtype(values) ?? (float64 ? 'float64' : complex128 ? 'complex128' : largest.dtype));
   // one array keeps its own shape: the broadcast is only worked out for two or more
   const shape = arrays > 1 ? broadcastShape(values) : undefined;
@@ -2153,6 +2154,15 @@ export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo 
   out.dtype = promoted;
   out.origin = 'inferred';
   return out;
+}
+
+/**
+ * Whether a value that is not an array leaves an operation's dtype unknown: anything but a scalar
+ * (a value the analysis cannot type, a list), or a NumPy scalar of unknown dtype (`a[0, 0]` of
+ * such an array). A scalar of unknown type that may be a Python number is not (resultDtype).
+ */
+function untypedOperand(v: ValueInfo): boolean {
+  return v.kind !== 'scalar' || (v.library === 'numpy' && v.dtype === undefined);
 }
 
 /**

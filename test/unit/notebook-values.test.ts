@@ -605,6 +605,11 @@ describe('data whose dtype the analysis cannot know stays untyped (NumPy would n
     ['np.outer(img, ref)', undefined],
     ['np.diag(img)', undefined],
     ['np.percentile(img, 50)', undefined],
+    ['img[0, 0] * ref', undefined],
+    // a value the analysis cannot type at all (pickle, h5py, a helper's result) is not taken for
+    // the other operand's dtype: d16, float64 data typed float32 from ref
+    ['raw - ref', undefined],
+    ['ref * raw + 1.0', undefined],
     ['ndi.gaussian_filter(raw, 1.5)', undefined],
     ['np.asarray(raw)', undefined],
     ['np.zeros_like(raw)', undefined]
