@@ -462,7 +462,7 @@ export class NotebookModel {
     const names = targets && (targets.type === 'pattern_list' || targets.type === 'tuple_pattern' || targets.type === 'list_pattern') ? kids(targets) : [];
     const rows = names.every(t => t.type === 'identifier') ? names.length : 0;
     if (grid && v.kind === 'ndarray' && v.shape && v.shape.length >= 2 && index >= 0 && index < rows && rows === v.shape[0]) {
-      return arrayValue(v.shape.slice(1), v.dtype ?? 'float64', v.library ?? 'numpy', 'inferred');
+      return arrayValue(v.shape.slice(1), v.dtype, v.library ?? 'numpy', 'inferred');
     }
     return itemOf(v, index);
   }

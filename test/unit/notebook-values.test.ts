@@ -648,6 +648,12 @@ describe('data whose dtype the analysis cannot know stays untyped (NumPy would n
     expect(m.valueAfter('xx', m.cells[0])).toMatchObject({ kind: 'ndarray', shape: [64, 64], dtype: 'float32' });
     expect(m.valueAfter('clean', m.cells[0])).toMatchObject({ kind: 'ndarray', shape: [64, 64], dtype: 'float32' });
   });
+
+  it('leaves the rows of a grid with bounds of unknown type untyped, not float64', () => {
+    const m = model(cellsOf('import numpy as np\nn = len(load())\nyy, xx = np.mgrid[0:n, 0:3]'));
+    expect(m.valueAfter('xx', m.cells[0])).toMatchObject({ kind: 'ndarray', shape: [null, 3] });
+    expect(m.valueAfter('xx', m.cells[0]).dtype).toBeUndefined();
+  });
 });
 
 describe('module constants that are Python floats', () => {
