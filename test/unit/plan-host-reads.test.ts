@@ -12,7 +12,8 @@ beforeAll(async () => {
   await parser();
 });
 
-const setup = 'import numpy as np\nimport pandas as pd\nn = 4_000_000\nx = np.load("x.npy")\nw = np.load("w.npy")';
+// (float64 data: np.load alone gives the saved dtype, which the analysis cannot know)
+const setup = 'import numpy as np\nimport pandas as pd\nn = 4_000_000\nx = np.load("x.npy").astype(np.float64)\nw = np.load("w.npy").astype(np.float64)';
 const gpu = 'y = np.sqrt(x) * 2.0 + np.sin(w)';
 const later = 'z = np.exp(y) * np.cos(x) + 1.0';
 /** [cell, name, direction] of every transfer. */
