@@ -118,7 +118,80 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
   const model = new NotebookModel(models, opts.runtime ?? {});
   const device = opts.device ?? DEFAULT_DEVICE_PROFILE;
   const minSpeedup = opts.minSpeedup ?? 1.5;
+  // a GPU cell whose results only host cells read pays their copies back: planned again with it
+  // on the host when they make it slower (each pass keeps one more cell on the host: it ends)
+  const kept = new Map<number, string>();
+  for (;;) {
+    const pass = planPass(cells, models, model, parser, device, minSpeedup, kept);
+    const more = hostOnlyProducers(pass.produced, pass.plan, model, device, minSpeedup).filter(([index]) => !kept.has(index));
+    if (more.length === 0) {
+      return pass.plan;
+    }
+    more.forEach(([index, why]) => kept.set(index, why));
+  }
+}
+
+/** What a GPU cell of a plan pass leaves on the device, and its work (`hostOnlyProducers`). */
+interface Produced {
+  cell: CellModel;
+  /** Null when the sizes are unknown (no prediction to weigh the copies against). */
+  work: ArrayCellAnalysis['work'] | null;
+  /** Host arrays it moves in for good. */
+  moved: string[];
+  /** Names it binds or updates that stay on the device. */
+  outputs: string[];
+}
+
+/**
+ * GPU cells of a pass whose device arrays (what they made, and what they moved in) no later GPU
+ * cell reads as they left them, while later host cells copy them back: a setup cell whose
+ * consumers all stay on the host. Charged those copies back (one per array) and the first copies
+ * in, each whose prediction falls below `minSpeedup` is returned with the reason it stays on the
+ * host.
+ */
+function hostOnlyProducers(produced: readonly Produced[], plan: ResidencyPlan, model: NotebookModel, device: DeviceProfile, minSpeedup: number): [number, string][] {
+  const gpu = new Set(plan.gpuCells);
+  const out: [number, string][] = [];
+  for (const { cell, work, moved, outputs } of produced) {
+    const version = (n: string, at: CellModel): number | undefined => model.lastWriterBefore(n, at)?.index;
+    const later = model.cells.filter(c => c.index > cell.index && c.facts);
+    const names = [...new Set([...moved, ...outputs])];
+    // the version of each name this cell leaves: what it binds itself, or the one it moved in
+    const same = (n: string, c: CellModel): boolean => version(n, c) === (outputs.includes(n) ? cell.index : version(n, cell));
+    const onDevice = names.some(n => later.some(c => gpu.has(c.index) && c.facts!.inputs.has(n) && same(n, c)));
+    const back = names.filter(n => plan.transfers.some(t => t.direction === 'to-host' && t.name === n && t.cellIndex > cell.index && !t.reason.startsWith('read on the host: a copy of') && same(n, model.cells[t.cellIndex])));
+    const bytes = (ns: string[]): number => ns.reduce((a, n) => a + (valueBytes(model.valueAfter(n, cell)) ?? 0), 0);
+    if (!work || onDevice || bytes(back) === 0) {
+      continue;
+    }
+    const p = predict({ ...work, hostToDeviceBytes: bytes(moved), deviceToHostBytes: bytes(back), sparseNonZerosFromHost: 0, kernelsDefined: 0 }, device);
+    if (p.speedup < minSpeedup) {
+      const one = back.length === 1;
+      out.push([
+        cell.index,
+        `stays on the host: only host cells read ${back.join(', ')} after it, so a GPU version of this cell would copy ${one ? 'it' : 'them'} back ` +
+          `(${formatBytes(bytes(moved) + bytes(back))} with its copies in, ${formatSeconds(p.transferSeconds)}): ${formatSeconds(p.gpuSeconds)} against ${formatSeconds(p.cpuSeconds)} on the CPU (${formatSpeedup(p.speedup)})`
+      ]);
+    }
+  }
+  return out;
+}
+
+/**
+ * One walk over the cells: the plan with the cells of `kept` on the host (each with the reason),
+ * and what each GPU cell leaves on the device.
+ */
+function planPass(
+  cells: CellInput[],
+  models: CellModel[],
+  model: NotebookModel,
+  parser: PythonParser,
+  device: DeviceProfile,
+  minSpeedup: number,
+  kept: ReadonlyMap<number, string>
+): { plan: ResidencyPlan; produced: Produced[] } {
   const { alias: cp, importLine } = cupyAlias(model);
+  const produced: Produced[] = [];
 
   const resident = new Set<string>();
   const out: CellInput[] = cells.map(c => ({ ...c }));
@@ -159,6 +232,10 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       // (prediction, with copies charged, carries the data-resident figure too)
       if (!worth && copies.in + copies.returnIn + copies.firstIn + copies.out > 0 && (prediction.residentSpeedup ?? 0) >= minSpeedup) {
         slow = slowWithCopies(copies, prediction);
+      }
+      if (worth && kept.has(cell.index)) {
+        worth = false;
+        slow = kept.get(cell.index)!;
       }
       rule = analysis.scipyCompute > 0 || analysis.sparseOps > 0 ? 'GPU102' : analysis.chains.length > 0 || analysis.stencil ? 'GPU103' : analysis.numpyCompute === 0 && analysis.randomCalls > 0 ? 'GPU104' : 'GPU101';
     }
@@ -210,6 +287,12 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       for (const name of analysis.writeBack) {
         transfers.push({ cellIndex: cell.index, name, direction: 'to-host', reason: 'written back into its host array in place (another name may share its memory)' });
       }
+      produced.push({
+        cell,
+        work: analysis.sizeKnown ? analysis.work : null,
+        moved,
+        outputs: [...analysis.deviceNames].filter(n => !analysis.hostKept.has(n) && (cell.facts!.writes.has(n) || updatedInCell(cell.tree!.rootNode, n, cell.facts!.mutates, model)))
+      });
       // an array something else may share stays a host array: each GPU cell copies it in
       for (const name of analysis.deviceNames) {
         if (!analysis.hostKept.has(name)) {
@@ -301,7 +384,7 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
     }
   }
   changes.sort((a, b) => a.cellIndex - b.cellIndex);
-  return { cells: out, changes, transfers, gpuCells, definitions, definitionsCell };
+  return { plan: { cells: out, changes, transfers, gpuCells, definitions, definitionsCell }, produced };
 }
 
 /** What a GPU cell copies on every run: arrays another name may share (never resident). */

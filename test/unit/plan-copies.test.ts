@@ -92,3 +92,25 @@ describe('residency plan: the first copy in of host arrays no later cell reads',
     expect(plan.cells[1].source).toMatch(/^est = cp\.asarray\(est\)\ntruth = cp\.asarray\(truth\)\n/);
   });
 });
+
+describe('residency plan: a GPU cell whose results only host cells read', () => {
+  // one cheap pass over 4M values: on the GPU it pays only while its results stay there
+  const setup = 'import math\nimport numpy as np\nx = np.linspace(0.0, 1.0, 4_000_000)\ny = x * 2.0 + 1.0';
+  const hostLoop = 'acc = 0.0\nfor j in range(1000):\n    acc += math.log1p(y[j])';
+
+  it('stays on the host when copying its results back costs more than it saves, saying why', () => {
+    const plan = rewriteNotebook(cellsOf(setup, hostLoop, 'import matplotlib.pyplot as plt\nplt.plot(x, y)'));
+    expect(plan.gpuCells).toEqual([]);
+    expect(plan.transfers).toEqual([]);
+    expect(plan.cells[1].source).toBe(hostLoop);
+    expect(plan.changes.find(c => c.cellIndex === 0)?.summary).toMatch(
+      /^stays on the host: only host cells read x, y after it, so a GPU version of this cell would copy them back \(64\.0 MB with its copies in, [\d.]+ ms\): [\d.]+ ms against [\d.]+ ms on the CPU \(0\.\d+x\)$/
+    );
+  });
+
+  it('stays on the GPU when a later GPU cell reads its results', () => {
+    const plan = rewriteNotebook(cellsOf(setup, hostLoop, 'z = np.sqrt(y) * np.exp(-y) + np.sin(y) ** 2'));
+    expect(plan.gpuCells).toEqual([0, 2]);
+    expect(plan.cells[1].source).toBe(hostLoop.replace('acc = 0.0', 'y_host = cp.asnumpy(y)\nacc = 0.0').replace('(y[j])', '(y_host[j])'));
+  });
+});

@@ -42,11 +42,16 @@ describe('residency plan: device values at host boundaries', () => {
   });
 
   it('brings back an array a lambda passed to host code reads, instead of copying the lambda', () => {
+    // (a GPU cell reads x first: with host cells its only readers, x would not be drawn on the device)
     const plan = rewriteNotebook(
-      cellsOf('import numpy as np\nfrom scipy import optimize\nx = np.random.rand(5_000_000)', 'res = optimize.minimize(lambda p: np.sum((x - p[0]) ** 2), [0.0])')
+      cellsOf(
+        'import numpy as np\nfrom scipy import optimize\nx = np.random.rand(5_000_000)',
+        'y = np.sqrt(x) * 2.0 + np.sin(x)',
+        'res = optimize.minimize(lambda p: np.sum((x - p[0]) ** 2), [0.0])'
+      )
     );
-    expect(plan.gpuCells).toEqual([0]);
-    expect(plan.cells[1].source).toBe('x = cp.asnumpy(x)\nres = optimize.minimize(lambda p: np.sum((x - p[0]) ** 2), [0.0])');
+    expect(plan.gpuCells).toEqual([0, 1]);
+    expect(plan.cells[2].source).toBe('x = cp.asnumpy(x)\nres = optimize.minimize(lambda p: np.sum((x - p[0]) ** 2), [0.0])');
   });
 });
 
