@@ -11,8 +11,11 @@
  *   resident arrays as they are, moves host arrays in once by rebinding them
  *   (`x = cp.asarray(x)`), and leaves its results on the device. An array another name may
  *   share never becomes resident: the cell copies it in, and writes it back into its host array
- *   if it updates it, on every run; the worth check charges those copies, and a cell they make
- *   slower stays on the host, with the reason;
+ *   if it updates it, on every run; the worth check charges those copies, the first copy in of a
+ *   host array no later cell reads, and an array the plan brought back earlier moved in again,
+ *   and a cell they make slower stays on the host, with the reason. A GPU cell whose device
+ *   arrays only later host cells read (they copy them back) is planned again on the host when
+ *   those copies make it slower;
  * - a host cell that only hands resident arrays to host consumers (matplotlib, pandas, file
  *   writes, `repr`/`type`/`isinstance`) gets host copies of those arguments as NumPy code has
  *   them (`cp.asnumpy(y)`, an element or a 0-d result as a NumPy scalar `cp.asnumpy(y[0])[()]`,
@@ -23,13 +26,16 @@
  *   refused) but only reads it gets a host copy of what it reads, and the array stays resident
  *   for later GPU cells, which find it as it was: a part indexed with host integers and slices,
  *   or the whole array used once, is copied where it is read (`np.corrcoef(cp.asnumpy(X[:, :8]))`,
- *   an element as NumPy's scalar); an array read in a loop or more than once is copied once at
- *   the cell's top under a fresh name that the cell's references then read
- *   (`x_host = cp.asnumpy(x)`; `x` itself stays the device array, so a later GPU cell needs no
- *   copy back, and the host copy takes the host memory the NumPy notebook's array took);
+ *   an element as NumPy's scalar, `x.copy()` as `cp.asnumpy(x)`); the whole array, or one read in
+ *   a loop (host consumers called in a loop too), is copied once at the cell's top under a fresh
+ *   name that the cell's references then read (`x_host = cp.asnumpy(x)`; `x` itself stays the
+ *   device array, so a later GPU cell needs no copy back, and the host copy takes the host memory
+ *   the NumPy notebook's array took); later host cells read that copy again while nothing has
+ *   changed the array (one host copy per version);
  * - a host cell that writes a resident array, updates it in place, reads it from a function or
  *   lambda (which may run after a later cell changed it), lets something keep it that may update
- *   it, shows it with its text (`{x[0]=}`), or reads a 0-d value or one NumPy gives as a Python
+ *   it (a notebook function that keeps and changes none of its arguments gets a host copy
+ *   instead), shows it with its text (`{x[0]=}`), or reads a 0-d value or one NumPy gives as a Python
  *   number (`np.allclose`), brings it back at its top (`x = cp.asnumpy(x)`, `s = s.get()[()]`,
  *   `ok = ok.item()`): it leaves the device there, and the next GPU cell that uses it moves it in
  *   again, once.
