@@ -637,9 +637,17 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   uploads.moved.forEach(r => (r.action = 'cupy'));
   uploads.host.forEach(n => deviceNames.delete(n));
   const hostKeptOnly = uploads.moved.length > 0 ? hostOnly.filter(e => !uploads.moved.some(r => r.node.parent?.id === e.id)) : hostOnly;
+  const pandasOperands = pandasOperandCopies(root, model, cell, refs, deviceNames, cp);
+  pandasOperands.kept.forEach(r => (r.action = 'keep'));
+  pandasOperands.host.forEach(n => deviceNames.delete(n));
+  if (pandasOperands.copied.length > 0) {
+    notes.push(
+      `A device value meeting pandas data in an operator (\`${clip(pandasOperands.copied[0].parent?.text ?? '')}\`) gets a host copy: pandas takes no CuPy array, and the operator stays pandas' (its result a Series or DataFrame, as with NumPy).`
+    );
+  }
   if (uploads.uploaded.length > 0) {
     notes.push(
-      `Arrays made from pandas data (\`.to_numpy()\`, \`.values\`, NumPy's functions of columns) or by an estimator (\`.predict(...)\`) are NumPy arrays on the host, which CuPy's operators and functions do not take: each is copied to the device once, where it meets device work (\`${cp}.asarray(...)\`); a NumPy ufunc of columns runs on the device on the copied columns.`
+      `Arrays made from pandas data (\`.to_numpy()\`, \`.values\`, NumPy's functions of columns that give arrays) or by an estimator (\`.predict(...)\`) are NumPy arrays on the host, which CuPy's operators and functions do not take: each is copied to the device once, where it meets device work (\`${cp}.asarray(...)\`); a NumPy ufunc of such arrays runs on the device on the copies.`
     );
   }
 
@@ -669,7 +677,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       }
     }
   }
-  edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp), ...uploads.edits);
+  edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp), ...uploads.edits, ...pandasOperands.edits);
   // CuPy's lstsq still defaults to rcond='warn' (a FutureWarning, and machine epsilon as the
   // cut-off), NumPy 2's to None (epsilon times the larger dimension): the rank and the solution
   // of an ill-conditioned system could differ, so the rewrite passes NumPy's default
@@ -1012,7 +1020,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }) || refs.some(r => r.action === 'host-producer' && model.inferValue(r.node.parent ?? r.node, cell).shape === undefined);
   const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), { hostOnly: hostKeptOnly, countedSizes: sizes.calls, hostDraws: hostRngCalls, uploads: uploads.uploaded });
   // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
-  work.deviceToHostBytes += hostCopies.bytes;
+  work.deviceToHostBytes += hostCopies.bytes + pandasOperands.bytes;
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
   work.kernelsDefined = hoist ? 0 : fused.definitions.length;
   const unfusedWork = { ...work };
@@ -2430,6 +2438,40 @@ function readsPandasData(e: SyntaxNode, model: NotebookModel, cell: CellModel): 
   return hit;
 }
 
+/** NumPy functions that hand pandas data back as pandas data (a ufunc's `__array_ufunc__`, or the object's own method). */
+const PANDAS_KEEPING = new Set(['clip', 'round', 'around', 'cumsum', 'cumprod', 'squeeze', 'transpose', 'repeat', 'take']);
+
+/**
+ * Is `e` a pandas Series or DataFrame: pandas data itself, a NumPy ufunc (or a function pandas
+ * answers with its own method) of one (`np.log10(df["m"])`), an operator with one (pandas wins an
+ * operator with a NumPy array), or a name the cell bound to one before `e`?
+ */
+function pandasValued(e: SyntaxNode, model: NotebookModel, cell: CellModel, depth = 0): boolean {
+  const u = unparen(e);
+  const kind = model.inferValue(u, cell).kind;
+  if (kind === 'series' || kind === 'dataframe') {
+    return true;
+  }
+  if (depth > 4) {
+    return false;
+  }
+  if (u.type === 'binary_operator' || u.type === 'unary_operator') {
+    return kids(u).some(k => pandasValued(k, model, cell, depth + 1));
+  }
+  const fn = u.type === 'call' ? field(u, 'function') : null;
+  const name = fn ? /^numpy\.(\w+)$/.exec(model.qualifiedName(fn) ?? '')?.[1] : undefined;
+  if (name !== undefined && (NUMPY_UFUNC_NIN.has(name) || PANDAS_KEEPING.has(name))) {
+    // a ufunc of any pandas input; the method-backed functions of their first argument
+    const inputs = callArguments(u).positional.slice(0, NUMPY_UFUNC_NIN.get(name) ?? 1);
+    return inputs.some(a => pandasValued(a, model, cell, depth + 1));
+  }
+  if (u.type === 'identifier' && cell.facts) {
+    const binding = cell.facts.assignments.filter(a => a.name === u.text && a.at <= u.startIndex && a.value).pop();
+    return !!binding?.value && !binding.augmented && pandasValued(binding.value, model, cell, depth + 1);
+  }
+  return false;
+}
+
 /** NumPy's reductions that give one value of an array when no axis is given. */
 const WHOLE_REDUCTIONS = new Set(
   'sum prod mean std var max min amax amin argmax argmin nansum nanmean nanstd nanvar nanmax nanmin all any count_nonzero median average ptp'.split(' ')
@@ -2441,17 +2483,19 @@ const NUMPY_ARRAY_MAKERS = new Set(['numpy.asarray', 'numpy.array', 'numpy.asany
 /**
  * Host arrays made from pandas data (or by a scikit-learn estimator) that meet device work in the
  * cell, and how each reaches the device. They are `df["m"].to_numpy()`, `s.values`,
- * `np.asarray(s)`, NumPy calls on columns (`np.log10(df["m"])`, kept NumPy by
- * hostOnlyExpressions for pandas' own use), and `model.predict(X)`; they meet device
- * work as an operand of arithmetic with a device value, an argument of a CuPy call or of an
- * update of a device array, or through a name the cell binds to them (`m = s.to_numpy()` ...
- * `y * m`). CuPy takes no host array there (TypeError), so each is copied to the device once,
- * where it is made: `cp.asarray(df["m"].to_numpy())`. A NumPy ufunc of columns runs on the device
- * on the copied columns (`cp.log10(cp.asarray(df["m"]))`: the same bytes cross, and the device
+ * `np.asarray(s)`, NumPy calls on columns whose result is an array (`np.sort(df["m"])`,
+ * `np.log10(df["m"].to_numpy())`; kept NumPy by hostOnlyExpressions for pandas' own use; a ufunc
+ * of a Series is a Series, left to pandasOperandCopies), and `model.predict(X)`. They meet device
+ * work as an operand of arithmetic with a device value, an argument of a CuPy call or of an update
+ * of a device array, or through a name the cell binds to them (`m = s.to_numpy()` ... `y * m`).
+ * CuPy takes no host array there (TypeError), so each is copied to the device once, where it is
+ * made: `cp.asarray(df["m"].to_numpy())`. A NumPy ufunc of such arrays runs on the device on the
+ * copies (`cp.log10(cp.asarray(df["m"].to_numpy()))`: the same bytes cross, and the device
  * computes), `np.asarray(s)` becomes `cp.asarray(s)` (CuPy reads a Series through NumPy). A name
  * later cells read, or that the model does not know as an array (no copy back would reach later
- * cells), stays the host value and is copied at each device use instead (`y + cp.asarray(lm)`).
- * Host arrays that meet only host code stay.
+ * cells), stays the host value and is copied where it meets device work (`y + cp.asarray(m)`; once,
+ * after its binding, where it is used so more than once). Host arrays that meet only host code
+ * stay.
  */
 function hostArrayUploads(
   root: SyntaxNode,
@@ -2492,8 +2536,9 @@ function hostArrayUploads(
     const args = callArguments(n);
     if (ref && ref.qualified.startsWith('numpy.') && [...args.positional, ...args.keywords.values()].some(a => readsPandasData(a, model, cell))) {
       // (a whole-column reduction is a NumPy scalar, which CuPy's arrays take as it is)
+      // (a ufunc of a Series is a Series: pandasOperandCopies keeps it pandas')
       const scalar = WHOLE_REDUCTIONS.has(ref.qualified.slice('numpy.'.length)) && args.positional.length === 1 && !args.keywords.has('axis');
-      if (!scalar && model.inferValue(n, cell).kind !== 'scalar') {
+      if (!scalar && model.inferValue(n, cell).kind !== 'scalar' && !pandasValued(n, model, cell)) {
         made.set(n.id, { node: n, ref });
       }
     }
@@ -2675,6 +2720,72 @@ function hostArrayUploads(
   // copy back, no host copy for host code)
   const host = [...bound].filter(([name, value]) => assigned.get(name) === 1 && !isDevice(value)).map(([name]) => name);
   return { edits, moved, uploaded, host };
+}
+
+/**
+ * Device values meeting pandas data in an operator (`s * df["m"]`, `df["m"] - y.max()`,
+ * `df["w"] = s - df["m"]`): with NumPy, pandas wins the operator (the result is a Series or a
+ * DataFrame, which the cell's later code may rely on), and pandas takes no CuPy array (TypeError):
+ * the device operand gets a host copy (`cp.asnumpy(s) * df["m"]`; a 0-d one as NumPy's scalar)
+ * and the operator stays pandas'; a NumPy ufunc of pandas data stays NumPy's (`kept`), on host
+ * copies of its device arguments. The edits, the operands copied, the bytes copied, and the
+ * names bound to pandas results only (no device names).
+ */
+function pandasOperandCopies(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  refs: readonly LibraryRef[],
+  deviceNames: ReadonlySet<string>,
+  cp: string
+): { edits: TextEdit[]; copied: SyntaxNode[]; bytes: number; kept: LibraryRef[]; host: string[] } {
+  const out = { edits: [] as TextEdit[], copied: [] as SyntaxNode[], bytes: 0, kept: [] as LibraryRef[], host: [] as string[] };
+  if (!importsPandas(model)) {
+    return out;
+  }
+  const onDevice = (e: SyntaxNode): boolean =>
+    mentions(e, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, e)) || model.inferValue(e, cell).library === 'cupy';
+  walkTypes(root, ['binary_operator', 'comparison_operator'], n => {
+    if (out.copied.some(c => isInside(n, c))) {
+      return false; // inside an operand copied whole
+    }
+    const operands = kids(n).filter(k => k.type !== 'comment');
+    const pandas = operands.map(k => pandasValued(k, model, cell));
+    if (!pandas.some(p => p)) {
+      return true;
+    }
+    for (const [i, k] of operands.entries()) {
+      if (!pandas[i] && onDevice(k)) {
+        const v = model.inferValue(k, cell);
+        out.edits.push(...hostCopyAround(k, v, cp, model, cell));
+        out.copied.push(k);
+        out.bytes += v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
+      }
+    }
+    return true;
+  });
+  // so does a NumPy ufunc of pandas data and device values (`np.maximum(s, df["m"])`): NumPy's,
+  // on a host copy of the device values (CuPy's takes no Series)
+  for (const r of refs) {
+    const call = r.node.parent;
+    const name = /^numpy\.(\w+)$/.exec(r.qualified)?.[1];
+    if (r.action !== 'cupy' || !name || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id || !pandasValued(call, model, cell)) {
+      continue;
+    }
+    out.kept.push(r);
+    for (const a of callArguments(call).positional) {
+      if (!pandasValued(a, model, cell) && onDevice(a) && !out.copied.some(c => isInside(a, c) || isInside(c, a))) {
+        const v = model.inferValue(a, cell);
+        out.edits.push(...hostCopyAround(a, v, cp, model, cell));
+        out.copied.push(a);
+        out.bytes += v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
+      }
+    }
+  }
+  // names the cell binds only to pandas results (`v = s / lk`): no device names
+  const bindings = cell.facts?.assignments ?? [];
+  out.host = [...new Set(bindings.map(a => a.name))].filter(n => bindings.every(a => a.name !== n || (!!a.value && !a.augmented && pandasValued(a.value, model, cell))));
+  return out;
 }
 
 const CONTAINERS = new Set(['dictionary', 'list', 'tuple', 'set']);
