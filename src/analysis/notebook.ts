@@ -1130,6 +1130,14 @@ export class NotebookModel {
       if (SCIPY_NON_ARRAY_RESULTS.test(name) || /^scipy\.(optimize|integrate|stats)\./.test(q)) {
         return UNKNOWN;
       }
+      // scipy.fft's transforms are NumPy's (complex results; fftpack's complex ones too: its
+      // rfft packs real values); the analytic signal is complex
+      if (first.kind === 'ndarray' && (q.startsWith('scipy.fft.') ? COMPLEX_FFTS.test(name) || REAL_FFTS.test(name) || /^i?fftshift$/.test(name) : q.startsWith('scipy.fftpack.') && /^i?fft[2n]?$/.test(name))) {
+        return fftValue(name, first, positional, keywords, 'numpy');
+      }
+      if (first.kind === 'ndarray' && /^scipy\.signal\.hilbert2?$/.test(q)) {
+        return { ...copyOf(first), dtype: undefined, origin: 'inferred', approx: true };
+      }
       if (first.kind === 'ndarray') {
         const out = copyOf(first);
         out.origin = 'inferred';
@@ -2574,8 +2582,6 @@ interface LibraryName {
   compare: boolean;
   /** A ufunc whose result keeps the inputs' dtype (no float result). */
   keepsDtype: boolean;
-  /** An FFT whose result is complex. */
-  complexFft: boolean;
 }
 
 function libraryNameOf(q: string): LibraryName {
@@ -2594,9 +2600,48 @@ function libraryNameOf(q: string): LibraryName {
     single,
     twoNames: !single && path.indexOf('.', dot + 1) < 0,
     compare: /^(greater|less|equal|not_equal|isnan|isinf|isfinite|logical_|signbit)/.test(name),
-    keepsDtype: /^(add|subtract|multiply|maximum|minimum|negative|positive|absolute|abs|fabs|sign|square)$/.test(name),
-    complexFft: /^(fft|ifft|fft2|ifft2|fftn|ifftn|rfft|rfft2|rfftn)$/.test(name)
+    keepsDtype: /^(add|subtract|multiply|maximum|minimum|negative|positive|absolute|abs|fabs|sign|square)$/.test(name)
   };
+}
+
+/** The discrete Fourier transforms giving complex values (NumPy's and scipy.fft's names). */
+const COMPLEX_FFTS = /^(fft|ifft|fft2|ifft2|fftn|ifftn|rfft|rfft2|rfftn|ihfft|ihfft2|ihfftn)$/;
+/** Those giving real values from a Hermitian (half) spectrum. */
+const REAL_FFTS = /^(irfft|irfft2|irfftn|hfft|hfft2|hfftn)$/;
+
+/**
+ * A transform's result (NumPy 2's numpy.fft and scipy.fft keep single precision): complex64 for
+ * float32 or complex64 data, complex128 otherwise, the real ones float32 / float64 alike;
+ * fftshift the data's dtype. Not known for data of unknown dtype. The shape where only the data
+ * is passed: the real-input ones keep n // 2 + 1 values of the last axis, their inverses give
+ * 2 (m - 1); with `n`, `s`, `axis` or `axes` not worked out.
+ */
+function fftValue(name: string, data: ValueInfo, positional: SyntaxNode[], keywords: ReadonlyMap<string, SyntaxNode>, library: string): ValueInfo {
+  const d = data.dtype;
+  const single = d === 'float32' || d === 'complex64';
+  const complex = COMPLEX_FFTS.test(name);
+  const real = REAL_FFTS.test(name);
+  const dtype = d === undefined || (!complex && !real) ? d : complex ? (single ? 'complex64' : 'complex128') : single ? 'float32' : 'float64';
+  const out = copyOf(data);
+  out.dtype = dtype;
+  out.library = library;
+  out.device = library === 'cupy' ? 'gpu' : 'host';
+  out.origin = 'inferred';
+  const options = positional.length > 1 || ['n', 's', 'axis', 'axes'].some(k => keywords.has(k));
+  const halves = /^(rfft|ihfft)/.test(name);
+  const doubles = /^(irfft|hfft)/.test(name);
+  if ((halves || doubles) && data.shape && data.shape.length > 0) {
+    const shape = [...data.shape];
+    const last = shape[shape.length - 1];
+    shape[shape.length - 1] = options || last === null ? null : halves ? Math.floor(last / 2) + 1 : 2 * (last - 1);
+    out.shape = shape;
+    out.size = shapeSize(shape);
+    out.approx = undefined;
+  } else if (options && name !== 'fftshift' && name !== 'ifftshift') {
+    out.shape = undefined;
+    out.size = undefined;
+  }
+  return out;
 }
 
 /** What `numpy.<path>(...)` (or `cupy.<path>(...)`) returns. */
@@ -2794,13 +2839,7 @@ function numpyCallValue(
     return arrayValue([count], 'float64', library, 'inferred');
   }
   if (head === 'fft' && args[0]?.kind === 'ndarray') {
-    const d = args[0].dtype;
-    const complex = parts.complexFft && d !== undefined ? (d === 'float32' || d === 'complex64' ? 'complex64' : 'complex128') : d;
-    const out = copyOf(args[0]);
-    out.dtype = complex;
-    out.library = library;
-    out.origin = 'inferred';
-    return out;
+    return fftValue(name, args[0], positional, keywords, library);
   }
   if (head === 'linalg' && returnsTuple(name, positional, keywords, false)) {
     return UNKNOWN; // a tuple whose items the analysis does not know (not an array)

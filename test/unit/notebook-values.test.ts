@@ -716,3 +716,41 @@ describe('describeArray', () => {
     expect(describeArray({ kind: 'ndarray', origin: 'inferred' })).toBe('?, dtype not known');
   });
 });
+
+describe('Fourier transforms (dtypes and shapes as NumPy 2.4 and SciPy 1.17 give them)', () => {
+  const FFT = 'import numpy as np\nimport scipy.fft\nimport scipy.fftpack\nimport scipy.signal\nf32 = np.ones(1000, dtype=np.float32)\nb = np.zeros((4, 5, 6), dtype=np.float32)\na = np.zeros(10)\ni = np.arange(1000)';
+
+  it.each([
+    ['np.fft.fft(f32)', [1000], 'complex64'],
+    ['np.fft.rfft(f32)', [501], 'complex64'],
+    ['np.fft.irfft(np.fft.rfft(f32))', [1000], 'float32'],
+    ['np.fft.fft(a)', [10], 'complex128'],
+    ['np.fft.fft(i)', [1000], 'complex128'],
+    ['np.fft.fftshift(f32)', [1000], 'float32'],
+    ['np.fft.fft(f32, n=2048)', undefined, 'complex64'],
+    ['np.fft.rfft2(b)', [4, 5, 4], 'complex64'],
+    ['np.fft.irfftn(np.fft.rfftn(b))', [4, 5, 6], 'float32'],
+    ['np.fft.ihfft(f32)', [501], 'complex64'],
+    ['np.fft.hfft(np.fft.ihfft(f32))', [1000], 'float32'],
+    ['np.fft.fft2(b)', [4, 5, 6], 'complex64'],
+    // scipy.fft's are NumPy's; fftpack's rfft packs real values
+    ['scipy.fft.fft(f32)', [1000], 'complex64'],
+    ['scipy.fft.rfft(f32)', [501], 'complex64'],
+    ['scipy.fft.irfft(f32)', [1998], 'float32'],
+    ['scipy.fftpack.fft(f32)', [1000], 'complex64'],
+    ['scipy.fftpack.rfft(f32)', [1000], 'float32'],
+    ['scipy.fft.dct(f32)', [1000], 'float32']
+  ])('%s: shape %j, %s', (expr, shape, dtype) => {
+    const m = model(cellsOf(`${FFT}\nr = ${expr}`));
+    const r = m.valueAfter('r', m.cells[0]);
+    expect(r.kind).toBe('ndarray');
+    expect(r.shape).toEqual(shape);
+    expect(r.dtype).toBe(dtype);
+  });
+
+  it('leaves the analytic signal untyped (complex: no float kernel)', () => {
+    const m = model(cellsOf(`${FFT}\nr = scipy.signal.hilbert(f32)`));
+    expect(m.valueAfter('r', m.cells[0])).toMatchObject({ kind: 'ndarray' });
+    expect(m.valueAfter('r', m.cells[0]).dtype).toBeUndefined();
+  });
+});
