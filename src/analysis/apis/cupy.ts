@@ -44,6 +44,20 @@ export const CUPY_NUMPY_FUNCTIONS: ReadonlySet<string> = list(`
   promote_types dtype finfo iinfo piecewise
 `);
 
+/**
+ * NumPy functions CuPy has under another name, numpy.<key> as cupy.<value> with the same
+ * signature: NumPy 2's `trapezoid` is CuPy's `trapz(y, x=None, dx=1.0, axis=-1)` (CuPy 14 has no
+ * `trapezoid`).
+ */
+export const CUPY_RENAMED: ReadonlyMap<string, string> = new Map([['trapezoid', 'trapz']]);
+
+/**
+ * numpy.r_ / numpy.c_ (index-expression concatenation): CuPy's take arrays and scalars only; a
+ * slice (`np.r_[0:10, x]`) or a string directive (`np.r_['0,2', a, b]`) raises
+ * NotImplementedError there (cupy/_indexing/generate.py), so such uses stay NumPy's.
+ */
+export const CUPY_CONCATENATORS: ReadonlySet<string> = list(`r_ c_`);
+
 /** numpy.linalg.<name> available as cupy.linalg.<name>. */
 export const CUPY_LINALG_FUNCTIONS: ReadonlySet<string> = list(`
   cholesky qr svd eigh eigvalsh norm det matrix_rank slogdet solve tensorsolve lstsq inv pinv
