@@ -46,8 +46,8 @@ export const CUPY_NUMPY_FUNCTIONS: ReadonlySet<string> = list(`
 
 /**
  * NumPy functions CuPy has under another name, numpy.<key> as cupy.<value> with the same
- * signature: NumPy 2's `trapezoid` is CuPy's `trapz(y, x=None, dx=1.0, axis=-1)` (CuPy 14 has no
- * `trapezoid`).
+ * signature: NumPy 2's `trapezoid` is CuPy's `trapz(y, x=None, dx=1.0, axis=-1)` (CuPy's
+ * reference lists `trapz` only; its `x` must be a device array, as the rewrite's inputs are).
  */
 export const CUPY_RENAMED: ReadonlyMap<string, string> = new Map([['trapezoid', 'trapz']]);
 
