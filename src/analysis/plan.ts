@@ -125,7 +125,8 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
   const device = opts.device ?? DEFAULT_DEVICE_PROFILE;
   const minSpeedup = opts.minSpeedup ?? 1.5;
   // a GPU cell whose results only host cells read pays their copies back: planned again with it
-  // on the host when they make it slower (each pass keeps one more cell on the host: it ends)
+  // on the host when they make it slower (each further pass keeps at least one more cell on the
+  // host, so the passes end)
   const kept = new Map<number, string>();
   for (;;) {
     const pass = planPass(cells, models, model, parser, device, minSpeedup, kept);
