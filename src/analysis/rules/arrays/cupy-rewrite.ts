@@ -551,11 +551,16 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // dtype refusals: what the GPU cannot hold
   refusals.push(...dtypeRefusals(root, model, cell, [...arrayInputs, ...localArrays]));
 
+  // an input the analysis cannot type that meets the cell's arrays in an operator (`img - ref`,
+  // `img` from pickle.load): NumPy's array minus CuPy's is a TypeError, so it is copied to the
+  // device under a fresh name (cp.asarray also takes a list or a number); later cells keep it
+  const untypedOperands = untypedArrayOperands(root, model, cell, arrayNames, name => !!plan?.resident.has(name) || cellStartValue(name).kind !== 'unknown');
+  arrayInputs.push(...untypedOperands);
   // an input the analysis cannot type (a dict entry, a function's result) handed to a rewritten
   // NumPy call, or updated in place from one, would reach CuPy as a host value (TypeError)
   const untyped = [...facts.inputs].find(name => {
-    if (plan?.resident.has(name) || cellStartValue(name).kind !== 'unknown' || !model.writers(name).some(w => w.index < cell.index)) {
-      return false; // typed, or not a notebook name (a builtin such as `object`)
+    if (plan?.resident.has(name) || cellStartValue(name).kind !== 'unknown' || !model.writers(name).some(w => w.index < cell.index) || untypedOperands.includes(name)) {
+      return false; // typed, copied in (untypedArrayOperands), or not a notebook name (a builtin such as `object`)
     }
     const arrays = union(localArrays, arrayInputs, residentInputs, deviceInputs);
     return globalReferences(root, name).some(r => {
@@ -628,7 +633,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const argNeeds = new Map(hostConsumerArgs.map(arg => [arg, hostArgumentNeed(arg, model.inferValue(arg, cell), model, cell)]));
   // host values of cupyx calls (`shift=-est[k]`): an input read only there gets no device copy
   const hostParams = hostParameterArgs(refs);
-  const inputs = placeInputs(root, model, cell, arrayInputs, hostConsumerArgs, hostParams, base => claim(freshName(base, used)), !!plan);
+  const inputs = placeInputs(root, model, cell, arrayInputs, hostConsumerArgs, hostParams, base => claim(freshName(base, used)), !!plan, new Set(untypedOperands));
   refusals.push(...inputs.refusals);
   inputs.onDevice.forEach(n => deviceNames.add(n));
   const { transfers, rebound, writeBack, hostKept, sharedWith } = inputs;
@@ -1424,7 +1429,8 @@ function placeInputs(
   hostConsumerArgs: readonly SyntaxNode[],
   hostParams: readonly SyntaxNode[],
   fresh: (base: string) => string,
-  inPlan: boolean
+  inPlan: boolean,
+  untyped: ReadonlySet<string>
 ): InputPlacement {
   const facts = cell.facts!;
   const out: InputPlacement = { transfers: new Map(), rebound: new Set(), writeBack: [], hostKept: new Set(), sharedWith: new Map(), onDevice: [], refusals: [] };
@@ -1432,6 +1438,13 @@ function placeInputs(
     const refsToName = globalReferences(root, name);
     const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)) && !hostParams.some(arg => isInside(r, arg)));
     if (deviceUses.length === 0) {
+      continue;
+    }
+    if (untyped.has(name)) {
+      // a value of unknown type: a copy under a fresh name, never rebound (no later cell, nor
+      // the plan, knows it as a device array)
+      out.transfers.set(name, fresh(`${name}_gpu`));
+      out.onDevice.push(name);
       continue;
     }
     // Host aliases (aliases.ts): rebinding `name` to a device array would leave every other
@@ -1466,6 +1479,29 @@ function placeInputs(
     out.onDevice.push(name);
   }
   return out;
+}
+
+/**
+ * Inputs of unknown type (`img = pickle.load(f)`) that are a bare operand of an arithmetic or
+ * comparison operator whose other side reads the cell's arrays (`img - ref`): they are copied to
+ * the device. Not one the cell rebinds or updates (what it holds after the cell would be
+ * unknown), nor a typed one (`typed`).
+ */
+function untypedArrayOperands(root: SyntaxNode, model: NotebookModel, cell: CellModel, arrays: ReadonlySet<string>, typed: (name: string) => boolean): string[] {
+  const facts = cell.facts!;
+  return [...facts.inputs].filter(name => {
+    if (typed(name) || arrays.has(name) || facts.writes.has(name) || facts.mutates.has(name) || !model.writers(name).some(w => w.index < cell.index)) {
+      return false;
+    }
+    return globalReferences(root, name).some(r => {
+      const op = r.parent;
+      if (op?.type !== 'binary_operator' || !(ARITH_OPS.has(operatorOf(op)) || COMPARE_OPS.has(operatorOf(op)))) {
+        return false;
+      }
+      const other = field(op, 'left')?.id === r.id ? field(op, 'right') : field(op, 'left');
+      return !!other && other.id !== r.id && mentions(other, arrays);
+    });
+  });
 }
 
 /**
@@ -3723,9 +3759,12 @@ export function estimateWork(
   }
   for (const [name] of transfers) {
     const v = model.valueBefore(name, cell, 0);
-    // a CSR matrix copies its data (8 bytes), column indices (4) and row pointers (4 a row)
+    // a CSR matrix copies its data (8 bytes), column indices (4) and row pointers (4 a row); a
+    // value of unknown type meeting the arrays in an operator (untypedArrayOperands) is taken
+    // to be as large as the largest of them
     const sparseBytes = v.kind === 'sparse' ? sparseRows * (SPARSE_NONZEROS_PER_ROW * 12 + 4) : 0;
-    work.hostToDeviceBytes += v.size !== undefined ? v.size * itemSize(v.dtype) : sparseBytes;
+    const untypedBytes = v.kind === 'unknown' && largest?.size !== undefined ? largest.size * itemSize(largest.dtype) : 0;
+    work.hostToDeviceBytes += v.size !== undefined ? v.size * itemSize(v.dtype) : sparseBytes + untypedBytes;
     if (v.kind === 'sparse') {
       // converted in the cell, so not known to be canonical: its product sorts it first
       work.sparseNonZerosFromHost = (work.sparseNonZerosFromHost ?? 0) + sparseRows * SPARSE_NONZEROS_PER_ROW;
