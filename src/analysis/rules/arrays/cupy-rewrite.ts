@@ -594,7 +594,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
 
   // Generators: cupy.random.Generator has fewer methods than NumPy's; host generators stay host.
-  const generators = generatorCalls(root, model, cell, [...localArrays, ...arrayInputs, ...residentInputs], new Set(residentInputs));
+  const generators = generatorCalls(root, model, cell, [...localArrays, ...arrayInputs, ...residentInputs], new Set(residentInputs), refs, cp);
   randomCalls += generators.draws;
   refusals.push(...generators.refusals);
   const { rangeRewrites, hostRngCalls } = generators;
@@ -1288,22 +1288,42 @@ function dtypeRefusals(root: SyntaxNode, model: NotebookModel, cell: CellModel, 
 /**
  * Calls of Generator methods in the cell. A Generator made here becomes CuPy's: its draws count
  * (`draws`), `rng.normal(...)` is rewritten (`rangeRewrites`: CuPy's Generator has no `normal`),
- * methods CuPy's lacks are refused. A NumPy Generator made in another cell stays NumPy's: a call
- * on one of `onDevice` (`resident`: already there in the plan) is refused; a draw used in an expression is copied to the device
- * (`hostRngCalls`); one on its own line stays as it is.
+ * methods CuPy's lacks are refused. A Generator made and drawn from at once
+ * (`np.random.default_rng(3).normal(...)`, its constructor among the `refs` the rewrite moves) is
+ * one made here, its draw rewritten around CuPy's constructor (`cp`). A NumPy Generator made in
+ * another cell stays NumPy's: a call on one of `onDevice` (`resident`: already there in the plan)
+ * is refused; a draw used in an expression is copied to the device (`hostRngCalls`); one on its
+ * own line stays as it is.
  */
 function generatorCalls(
   root: SyntaxNode,
   model: NotebookModel,
   cell: CellModel,
   onDevice: readonly string[],
-  resident: ReadonlySet<string>
+  resident: ReadonlySet<string>,
+  refs: readonly LibraryRef[],
+  cp: string
 ): { draws: number; refusals: string[]; rangeRewrites: TextEdit[]; hostRngCalls: SyntaxNode[] } {
   const assignments = cell.facts!.assignments;
   const out = { draws: 0, refusals: [] as string[], rangeRewrites: [] as TextEdit[], hostRngCalls: [] as SyntaxNode[] };
   walkTypes(root, CALL, n => {
     const fn = field(n, 'function');
     const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+    const method = fn?.type === 'attribute' ? (field(fn, 'attribute')?.text ?? '') : '';
+    const made = obj?.type === 'call' ? field(obj, 'function') : null;
+    const chained = made ? refs.find(r => r.node.id === made.id && r.action === 'cupy' && r.qualified === 'numpy.random.default_rng') : undefined;
+    if (chained && obj) {
+      // `np.random.default_rng(3).normal(...)`: the constructor becomes CuPy's, and so its Generator
+      out.draws += 1;
+      const seed = field(obj, 'arguments')?.text ?? '()';
+      const rewritten = method === 'normal' && !/\b(np|numpy)\./.test(seed) ? normalViaStandardNormal(n, `${cp}.random.default_rng${seed}`, model) : null;
+      if (rewritten) {
+        out.rangeRewrites.push(rewritten);
+      } else if (!CUPY_GENERATOR_METHODS.has(method)) {
+        out.refusals.push(`cupy.random.Generator has no .${method}()${method === 'normal' ? ': write loc + scale * rng.standard_normal(size)' : ''}`);
+      }
+      return true;
+    }
     if (!fn || !obj || obj.type !== 'identifier') {
       return true;
     }
@@ -1311,7 +1331,6 @@ function generatorCalls(
     if (v.kind !== 'rng' || v.library === 'cupy') {
       return true; // not a generator, or a CuPy generator from an earlier cell: its draws are on the device already
     }
-    const method = field(fn, 'attribute')?.text ?? '';
     const createdHere = assignments.some(a => a.name === obj.text && a.at <= n.startIndex);
     if (createdHere) {
       out.draws += 1;
