@@ -873,6 +873,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
     return true;
   });
+  // and so would a Python container of 0-d device values that is printed or shown later
+  // (`print([y.mean(), y.std()])`, `stats = {"a": y.mean()}` ... `stats`), and names unpacked
+  // from a small device array (`lo, hi = cp.percentile(y, [5, 95])`) that are shown
+  edits.push(...containerScalarEdits(root, model, cell, cp, e => mentions(e, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, e))));
   // so would an f-string field that shows a 0-d device value's repr (`{s!r}`, `{s=}`)
   walkTypes(root, INTERPOLATION, n => {
     const expr = kids(n)[0];
@@ -1720,6 +1724,94 @@ function displayedItems(stmt: SyntaxNode): SyntaxNode[] {
   };
   parts.forEach(open);
   return out;
+}
+
+/** Calls that show their arguments as text (a container's items with their repr). */
+const SHOWING_CALLS = new Set(['print', 'repr', 'str', 'display']);
+
+/** The argument of a showing call (`print(x)`) that `e` is, bare; else null. */
+function shownBy(e: SyntaxNode): SyntaxNode | null {
+  const call = e.parent?.type === 'argument_list' ? e.parent.parent : null;
+  const fn = call?.type === 'call' ? field(call, 'function') : null;
+  return fn?.type === 'identifier' && SHOWING_CALLS.has(fn.text) ? call : null;
+}
+
+/**
+ * The values held by a container display or comprehension, opened into nested ones: a list or
+ * tuple's items, a dict's values, a comprehension's element or value. Not a dict's keys nor a
+ * set's elements: those are copied wherever they are 0-d device values (hashing needs NumPy's
+ * scalar). Empty for anything else.
+ */
+function containerValues(e: SyntaxNode): SyntaxNode[] {
+  const u = unparen(e);
+  const out: SyntaxNode[] = [];
+  if (u.type === 'list_comprehension' || u.type === 'dictionary_comprehension') {
+    const body = field(u, 'body');
+    const value = body?.type === 'pair' ? field(body, 'value') : body;
+    return value ? (containerValues(value).length > 0 ? containerValues(value) : [value]) : [];
+  }
+  if (!CONTAINERS.has(u.type) || u.type === 'set') {
+    return out;
+  }
+  for (const k of kids(u)) {
+    const item = k.type === 'pair' ? field(k, 'value') : k.type === 'comment' ? null : k;
+    if (item) {
+      const inner = containerValues(item);
+      out.push(...(inner.length > 0 || CONTAINERS.has(unparen(item).type) ? inner : [item]));
+    }
+  }
+  return out;
+}
+
+/**
+ * Host copies of 0-d device values that NumPy code has as NumPy scalars inside Python containers
+ * (a 0-d CuPy array shows as `array(1.5)` there, NumPy's scalar as `np.float64(1.5)`): the items of
+ * a container printed as it is made (`print([y.mean(), y.std()])`), and those of one bound to a
+ * name (`stats = {"a": y.mean()}`) that the cell shows (its last line, printed, in an f-string) or
+ * a later cell reads. Names unpacked from a 1-D device array (`lo, hi = cp.percentile(y, [5,
+ * 95])`) that are shown or read later are unpacked from its host copy (`.get()`: one copy, NumPy
+ * scalars as NumPy's unpacking gives). `onDevice` says whether an expression computes on the device.
+ */
+function containerScalarEdits(root: SyntaxNode, model: NotebookModel, cell: CellModel, cp: string, onDevice: (e: SyntaxNode) => boolean): TextEdit[] {
+  const edits: TextEdit[] = [];
+  const displayed = displayedStatement(root, cell.source, model);
+  const shownBare = new Set(displayed ? displayedItems(displayed).filter(e => e.type === 'identifier').map(e => e.id) : []);
+  // is `name`, bound at `at`, shown by the cell after that (or handed to host code), or read by
+  // a later cell?
+  const shown = (name: string, at: number): boolean =>
+    model.readersAfter(name, cell).length > 0 ||
+    globalReferences(root, name).some(r => r.startIndex > at && (shownBare.has(r.id) || shownBy(r) !== null || r.parent?.type === 'interpolation')) ||
+    collectHostConsumerArgs(root, model, cell, new Set([name])).some(arg => arg.startIndex > at);
+  const copyItems = (container: SyntaxNode): void => {
+    for (const item of containerValues(container)) {
+      const v = model.inferValue(item, cell);
+      if (isZeroD(v) && onDevice(item)) {
+        edits.push(...hostCopyAround(item, v, cp, model, cell));
+      }
+    }
+  };
+  walkTypes(root, CALL, n => {
+    const fn = field(n, 'function');
+    if (fn?.type === 'identifier' && SHOWING_CALLS.has(fn.text)) {
+      callArguments(n).positional.forEach(copyItems);
+    }
+    return true;
+  });
+  const unpacked = new Set<number>();
+  for (const a of cell.facts!.assignments) {
+    if (a.value && !a.augmented && shown(a.name, a.at)) {
+      copyItems(a.value);
+    }
+    const from = a.unpacked?.from;
+    if (from && !unpacked.has(from.id) && shown(a.name, a.at)) {
+      const v = model.inferValue(from, cell);
+      if (v.kind === 'ndarray' && v.shape?.length === 1 && onDevice(from)) {
+        unpacked.add(from.id);
+        edits.push(...(PRIMARY_EXPRESSIONS.has(unparen(from).type) ? [insert(from.endIndex, '.get()')] : [insert(from.startIndex, '('), insert(from.endIndex, ').get()')]));
+      }
+    }
+  }
+  return edits;
 }
 
 /**
@@ -3022,9 +3114,10 @@ function opaqueDeviceResults(
       if (base.type === 'attribute' && ARRAY_METADATA.has(field(base, 'attribute')?.text ?? '')) {
         return false;
       }
-    } else if (CONTAINERS.has(e.type)) {
-      // a display holds what its items are
-      return kids(e).some(item => onDevice(item.type === 'pair' ? field(item, 'value') ?? item : item));
+    } else if (CONTAINERS.has(e.type) || e.type === 'list_comprehension' || e.type === 'dictionary_comprehension') {
+      // a display holds what its items are; its 0-d device items are copied to the host as NumPy
+      // scalars where it is read later (containerScalarEdits)
+      return containerValues(e).some(item => !isZeroD(model.inferValue(item, cell)) && onDevice(item));
     }
     return moved.some(r => isInside(r.node, e)) || mentions(e, deviceNames);
   };
