@@ -26,7 +26,7 @@
  * when anything updates it in place: each GPU cell copies it in (and writes it back where it
  * updates it), and a host cell that lets another object keep a resident array brings it back.
  */
-import { cupyHasNumpyPath, CUPY_GENERATOR_METHODS, ELEMENTWISE_UFUNCS, NUMPY_HOST_IO_CONSUMERS, NUMPY_HOST_IO_PRODUCERS, NUMPY_PASSTHROUGH_NAMES, NUMPY_REFUSED, NUMPY_UFUNC_NIN, REDUCTIONS, TRANSCENDENTAL_UFUNCS } from '../../apis/cupy';
+import { CUPY_CONCATENATORS, cupyHasNumpyPath, CUPY_GENERATOR_METHODS, CUPY_RENAMED, ELEMENTWISE_UFUNCS, NUMPY_HOST_IO_CONSUMERS, NUMPY_HOST_IO_PRODUCERS, NUMPY_PASSTHROUGH_NAMES, NUMPY_REFUSED, NUMPY_UFUNC_NIN, REDUCTIONS, TRANSCENDENTAL_UFUNCS } from '../../apis/cupy';
 import { cupyxHasScipyPath, cupyxModuleOf, cupyxNeedsRapids } from '../../apis/cupyx';
 import { WorkEstimate } from '../../costmodel';
 import { applyEdits, insert, replace } from '../../edits';
@@ -2024,6 +2024,18 @@ function classify(node: SyntaxNode, qualified: string, cp: string): LibraryRef {
     }
     if (cupyHasNumpyPath(path)) {
       return { node, qualified, action: 'cupy', replacement: `${cp}.${path}` };
+    }
+    const renamed = rest.length === 1 ? CUPY_RENAMED.get(top) : undefined;
+    if (renamed) {
+      return { node, qualified, action: 'cupy', replacement: `${cp}.${renamed}` };
+    }
+    if (rest.length === 1 && CUPY_CONCATENATORS.has(top)) {
+      // CuPy's r_/c_ take arrays and scalars: a slice or a string directive stays NumPy's
+      const sub = node.parent?.type === 'subscript' && field(node.parent, 'value')?.id === node.id ? node.parent : null;
+      const items = sub ? kids(sub).filter(k => k.id !== node.id && k.type !== 'comment').flatMap(k => (k.type === 'tuple' || k.type === 'expression_list' ? kids(k) : [k])) : [];
+      return sub && !items.some(k => k.type === 'slice' || k.type === 'string' || k.type === 'concatenated_string')
+        ? { node, qualified, action: 'cupy', replacement: `${cp}.${top}` }
+        : { node, qualified, action: 'refuse', reason: `numpy.${top} with slice notation or a string directive: CuPy's ${top} takes arrays and scalars only (NotImplementedError)` };
     }
     if (rest.length === 1 && (top === 'linalg' || top === 'fft' || top === 'random')) {
       return { node, qualified, action: 'cupy', replacement: `${cp}.${path}` };
