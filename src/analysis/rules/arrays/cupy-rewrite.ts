@@ -1357,7 +1357,7 @@ function generatorCalls(
       // neither take a device array nor update one in place. A call on its own line (its value
       // discarded, or displayed) stays as it is: a host draw, `rng.shuffle(v)` of a host array
       const args = field(n, 'arguments');
-      const arrayArg = args ? onDevice.find(a => globalReferences(args, a).length > 0) : undefined;
+      const arrayArg = args ? onDevice.find(a => globalReferences(args, a).some(r => !readsMetadataOnly(r))) : undefined;
       if (arrayArg) {
         // what the rewrite does with that array: made on the device here, resident there, or copied over
         const where = assignments.some(a => a.name === arrayArg && a.at <= n.startIndex)
@@ -1375,6 +1375,20 @@ function generatorCalls(
     return true;
   });
   return out;
+}
+
+/**
+ * Is reference `r` to an array a read of its host metadata only (`x.shape`, `x.size`, `x.ndim`,
+ * `x.dtype`, `len(x)`), not of its data?
+ */
+function readsMetadataOnly(r: SyntaxNode): boolean {
+  const p = r.parent;
+  if (p?.type === 'attribute' && field(p, 'object')?.id === r.id) {
+    return ARRAY_METADATA.has(field(p, 'attribute')?.text ?? '');
+  }
+  const call = p?.type === 'argument_list' && kids(p).length === 1 ? p.parent : null;
+  const fn = call?.type === 'call' ? field(call, 'function') : null;
+  return fn?.type === 'identifier' && fn.text === 'len';
 }
 
 /**
