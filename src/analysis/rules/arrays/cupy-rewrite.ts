@@ -3071,6 +3071,10 @@ function wholeArrayUse(expr: SyntaxNode, arrays: ReadonlySet<string>, loopVars: 
   return hit;
 }
 
+/**
+ * Does an `if`/`while` condition read a device value (not only a device array's host metadata:
+ * `if (n := int(x.size)) > 100`)?
+ */
 function hasDeviceControlFlow(root: SyntaxNode, deviceNames: ReadonlySet<string>): boolean {
   let hit = false;
   walkTypes(root, CONDITIONALS, n => {
@@ -3078,8 +3082,11 @@ function hasDeviceControlFlow(root: SyntaxNode, deviceNames: ReadonlySet<string>
       return false;
     }
     const cond = field(n, 'condition');
-    if (cond && mentions(cond, deviceNames)) {
-      hit = true;
+    if (cond) {
+      walkTypes(cond, IDENTIFIER, id => {
+        hit ||= deviceNames.has(id.text) && isValueIdentifier(id) && !readsMetadataOnly(id);
+        return !hit;
+      });
     }
     return true;
   });
