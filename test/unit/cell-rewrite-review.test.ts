@@ -30,3 +30,19 @@ describe('control flow on device values', () => {
     expect(mine[0].notes.join('\n')).toMatch(/tests a device value/);
   });
 });
+
+describe('loops that store a result per iteration', () => {
+  const setup = 'import numpy as np\nn = 200_000\nmeas = np.random.default_rng(0).random((100, n, 2))';
+
+  it('a time step storing a large slice each iteration is rewritten', () => {
+    const { mine, refused } = suggestion(setup, 'x = np.zeros((n, 2))\nest = np.zeros((100, n, 2))\nfor k in range(1, 100):\n    x = 0.5 * (x + meas[k])\n    est[k] = x\nprint(est.mean())');
+    expect(refused).toEqual([]);
+    expect(mine).toHaveLength(1);
+  });
+
+  it('one number per iteration into a large array is refused, and says why', () => {
+    const { mine, refused } = suggestion(setup, 'tot = np.zeros(100_000)\nfor k in range(100):\n    tot[k] = np.sqrt(meas[k, :, 0] ** 2 + 1.0).mean()');
+    expect(mine).toEqual([]);
+    expect(refused.map(r => r.reason).join('\n')).toMatch(/stores one number per iteration in `tot\[k\]`, each from array work: on the GPU every iteration would be several kernel launches for little data/);
+  });
+});

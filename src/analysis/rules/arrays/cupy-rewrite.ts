@@ -607,7 +607,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   rangeRewrites.push(...castRewrites);
 
   // 3. Loops: element-by-element loops and recurrences belong to kernels, not to CuPy calls.
-  const loopRefusal = checkLoops(root, union(arrayInputs, localArrays));
+  const loopRefusal = checkLoops(root, union(arrayInputs, localArrays), model, cell);
   if (loopRefusal) {
     refusals.push(loopRefusal);
   }
@@ -2983,7 +2983,7 @@ function containerElements(container: SyntaxNode): SyntaxNode[] {
  * variable. When the body also reads `x` at another index (x[i-1]), it is a sequential
  * recurrence: each step needs the previous one, which no elementwise GPU rewrite preserves.
  */
-function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>): string | null {
+function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>, model: NotebookModel, cell: CellModel): string | null {
   let reason: string | null = null;
   // only loops (and in their bodies, assignments) are visited: no node objects for other rows
   walkTypes(root, LOOPS, n => {
@@ -3036,8 +3036,15 @@ function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>): string | nul
       if (recurrence) {
         reason = `sequential recurrence: \`${target.text}\` depends on another element of \`${arr.text}\` computed earlier in the loop; elementwise GPU code cannot preserve that order (use a scan such as cp.cumsum if it is one, or a sequential kernel)`;
       } else if (right && wholeArrayUse(right, arrays, loopVars)) {
-        // each iteration does array work and stores one result (a bootstrap, a parameter scan)
-        reason = `a Python loop that stores one result per iteration in \`${target.text}\`, each from array work: on the GPU every iteration would be several small kernel launches and a wait for its result; batch the iterations into one array computation (all resamples or parameters at once) for the GPU, or keep the loop on the host`;
+        // each iteration does array work and stores its result: a large slice (`est[k] = x`, a
+        // time step over (200000, 4) arrays) is GPU-sized work each step, and its store an
+        // asynchronous device copy; a number or a small array (a bootstrap, a parameter scan) is
+        // kernel launches for little work, which only batching the iterations pays for
+        const item = model.inferValue(right, cell);
+        const large = item.kind === 'ndarray' && item.size !== undefined && item.size >= SMALL_ARRAY_ELEMENTS;
+        if (!large) {
+          reason = `a Python loop that stores ${isZeroD(item) || item.kind === 'scalar' ? 'one number' : item.kind === 'ndarray' ? 'one small array' : 'one result'} per iteration in \`${target.text}\`, each from array work: on the GPU every iteration would be several kernel launches for little data; batch the iterations into one array computation (all resamples or parameters at once) for the GPU, or keep the loop on the host`;
+        }
       } else if (arrays.has(arr.text) || loopVars.size > 0) {
         reason = `element-by-element Python loop over \`${arr.text}\`: as CuPy calls each element would be a kernel launch; ${PER_ELEMENT_ADVICE} (or a vectorised rewrite)`;
       }
