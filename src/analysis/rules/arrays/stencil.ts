@@ -107,6 +107,15 @@ export interface SliceStencil {
   end: number;
   /** The expression node (its chain is replaced by the kernel). */
   expr: SyntaxNode;
+  /**
+   * The statements one launch replaces, each run once per launch: the zeros_like statement and
+   * the slice assignment; the loop's assignment; the copy form's copy, update and the border
+   * assignments folded into the kernel; the periodic form's one or two assignments (rolls
+   * included). The cost model takes what NumPy makes for them (op by op: the operations, the
+   * rolls, the copy, zeros_like, the slice assignment's copy) off the device's work and charges
+   * the kernel's own instead (cupy-rewrite.ts fuseWork).
+   */
+  step: SyntaxNode[];
   out: string;
   input: string;
   /**
@@ -629,6 +638,7 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
     start: stmt.startIndex,
     end: stmt.endIndex,
     expr,
+    step: [only],
     out: array.text,
     input: array.text,
     dtype: input.dtype,
@@ -893,6 +903,7 @@ function copyStepStencil(stmt: SyntaxNode, loopVariable: string, range: string, 
     start: stmts[c].startIndex,
     end: last.endIndex,
     expr,
+    step: stmts.slice(c, c + 2 + (border?.count ?? 0)),
     out: u,
     input: u,
     dtype: input.dtype,
@@ -970,6 +981,7 @@ function rollLoopStencil(stmt: SyntaxNode, loopVariable: string, range: string, 
     start: stmt.startIndex,
     end: stmt.endIndex,
     expr: last.value,
+    step: stmts,
     out: v,
     input: v,
     dtype: input.dtype,
@@ -1024,7 +1036,7 @@ export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: C
     }
     const found = stencilExpression(expr, input.text, out.text, array.dtype, array.shape, model, cell, null, null);
     if (found) {
-      return { start: stmts[k].startIndex, end: stmts[k + 1].endIndex, expr, out: out.text, input: input.text, dtype: array.dtype, ndim: array.ndim, ...found, loop: null };
+      return { start: stmts[k].startIndex, end: stmts[k + 1].endIndex, expr, step: [stmts[k], stmts[k + 1]], out: out.text, input: input.text, dtype: array.dtype, ndim: array.ndim, ...found, loop: null };
     }
   }
   return null;
