@@ -46,3 +46,20 @@ describe('loops that store a result per iteration', () => {
     expect(refused.map(r => r.reason).join('\n')).toMatch(/stores one number per iteration in `tot\[k\]`, each from array work: on the GPU every iteration would be several kernel launches for little data/);
   });
 });
+
+describe('inputs read through one part', () => {
+  const setup = 'import numpy as np\nframes = np.random.default_rng(0).random((6, 2048, 2048))';
+
+  it('two different parts: the array is copied whole', () => {
+    const { mine } = suggestion(setup, 'd = np.sqrt((frames[-1] - frames[0]) ** 2 + 1.0)\nprint(float(d.mean()))');
+    expect(mine).toHaveLength(1);
+    expect(mine[0].candidate).toContain('frames_gpu = cp.asarray(frames)\n');
+  });
+
+  it('a small part only: priced as that part, too small to pay', () => {
+    const result = analyzeNotebook(cellsOf(setup, 'r = np.linalg.norm(frames[:, -1, -1])\nprint(r)'));
+    const refused = result.refusals.filter(r => r.cellIndex === 1);
+    expect(result.suggestions.filter(s => s.cellIndex === 1)).toEqual([]);
+    expect(refused.map(r => r.reason).join('\n')).toMatch(/^48 B: too small/);
+  });
+});

@@ -73,6 +73,11 @@ export interface ArrayCellAnalysis {
   randomCalls: number;
   /** Inputs copied to the device at the top: host name -> device name. */
   transfers: Map<string, string>;
+  /**
+   * Read-only inputs the cell reads only through one basic index (`traj[:, -1]`): host name ->
+   * that index's text; only the part is copied (`traj_gpu = cp.asarray(traj[:, -1])`).
+   */
+  slicedInputs: Map<string, string>;
   /** Names brought back to the host at the end of the cell. */
   bringBack: string[];
   /**
@@ -636,7 +641,12 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const inputs = placeInputs(root, model, cell, arrayInputs, hostConsumerArgs, hostParams, base => claim(freshName(base, used)), !!plan, new Set(untypedOperands));
   refusals.push(...inputs.refusals);
   inputs.onDevice.forEach(n => deviceNames.add(n));
-  const { transfers, rebound, writeBack, hostKept, sharedWith } = inputs;
+  const { transfers, rebound, writeBack, hostKept, sharedWith, sliced } = inputs;
+  if (sliced.size > 0) {
+    // a slice stencil's kernel indexes the arrays it reads on the grid's indices: they are
+    // copied whole (found here only for its reads: its names are claimed where it is rewritten)
+    findSliceStencil(root, model, cell, base => base)?.reads.forEach(r => sliced.delete(r.name));
+  }
   // host arrays made from pandas data or by estimators that meet device work: copied to the device
   const uploads = hostArrayUploads(root, model, cell, refs, deviceNames, cp, base => claim(freshName(base, used)));
   uploads.moved.forEach(r => (r.action = 'cupy'));
@@ -753,7 +763,13 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       if (hostParams.some(arg => isInside(r, arg)) && !writeBack.includes(name)) {
         continue; // a cupyx call's host parameter (`shift=-est[k]`): the host original, no sync per value
       }
-      edits.push(replace(r.startIndex, r.endIndex, dev));
+      // an input copied in part (`traj[:, -1]`): the part is the device copy; its shape and
+      // dtype are the host array's
+      if (sliced.has(name) && readsMetadataOnly(r)) {
+        continue;
+      }
+      const part = sliced.has(name) ? r.parent! : r;
+      edits.push(replace(part.startIndex, part.endIndex, dev));
     }
   }
   // CuPy sorts in place only C-contiguous arrays: elsewhere through cp.sort, written back
@@ -986,7 +1002,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
 
   // prologue: import and transfers, after the cell's leading imports/comments
   const prologueAt = prologueOffset(root, cell.source);
-  const prologue = prologueLines(root, model, cell, cp, importLine, imports, transfers);
+  const prologue = prologueLines(root, model, cell, cp, importLine, imports, transfers, sliced);
   const hoist = plan?.hoisted !== undefined;
   if (fused.definitions.length > 0 && !hoist) {
     // a blank line separates the definitions from imports/transfers above them
@@ -1027,7 +1043,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       const v = model.valueBefore(n, cell, 0);
       return v.kind === 'ndarray' && v.shape === undefined;
     }) || refs.some(r => r.action === 'host-producer' && model.inferValue(r.node.parent ?? r.node, cell).shape === undefined);
-  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), { hostOnly: hostKeptOnly, countedSizes: sizes.calls, hostDraws: hostRngCalls, uploads: uploads.uploaded });
+  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), { hostOnly: hostKeptOnly, countedSizes: sizes.calls, hostDraws: hostRngCalls, uploads: uploads.uploaded, sliced });
   // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
   work.deviceToHostBytes += hostCopies.bytes + pandasOperands.bytes;
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
@@ -1052,6 +1068,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     sparseOps,
     randomCalls,
     transfers,
+    slicedInputs: new Map([...sliced].map(([n, sub]) => [n, cell.source.slice(field(sub, 'value')!.endIndex, sub.endIndex)])),
     bringBack,
     leftOnDevice: leftOnDevice.filter(n => !rebuilt.has(n) && !deviceInputs.includes(n)),
     writeBack,
@@ -1093,7 +1110,8 @@ function prologueLines(
   cp: string,
   importLine: string | null,
   imports: Set<string>,
-  transfers: ReadonlyMap<string, string>
+  transfers: ReadonlyMap<string, string>,
+  sliced: ReadonlyMap<string, SyntaxNode>
 ): string[] {
   const prologue: string[] = [];
   if (importLine) {
@@ -1111,6 +1129,9 @@ function prologueLines(
         prologue.splice(importLine ? 1 : 0, 0, 'import cupyx.scipy.sparse');
         imports.add('import cupyx.scipy.sparse');
       }
+    } else if (sliced.has(name)) {
+      // the only part the cell reads
+      prologue.push(`${dev} = ${cp}.asarray(${sliced.get(name)!.text})`);
     } else if (writtenWholeFirst(root, name, model)) {
       // its old contents are never read: an uninitialised device array, not an upload
       prologue.push(`${dev} = ${cp}.empty(${name}.shape, dtype=${name}.dtype)`);
@@ -1446,6 +1467,8 @@ interface InputPlacement {
   sharedWith: Map<string, MemorySharer>;
   /** The inputs used in device work, in order. */
   onDevice: string[];
+  /** Read-only inputs read only through one basic index: name -> one of those subscripts (basicPart). */
+  sliced: Map<string, SyntaxNode>;
   refusals: string[];
 }
 
@@ -1470,7 +1493,7 @@ function placeInputs(
   untyped: ReadonlySet<string>
 ): InputPlacement {
   const facts = cell.facts!;
-  const out: InputPlacement = { transfers: new Map(), rebound: new Set(), writeBack: [], hostKept: new Set(), sharedWith: new Map(), onDevice: [], refusals: [] };
+  const out: InputPlacement = { transfers: new Map(), rebound: new Set(), writeBack: [], hostKept: new Set(), sharedWith: new Map(), onDevice: [], sliced: new Map(), refusals: [] };
   for (const name of arrayInputs) {
     const refsToName = globalReferences(root, name);
     const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)) && !hostParams.some(arg => isInside(r, arg)));
@@ -1512,10 +1535,45 @@ function placeInputs(
       out.transfers.set(name, name);
     } else {
       out.transfers.set(name, fresh(`${name}_gpu`));
+      const part = basicPart(name, deviceUses, model, cell);
+      if (part) {
+        out.sliced.set(name, part);
+      }
     }
     out.onDevice.push(name);
   }
   return out;
+}
+
+/**
+ * The one part of read-only input `name` that all its device `uses` read (`traj[:, -1]`, `a[2:]`,
+ * `x[k0]`; its metadata, `traj.shape`, aside), where that is a basic index (integers, slices,
+ * `...`, scalars the cell does not rebind: a view, the same each time) of a known size at most
+ * half the array's: only that part need be copied to the device. Else null.
+ */
+function basicPart(name: string, uses: readonly SyntaxNode[], model: NotebookModel, cell: CellModel): SyntaxNode | null {
+  const parts = uses.filter(r => !readsMetadataOnly(r)).map(r => (r.parent?.type === 'subscript' && field(r.parent, 'value')?.id === r.id ? r.parent : null));
+  const first = parts[0];
+  const indexText = (sub: SyntaxNode): string => cell.source.slice(field(sub, 'value')!.endIndex, sub.endIndex).replace(/\s+/g, '');
+  if (!first || parts.some(p => !p || indexText(p) !== indexText(first))) {
+    return null;
+  }
+  let basic = true;
+  for (const k of kids(first).slice(1)) {
+    walk(k, n => {
+      if (n.type === 'identifier') {
+        basic &&= !cell.facts!.writes.has(n.text) && model.valueBefore(n.text, cell, 0).kind === 'scalar';
+      } else if (!['slice', 'integer', 'unary_operator', 'ellipsis', 'comment'].includes(n.type) && n.isNamed) {
+        basic = false;
+      }
+      return basic;
+    });
+  }
+  const whole = model.valueBefore(name, cell, 0);
+  const part = model.inferValue(first, cell);
+  // a part as large as half the array or more (a stencil's interior, `f[1:-1, 1:-1]`) is copied
+  // whole: one contiguous copy, not a host gather of most of it
+  return basic && part.kind === 'ndarray' && part.size !== undefined && whole.size !== undefined && part.size * 2 <= whole.size ? first : null;
 }
 
 /**
@@ -3653,6 +3711,8 @@ export function estimateWork(
     hostDraws?: readonly SyntaxNode[];
     /** Host values copied to the device where they are made (hostArrayUploads). */
     uploads?: readonly SyntaxNode[];
+    /** Inputs copied in part: name -> the part (basicPart). */
+    sliced?: ReadonlyMap<string, SyntaxNode>;
   } = {}
 ): { work: WorkEstimate; largest?: ValueInfo } {
   const hostOnly = kept.hostOnly ?? [];
@@ -3664,9 +3724,12 @@ export function estimateWork(
       largest = v;
     }
   };
+  const sliced = kept.sliced ?? new Map<string, SyntaxNode>();
+  // an input copied in part is as large as that part on the device
+  const inputValue = (name: string): ValueInfo => (sliced.has(name) ? model.inferValue(sliced.get(name)!, cell) : model.valueBefore(name, cell, 0));
   for (const name of deviceNames) {
-    consider(model.valueBefore(name, cell, 0));
-    consider(model.valueAfter(name, cell));
+    consider(inputValue(name));
+    consider(sliced.has(name) ? inputValue(name) : model.valueAfter(name, cell));
   }
   const work: WorkEstimate = {
     elements: 0,
@@ -3910,7 +3973,7 @@ export function estimateWork(
     work.itemBytes = itemSize(largest.dtype);
   }
   for (const [name] of transfers) {
-    const v = model.valueBefore(name, cell, 0);
+    const v = inputValue(name);
     // a CSR matrix copies its data (8 bytes), column indices (4) and row pointers (4 a row); a
     // value of unknown type meeting the arrays in an operator (untypedArrayOperands) is taken
     // to be as large as the largest of them

@@ -66,7 +66,7 @@ export function arrayOutcome(
   if (single) {
     confidence -= single.penalty;
   }
-  const moved = [...a.transfers].map(([host, dev]) => (host === dev ? `\`${host}\`` : `\`${host}\` → \`${dev}\``));
+  const moved = [...a.transfers].map(([host, dev]) => (host === dev ? `\`${host}\`` : `\`${host}${a.slicedInputs.get(host) ?? ''}\` → \`${dev}\``));
   const lines = [
     `**${text.what}**`,
     '',
