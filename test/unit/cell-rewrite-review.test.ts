@@ -63,3 +63,19 @@ describe('inputs read through one part', () => {
     expect(refused.map(r => r.reason).join('\n')).toMatch(/^48 B: too small/);
   });
 });
+
+describe('set-up loops', () => {
+  const setup = 'import numpy as np\nP = np.random.default_rng(0).random((25000, 513)).astype(np.float32)\nnfilt = int(open("n.txt").read())';
+
+  it('a loop of unknown count filling the array is still refused', () => {
+    const { mine, refused } = suggestion(setup, 'fb = np.zeros((64, 513))\nfor m in range(nfilt):\n    fb[m, m] = 1.0\nmel = P @ fb.T\nprint(float(mel.mean()))');
+    expect(mine).toEqual([]);
+    expect(refused.map(r => r.reason).join('\n')).toMatch(/element-by-element Python loop over `fb`/);
+  });
+
+  it('a loop reading the large array is no set-up loop', () => {
+    const { mine, refused } = suggestion(setup, 'fb = np.zeros((64, 513))\nfor m in range(64):\n    fb[m, 0] = P[m, 0]\nmel = P @ fb.T\nprint(float(mel.mean()))');
+    expect(mine).toEqual([]);
+    expect(refused.length).toBeGreaterThan(0);
+  });
+});

@@ -611,8 +611,16 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const normalRewrites = rangeRewrites.length;
   rangeRewrites.push(...castRewrites);
 
-  // 3. Loops: element-by-element loops and recurrences belong to kernels, not to CuPy calls.
-  const loopRefusal = checkLoops(root, union(arrayInputs, localArrays), model, cell);
+  // 3. Loops: element-by-element loops and recurrences belong to kernels, not to CuPy calls,
+  // except a small set-up loop filling a small array, which stays on the host
+  const setups = setupLoops(root, union(arrayInputs, localArrays), model, cell);
+  for (const setup of setups) {
+    refs.filter(r => isInside(r.node, setup.loop) || isInside(r.node, setup.made)).forEach(r => (r.action = 'keep'));
+    notes.push(
+      `The loop filling \`${setup.name}\` (${setup.trips} iterations over a small array) is set-up work: it stays on the host, NumPy's, and \`${setup.name}\` is copied to the device once after it.`
+    );
+  }
+  const loopRefusal = checkLoops(root, union(arrayInputs, localArrays), model, cell, new Set(setups.map(s => s.loop.id)));
   if (loopRefusal) {
     refusals.push(loopRefusal);
   }
@@ -729,6 +737,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
   if (normalRewrites > 0) {
     notes.push('`rng.normal(loc, scale, size)` became `loc + scale * rng.standard_normal(size)`: CuPy\'s Generator has no `normal`; the distribution is the same.');
+  }
+  // a set-up loop's array, filled on the host: copied to the device once, after the loop
+  for (const setup of setups) {
+    edits.push(insert(setup.loop.endIndex, `\n${setup.name} = ${cp}.asarray(${setup.name})`));
   }
   // draws from a host generator made in another cell: copy the draw to the device once
   for (const call of hostRngCalls) {
@@ -3041,11 +3053,11 @@ function containerElements(container: SyntaxNode): SyntaxNode[] {
  * variable. When the body also reads `x` at another index (x[i-1]), it is a sequential
  * recurrence: each step needs the previous one, which no elementwise GPU rewrite preserves.
  */
-function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>, model: NotebookModel, cell: CellModel): string | null {
+function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>, model: NotebookModel, cell: CellModel, setups: ReadonlySet<number>): string | null {
   let reason: string | null = null;
   // only loops (and in their bodies, assignments) are visited: no node objects for other rows
   walkTypes(root, LOOPS, n => {
-    if (reason) {
+    if (reason || setups.has(n.id)) {
       return false;
     }
     const loopVars = new Set<string>();
@@ -3111,6 +3123,47 @@ function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>, model: Notebo
     return !reason;
   });
   return reason;
+}
+
+/**
+ * Top-level `for` loops of a known count of at most SMALL_ARRAY_ELEMENTS that write elements of
+ * one small array (under SMALL_ARRAY_ELEMENTS elements) the cell makes with NumPy just before
+ * them, and read none of the cell's other arrays (`fb = np.zeros((64, 513))`, then
+ * `fb[m, k] = 1.0` for 64 filters): set-up work, which stays on the host with the array's
+ * creation; the array is copied to the device once after the loop (`made`: its creation call).
+ */
+function setupLoops(root: SyntaxNode, arrays: ReadonlySet<string>, model: NotebookModel, cell: CellModel): { name: string; loop: SyntaxNode; made: SyntaxNode; trips: number }[] {
+  const out: { name: string; loop: SyntaxNode; made: SyntaxNode; trips: number }[] = [];
+  for (const loop of kids(root).filter(k => k.type === 'for_statement')) {
+    const right = field(loop, 'right');
+    const body = field(loop, 'body');
+    const trips = right ? loopCount(right, model, cell) : undefined;
+    if (!body || trips === undefined || trips > SMALL_ARRAY_ELEMENTS) {
+      continue;
+    }
+    // the arrays whose elements the loop writes
+    const written = new Set<string>();
+    walkTypes(body, ASSIGNMENTS, a => {
+      const target = field(a, 'left');
+      const arr = target?.type === 'subscript' ? field(target, 'value') : null;
+      written.add(arr?.type === 'identifier' ? arr.text : '');
+      return false;
+    });
+    const name = written.size === 1 ? [...written][0] : '';
+    if (!arrays.has(name) || [...arrays].some(n => n !== name && globalReferences(body, n).length > 0)) {
+      continue;
+    }
+    // made by a NumPy creation call just before the loop, small
+    const made = cell.facts!.assignments.filter(a => a.name === name && a.at < loop.startIndex).pop();
+    const call = made?.value && !made.augmented ? unparen(made.value) : null;
+    const fn = call?.type === 'call' ? field(call, 'function') : null;
+    const size = model.valueBefore(name, cell, loop.startIndex).size;
+    const between = made ? globalReferences(root, name).filter(r => r.startIndex > made.at + name.length && r.startIndex < loop.startIndex) : [];
+    if (call && fn && NUMPY_CONTIGUOUS_CREATORS.test(model.qualifiedName(fn) ?? '') && size !== undefined && size < SMALL_ARRAY_ELEMENTS && between.length === 0) {
+      out.push({ name, loop, made: call, trips });
+    }
+  }
+  return out;
 }
 
 /**
