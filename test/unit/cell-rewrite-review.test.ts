@@ -79,3 +79,18 @@ describe('set-up loops', () => {
     expect(refused.length).toBeGreaterThan(0);
   });
 });
+
+describe('per-row reductions in a comprehension', () => {
+  const setup = 'import numpy as np\nanom = np.random.default_rng(0).random((240, 360, 720), dtype=np.float32)';
+
+  it('a mask that depends on the row stays one reduction per row', () => {
+    const { mine } = suggestion(setup, 'pos = np.array([np.mean(anom[k][anom[k] > 0.5]) for k in range(240)])\nprint(pos[:3])');
+    expect(mine).toHaveLength(1);
+    expect(mine[0].candidate).toContain('cp.array([cp.mean(anom_gpu[k][anom_gpu[k] > 0.5]) for k in range(240)])');
+  });
+
+  it('a count that is not the number of rows is left as written', () => {
+    const { mine } = suggestion(setup, 'box = np.ones((360, 720), dtype=bool)\nfirst = np.array([np.mean(anom[k][box]) for k in range(10)])\nprint(first)');
+    expect(mine.map(s => s.candidate).join('\n')).not.toContain('axis=1');
+  });
+});

@@ -786,6 +786,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
   // CuPy sorts in place only C-contiguous arrays: elsewhere through cp.sort, written back
   sortsInPlace(root, model, cell, cp, deviceNames, edits);
+  // one reduction per row in a comprehension: one reduction over all the rows
+  const rowReductions = rowReductionRewrites(root, model, cell, refs, cp, name => (sliced.has(name) ? null : (transfers.get(name) ?? name)));
+  rowReductions.forEach(rw => replaceSpan(edits, rw));
+  if (rowReductions.length > 0) {
+    notes.push(
+      `\`${clip(rowReductions[0].from)}\` reduces each row in turn: it became one reduction over all the rows (\`${clip(rowReductions[0].text)}\`), a few launches and one count of the mask's elements for all the rows, instead of those and a wait per row; the same values (each row's sum taken in another order).`
+    );
+  }
   // host consumers of device results get host copies
   const localDevice = new Set<string>();
   for (const n of deviceNames) {
@@ -3123,6 +3131,86 @@ function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>, model: Notebo
     return !reason;
   });
   return reason;
+}
+
+/** Reductions a per-row comprehension may make, as NumPy functions or array methods. */
+const ROW_REDUCTIONS = new Set(['sum', 'mean', 'max', 'min', 'std', 'var', 'nansum', 'nanmean', 'nanmax', 'nanmin', 'nanstd', 'nanvar']);
+
+/**
+ * `np.array([np.nanmean(X[k][M]) for k in range(N)])` (or `X[k, M]`, `X[k][M].mean()`, and `X[k]`
+ * for a 2-D X), with N the number of X's rows and M a boolean mask over the rest of X's axes that
+ * does not depend on k: the rows' reductions as one, `cp.nanmean(X[:, M], axis=1)` (`cp.nanmean(X,
+ * axis=1)`), the same values in the same dtype, without a launch, a mask's nonzero count and a wait
+ * per row. `device` names an array's device name (null where the cell does not copy it whole).
+ */
+function rowReductionRewrites(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  refs: readonly LibraryRef[],
+  cp: string,
+  device: (name: string) => string | null
+): (TextEdit & { from: string })[] {
+  const out: (TextEdit & { from: string })[] = [];
+  const refOf = (fn: SyntaxNode | null): LibraryRef | undefined => (fn ? refs.find(r => r.node.id === fn.id && r.action === 'cupy') : undefined);
+  walkTypes(root, CALL, call => {
+    const maker = refOf(field(call, 'function'));
+    const args = callArguments(call);
+    const comp = args.positional.length === 1 && args.keywords.size === 0 ? unparen(args.positional[0]) : null;
+    if (!maker || !/^numpy\.(array|asarray)$/.test(maker.qualified) || comp?.type !== 'list_comprehension') {
+      return true;
+    }
+    const clauses = kids(comp).filter(k => k.type === 'for_in_clause' || k.type === 'if_clause');
+    const k = clauses.length === 1 ? field(clauses[0], 'left') : null;
+    const range = clauses.length === 1 ? field(clauses[0], 'right') : null;
+    const rangeArgs = range?.type === 'call' && field(range, 'function')?.text === 'range' ? callArguments(range).positional : [];
+    const body = field(comp, 'body');
+    if (k?.type !== 'identifier' || rangeArgs.length !== 1 || body?.type !== 'call') {
+      return true;
+    }
+    // the reduction: `np.red(E)` or `E.red()`
+    const fn = field(body, 'function');
+    const bodyArgs = callArguments(body);
+    const ref = refOf(fn);
+    const method = fn?.type === 'attribute' && !ref ? field(fn, 'attribute')?.text : undefined;
+    const red = ref?.qualified.startsWith('numpy.') ? ref.qualified.slice('numpy.'.length) : method;
+    const e = ref ? bodyArgs.positional[0] : method ? field(fn!, 'object') : null;
+    if (!red || !ROW_REDUCTIONS.has(red) || !e || bodyArgs.keywords.size > 0 || bodyArgs.positional.length !== (ref ? 1 : 0)) {
+      return true;
+    }
+    // the row and the mask: `X[k][M]`, `X[k, M]` or `X[k]`
+    const u = unparen(e);
+    const inner = u.type === 'subscript' ? unparen(field(u, 'value')!) : null;
+    const picks = (sub: SyntaxNode): SyntaxNode[] => kids(sub).slice(1).filter(c => c.type !== 'comment');
+    let x: SyntaxNode | null = null;
+    let mask: SyntaxNode | null = null;
+    if (inner?.type === 'subscript' && picks(inner).length === 1 && picks(u).length === 1) {
+      [x, mask] = [field(inner, 'value'), picks(u)[0]];
+      if (picks(inner)[0].text !== k.text) {
+        return true;
+      }
+    } else if (u.type === 'subscript' && picks(u)[0]?.text === k.text && picks(u).length <= 2) {
+      [x, mask] = [field(u, 'value'), picks(u)[1] ?? null];
+    }
+    const xv = x?.type === 'identifier' ? model.inferValue(x, cell) : null;
+    const mv = mask ? model.inferValue(mask, cell) : null;
+    const dx = x?.type === 'identifier' ? device(x.text) : null;
+    const dm = mask?.type === 'identifier' ? device(mask.text) : null;
+    if (!x || !xv?.shape || xv.shape[0] !== model.constantValue(rangeArgs[0], cell) || !dx) {
+      return true;
+    }
+    let text: string;
+    if (!mask && xv.shape.length === 2) {
+      text = `${cp}.${red}(${dx}, axis=1)`;
+    } else if (mask && dm && mv?.kind === 'ndarray' && mv.dtype === 'bool' && JSON.stringify(mv.shape) === JSON.stringify(xv.shape.slice(1))) {
+      text = `${cp}.${red}(${dx}[:, ${dm}], axis=1)`;
+    } else {
+      return true;
+    }
+    out.push({ start: call.startIndex, end: call.endIndex, text, from: call.text });
+    return false;
+  });
+  return out;
 }
 
 /**
