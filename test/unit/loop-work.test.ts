@@ -108,7 +108,7 @@ describe('why a loop storing one value per iteration is refused', () => {
     expect(analyse(setup, 'for i in range(1000):\n    out[i] = np.sin(y[i]) + y.shape[0]').refusal).toMatch(/element-by-element Python loop over `out`/);
   });
   it('array work per iteration where it reads slices or whole arrays', () => {
-    expect(analyse(setup, 'for i in range(1000):\n    out[i] = x[i:i + 5000].mean()').refusal).toMatch(/stores one result per iteration in `out\[i\]`, each from array work/);
-    expect(analyse(setup, 'for i in range(1000):\n    out[i] = np.dot(x, y) * i').refusal).toMatch(/stores one result per iteration/);
+    expect(analyse(setup, 'for i in range(1000):\n    out[i] = x[i:i + 5000].mean()').refusal).toMatch(/stores one number per iteration in `out\[i\]`, each from array work/);
+    expect(analyse(setup, 'for i in range(1000):\n    out[i] = np.dot(x, y) * i').refusal).toMatch(/stores one number per iteration/);
   });
 });
