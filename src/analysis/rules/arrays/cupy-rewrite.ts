@@ -3246,7 +3246,7 @@ function setupLoops(root: SyntaxNode, arrays: ReadonlySet<string>, model: Notebo
     const call = made?.value && !made.augmented ? unparen(made.value) : null;
     const fn = call?.type === 'call' ? field(call, 'function') : null;
     const size = model.valueBefore(name, cell, loop.startIndex).size;
-    const between = made ? globalReferences(root, name).filter(r => r.startIndex > made.at + name.length && r.startIndex < loop.startIndex) : [];
+    const between = made ? globalReferences(root, name).filter(r => r.startIndex >= made.at && r.startIndex < loop.startIndex) : [];
     if (call && fn && NUMPY_CONTIGUOUS_CREATORS.test(model.qualifiedName(fn) ?? '') && size !== undefined && size < SMALL_ARRAY_ELEMENTS && between.length === 0) {
       out.push({ name, loop, made: call, trips });
     }
