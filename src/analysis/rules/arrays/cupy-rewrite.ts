@@ -1071,7 +1071,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const unfusedWork = { ...work };
   // NumPy makes every pass of the chain; only the device's count shrinks
   work.hostPasses = work.passes;
-  fuseWork(work, largest, kernelChains, groups, stencil ? { stencil, chain: chains.find(c => inStencil(c.node.startIndex, c.node.endIndex)) } : null, model, cell);
+  fuseWork(work, largest, kernelChains, groups, stencil, model, cell, deviceNames);
   const arrayOperators = countArrayOperators(root, model, cell) + sparseOps;
   if (sparseOps > 0 && [...transfers.keys()].some(n => cellStartValue(n).kind === 'sparse')) {
     notes.push('The SciPy sparse matrix is converted to `cupyx.scipy.sparse.csr_matrix` (its data, indices and index pointers are copied, about 12 bytes per non-zero; the non-zero count being unknown here, the prediction assumes 10 per row); the notebook-wide plan builds the matrix on the device once instead.');
@@ -1172,9 +1172,10 @@ function fuseWork(
   largest: ValueInfo | undefined,
   kernelChains: readonly ElementwiseChain[],
   groups: readonly ChainGroup[],
-  found: { stencil: SliceStencil; chain: ElementwiseChain | undefined } | null,
+  stencil: SliceStencil | null,
   model: NotebookModel,
-  cell: CellModel
+  cell: CellModel,
+  deviceNames: ReadonlySet<string>
 ): void {
   for (const chain of kernelChains) {
     // a fused chain reads its inputs once and writes once, in one launch
@@ -1196,27 +1197,20 @@ function fuseWork(
     work.passes = Math.max(fusedPasses, work.passes - (group.ops * share - fusedPasses));
     work.launches = Math.max(1, work.launches - (group.ops - 1));
   }
-  if (found) {
+  if (stencil) {
     // one kernel reading the input once and writing the output once replaces what estimateWork
-    // counted: zeros_like (one pass, one launch) and the chain (its ops), once; in the loop form
-    // the chain, each step; in both, the copy of the result into the slice (2/3 of a pass, one
-    // launch: the kernel writes the output itself), which NumPy still makes (hostPasses)
-    const { stencil, chain } = found;
+    // counted for the statements of a step (stencil.step: the operations, the rolls, the copy,
+    // zeros_like, the slice assignment's copy, each a pass and a launch or part of one), which
+    // NumPy still makes (hostPasses)
     const times = timesRun(stencil.expr, model, cell);
-    const ops = (chain?.ops ?? stencil.taps) + (stencil.loop ? 0 : 1);
-    // the ops' passes and the copy's 2/3 (over the slice: its share of the grid) and zeros_like's
-    // pass become the kernel's 2/3 over the whole grid (one read, one write); the ops' launches
-    // and the copy's become one
-    const share = largest?.size && chain?.value.size ? Math.min(1, chain.value.size / largest.size) : 1;
-    const replaced = ((chain?.ops ?? stencil.taps) + 2 / 3) * share + (stencil.loop ? 0 : 1);
+    const step = stencil.step.map(s => estimateWork(s, model, cell, deviceNames, new Map(), []).work);
+    const replaced = step.reduce((sum, w) => sum + w.passes, 0);
+    const launches = step.reduce((sum, w) => sum + w.launches, 0);
     // each other array the loop's step reads is one more read of the grid (`f[1:-1, 1:-1]`), two
     // of a float32 grid where it is float64, next to none where it is a broadcast row or column
     const own = (2 + stencil.reads.reduce((sum, r) => sum + r.passes, 0)) / 3;
-    // the copy form's `un = u.copy()` (a pass and a launch each step) is gone too: the kernel
-    // reads the previous step's buffer
-    const copied = stencil.loop?.copy ? 1 : 0;
-    work.passes = Math.max(times * own, work.passes - times * (replaced + copied) + times * own);
-    work.launches = Math.max(times, work.launches - times * (ops + copied));
+    work.passes = Math.max(times * own, work.passes - times * (replaced - own));
+    work.launches = Math.max(times, work.launches - times * (launches - 1));
     // those passes are the stencil kernel's, priced at its own measured share of the bandwidth
     work.stencilPasses = (work.stencilPasses ?? 0) + times * own;
   }
