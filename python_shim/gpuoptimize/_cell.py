@@ -204,6 +204,9 @@ class CellFacts:
     clocks: set[str] = field(default_factory=set)
     #: Names bound from a vector decomposition (`vector_names`): compared up to sign.
     vectors: set[str] = field(default_factory=set)
+    #: Names bound from an FFT-family call (`transform_names`): compared relative to their
+    #: largest value.
+    transforms: set[str] = field(default_factory=set)
     #: Names a top-level loop binds and reads within each iteration, read nowhere after it
     #: (`loop_temporaries`): one iteration's scratch values, not results of the cell.
     loop_temporaries: set[str] = field(default_factory=set)
@@ -610,6 +613,18 @@ _CLOCKS = frozenset(
 _VECTOR_DECOMPOSITIONS = frozenset({"eigh", "eig", "svd", "eigsh", "eigs", "svds", "lobpcg"})
 
 
+#: FFT-family calls (numpy.fft, scipy.fft, scipy.fftpack, cupy.fft; scipy.signal's spectral
+#: functions, which run one): their rounding follows the transform's norm, so an output bound
+#: from an expression with one is compared relative to its largest value
+#: (compare.compare_relative_to_largest).
+_TRANSFORMS = frozenset(
+    {f"{i}{r}fft{d}" for i in ("", "i") for r in ("", "r") for d in ("", "2", "n")}
+    | {"hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn"}
+    | {f"{i}{t}{d}" for i in ("", "i") for t in ("dct", "dst") for d in ("", "n")}
+    | {"fftconvolve", "oaconvolve", "welch", "periodogram", "csd", "spectrogram", "stft"}
+)
+
+
 def _bound_from_calls(tree: ast.AST, called: frozenset[str], *, whole: bool) -> set[str]:
     """Names assigned from a call of a function named in `called` (its last dotted name): the
     whole value (`whole`: `w, v = np.linalg.eigh(A)`), or any call inside it (`elapsed =
@@ -637,6 +652,13 @@ def vector_names(tree: ast.AST) -> set[str]:
     """Names the source binds from a vector decomposition (`w, v = np.linalg.eigh(A)`, `U, s, Vt
     = svd(M)`, `res = eigh(A)`): only these are compared up to sign."""
     return _bound_from_calls(tree, _VECTOR_DECOMPOSITIONS, whole=True)
+
+
+def transform_names(tree: ast.AST) -> set[str]:
+    """Names the source binds from an expression with an FFT-family call (`X = np.fft.fft(x)`,
+    `S = np.abs(np.fft.rfft(frames * w)) ** 2`, `f, P = signal.welch(x)`): only these are
+    compared relative to their largest value."""
+    return _bound_from_calls(tree, _TRANSFORMS, whole=False)
 
 
 def _loads(nodes: Iterable[ast.AST]) -> set[str]:
@@ -754,6 +776,7 @@ def analyze(source: str) -> CellFacts:
         fused_kernels=fused_kernels(tree),
         clocks=clock_names(tree),
         vectors=vector_names(tree),
+        transforms=transform_names(tree),
         loop_temporaries=loop_temporaries(tree),
         outputs=outputs,
         mutated=list(s.mutated),

@@ -267,6 +267,51 @@ def compare_up_to_sign(
     return None
 
 
+def compare_relative_to_largest(
+    name: str, a: Any, b: Any, rtol: float | None
+) -> OutputComparison | None:
+    """An FFT's outputs (and what is computed from them: a power spectrum |rfft(x)|**2) carry a
+    rounding error set by the transform's norm, not by each bin: cuFFT and pocketfft order their
+    butterflies differently, and a bin far below the peak (a sine's leakage) differs by far more
+    than its own size, though no more than rounding of the largest values. `b` equal to `a` when
+    max|a - b| <= rtol * max|a| (rtol: the dtype's default, or the user's), as an EQUAL
+    comparison saying so. None when the difference is larger, the NaN/infinity positions differ,
+    or they are not numeric arrays of one shape and dtype (those differences stand)."""
+    import numpy as np
+
+    a = np.asarray(to_host(a))
+    b = np.asarray(to_host(b))
+    if a.shape != b.shape or a.dtype != b.dtype or a.dtype.kind not in "fc" or a.size == 0:
+        return None
+    rtol = default_tolerance(a.dtype, b.dtype)[0] if rtol is None else rtol
+    fa = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+    fb = b.astype(fa.dtype)
+    finite = np.isfinite(fa)
+    if not (
+        np.array_equal(finite, np.isfinite(fb))
+        and np.array_equal(fa[~finite], fb[~finite], equal_nan=True)
+    ):
+        return None
+    abs_err = np.abs(fa[finite] - fb[finite])
+    largest = float(np.abs(fa[finite]).max(initial=0.0))
+    max_abs = float(abs_err.max(initial=0.0))
+    if max_abs > rtol * largest:
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = abs_err / np.abs(fa[finite])
+    rel = rel[np.abs(fa[finite]) > 0]
+    return OutputComparison(
+        name,
+        EQUAL,
+        f"relative to the largest value (rtol={rtol:g})",
+        max_abs,
+        float(rel.max()) if rel.size else 0.0,
+        detail=f"compared relative to the largest value (FFT rounding): max |difference| "
+        f"{max_abs:.3g} <= {rtol:g} * max |value| {largest:.3g}; an FFT's rounding follows the "
+        "transform's norm, so bins far below the peak differ by more than their own size",
+    )
+
+
 def _dtype_consequence(da: Any, db: Any) -> str:
     """One phrase on what a dtype change does to the cells that read the result."""
     if da.kind == db.kind and da.kind in "fc":

@@ -72,6 +72,7 @@ from .compare import (
     combine_status,
     compare,
     compare_random_scalar,
+    compare_relative_to_largest,
     compare_up_to_sign,
     is_device_value,
     is_random_state,
@@ -1459,6 +1460,8 @@ def _compare_outputs(
         values_differ = r.method == "exact" or r.method.startswith("elementwise allclose")
         if r.status == NOT_EQUAL and values_differ and n in b.facts.vectors:
             r = compare_up_to_sign(n, bv, c.values[n], rtol, atol) or r
+        if r.status == NOT_EQUAL and values_differ and n in b.facts.transforms:
+            r = compare_relative_to_largest(n, bv, c.values[n], rtol) or r
         out.append(r)
     if _cell.LAST_VALUE in b.values:
         bv = b.values[_cell.LAST_VALUE]

@@ -113,3 +113,12 @@ def test_modules_are_never_outputs(src: str) -> None:
 def test_a_module_alias_assigned_a_value_is_a_value() -> None:
     f = analyze("np = [3, 1]\nnp.sort()")
     assert f.outputs == ["np"] and f.mutated == ["np"]
+
+
+def test_names_bound_from_a_transform() -> None:
+    # FFT-family calls, directly or inside the expression; tuple targets bind each name
+    src = (
+        "X = np.fft.fft(x)\nS = np.abs(scipy.fft.rfft(frames * w)) ** 2\nf, P = signal.welch(x)\n"
+        "C = fftpack.dct(x)\nY = np.fft.fftshift(x)\nZ = x.sum()\nfft = 3"
+    )
+    assert analyze(src).transforms == {"X", "S", "f", "P", "C"}

@@ -422,3 +422,42 @@ def test_vectors_equal_up_to_sign() -> None:
     # other values are not made equal by flipping signs
     assert compare_up_to_sign("v", a, a * flips + 1e-3, None, None) is None
     assert compare_up_to_sign("v", a[:, 0], -a[:, 0], None, None) is None  # 1-D: not vectors
+
+
+def test_complex64_gets_the_float32_tolerance() -> None:
+    import numpy as np
+
+    from gpuoptimize.compare import DEFAULT_TOLERANCES, EQUAL, NOT_EQUAL, compare
+
+    assert DEFAULT_TOLERANCES["complex64"] == DEFAULT_TOLERANCES["float32"]
+    z = np.exp(1j * np.linspace(0, 3, 64)).astype(np.complex64)
+    assert compare("z", z, z * np.complex64(1 + 5e-6)).status == EQUAL
+    assert compare("z", z, z * np.complex64(1 + 5e-4)).status == NOT_EQUAL
+
+
+def test_transform_outputs_equal_relative_to_their_largest_value() -> None:
+    import numpy as np
+
+    from gpuoptimize.compare import EQUAL, NOT_EQUAL, compare, compare_relative_to_largest
+
+    # a sine's power spectrum: cuFFT's rounding of the peak lands on leakage bins many orders
+    # below it, so the elementwise and the normwise (local) checks both call it different
+    S = np.abs(np.fft.rfft(np.sin(np.arange(4096) * 0.3) * np.hanning(4096))) ** 2
+    rounded = S + 3e-8 * S.max() * np.cos(np.arange(S.size))
+    assert compare("S", S, rounded).status == NOT_EQUAL
+    r = compare_relative_to_largest("S", S, rounded, None)  # float64's rtol 1e-7
+    assert r is not None and r.status == EQUAL
+    assert "compared relative to the largest value (FFT rounding)" in (r.detail or "")
+    assert r.max_abs_err == pytest.approx(3e-8 * S.max(), rel=1e-3)
+    # the user's rtol, and float32's default, decide too
+    assert compare_relative_to_largest("S", S, rounded, 1e-8) is None
+    S32 = S.astype(np.float32)
+    r = compare_relative_to_largest("S", S32, S32 + np.float32(5e-6 * S.max()), None)
+    assert r is not None and r.status == EQUAL
+    # more than rounding, NaNs moved, another dtype or shape: the difference stands
+    assert compare_relative_to_largest("S", S, S + 1e-6 * S.max(), None) is None
+    moved = rounded.copy()
+    moved[3] = np.nan
+    assert compare_relative_to_largest("S", S, moved, None) is None
+    assert compare_relative_to_largest("S", S, rounded.astype(np.float32), None) is None
+    assert compare_relative_to_largest("S", S, rounded[:-1], None) is None

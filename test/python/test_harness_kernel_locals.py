@@ -173,3 +173,35 @@ def test_clock_readings_are_timings_not_results() -> None:
     assert [o.name for o in r.outputs] == ["y"]
     assert r.match_status == "equal"
     assert any("clock readings not compared" in w and "elapsed" in w for w in r.warnings)
+
+
+def test_in_the_kernel_a_transform_is_compared_relative_to_its_largest_value(
+    double_kernel: Kernel,
+) -> None:
+    # cuFFT rounds otherwise than pocketfft, by an amount set by the transform's norm: the
+    # candidate's power spectrum (the test double's cupy.fft is NumPy's; the rounding is added)
+    # differs on the sine's leakage bins far beyond their own size, yet within float64's rtol of
+    # the peak. The harness calls it equal and says why; the same difference in a value not bound
+    # from a transform (R) still differs.
+    double_kernel.ok(
+        "tr_frames = np.sin(np.arange(64 * 1024) * 0.3).reshape(64, 1024)\ntr_w = np.hanning(1024)"
+    )
+    baseline = "S = np.abs(np.fft.rfft(tr_frames * tr_w)) ** 2\nR = S.copy()"
+    candidate = (
+        "import cupy as cp\n"
+        "S_gpu = cp.abs(cp.fft.rfft(cp.asarray(tr_frames) * cp.asarray(tr_w))) ** 2\n"
+        "S_gpu += 3e-8 * S_gpu.max() * cp.cos(cp.arange(S_gpu.shape[1]))\n"
+        "S = cp.asnumpy(S_gpu)\nR = S.copy()"
+    )
+    code = (
+        "from gpuoptimize.harness import run_ab as _run_ab\n"
+        f"_r = _run_ab({baseline!r}, {candidate!r}, get_ipython().user_ns, budget_s=0.05)\n"
+        "print(json.dumps(_r.to_json()))"
+    )
+    r = double_kernel.ok(code).json()
+    assert r["candidate"]["status"] == "ok", r["candidate"]
+    outputs = {o["name"]: o for o in r["match"]["outputs"]}
+    assert outputs["S"]["status"] == "equal", outputs["S"]
+    assert outputs["S"]["method"].startswith("relative to the largest value")
+    assert "compared relative to the largest value (FFT rounding)" in outputs["S"]["detail"]
+    assert outputs["R"]["status"] == "not_equal", outputs["R"]

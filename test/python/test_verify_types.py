@@ -97,3 +97,30 @@ def test_objects_shared_by_both_runs_are_skipped(capsys) -> None:  # noqa: ANN00
     shared = {"s_": np.s_, "mgrid": np.mgrid}
     assert verify.compare(shared, dict(shared), statistical=False) == []
     assert "not compared" not in capsys.readouterr().out
+
+
+def test_complex64_and_float16_get_the_float32_tolerance() -> None:
+    # a complex64 FFT on the GPU differs from pocketfft's by ~1e-6 relative: within 1e-3, as a
+    # float32 array's difference is (GPU102/flag-scipy-fft-complex-chain-not-float-kernel)
+    z = np.exp(1j * np.linspace(0, 3, 64)).astype(np.complex64)
+    h = np.linspace(1, 2, 64).astype(np.float16)
+    near = {"z": z * np.complex64(1 + 5e-5), "h": h * np.float16(1.0005)}
+    assert verify.compare({"z": z, "h": h}, near, statistical=False) == []
+    far = {"z": z * np.complex64(1 + 5e-3), "h": h * np.float16(1.01)}
+    assert verify.compare({"z": z, "h": h}, far, statistical=False) == [
+        "z: values differ",
+        "h: values differ",
+    ]
+
+
+def test_fft_outputs_are_compared_relative_to_their_largest_value(capsys) -> None:  # noqa: ANN001
+    # a sine's power spectrum: the leakage bins far below the peak differ by rounding of the
+    # peak (cuFFT vs pocketfft), far more than 1e-6 of themselves (GPU101/flag-sliding-window-
+    # view-frames); a transform's output within 1e-6 of its largest value passes, others do not
+    S = np.abs(np.fft.rfft(np.sin(np.arange(4096) * 0.3) * np.hanning(4096))) ** 2
+    rounded = S + 3e-8 * S.max() * np.cos(np.arange(S.size))
+    assert verify.compare({"S": S}, {"S": rounded}, statistical=False) == ["S: values differ"]
+    assert verify.compare({"S": S}, {"S": rounded}, False, transforms={"S"}) == []
+    assert "compared relative to the largest value (FFT rounding)" in capsys.readouterr().out
+    wrong = S + 1e-5 * S.max() * np.cos(np.arange(S.size))
+    assert verify.compare({"S": S}, {"S": wrong}, False, transforms={"S"}) == ["S: values differ"]
