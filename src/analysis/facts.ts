@@ -91,7 +91,13 @@ interface GrowingFacts extends CellFacts {
   localIds: Set<number>;
 }
 
-const MUTATING_METHODS = new Set(['sort', 'fill', 'resize', 'append', 'extend', 'update', 'put', 'itemset', 'partition', 'setflags']);
+/**
+ * ndarray methods that change the array they are called on (`byteswap(True)` among them); the
+ * list that the rewrite's and the plan's in-place detector (`inPlaceUpdate`) uses too.
+ */
+export const ARRAY_MUTATING_METHODS: ReadonlySet<string> = new Set(['sort', 'fill', 'put', 'partition', 'resize', 'itemset', 'setflags', 'byteswap']);
+/** Methods that change the object they are called on: an array's, a list's or a dict's. */
+const MUTATING_METHODS = new Set([...ARRAY_MUTATING_METHODS, 'append', 'extend', 'update']);
 const SCOPE_NODES = new Set(['function_definition', 'lambda', 'class_definition']);
 const COMPREHENSIONS = new Set(['list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression']);
 const NESTING = new Set([

@@ -58,14 +58,13 @@
  * would be re-traced every time (references/cupy.md#fusion).
  */
 import { DEFAULT_DEVICE_PROFILE, DEVICE_MEMORY_SHARE, fitsOnDevice, formatSeconds, formatSpeedup, predict, predictResident } from './costmodel';
-import { NUMPY_UFUNC_NIN } from './apis/cupy';
 import { applyEdits, insert, replace } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
 import { maskIPython } from './ipython';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers, parameterNames } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, inPlaceUpdate, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { field, kids, unparen, walk } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
 import { formatBytes, valueBytes, type ValueInfo } from './values';
@@ -893,7 +892,7 @@ function copyCall(ref: SyntaxNode): SyntaxNode | null {
  * (`def psnr(a, ref): return 10 * np.log10(ref.max() ** 2 / np.mean((a - ref) ** 2))`): a host
  * copy passed in (`psnr(cp.asnumpy(noisy), cp.asnumpy(clean))`) gives the same result, and
  * nothing is left holding the copy that a later change of the array should reach. A function that
- * updates a parameter in place (`updatesInPlace`) is no such call: the change would reach the copy.
+ * updates a parameter in place (`inPlaceUpdate`) is no such call: the change would reach the copy.
  */
 function keepsNoArgument(ref: SyntaxNode, holder: string, model: NotebookModel): boolean {
   let call: SyntaxNode | null = null;
@@ -924,58 +923,13 @@ function keepsNoArgument(ref: SyntaxNode, holder: string, model: NotebookModel):
         }
         if (n.type === 'function_definition' || n.type === 'lambda' || n.type === 'class_definition') {
           keeps = true;
-        } else if (n.type === 'identifier' && names.has(n.text) && (escapingUse(n, model) !== null || updatesInPlace(n, model))) {
+        } else if (n.type === 'identifier' && names.has(n.text) && (escapingUse(n, model) !== null || inPlaceUpdate(n, model) !== null)) {
           keeps = true;
         }
         return !keeps;
       });
       return !keeps;
     })
-  );
-}
-
-/** Array methods that change the array they are called on. */
-const MUTATING_METHODS = /^(sort|fill|put|partition|resize|itemset|setflags|byteswap)$/;
-
-/**
- * May this use of `ref` (a parameter inside its function) change its array in place: a target of
- * an assignment or augmented assignment (`a[0] = 1`, `a *= 2`, `a.flat[:] = 0`, through views),
- * a mutating method (`a.sort()`), an output (`out=a`, a ufunc's positional output, `np.add.at(a,
- * ...)`, `np.copyto(a, ...)`, `np.put`/`place`/`putmask`/`fill_diagonal`, `rng.shuffle(a)`)?
- */
-function updatesInPlace(ref: SyntaxNode, model: NotebookModel): boolean {
-  let t = ref;
-  while (t.parent && ((t.parent.type === 'subscript' && field(t.parent, 'value')?.id === t.id) || (t.parent.type === 'attribute' && field(t.parent, 'object')?.id === t.id))) {
-    if (t.parent.type === 'attribute' && MUTATING_METHODS.test(field(t.parent, 'attribute')?.text ?? '') && t.parent.parent?.type === 'call') {
-      return true;
-    }
-    t = t.parent;
-  }
-  for (let p: SyntaxNode | null = t; p?.parent; p = p.parent) {
-    const up = p.parent;
-    if ((up.type === 'assignment' || up.type === 'augmented_assignment' || up.type === 'for_statement' || up.type === 'for_in_clause') && field(up, 'left')?.id === p.id) {
-      return true;
-    }
-    if (!/^(pattern_list|tuple_pattern|list_pattern|tuple|list|parenthesized_expression)$/.test(up.type)) {
-      break;
-    }
-  }
-  const p = t.parent;
-  if (p?.type === 'keyword_argument' && /^out(put)?$/.test(field(p, 'name')?.text ?? '')) {
-    return true;
-  }
-  const call = p?.type === 'argument_list' ? p.parent : null;
-  const fn = call ? field(call, 'function') : null;
-  if (!call || !fn) {
-    return false;
-  }
-  const at = kids(p!).filter(k => k.type !== 'keyword_argument' && k.type !== 'comment').findIndex(k => k.id === t.id);
-  const q = model.qualifiedName(fn) ?? '';
-  const ufunc = /^numpy\.(\w+)(\.at)?$/.exec(q);
-  const nin = ufunc ? NUMPY_UFUNC_NIN.get(ufunc[1]) : undefined;
-  return (
-    (at === 0 && (/^numpy\.(copyto|put|place|putmask|fill_diagonal|random\.shuffle)$/.test(q) || /\.shuffle$/.test(fn.text) || (nin !== undefined && !!ufunc![2]))) ||
-    (nin !== undefined && !ufunc![2] && at >= nin)
   );
 }
 

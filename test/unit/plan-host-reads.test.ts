@@ -109,7 +109,7 @@ describe('residency plan: host code reading resident arrays', () => {
 
   it('brings back an array handed to a notebook function that may keep it (stores, returns or captures a parameter) or change it', () => {
     // (or changes it in place: the change would reach a copy, not the array)
-    for (const body of ['    kept.append(a)\n    return a.sum()', '    return a', '    return lambda: a.sum()', '    a[0] = 0.0', '    a *= 2.0', '    a.sort()', '    np.exp(a, out=a)', '    np.add(a, 1.0, a)']) {
+    for (const body of ['    kept.append(a)\n    return a.sum()', '    return a', '    return lambda: a.sum()', '    a[0] = 0.0', '    a *= 2.0', '    a.sort()', '    np.exp(a, out=a)', '    np.add(a, 1.0, a)', '    np.put_along_axis(a, np.zeros((a.shape[0], 1), dtype=np.int64), 0.0, axis=1)', '    a.flat[:3] = 0.0', '    a[0], b = 1.0, 2.0', '    np.clip(a, 0.0, 1.0, out=(a,))']) {
       // (a later cell calls f too: it stays a host function)
       const plan = rewriteNotebook(cellsOf(setup, gpu, `kept = []\ndef f(a):\n${body}\nr = f(y)`, later, 'r = f(z)'));
       expect(plan.cells[2].source).toBe(`y = cp.asnumpy(y)\nkept = []\ndef f(a):\n${body}\nr = f(y)`);

@@ -31,7 +31,7 @@ import { cupyxHasScipyPath, cupyxModuleOf, cupyxNeedsRapids } from '../../apis/c
 import { WorkEstimate } from '../../costmodel';
 import { applyEdits, insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
-import type { CellFacts } from '../../facts';
+import { ARRAY_MUTATING_METHODS, type CellFacts } from '../../facts';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, isValueIdentifier, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
 import type { TextEdit } from '../../types';
@@ -2412,53 +2412,68 @@ function isBareOrHostSafe(arg: SyntaxNode, name: string): boolean {
 const NUMPY_WRITES_FIRST_ARGUMENT = /^numpy\.(copyto|put|place|putmask|fill_diagonal|put_along_axis|random\.shuffle)$/;
 
 /**
- * Does the cell change the array `name` holds in place: `u[...] = v`, `u += 1`, `u.sort()`,
- * `u[:10].sort()`, `rng.shuffle(u)`, `out=u`, `output=u` (the cell's `mutates`; again here, with
- * views `out=u[1:]`), `np.copyto(u, ...)`, a ufunc's positional output `np.add(u, 1.0, u)`,
- * `np.add.at(u, idx, 1)`, or through a view it binds from it
- * (`w = u[1:-1]; w[...] = 0`, `for row in u: row[:] = 0`)?
+ * The statement or call through which this reference changes its array in place, or null: a
+ * target of an assignment through a view (`u[...] = v`, `u.flat[:] = 0`, `u[0], w = ...`) or of
+ * an augmented assignment (`u += 1`), a mutating method (`u.sort()`, `u[:10].fill(0)`), an output
+ * (`out=u`, `out=(u,)`, scipy.ndimage's `output=u`, views `out=u[1:]`), NumPy's writes into
+ * their first argument (`np.copyto(u, v)`, `np.put_along_axis(u, ...)`), a ufunc's positional
+ * output (`np.add(u, 1, u)`), `np.add.at(u, idx, 1)`, `rng.shuffle(u)`. The one detector that
+ * the rewrite (`updatedInCell`, `inPlaceUpdates`) and the plan (a function that updates its
+ * parameter) share, so that their lists cannot drift apart. A plain rebinding (`u = v`) is none.
+ */
+export function inPlaceUpdate(ref: SyntaxNode, model: NotebookModel): SyntaxNode | null {
+  let t = ref;
+  while (t.parent && ((t.parent.type === 'subscript' && field(t.parent, 'value')?.id === t.id) || (t.parent.type === 'attribute' && field(t.parent, 'object')?.id === t.id))) {
+    const call = t.parent.parent;
+    if (t.parent.type === 'attribute' && ARRAY_MUTATING_METHODS.has(field(t.parent, 'attribute')?.text ?? '') && call?.type === 'call' && field(call, 'function')?.id === t.parent.id) {
+      return call;
+    }
+    t = t.parent;
+  }
+  for (let p: SyntaxNode = t; p.parent; p = p.parent) {
+    const up = p.parent;
+    if (/^(augmented_assignment|assignment|for_statement|for_in_clause)$/.test(up.type) && field(up, 'left')?.id === p.id) {
+      return up.type === 'augmented_assignment' || t.id !== ref.id ? up : null;
+    }
+    if (!/^(pattern_list|tuple_pattern|list_pattern|tuple|list|parenthesized_expression)$/.test(up.type)) {
+      break;
+    }
+  }
+  let p = t.parent;
+  if (p?.type === 'tuple' && p.parent?.type === 'keyword_argument') {
+    t = p; // out=(u,)
+    p = p.parent;
+  }
+  if (p?.type === 'keyword_argument') {
+    const call = p.parent?.parent;
+    return /^out(put)?$/.test(field(p, 'name')?.text ?? '') && field(p, 'value')?.id === t.id && call?.type === 'call' ? call : null;
+  }
+  const call = p?.type === 'argument_list' ? p.parent : null;
+  const fn = call?.type === 'call' ? field(call, 'function') : null;
+  if (!call || !fn) {
+    return null;
+  }
+  const at = callArguments(call).positional.findIndex(a => a.id === t.id);
+  const q = model.qualifiedName(fn) ?? '';
+  const ufunc = /^numpy\.(\w+)(\.at)?$/.exec(q);
+  const nin = ufunc ? NUMPY_UFUNC_NIN.get(ufunc[1]) : undefined;
+  const shuffle = fn.type === 'attribute' && field(fn, 'attribute')?.text === 'shuffle';
+  return (at === 0 && (NUMPY_WRITES_FIRST_ARGUMENT.test(q) || shuffle)) || (nin !== undefined && at >= 0 && (ufunc![2] ? at === 0 : at >= nin)) ? call : null;
+}
+
+/**
+ * Does the cell change the array `name` holds in place (the cell's `mutates`, any
+ * `inPlaceUpdate` of a reference to it), or through a view that a cell name holds and the cell
+ * changes (`w = u[1:-1]; w[...] = 0`)?
  */
 export function updatedInCell(root: SyntaxNode, name: string, mutates: ReadonlySet<string>, model: NotebookModel): boolean {
   if (mutates.has(name)) {
     return true;
   }
-  for (const r of globalReferences(root, name)) {
-    // `u`, or a view of it written through (`out=u[1:]`, `np.copyto(u[:, 0], v)`)
-    let t = r;
-    while (t.parent && ((t.parent.type === 'subscript' && field(t.parent, 'value')?.id === t.id) || (t.parent.type === 'attribute' && field(t.parent, 'object')?.id === t.id && field(t.parent, 'attribute')?.text === 'T'))) {
-      t = t.parent;
-    }
-    let p = t.parent;
-    if (p?.type === 'tuple' && p.parent?.type === 'keyword_argument') {
-      t = p; // out=(u,)
-      p = p.parent;
-    }
-    if (p?.type === 'keyword_argument' && /^out(put)?$/.test(field(p, 'name')?.text ?? '') && field(p, 'value')?.id === t.id) {
-      return true; // out=u; scipy.ndimage's output=u
-    }
+  return globalReferences(root, name).some(r => {
     const e = escapingUse(r, model);
-    if (e?.kind === 'alias' && e.holders.some(h => h !== name && mutates.has(h))) {
-      return true;
-    }
-    const call = p?.type === 'argument_list' ? p.parent : null;
-    const fn = call ? field(call, 'function') : null;
-    if (!call || !fn) {
-      continue;
-    }
-    const positional = callArguments(call).positional;
-    const at = positional.findIndex(a => a.id === t.id);
-    const q = model.qualifiedName(fn) ?? '';
-    if (at === 0 && NUMPY_WRITES_FIRST_ARGUMENT.test(q)) {
-      return true;
-    }
-    // a ufunc's positional output (`np.add(u, 1.0, u)`, `np.sqrt(u, u)`), `np.add.at(u, idx, 1)`
-    const ufunc = /^numpy\.(\w+)(\.at)?$/.exec(q);
-    const nin = ufunc ? NUMPY_UFUNC_NIN.get(ufunc[1]) : undefined;
-    if (nin !== undefined && (ufunc![2] ? at === 0 : at >= nin)) {
-      return true;
-    }
-  }
-  return false;
+    return inPlaceUpdate(r, model) !== null || (e?.kind === 'alias' && e.holders.some(h => h !== name && mutates.has(h)));
+  });
 }
 
 /**
@@ -2892,7 +2907,7 @@ function hostArrayUploads(
         // as an array and the cell does not update it in place (NumPy's `to_numpy()` may be a
         // view of the table, which the update changes too); else where each use meets device
         // work (a later cell keeps the host array, with no copy back)
-        const updated = inPlaceUpdates(root, name, model, cell).length > 0;
+        const updated = inPlaceUpdates(root, name, model).length > 0;
         if (uses.length > 0 && deviceNames.has(name) && model.readersAfter(name, cell).length === 0 && !updated) {
           return [at];
         }
@@ -3421,7 +3436,7 @@ function keptThenUpdated(root: SyntaxNode, deviceNames: ReadonlySet<string>, mod
       while (loop && loop.type !== 'for_statement' && loop.type !== 'while_statement') {
         loop = loop.parent;
       }
-      const changedAfter = inPlaceUpdates(root, name, model, cell).some(w => w.startIndex > call.endIndex || (loop !== null && isInside(w, loop)));
+      const changedAfter = inPlaceUpdates(root, name, model).some(w => w.startIndex > call.endIndex || (loop !== null && isInside(w, loop)));
       if (changedAfter) {
         out.push(
           `\`${clip(call.text)}\` keeps \`${name}\` itself, which this cell then changes in place: NumPy's container sees every change, while on the GPU it could only get host copies taken at each call; keep this cell on the host, or keep \`${name}.copy()\``
@@ -3434,68 +3449,25 @@ function keptThenUpdated(root: SyntaxNode, deviceNames: ReadonlySet<string>, mod
   return out;
 }
 
-/** ndarray methods that change the array in place. */
-const ARRAY_MUTATING_METHODS = /^(sort|fill|put|partition|resize|itemset|setflags)$/;
-
 /**
- * Where the cell changes the array `name` holds in place, as the statements or calls that do:
- * `u[...] = v`, `u += 1`, `u[1:] *= 2`, `u.sort()`, `u.fill(0)`, `u[:10].sort()`, `out=u`,
- * `output=u`, `np.copyto(u, v)` (and NumPy's other writes into their first argument), a ufunc's
- * positional output (`np.add(u, 1, u)`), `np.add.at(u, idx, 1)`, `rng.shuffle(u)`, and the same
- * through a view the cell binds from it (`w = u[1:-1]` ... `w[...] = 0`; a few levels).
- * (`updatedInCell` answers whether; this says where, for an order against other statements.)
+ * Where the cell changes the array `name` holds in place, as the statements or calls that do
+ * (`inPlaceUpdate` of each reference), and the same through a view the cell binds from it
+ * (`w = u[1:-1]` ... `w[...] = 0`; a few levels). (`updatedInCell` answers whether; this says
+ * where, for an order against other statements.)
  */
-function inPlaceUpdates(root: SyntaxNode, name: string, model: NotebookModel, cell: CellModel, depth = 0): SyntaxNode[] {
+function inPlaceUpdates(root: SyntaxNode, name: string, model: NotebookModel, depth = 0): SyntaxNode[] {
   const out: SyntaxNode[] = [];
   for (const r of globalReferences(root, name)) {
-    // `u`, or a view of it written through (`u[1:]`, `u.T`)
-    let t = r;
-    while (t.parent && ((t.parent.type === 'subscript' && field(t.parent, 'value')?.id === t.id) || (t.parent.type === 'attribute' && field(t.parent, 'object')?.id === t.id && field(t.parent, 'attribute')?.text === 'T'))) {
-      t = t.parent;
-    }
-    let p = t.parent;
-    if (!p) {
+    const w = inPlaceUpdate(r, model);
+    if (w) {
+      out.push(w);
       continue;
     }
-    if ((p.type === 'augmented_assignment' || (p.type === 'assignment' && t.id !== r.id)) && field(p, 'left')?.id === t.id) {
-      out.push(p); // u[...] = v, u += 1, u[1:] *= 2
-      continue;
-    }
-    const method = p.type === 'attribute' && field(p, 'object')?.id === t.id ? field(p, 'attribute')?.text ?? '' : '';
-    if (ARRAY_MUTATING_METHODS.test(method) && p.parent?.type === 'call' && field(p.parent, 'function')?.id === p.id) {
-      out.push(p.parent); // u.sort(), u[:10].fill(0)
-      continue;
-    }
-    // a view bound from it and written through (`w = u[1:-1]`; `w[...] = 0`)
     const e = depth < 3 ? escapingUse(r, model) : null;
     if (e?.kind === 'alias') {
       for (const h of e.holders.filter(h => h !== name)) {
-        out.push(...inPlaceUpdates(root, h, model, cell, depth + 1).filter(w => w.startIndex > r.startIndex));
+        out.push(...inPlaceUpdates(root, h, model, depth + 1).filter(w => w.startIndex > r.startIndex));
       }
-    }
-    if (p.type === 'tuple' && p.parent?.type === 'keyword_argument') {
-      t = p; // out=(u,)
-      p = p.parent;
-    }
-    const call = p.type === 'argument_list' ? p.parent : p.type === 'keyword_argument' ? p.parent?.parent ?? null : null;
-    const fn = call?.type === 'call' ? field(call, 'function') : null;
-    if (!call || !fn) {
-      continue;
-    }
-    if (p.type === 'keyword_argument') {
-      if (/^out(put)?$/.test(field(p, 'name')?.text ?? '') && field(p, 'value')?.id === t.id) {
-        out.push(call); // out=u; scipy.ndimage's output=u
-      }
-      continue;
-    }
-    const at = callArguments(call).positional.findIndex(a => a.id === t.id);
-    const q = model.qualifiedName(fn) ?? '';
-    const ufunc = /^numpy\.(\w+)(\.at)?$/.exec(q);
-    const nin = ufunc ? NUMPY_UFUNC_NIN.get(ufunc[1]) : undefined;
-    const shuffle = fn.type === 'attribute' && field(fn, 'attribute')?.text === 'shuffle' && model.inferValue(field(fn, 'object')!, cell).kind === 'rng';
-    if ((at === 0 && (NUMPY_WRITES_FIRST_ARGUMENT.test(q) || shuffle)) || (nin !== undefined && at >= 0 && (ufunc![2] ? at === 0 : at >= nin))) {
-      out.push(call);
-      continue;
     }
   }
   return out;
