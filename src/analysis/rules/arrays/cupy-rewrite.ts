@@ -1022,7 +1022,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
 
   // prologue: import and transfers, after the cell's leading imports/comments
   const prologueAt = prologueOffset(root, cell.source);
-  const prologue = prologueLines(root, model, cell, cp, importLine, imports, transfers, sliced);
+  const prologue = prologueLines(root, model, cell, cp, importLine, imports, transfers, sliced, new Set(untypedOperands));
   const hoist = plan?.hoisted !== undefined;
   if (fused.definitions.length > 0 && !hoist) {
     // a blank line separates the definitions from imports/transfers above them
@@ -1121,7 +1121,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
  * The lines that open the rewritten cell: CuPy's import (`importLine`, none in the plan), the
  * cupyx modules it uses (`imports`; `import cupyx.scipy.sparse` is added there when a sparse
  * input is converted), and each input's transfer: a CSR matrix built on the device, an
- * uninitialised device array for one the cell writes whole before reading, else a copy.
+ * uninitialised device array for one the cell writes whole before reading, else a copy. A value
+ * of unknown type (`untyped`: `scale = json.loads(s)["scale"]`, untypedArrayOperands) is copied
+ * only when it is not a scalar at run time: a Python or NumPy scalar stays as it is, because a
+ * 0-d device array is no weak scalar under NEP 50 (`x * cp.asarray(2.5)` makes a float32 `x`
+ * float64, `x * 2.5` keeps it float32).
  */
 function prologueLines(
   root: SyntaxNode,
@@ -1131,7 +1135,8 @@ function prologueLines(
   importLine: string | null,
   imports: Set<string>,
   transfers: ReadonlyMap<string, string>,
-  sliced: ReadonlyMap<string, SyntaxNode>
+  sliced: ReadonlyMap<string, SyntaxNode>,
+  untyped: ReadonlySet<string>
 ): string[] {
   const prologue: string[] = [];
   if (importLine) {
@@ -1155,6 +1160,8 @@ function prologueLines(
     } else if (writtenWholeFirst(root, name, model)) {
       // its old contents are never read: an uninitialised device array, not an upload
       prologue.push(`${dev} = ${cp}.empty(${name}.shape, dtype=${name}.dtype)`);
+    } else if (untyped.has(name)) {
+      prologue.push(`${dev} = ${name} if ${cp}.isscalar(${name}) else ${cp}.asarray(${name})`);
     } else {
       prologue.push(`${dev} = ${cp}.asarray(${name})`);
     }
