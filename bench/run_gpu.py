@@ -278,7 +278,10 @@ def measure_ceilings() -> dict[str, Any]:
 
 
 def _median_gpu(fn: Any, n_repeat: int) -> tuple[float, float]:
-    b = cupyx.profiler.benchmark(fn, n_repeat=n_repeat, n_warmup=5)
+    # cupyx.profiler.benchmark names its report after fn.__name__, which a functools.partial
+    # lacks (AttributeError in run 19): the name is given
+    name = getattr(fn, "__name__", "cell")
+    b = cupyx.profiler.benchmark(fn, n_repeat=n_repeat, n_warmup=5, name=name)
     return float(np.median(b.gpu_times[0])), float(np.median(b.cpu_times))
 
 
