@@ -1904,6 +1904,27 @@ function containerScalarEdits(root: SyntaxNode, model: NotebookModel, cell: Cell
       }
     }
   }
+  // a container filled item by item (`areas[name] = cp.trapz(...)` in a loop) that is shown,
+  // handed to host code (`pd.DataFrame(areas)`, which refuses CuPy arrays) or read later: each
+  // stored device value is copied back, an array whole, a 0-d one as NumPy's scalar, so that the
+  // container holds what NumPy's does (`vals.append(y.mean())` is a host consumer's argument,
+  // collectHostConsumerArgs, copied as such)
+  const store = (container: SyntaxNode | null | undefined, value: SyntaxNode | null | undefined): void => {
+    if (container?.type !== 'identifier' || !value || onDevice(container) || !/^(sequence|unknown)$/.test(model.inferValue(container, cell).kind) || !shown(container.text, value.endIndex)) {
+      return;
+    }
+    const v = model.inferValue(value, cell);
+    if ((isZeroD(v) || v.kind === 'ndarray') && onDevice(value)) {
+      edits.push(...hostCopyAround(value, v, cp, model, cell));
+    }
+  };
+  walkTypes(root, ['assignment'], n => {
+    const left = field(n, 'left');
+    if (left?.type === 'subscript') {
+      store(field(left, 'value'), field(n, 'right'));
+    }
+    return true;
+  });
   return edits;
 }
 
