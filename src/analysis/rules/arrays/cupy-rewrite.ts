@@ -894,17 +894,38 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       edits.push(...hostCopyAround(shown, v, cp, model, cell));
     }
   }
-  // a 0-d device value as a dict key or a set element (`peaks = {y.max(): "max"}`) is a CuPy
-  // array, which is unhashable (TypeError); NumPy's is a scalar, which is hashable: the key is
-  // copied back as one (the shown value's keys are the shown parts' above)
-  walkTypes(root, ['pair', 'set'], n => {
-    if (displayed && isInside(n, displayed)) {
+  // a 0-d device value used as a hash key is a CuPy array, which is unhashable (TypeError);
+  // NumPy's is a scalar, which is hashable and equals the Python number: the key is copied back
+  // as one. Keys of dict literals and comprehensions, set elements (literal or comprehension:
+  // `peaks = {y.max(): "max"}`, `{y[i].argmax() for i in r}`; the shown value's keys are the
+  // shown parts' above), the index of a container (`names[y.argmax()]`: not an array's, which
+  // takes a 0-d device index) and the left side of `in` / `not in` over one (`y.argmax() in tops`)
+  const copyKey = (key: SyntaxNode | null | undefined): void => {
+    const v = key && key.type !== 'comment' ? model.inferValue(key, cell) : null;
+    if (key && v && isZeroD(v) && (mentions(key, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, key)))) {
+      edits.push(...hostCopyAround(key, v, cp, model, cell));
+    }
+  };
+  const hostContainer = (e: SyntaxNode | null | undefined): boolean => !!e && !mentions(e, deviceNames) && /^(sequence|unknown|string)$/.test(model.inferValue(e, cell).kind);
+  walkTypes(root, ['pair', 'set', 'set_comprehension', 'subscript', 'comparison_operator'], n => {
+    if (displayed && isInside(n, displayed) && (n.type === 'pair' || n.type === 'set')) {
       return false;
     }
-    for (const key of n.type === 'pair' ? [field(n, 'key')] : kids(n)) {
-      const v = key && key.type !== 'comment' ? model.inferValue(key, cell) : null;
-      if (key && v && isZeroD(v) && (mentions(key, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, key)))) {
-        edits.push(...hostCopyAround(key, v, cp, model, cell));
+    if (n.type === 'pair') {
+      copyKey(field(n, 'key'));
+    } else if (n.type === 'set') {
+      kids(n).forEach(copyKey);
+    } else if (n.type === 'set_comprehension') {
+      copyKey(field(n, 'body'));
+    } else if (n.type === 'subscript') {
+      const index = kids(n).slice(1).filter(k => k.type !== 'comment');
+      if (index.length === 1 && hostContainer(field(n, 'value'))) {
+        copyKey(index[0]);
+      }
+    } else {
+      const operands = kids(n).filter(k => k.type !== 'comment');
+      if (operands.length === 2 && /^(in|not in)$/.test(operatorOf(n)) && hostContainer(operands[1])) {
+        copyKey(operands[0]);
       }
     }
     return true;
