@@ -84,6 +84,11 @@ export interface Transfer {
   direction: 'to-device' | 'to-host';
   /** Why the data moves there (the host consumer or the GPU cell). */
   reason: string;
+  /**
+   * Set on a to-host copy of an expression over the device array (`float(x.sum())`, `x[:5]`)
+   * that a host cell reads: the array itself stays resident, so it is not a copy back of it.
+   */
+  partial?: true;
 }
 
 export interface PlanChange {
@@ -165,7 +170,7 @@ function hostOnlyProducers(produced: readonly Produced[], plan: ResidencyPlan, m
     // the version of each name this cell leaves: what it binds itself, or the one it moved in
     const same = (n: string, c: CellModel): boolean => version(n, c) === (outputs.includes(n) ? cell.index : version(n, cell));
     const onDevice = names.some(n => later.some(c => gpu.has(c.index) && c.facts!.inputs.has(n) && same(n, c)));
-    const back = names.filter(n => plan.transfers.some(t => t.direction === 'to-host' && t.name === n && t.cellIndex > cell.index && !t.reason.startsWith('read on the host: a copy of') && same(n, model.cells[t.cellIndex])));
+    const back = names.filter(n => plan.transfers.some(t => t.direction === 'to-host' && t.name === n && t.cellIndex > cell.index && !t.partial && same(n, model.cells[t.cellIndex])));
     const bytes = (ns: string[]): number => ns.reduce((a, n) => a + (valueBytes(model.valueAfter(n, cell)) ?? 0), 0);
     if (!work || onDevice || bytes(back) === 0) {
       continue;
@@ -810,7 +815,7 @@ function hostBoundary(
   }
   for (const { name, expr } of parts) {
     edits.push(...(expr.type === 'call' && copyCall(field(field(expr, 'function')!, 'object')!)?.id === expr.id ? [replace(expr.startIndex, expr.endIndex, `${cp}.asnumpy(${name})`)] : hostCopyOf(expr, model, cell, cp)));
-    moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: `read on the host: a copy of ${expr.text}` });
+    moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: `read on the host: a copy of ${expr.text}`, partial: true });
   }
   const stillResident = new Set(used.filter(n => !back.includes(n) && !twins.has(n)));
   for (const { arg, v, need } of hostArgs) {
