@@ -40,7 +40,7 @@ import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
-import { PER_ELEMENT_ADVICE, perElementPython } from './per-element';
+import { PER_ELEMENT_ADVICE, perElementPython, SMALL_ITERATIONS } from './per-element';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
 
 /** A reference to a NumPy or SciPy name in the cell. */
@@ -2688,6 +2688,17 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
     }
     return true;
   });
+  // a small parameter array a host loop walks (`for s in np.linspace(0.5, 2, 4)`, a comprehension
+  // over one): made on the device, each item would be a 0-d device array, and every call taking
+  // it as a host parameter (a cupyx filter's sigma, a Python `if`) would wait for the GPU; kept
+  // NumPy, its items are host scalars (small by construction: at most SMALL_ITERATIONS items)
+  walkTypes(root, ['for_statement', 'for_in_clause'], n => {
+    const right = field(n, 'right');
+    if (right && !readsArray(right) && isSmallHostParameterArray(right, model, cell)) {
+      out.push(right);
+    }
+    return true;
+  });
   // a container the cell binds (`d = {"x": np.random.rand(n)}`) hands its elements to later
   // cells, which no copy back reaches: elements that read no array are made on the host
   walkTypes(root, ASSIGNMENTS, n => {
@@ -2703,6 +2714,21 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
     return true;
   });
   return out;
+}
+
+/**
+ * Is `it` a NumPy array made in place (`np.linspace(0.5, 2, 4)`, `np.array([1, 2, 4])`) of at most
+ * SMALL_ITERATIONS items, the model knowing its length: a loop's parameters, not data?
+ */
+function isSmallHostParameterArray(it: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
+  const n = unparen(it);
+  const fn = n.type === 'call' ? field(n, 'function') : null;
+  if (!fn || !model.qualifiedName(fn)?.startsWith('numpy.')) {
+    return false;
+  }
+  const v = model.inferValue(n, cell);
+  const first = v.kind === 'ndarray' && v.shape && !v.approx ? v.shape[0] : undefined;
+  return typeof first === 'number' && first <= SMALL_ITERATIONS;
 }
 
 /** The `for` and `while` statements whose body holds `node`, within `root`. */

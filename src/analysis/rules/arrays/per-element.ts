@@ -42,7 +42,7 @@ const TO_PYTHON = new Set(['tolist', 'flat', 'ravel', 'flatten']);
  * stay within a millisecond or two, which whole-array work per iteration (the reason to rewrite)
  * outweighs; an array of more elements than that is data, and a loop over it per-element work.
  */
-const SMALL_ITERATIONS = 64;
+export const SMALL_ITERATIONS = 64;
 
 function short(text: string): string {
   const one = text.replace(/\s+/g, ' ').trim();
