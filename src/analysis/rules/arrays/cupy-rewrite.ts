@@ -40,7 +40,7 @@ import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
-import { PER_ELEMENT_ADVICE, perElementPython, SMALL_ITERATIONS } from './per-element';
+import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, SMALL_ITERATIONS } from './per-element';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
 
 /** A reference to a NumPy or SciPy name in the cell. */
@@ -3217,15 +3217,11 @@ function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>, model: Notebo
   return reason;
 }
 
-/** Reductions a per-row comprehension may make, as NumPy functions or array methods. */
-const ROW_REDUCTIONS = new Set(['sum', 'mean', 'max', 'min', 'std', 'var', 'nansum', 'nanmean', 'nanmax', 'nanmin', 'nanstd', 'nanvar']);
-
 /**
- * `np.array([np.nanmean(X[k][M]) for k in range(N)])` (or `X[k, M]`, `X[k][M].mean()`, and `X[k]`
- * for a 2-D X), with N the number of X's rows and M a boolean mask over the rest of X's axes that
- * does not depend on k: the rows' reductions as one, `cp.nanmean(X[:, M], axis=1)` (`cp.nanmean(X,
- * axis=1)`), the same values in the same dtype, without a launch, a mask's nonzero count and a wait
- * per row. `device` names an array's device name (null where the cell does not copy it whole).
+ * `np.array([np.nanmean(X[k][M]) for k in range(N)])` (see rowReduction) as the rows' reductions
+ * in one, `cp.nanmean(X[:, M], axis=1)` (`cp.nanmean(X, axis=1)`), the same values in the same
+ * dtype, without a launch, a mask's nonzero count and a wait per row. `device` names an array's
+ * device name (null where the cell does not copy it whole).
  */
 function rowReductionRewrites(
   root: SyntaxNode,
@@ -3236,61 +3232,18 @@ function rowReductionRewrites(
   device: (name: string) => string | null
 ): (TextEdit & { from: string })[] {
   const out: (TextEdit & { from: string })[] = [];
-  const refOf = (fn: SyntaxNode | null): LibraryRef | undefined => (fn ? refs.find(r => r.node.id === fn.id && r.action === 'cupy') : undefined);
+  const moved = (fn: SyntaxNode | null): boolean => fn !== null && refs.some(r => r.node.id === fn.id && r.action === 'cupy');
   walkTypes(root, CALL, call => {
-    const maker = refOf(field(call, 'function'));
-    const args = callArguments(call);
-    const comp = args.positional.length === 1 && args.keywords.size === 0 ? unparen(args.positional[0]) : null;
-    if (!maker || !/^numpy\.(array|asarray)$/.test(maker.qualified) || comp?.type !== 'list_comprehension') {
+    const row = rowReduction(call, model, cell);
+    if (!row || !moved(field(call, 'function')) || (row.reducer && !moved(row.reducer))) {
       return true;
     }
-    const clauses = kids(comp).filter(k => k.type === 'for_in_clause' || k.type === 'if_clause');
-    const k = clauses.length === 1 ? field(clauses[0], 'left') : null;
-    const range = clauses.length === 1 ? field(clauses[0], 'right') : null;
-    const rangeArgs = range?.type === 'call' && field(range, 'function')?.text === 'range' ? callArguments(range).positional : [];
-    const body = field(comp, 'body');
-    if (k?.type !== 'identifier' || rangeArgs.length !== 1 || body?.type !== 'call') {
+    const dx = device(row.x.text);
+    const dm = row.mask ? device(row.mask.text) : null;
+    if (!dx || (row.mask && !dm)) {
       return true;
     }
-    // the reduction: `np.red(E)` or `E.red()`
-    const fn = field(body, 'function');
-    const bodyArgs = callArguments(body);
-    const ref = refOf(fn);
-    const method = fn?.type === 'attribute' && !ref ? field(fn, 'attribute')?.text : undefined;
-    const red = ref?.qualified.startsWith('numpy.') ? ref.qualified.slice('numpy.'.length) : method;
-    const e = ref ? bodyArgs.positional[0] : method ? field(fn!, 'object') : null;
-    if (!red || !ROW_REDUCTIONS.has(red) || !e || bodyArgs.keywords.size > 0 || bodyArgs.positional.length !== (ref ? 1 : 0)) {
-      return true;
-    }
-    // the row and the mask: `X[k][M]`, `X[k, M]` or `X[k]`
-    const u = unparen(e);
-    const inner = u.type === 'subscript' ? unparen(field(u, 'value')!) : null;
-    const picks = (sub: SyntaxNode): SyntaxNode[] => kids(sub).slice(1).filter(c => c.type !== 'comment');
-    let x: SyntaxNode | null = null;
-    let mask: SyntaxNode | null = null;
-    if (inner?.type === 'subscript' && picks(inner).length === 1 && picks(u).length === 1) {
-      [x, mask] = [field(inner, 'value'), picks(u)[0]];
-      if (picks(inner)[0].text !== k.text) {
-        return true;
-      }
-    } else if (u.type === 'subscript' && picks(u)[0]?.text === k.text && picks(u).length <= 2) {
-      [x, mask] = [field(u, 'value'), picks(u)[1] ?? null];
-    }
-    const xv = x?.type === 'identifier' ? model.inferValue(x, cell) : null;
-    const mv = mask ? model.inferValue(mask, cell) : null;
-    const dx = x?.type === 'identifier' ? device(x.text) : null;
-    const dm = mask?.type === 'identifier' ? device(mask.text) : null;
-    if (!x || !xv?.shape || xv.shape[0] !== model.constantValue(rangeArgs[0], cell) || !dx) {
-      return true;
-    }
-    let text: string;
-    if (!mask && xv.shape.length === 2) {
-      text = `${cp}.${red}(${dx}, axis=1)`;
-    } else if (mask && dm && mv?.kind === 'ndarray' && mv.dtype === 'bool' && JSON.stringify(mv.shape) === JSON.stringify(xv.shape.slice(1))) {
-      text = `${cp}.${red}(${dx}[:, ${dm}], axis=1)`;
-    } else {
-      return true;
-    }
+    const text = row.mask ? `${cp}.${row.red}(${dx}[:, ${dm}], axis=1)` : `${cp}.${row.red}(${dx}, axis=1)`;
     out.push({ start: call.startIndex, end: call.endIndex, text, from: call.text });
     return false;
   });

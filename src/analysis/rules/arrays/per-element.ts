@@ -20,6 +20,8 @@
  * parameters (`[np.exp(-x / s).sum() for s in np.linspace(0.5, 2, 4)]`, `for s in sigmas` of 8
  * values): the host loop runs SMALL_ITERATIONS times at most, each iteration whole-array work on
  * the device. Nested clauses count together (their product).
+ *
+ * Nor a per-row reduction the rewrite makes one whole-array reduction (rowReduction).
  */
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
@@ -43,6 +45,95 @@ const TO_PYTHON = new Set(['tolist', 'flat', 'ravel', 'flatten']);
  * outweighs; an array of more elements than that is data, and a loop over it per-element work.
  */
 export const SMALL_ITERATIONS = 64;
+
+/** Reductions a per-row comprehension may make, as NumPy functions or array methods. */
+const ROW_REDUCTIONS = new Set(['sum', 'mean', 'max', 'min', 'std', 'var', 'nansum', 'nanmean', 'nanmax', 'nanmin', 'nanstd', 'nanvar']);
+
+/** A per-row reduction comprehension: the array, its mask, the reduction. */
+export interface RowReduction {
+  /** The array whose rows are reduced (a name). */
+  x: SyntaxNode;
+  /** The boolean mask over the rest of its axes (a name), or null (`X[k]` of a 2-D X). */
+  mask: SyntaxNode | null;
+  /** The reduction's NumPy name (`nanmean`). */
+  red: string;
+  /** The function of `np.red(...)`, or null for the method `E.red()`. */
+  reducer: SyntaxNode | null;
+}
+
+/**
+ * `np.array([np.nanmean(X[k][M]) for k in range(N)])` (or `np.asarray`, `X[k, M]`,
+ * `X[k][M].mean()`, and `X[k]` for a 2-D X), with N X's number of rows (the number, `len(X)` or
+ * `X.shape[0]`) and M a boolean mask over the rest of X's axes that does not depend on k: whole-row
+ * work per item, which cupy-rewrite makes one reduction over all the rows, so not per-element
+ * Python (perElementPython skips it); null for any other call.
+ */
+export function rowReduction(call: SyntaxNode, model: NotebookModel, cell: CellModel): RowReduction | null {
+  const maker = field(call, 'function');
+  const args = callArguments(call);
+  const comp = args.positional.length === 1 && args.keywords.size === 0 ? unparen(args.positional[0]) : null;
+  if (!maker || !/^numpy\.(array|asarray)$/.test(model.qualifiedName(maker) ?? '') || comp?.type !== 'list_comprehension') {
+    return null;
+  }
+  const clauses = kids(comp).filter(k => k.type === 'for_in_clause' || k.type === 'if_clause');
+  const k = clauses.length === 1 ? field(clauses[0], 'left') : null;
+  const range = clauses.length === 1 ? field(clauses[0], 'right') : null;
+  const rangeArgs = range?.type === 'call' && field(range, 'function')?.text === 'range' ? callArguments(range).positional : [];
+  const body = field(comp, 'body');
+  if (k?.type !== 'identifier' || rangeArgs.length !== 1 || body?.type !== 'call') {
+    return null;
+  }
+  // the reduction: `np.red(E)` or `E.red()`
+  const fn = field(body, 'function');
+  const bodyArgs = callArguments(body);
+  const q = fn ? model.qualifiedName(fn) : null;
+  const reducer = q?.startsWith('numpy.') ? fn : null;
+  const method = fn?.type === 'attribute' && !q ? field(fn, 'attribute')?.text : undefined;
+  const red = reducer ? q!.slice('numpy.'.length) : method;
+  const e = reducer ? bodyArgs.positional[0] : method ? field(fn!, 'object') : null;
+  if (!red || !ROW_REDUCTIONS.has(red) || !e || bodyArgs.keywords.size > 0 || bodyArgs.positional.length !== (reducer ? 1 : 0)) {
+    return null;
+  }
+  // the row and the mask: `X[k][M]`, `X[k, M]` or `X[k]`
+  const u = unparen(e);
+  const inner = u.type === 'subscript' ? unparen(field(u, 'value')!) : null;
+  const picks = (sub: SyntaxNode): SyntaxNode[] => kids(sub).slice(1).filter(c => c.type !== 'comment');
+  let x: SyntaxNode | null = null;
+  let mask: SyntaxNode | null = null;
+  if (inner?.type === 'subscript' && picks(inner).length === 1 && picks(u).length === 1) {
+    if (picks(inner)[0].text !== k.text) {
+      return null;
+    }
+    [x, mask] = [field(inner, 'value'), picks(u)[0]];
+  } else if (u.type === 'subscript' && picks(u)[0]?.text === k.text && picks(u).length <= 2) {
+    [x, mask] = [field(u, 'value'), picks(u)[1] ?? null];
+  }
+  const xv = x?.type === 'identifier' ? model.inferValue(x, cell) : null;
+  if (!x || !xv?.shape || !isRowCount(rangeArgs[0], x.text, xv.shape[0], model, cell)) {
+    return null;
+  }
+  if (!mask) {
+    return xv.shape.length === 2 ? { x, mask, red, reducer } : null;
+  }
+  const mv = mask.type === 'identifier' ? model.inferValue(mask, cell) : null;
+  const fits = mv?.kind === 'ndarray' && mv.dtype === 'bool' && JSON.stringify(mv.shape) === JSON.stringify(xv.shape.slice(1));
+  return fits ? { x, mask, red, reducer } : null;
+}
+
+/** Is `n` the number of rows of the array `x` (`len(x)`, `x.shape[0]`, or `rows`, the number)? */
+function isRowCount(n: SyntaxNode, x: string, rows: number | null, model: NotebookModel, cell: CellModel): boolean {
+  const u = unparen(n);
+  if (u.type === 'call' && field(u, 'function')?.text === 'len') {
+    const a = callArguments(u).positional;
+    return a.length === 1 && unparen(a[0]).text === x;
+  }
+  if (u.type === 'subscript') {
+    const v = field(u, 'value');
+    const picks = kids(u).slice(1).filter(c => c.type !== 'comment');
+    return v?.type === 'attribute' && field(v, 'attribute')?.text === 'shape' && field(v, 'object')?.text === x && picks.length === 1 && picks[0].text === '0';
+  }
+  return rows !== null && rows === model.constantValue(n, cell);
+}
 
 function short(text: string): string {
   const one = text.replace(/\s+/g, ' ').trim();
@@ -199,6 +290,10 @@ export function perElementPython(root: SyntaxNode, model: NotebookModel, cell: C
         return false;
       }
     } else if (type === 'call') {
+      if (rowReduction(n, model, cell)) {
+        // one whole-array reduction after the rewrite (its comprehension is not visited)
+        return false;
+      }
       const fn = field(n, 'function');
       if (fn?.type === 'identifier' && (fn.text === 'map' || fn.text === 'filter')) {
         if (large([shortest(callArguments(n).positional.slice(1))])) {
