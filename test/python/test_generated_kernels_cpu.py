@@ -700,8 +700,9 @@ def test_reduction_reads_broadcast_inputs_where_they_are(
     """`np.sqrt(a * w + c).mean()` with w and c broadcast: the kernel reads them where they are
     through its stepped index ((k / inner) % size), on a grid of 3 blocks so that every thread
     steps it several times, and matches NumPy's mean; only a pattern that is no run of the
-    result's dimensions is copied (cp.broadcast_to). An `a` of another shape than the result's,
-    which the kernel reads at the result's index, raises ValueError."""
+    result's dimensions is copied (cp.broadcast_to). An `a` that arrives with another shape than
+    the result's (the kernel reads it at the result's index) is copied to that shape: NumPy's
+    mean still, with one copy more."""
     expected = (FIXTURES / "flag-reduction-broadcast-row-and-column" / "expected.py").read_text()
     kernel_class = double_cupy.RawKernel
 
@@ -729,8 +730,36 @@ def test_reduction_reads_broadcast_inputs_where_they_are(
     assert np.allclose(got, want, rtol=1e-12, equal_nan=True), (got, want)
     assert len(made) == copies
     if len(a) == 2 and a[0] > 1 and w != a:
-        with pytest.raises(ValueError, match="generated for a of the broadcast result shape"):
-            launcher(xs[1], xs[0], xs[2])
+        # a arrives as the row, w as the full array: w's stepped index reads it at inner 1
+        made.clear()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = launcher(xs[1], xs[0], xs[2])
+        assert np.allclose(got, want, rtol=1e-12), (got, want)
+        assert made == [a]
+
+
+@pytest.mark.parametrize(("xs", "ys"), [((33, 40), (40,)), ((33, 1), (33, 40)), ((40,), (40,))])
+def test_reduction_reads_an_input_inferred_full_that_arrives_broadcast(
+    double_cupy, monkeypatch: pytest.MonkeyPatch, xs: tuple, ys: tuple
+) -> None:  # noqa: ANN001
+    """flag-reduction's `np.sum(xs * xs + ys * ys <= 1.0)`: both inputs inferred to have one
+    shape, read at the result's index with no index to step. One that arrives broadcast (a row,
+    a column) is copied to the result's shape, and the count is NumPy's; inputs of the inferred
+    shape are read as they are (no copy)."""
+    expected = (FIXTURES / "flag-reduction" / "expected.py").read_text()
+    broadcast_to = double_cupy.broadcast_to
+    made: list = []
+    monkeypatch.setattr(
+        double_cupy, "broadcast_to", lambda x, s: made.append(s) or broadcast_to(x, s)
+    )
+    launcher = _launcher(expected, double_cupy)
+    rng = np.random.default_rng(fixture_seed(str((xs, ys))))
+    x, y = (double_cupy.asarray(rng.random(s)) for s in (xs, ys))
+    got = launcher(x, y)
+    assert np.asarray(got).dtype == np.int64
+    assert got == np.sum((x * x + y * y) <= 1.0)
+    assert len(made) == (xs != ys)
 
 
 # --- Single or double precision, by name ----------------------------------------------------

@@ -208,7 +208,7 @@ export const fuseElementwise: Rule = {
           : []),
         ...(reductions > 0
           ? [
-              'Counts and extrema equal NumPy\'s exactly only when the element uses `+ - * /`, `sqrt` and comparisons (correctly rounded on both sides; the kernel is compiled with --fmad=false): CUDA\'s `exp`, `log`, `pow` and trig differ from NumPy\'s by an ulp or so, which can move a value across a comparison. The launcher raises TypeError if its arrays arrive with another dtype than the one the analysis inferred, and ValueError if one it reads at the result\'s own index (its shape inferred to be the result\'s, not broadcast) arrives with another shape (rerun the analysis then).'
+              'Counts and extrema equal NumPy\'s exactly only when the element uses `+ - * /`, `sqrt` and comparisons (correctly rounded on both sides; the kernel is compiled with --fmad=false): CUDA\'s `exp`, `log`, `pow` and trig differ from NumPy\'s by an ulp or so, which can move a value across a comparison. The launcher raises TypeError if its arrays arrive with another dtype than the one the analysis inferred, and copies an array it reads at the result\'s own index (its shape inferred to be the result\'s) to that shape if it arrives with another that broadcasts to it (NumPy\'s result, one copy).'
             ]
           : [])
       ],

@@ -50,7 +50,7 @@ export interface ReductionKernelSpec {
    * (`dt * 0.3`), which the cell computes and the launcher casts once to `dtype` (NEP 50).
    * `broadcast`: an array the analysis does not know to have the result's shape (a row `w` of
    * `a * w`, or shapes it cannot infer), read through the kernel's broadcast index; the others
-   * are read at the result's own index, and the launcher checks that they have its shape.
+   * are read at the result's own index (the launcher copies one that arrives broadcast).
    */
   params: { name: string; array: boolean; broadcast?: boolean }[];
   /** The C expression of one element, in the source's operation order. */
@@ -218,7 +218,7 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
     !p.array ? `${dt}(${p.name})` : p.broadcast ? `${p.name}, ${cp}.int64(_inner_${p.name}), ${cp}.int64(max(${p.name}.size, 1))` : p.name;
   const finish = s.reduction === 'mean' ? `_partial.sum() / _n` : `_partial.${f.finish}()`;
   const result = outDtype === accDtype ? finish : `(${finish}).astype(${cp}.${outDtype})`;
-  const lines = [...launcherInputChecks(s.dtype, fname, cp, arrays), ...broadcastIndex(fname, cp, s.params)];
+  const lines = [...launcherInputChecks(s.dtype, fname, cp, arrays), ...broadcastIndex(cp, s.params)];
   if (s.reduction === 'max' || s.reduction === 'min') {
     // NumPy raises here; the kernel would return its identity (-inf / +inf, or a bool)
     const op = s.reduction === 'max' ? 'maximum' : 'minimum';
@@ -241,33 +241,49 @@ export function reductionDefinition(s: ReductionKernelSpec, fname: string, cp: s
 }
 
 /**
- * The launcher's lines that bind `_n`, the result's size, and check the inputs' shapes. Inputs of
- * the result's shape are read where they are at its index, and must have that shape (ValueError:
- * the analysis inferred it). A broadcast input is read where it is too, never copied to the
- * result's shape as `cp.broadcast_arrays` + `ascontiguousarray` would (a row `w` of an (n, m)
- * `a * w` would become n * m elements written and read again): its dimensions other than 1 are
+ * The launcher's lines that bind `_n`, the result's size, and check the inputs' shapes. Inputs the
+ * analysis inferred to have the result's shape are read where they are at its index, with no
+ * index to step; one that arrives with another shape (NumPy broadcasts it, and raises for shapes
+ * that do not broadcast, as `cp.broadcast` does here) is copied to the result's shape first: a
+ * copy only when the inference was wrong, and the kernel keeps its fast path for the inputs it
+ * got right. A broadcast input is read where it is too, never copied to the result's shape as
+ * `cp.broadcast_arrays` + `ascontiguousarray` would (a row `w` of an (n, m) `a * w` would become
+ * n * m elements written and read again): its dimensions other than 1 are
  * one run of the result's (a row `(m,)`, a column `(n, 1)`, a block), so the k-th element of the
  * result reads its element (k // inner) % size, inner being the size of the result's dimensions
  * after that run (1 for a row, m for a column), size its own. Another pattern (`(n, 1, p)`
  * against `(n, m, p)`, whose index needs a division per dimension) is copied to the result's
  * shape, the one copy left.
  */
-function broadcastIndex(fname: string, cp: string, params: ReductionKernelSpec['params']): string[] {
+function broadcastIndex(cp: string, params: ReductionKernelSpec['params']): string[] {
   const arrays = params.filter(p => p.array);
   const full = arrays.filter(p => !p.broadcast).map(p => p.name);
   const broadcast = arrays.filter(p => p.broadcast).map(p => p.name);
-  const mismatch = (names: string[], shape: string, what: string): string[] => [
-    `    if ${names.map(x => `${x}.shape != ${shape}`).join(' or ')}:`,
-    `        raise ValueError(f'${fname} was generated for ${what} (the shapes the analysis inferred), got ${arrays.map(p => `{${p.name}.shape}`).join(', ')}: rerun the analysis')`
-  ];
-  if (broadcast.length === 0) {
-    return [...(full.length > 1 ? mismatch(full.slice(1), `${full[0]}.shape`, 'arrays of one shape') : []), `    _n = ${full[0]}.size`];
+  if (arrays.length === 1) {
+    return [`    _n = ${full[0]}.size`];
   }
   return [
     `    _result = ${cp}.broadcast(${arrays.map(p => p.name).join(', ')})`,
     '    _shape, _n = _result.shape, _result.size',
-    ...(full.length > 0 ? mismatch(full, '_shape', `${full.join(', ')} of the broadcast result shape`) : []),
-    '',
+    ...(full.length > 0
+      ? [
+          `    # ${full.join(', ')}: inferred to have the result's shape, read at its index; one that arrives`,
+          "    # with another (NumPy broadcasts it) is copied to the result's shape",
+          ...full.flatMap(x => [`    if ${x}.shape != _shape:`, `        ${x} = ${cp}.ascontiguousarray(${cp}.broadcast_to(${x}, _shape))`])
+        ]
+      : []),
+    ...(broadcast.length > 0 ? ['', ...innerFunction(), ''] : []),
+    ...broadcast.flatMap(x => [
+      `    _inner_${x} = _inner(${x})`,
+      `    if _inner_${x} is None:`,
+      `        ${x}, _inner_${x} = ${cp}.ascontiguousarray(${cp}.broadcast_to(${x}, _shape)), 1`
+    ])
+  ];
+}
+
+/** The launcher's `_inner(x)`: where the k-th element of the result is in a broadcast input. */
+function innerFunction(): string[] {
+  return [
     '    def _inner(x):',
     "        # the k-th element of the result reads x[(k // inner) % x.size] when x's dimensions other",
     "        # than 1 are one run of the result's (a row, a column): inner is the size of the result's",
@@ -279,12 +295,6 @@ function broadcastIndex(fname: string, cp: string, params: ReductionKernelSpec['
     '        inner = 1',
     '        for e in _shape[run[-1] + 1:]:',
     '            inner *= e',
-    '        return max(inner, 1)  # (an empty result reads nothing: no division by zero)',
-    '',
-    ...broadcast.flatMap(x => [
-      `    _inner_${x} = _inner(${x})`,
-      `    if _inner_${x} is None:`,
-      `        ${x}, _inner_${x} = ${cp}.ascontiguousarray(${cp}.broadcast_to(${x}, _shape)), 1`
-    ])
+    '        return max(inner, 1)  # (an empty result reads nothing: no division by zero)'
   ];
 }
