@@ -1562,6 +1562,49 @@ function arrayValue(shape: (number | null)[] | undefined, dtype: string | undefi
   };
 }
 
+/**
+ * What `np.tile(a, reps)`, `np.repeat(a, n, axis=)` and `np.broadcast_to(a, shape)` give: `a`'s
+ * dtype, and the shape NumPy makes where the counts are constants. `tile` pads the shorter of
+ * `a`'s shape and `reps` with leading 1s and multiplies them; `repeat` multiplies one axis (the
+ * flattened array without `axis`) by an integer count (an array of counts gives a length the data
+ * decides); `broadcast_to` has the shape it is given.
+ */
+function repeatedValue(
+  name: 'tile' | 'repeat' | 'broadcast_to',
+  a: ValueInfo,
+  positional: SyntaxNode[],
+  keywords: ReadonlyMap<string, SyntaxNode>,
+  library: string,
+  model: NotebookModel,
+  cell: CellModel
+): ValueInfo {
+  const countNode = keywords.get(name === 'tile' ? 'reps' : name === 'repeat' ? 'repeats' : 'shape') ?? positional[1];
+  let shape: (number | null)[] | undefined;
+  if (countNode && name === 'broadcast_to') {
+    shape = shapeOf(countNode, model, cell);
+  } else if (countNode && name === 'tile' && a.shape) {
+    const reps = shapeOf(countNode, model, cell);
+    if (reps) {
+      const rank = Math.max(a.shape.length, reps.length);
+      const pad = (dims: (number | null)[]): (number | null)[] => [...Array<number>(rank - dims.length).fill(1), ...dims];
+      const [dims, times] = [pad(a.shape), pad(reps)];
+      shape = dims.map((d, k) => (d === null || times[k] === null ? null : d * (times[k] as number)));
+    }
+  } else if (countNode && name === 'repeat' && a.shape) {
+    const count = model.inferValue(countNode, cell);
+    const n = count.kind === 'scalar' && count.value !== undefined && Number.isInteger(count.value) ? count.value : null;
+    const axisNode = keywords.get('axis') ?? positional[2];
+    const axis = axisNode && axisNode.type !== 'none' ? model.constantValue(axisNode, cell) : null;
+    if (axis === null) {
+      shape = [a.size !== undefined && n !== null ? a.size * n : null];
+    } else if (axis !== undefined) {
+      const k = axis < 0 ? axis + a.shape.length : axis;
+      shape = k >= 0 && k < a.shape.length ? a.shape.map((d, j) => (j !== k ? d : d === null || n === null ? null : d * n)) : undefined;
+    }
+  }
+  return arrayValue(shape, a.dtype, library, 'inferred');
+}
+
 /** NumPy's functions joining a list of arrays into one. */
 const JOINS = new Set(['concatenate', 'stack', 'vstack', 'hstack', 'row_stack', 'column_stack', 'dstack']);
 
@@ -1628,6 +1671,50 @@ function joinedValue(
   out.shape = shape;
   out.size = shapeSize(shape);
   return out;
+}
+
+/**
+ * What each item of a list comprehension `[body for t in iterable]` is, and how many there are,
+ * for NumPy to join (`np.stack([ndi.shift(ref, s) for s in shifts])`): `body`'s value, which
+ * stays untyped where it computes with the loop variable (an identifier the comprehension binds
+ * is unknown); the count where the iterable's length is known. Undefined for a filtered or
+ * nested comprehension and for a body that is not an array of a known dtype (what NumPy stacks
+ * then is not modelled: the join stays untyped, as for an untyped operand).
+ */
+function comprehensionItems(node: SyntaxNode, model: NotebookModel, cell: CellModel): { item: ValueInfo; count: number | undefined } | undefined {
+  const body = field(node, 'body');
+  const clauses = kids(node).filter(k => k.id !== body?.id);
+  if (!body || clauses.length !== 1 || clauses[0].type !== 'for_in_clause') {
+    return undefined;
+  }
+  const item = model.inferValue(body, cell);
+  return item.kind === 'ndarray' && item.dtype !== undefined ? { item, count: iterationCount(field(clauses[0], 'right'), model, cell) } : undefined;
+}
+
+/**
+ * How many times `for t in iterable` runs where the analysis can tell: `range(...)` of constants,
+ * an array's first axis, a list or tuple literal's length.
+ */
+function iterationCount(iterable: SyntaxNode | null, model: NotebookModel, cell: CellModel): number | undefined {
+  const it = iterable ? unparen(iterable) : undefined;
+  if (!it) {
+    return undefined;
+  }
+  if (it.type === 'list' || it.type === 'tuple') {
+    return kids(it).length;
+  }
+  if (it.type === 'call' && field(it, 'function')?.text === 'range') {
+    const { positional, keywords } = callArguments(it);
+    const nums = positional.map(p => model.constantValue(p, cell));
+    if (keywords.size > 0 || nums.length === 0 || nums.length > 3 || nums.some(v => v === undefined || !Number.isInteger(v))) {
+      return undefined;
+    }
+    const [start, stop, step] = nums.length === 1 ? [0, nums[0] as number, 1] : [nums[0] as number, nums[1] as number, (nums[2] ?? 1) as number];
+    return step === 0 ? undefined : Math.max(0, Math.ceil((stop - start) / step));
+  }
+  const v = model.inferValue(it, cell);
+  const first = v.kind === 'ndarray' ? v.shape?.[0] : undefined;
+  return first === null || first === undefined ? undefined : first;
 }
 
 /**
@@ -2072,6 +2159,16 @@ function dtypeArg(keywords: ReadonlyMap<string, SyntaxNode>, positionalDtype: Sy
 }
 
 /** Counts the elements of a nested list literal and notes strings / None (object arrays). */
+/** Whether `node` is a (nested) list or tuple of int and float literals, signs allowed. */
+function numberLiterals(node: SyntaxNode): boolean {
+  const n = unparen(node);
+  if (n.type === 'list' || n.type === 'tuple') {
+    return kids(n).every(numberLiterals);
+  }
+  const arg = n.type === 'unary_operator' ? field(n, 'argument') : n;
+  return arg !== null && (arg.type === 'integer' || arg.type === 'float');
+}
+
 function literalArray(node: SyntaxNode): { shape: number[]; dtype: string } | undefined {
   const n = unparen(node);
   if (n.type !== 'list' && n.type !== 'tuple') {
@@ -2359,7 +2456,11 @@ function basicIndexShape(n: SyntaxNode, shape: (number | null)[], model: Noteboo
       const v = model.inferValue(k, cell);
       const t = scalarType(v);
       // a 0-d integer array (`f[np.argmax(S)]`) indexes as an integer does
-      const integer = t ? (t.strong ? /^u?int/.test(t.dtype) : t.python === 'int') : v.kind === 'ndarray' && v.shape?.length === 0 && /^u?int/.test(v.dtype ?? '');
+      const integer = t
+        ? t.strong
+          ? /^u?int/.test(t.dtype)
+          : t.python === 'int'
+        : (v.kind === 'ndarray' && v.shape?.length === 0 && /^u?int/.test(v.dtype ?? '')) || rangeLoopVariable(k);
       if (!integer) {
         return undefined; // an array, a list, a bool, a name the analysis cannot type: not basic
       }
@@ -2373,6 +2474,33 @@ function basicIndexShape(n: SyntaxNode, shape: (number | null)[], model: Noteboo
   }
   out.push(...shape.slice(dim));
   return integers === indices.length && out.length === 0 ? 'element' : out;
+}
+
+/**
+ * Whether `node` is the variable of an enclosing `for k in range(...)` loop or comprehension
+ * clause (a Python int at every iteration: `meas[k]` drops meas' first axis), which the value
+ * model leaves untyped (a loop's or comprehension's variable has no single value). The search
+ * stops at a function or lambda, whose parameters could shadow the name.
+ */
+function rangeLoopVariable(node: SyntaxNode): boolean {
+  if (node.type !== 'identifier') {
+    return false;
+  }
+  const overRange = (left: SyntaxNode | null, right: SyntaxNode | null): boolean =>
+    left?.type === 'identifier' && left.text === node.text && right?.type === 'call' && field(right, 'function')?.text === 'range';
+  for (let p = node.parent; p; p = p.parent) {
+    if (p.type === 'function_definition' || p.type === 'lambda') {
+      return false;
+    }
+    if (p.type === 'for_statement' && overRange(field(p, 'left'), field(p, 'right'))) {
+      const body = field(p, 'body');
+      return body !== null && node.startIndex >= body.startIndex && node.endIndex <= body.endIndex;
+    }
+    if (/comprehension$|^generator_expression$/.test(p.type) && kids(p).some(c => c.type === 'for_in_clause' && overRange(field(c, 'left'), field(c, 'right')))) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -2756,6 +2884,21 @@ function numpyCallValue(
     });
     return joinedValue(name, items, keywords.get('axis') ?? positional[1], library, model, cell);
   }
+  if (single && JOINS.has(name) && positional[0]?.type === 'list_comprehension') {
+    const made = comprehensionItems(positional[0], model, cell);
+    if (!made) {
+      return UNKNOWN;
+    }
+    const axis = keywords.get('axis') ?? positional[1];
+    if (made.count !== undefined) {
+      // an item whose size is an upper bound (a SciPy result shaped like its input) keeps it one
+      const joined = joinedValue(name, Array.from({ length: made.count }, () => made.item), axis, library, model, cell);
+      return made.item.approx && joined.kind === 'ndarray' ? { ...joined, approx: true } : joined;
+    }
+    // a count the analysis does not know: NumPy's `np.stack` shape is (n, *item) all the same
+    const stacked = name === 'stack' && !axis && made.item.shape ? [null, ...made.item.shape] : undefined;
+    return { kind: 'ndarray', shape: stacked, dtype: made.item.dtype, origin: 'inferred', library, device: library === 'cupy' ? 'gpu' : 'host', approx: true };
+  }
   if (single && (name === 'cov' || name === 'corrcoef') && args[0]) {
     const y = keywords.get('y') ?? positional[1];
     return covarianceValue(name, args[0], y && y.type !== 'none' ? model.inferValue(y, cell) : undefined, keywords.get('rowvar') ?? positional[2], dtypeArg(keywords, undefined), library);
@@ -2763,8 +2906,17 @@ function numpyCallValue(
   if (single && QUANTILES.has(name) && args[0]?.kind === 'ndarray') {
     return quantileValue(name, args[0], positional, keywords, library, model, cell);
   }
-  if (single && name === 'diag' && args[0]?.kind === 'ndarray') {
-    return diagValue(args[0], keywords.get('k') ?? positional[1], library, model, cell);
+  if (single && name === 'diag' && positional[0]) {
+    // of an array, or of a list of number literals (`np.diag([1.0, 2.0])`: NumPy makes it an
+    // array first; a name among the items could be of any type)
+    const lit = numberLiterals(positional[0]) ? literalArray(positional[0]) : undefined;
+    const of = lit ? arrayValue(lit.shape, lit.dtype, library, 'inferred') : args[0];
+    if (of.kind === 'ndarray') {
+      return diagValue(of, keywords.get('k') ?? positional[1], library, model, cell);
+    }
+  }
+  if (single && (name === 'tile' || name === 'repeat' || name === 'broadcast_to') && args[0]?.kind === 'ndarray') {
+    return repeatedValue(name, args[0], positional, keywords, library, model, cell);
   }
   if (single && name === 'bincount' && args[0]) {
     // one count (or sum of weights) per value 0..max(x): a length the data decides (at least

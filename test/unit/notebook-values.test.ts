@@ -754,3 +754,77 @@ describe('Fourier transforms (dtypes and shapes as NumPy 2.4 and SciPy 1.17 give
     expect(m.valueAfter('r', m.cells[0]).dtype).toBeUndefined();
   });
 });
+
+describe('joins of a list comprehension, tile, repeat and broadcast_to (shapes and dtypes as NumPy 2.4 and SciPy 1.17 give them)', () => {
+  const SRC = [
+    'import numpy as np',
+    'from scipy import ndimage as ndi',
+    'ref = np.ones((64, 64), dtype=np.float32)',
+    'shifts = np.ones((6, 2))',
+    'd = np.diag([1.0, 2.0, 3.0, 4.0])',
+    'b = np.zeros((4, 5, 6), dtype=np.float32)',
+    'i64 = np.arange(1000)',
+    "img = np.load('img.npy')",
+    'N = np.float32(2)'
+  ].join('\n');
+
+  it.each([
+    // a SciPy ndimage filter keeps its input's dtype whatever the loop variable passed to it is
+    ["np.stack([ndi.shift(ref, s, order=1, mode='wrap') for s in shifts])", [6, 64, 64], 'float32'],
+    ['np.stack([ndi.shift(ref, s) for s in range(2, 8, 2)])', [3, 64, 64], 'float32'],
+    ['np.stack([ref * 2 for _ in [1, 2]], axis=1)', [64, 2, 64], 'float32'],
+    ['np.concatenate([ndi.gaussian_filter(ref, s) for s in (1.0, 2.0)])', [128, 64], 'float32'],
+    // an iterable of a length the analysis does not know: (n, *item)
+    ['np.stack([ndi.shift(ref, s) for s in img])', [null, 64, 64], 'float32'],
+    ['np.tile(d, (7, 1, 1))', [7, 4, 4], 'float64'],
+    ['np.tile(b, 2)', [4, 5, 12], 'float32'],
+    ['np.tile(i64, (3, 1))', [3, 1000], 'int64'],
+    ['np.repeat(b, 3)', [360], 'float32'],
+    ['np.repeat(b, 2, axis=-1)', [4, 5, 12], 'float32'],
+    ['np.repeat(b, [1, 2, 3, 4], axis=0)', [null, 5, 6], 'float32'],
+    ['np.broadcast_to(d, (5, 4, 4))', [5, 4, 4], 'float64'],
+    ['np.tile(np.diag([1.0, 1.0, 10.0, 10.0]), (7, 1, 1))', [7, 4, 4], 'float64'],
+    ['np.diag([1, -2, 3])', [3, 3], 'int64']
+  ])('%s: shape %j, %s', (expr, shape, dtype) => {
+    const m = model(cellsOf(`${SRC}\nr = ${expr}`));
+    const r = m.valueAfter('r', m.cells[0]);
+    expect(r).toMatchObject({ kind: 'ndarray', dtype });
+    expect(r.shape).toEqual(shape);
+  });
+
+  it.each([
+    // the body computes with the loop variable (its type unknown), or with untyped data
+    'np.stack([ref * s for s in shifts])',
+    'np.stack([img for _ in range(3)])',
+    'np.tile(img, 2)',
+    // a name among the items could be a float, a complex, an array
+    'np.diag([N, N])'
+  ])('leaves %s untyped', expr => {
+    const m = model(cellsOf(`${SRC}\nr = ${expr}`));
+    expect(m.valueAfter('r', m.cells[0]).dtype).toBeUndefined();
+  });
+
+  it('does not type a filtered comprehension (its count is the data\'s)', () => {
+    const m = model(cellsOf(`${SRC}\nr = np.stack([ref for s in shifts if s[0] > 0])`));
+    expect(m.valueAfter('r', m.cells[0]).kind).toBe('unknown');
+  });
+});
+
+describe('an index that is a range loop variable is an integer (NumPy drops the axis)', () => {
+  const SRC = 'import numpy as np\nmeas = np.zeros((100, 50, 2))';
+
+  it('types meas[k] in a for loop over range as (50, 2)', () => {
+    const m = model(cellsOf(`${SRC}\nfor k in range(1, 100):\n    r = meas[k] * 2.0`));
+    expect(m.valueAfter('r', m.cells[0])).toMatchObject({ kind: 'ndarray', shape: [50, 2], dtype: 'float64' });
+  });
+
+  it('types meas[k, :, 0] in a comprehension over range', () => {
+    const m = model(cellsOf(`${SRC}\nr = np.stack([meas[k, :, 0] for k in range(3)])`));
+    expect(m.valueAfter('r', m.cells[0])).toMatchObject({ kind: 'ndarray', shape: [3, 50], dtype: 'float64' });
+  });
+
+  it('keeps a loop variable over an array an index it cannot read (it may be an array)', () => {
+    const m = model(cellsOf(`${SRC}\nfor k in np.arange(3):\n    r = meas[k]`));
+    expect(m.valueAfter('r', m.cells[0]).shape).toBeUndefined();
+  });
+});
