@@ -615,7 +615,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // except a small set-up loop filling a small array, which stays on the host
   const setups = setupLoops(root, union(arrayInputs, localArrays), model, cell);
   for (const setup of setups) {
-    refs.filter(r => isInside(r.node, setup.loop) || isInside(r.node, setup.made)).forEach(r => (r.action = 'keep'));
+    refs.filter(r => [setup.loop, setup.made, ...setup.inputs].some(n => isInside(r.node, n))).forEach(r => (r.action = 'keep'));
     notes.push(
       `The loop filling \`${setup.name}\` (${setup.trips} iterations over a small array) is set-up work: it stays on the host, NumPy's, and \`${setup.name}\` is copied to the device once after it.`
     );
@@ -989,7 +989,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     const one = hostCopies.count === 1;
     notes.push(`${one ? 'One host consumer' : `${hostCopies.count} host consumers`} (plotting, pandas, Python builtins) ${one ? 'gets' : 'get'} a host copy with \`${cp}.asnumpy\`.`);
   }
-  if (hasDeviceControlFlow(root, deviceNames)) {
+  if (hasDeviceControlFlow(root, deviceNames, setups.map(s => s.loop))) {
     notes.push('A Python `if`/`while` tests a device value: each test waits for the GPU and copies one scalar back.');
   }
   // (not the cell's own functions the rewrite moved to CuPy: their note says so)
@@ -1084,7 +1084,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       const v = model.valueBefore(n, cell, 0);
       return v.kind === 'ndarray' && v.shape === undefined;
     }) || refs.some(r => r.action === 'host-producer' && model.inferValue(r.node.parent ?? r.node, cell).shape === undefined);
-  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), { hostOnly: hostKeptOnly, countedSizes: sizes.calls, hostDraws: hostRngCalls, uploads: uploads.uploaded, sliced });
+  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), { hostOnly: [...hostKeptOnly, ...setups.flatMap(s => [s.loop, s.made, ...s.inputs])], countedSizes: sizes.calls, hostDraws: hostRngCalls, uploads: uploads.uploaded, sliced });
   // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
   work.deviceToHostBytes += hostCopies.bytes + pandasOperands.bytes;
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
@@ -3253,12 +3253,36 @@ function rowReductionRewrites(
 /**
  * Top-level `for` loops of a known count of at most SMALL_ARRAY_ELEMENTS that write elements of
  * one small array (under SMALL_ARRAY_ELEMENTS elements) the cell makes with NumPy just before
- * them, and read none of the cell's other arrays (`fb = np.zeros((64, 513))`, then
- * `fb[m, k] = 1.0` for 64 filters): set-up work, which stays on the host with the array's
- * creation; the array is copied to the device once after the loop (`made`: its creation call).
+ * them (`fb = np.zeros((64, 513))`, then `fb[m, k] = 1.0` for 64 filters): set-up work, which
+ * stays on the host with the array's creation; the array is copied to the device once after the
+ * loop (`made`: its creation call). The body may bind scalar locals (`lo = m * 8`, `l, c, r =
+ * bins[m - 1], ...`) and nest loops (`for k in range(l, c)`); of the cell's other arrays it reads
+ * only small ones (`params`) made with NumPy before the loop and used nowhere else (this cell or
+ * later), which stay on the host with it (`inputs`: their creations).
  */
-function setupLoops(root: SyntaxNode, arrays: ReadonlySet<string>, model: NotebookModel, cell: CellModel): { name: string; loop: SyntaxNode; made: SyntaxNode; trips: number }[] {
-  const out: { name: string; loop: SyntaxNode; made: SyntaxNode; trips: number }[] = [];
+function setupLoops(
+  root: SyntaxNode,
+  arrays: ReadonlySet<string>,
+  model: NotebookModel,
+  cell: CellModel
+): { name: string; loop: SyntaxNode; made: SyntaxNode; trips: number; inputs: SyntaxNode[] }[] {
+  const out: { name: string; loop: SyntaxNode; made: SyntaxNode; trips: number; inputs: SyntaxNode[] }[] = [];
+  /** The NumPy creation (a call reading no array) of a small `name` bound once before `at`, or null. */
+  const smallHostMade = (name: string, at: number): SyntaxNode | null => {
+    const binds = cell.facts!.assignments.filter(a => a.name === name);
+    const made = binds.length === 1 && binds[0].at < at && !binds[0].augmented ? binds[0].value : null;
+    const size = model.valueBefore(name, cell, at).size;
+    if (!made || size === undefined || size >= SMALL_ARRAY_ELEMENTS || [...arrays].some(n => globalReferences(made, n).length > 0)) {
+      return null;
+    }
+    let numpy = false;
+    walkTypes(made, CALL, c => {
+      const fn = field(c, 'function');
+      numpy ||= NUMPY_CONTIGUOUS_CREATORS.test(fn ? model.qualifiedName(fn) ?? '' : '');
+      return !numpy;
+    });
+    return numpy ? made : null;
+  };
   for (const loop of kids(root).filter(k => k.type === 'for_statement')) {
     const right = field(loop, 'right');
     const body = field(loop, 'body');
@@ -3266,16 +3290,37 @@ function setupLoops(root: SyntaxNode, arrays: ReadonlySet<string>, model: Notebo
     if (!body || trips === undefined || trips > SMALL_ARRAY_ELEMENTS) {
       continue;
     }
-    // the arrays whose elements the loop writes
+    // the arrays whose elements the loop writes, and the scalar locals it binds (a plain name
+    // bound to anything but a number or a 0-d value refuses the loop: '')
     const written = new Set<string>();
+    const locals = new Set<string>();
     walkTypes(body, ASSIGNMENTS, a => {
       const target = field(a, 'left');
-      const arr = target?.type === 'subscript' ? field(target, 'value') : null;
-      written.add(arr?.type === 'identifier' ? arr.text : '');
+      if (target?.type === 'subscript') {
+        const arr = field(target, 'value');
+        written.add(arr?.type === 'identifier' ? arr.text : '');
+      } else if (target) {
+        walkTypes(target, IDENTIFIER, id => {
+          const v = model.inferValue(id, cell);
+          if (v.kind === 'ndarray' && !isZeroD(v)) {
+            written.add('');
+          }
+          locals.add(id.text);
+          return true;
+        });
+      }
       return false;
     });
     const name = written.size === 1 ? [...written][0] : '';
-    if (!arrays.has(name) || [...arrays].some(n => n !== name && globalReferences(body, n).length > 0)) {
+    if (!arrays.has(name)) {
+      continue;
+    }
+    // the other arrays it reads: small parameters made on the host, read nowhere else
+    const others = [...arrays].filter(n => n !== name && !locals.has(n) && globalReferences(body, n).length > 0);
+    const inputs = others.map(n => smallHostMade(n, loop.startIndex));
+    const elsewhere = (n: string, made: SyntaxNode): boolean =>
+      model.readers(n).some(c => c.index > cell.index) || globalReferences(root, n).some(r => !isInside(r, loop) && !isInside(r, made.parent ?? made));
+    if (inputs.some((m, k) => !m || elsewhere(others[k], m))) {
       continue;
     }
     // made by a NumPy creation call just before the loop, small
@@ -3285,7 +3330,7 @@ function setupLoops(root: SyntaxNode, arrays: ReadonlySet<string>, model: Notebo
     const size = model.valueBefore(name, cell, loop.startIndex).size;
     const between = made ? globalReferences(root, name).filter(r => r.startIndex >= made.at && r.startIndex < loop.startIndex) : [];
     if (call && fn && NUMPY_CONTIGUOUS_CREATORS.test(model.qualifiedName(fn) ?? '') && size !== undefined && size < SMALL_ARRAY_ELEMENTS && between.length === 0) {
-      out.push({ name, loop, made: call, trips });
+      out.push({ name, loop, made: call, trips, inputs: inputs as SyntaxNode[] });
     }
   }
   return out;
@@ -3316,16 +3361,17 @@ function wholeArrayUse(expr: SyntaxNode, arrays: ReadonlySet<string>, loopVars: 
 
 /**
  * Does an `if`/`while` condition read a device value (not only a device array's host metadata:
- * `if (n := int(x.size)) > 100`)?
+ * `if (n := int(x.size)) > 100`)? Conditions inside `hostLoops` (set-up loops, kept NumPy on the
+ * host) read host values.
  */
-function hasDeviceControlFlow(root: SyntaxNode, deviceNames: ReadonlySet<string>): boolean {
+function hasDeviceControlFlow(root: SyntaxNode, deviceNames: ReadonlySet<string>, hostLoops: readonly SyntaxNode[]): boolean {
   let hit = false;
   walkTypes(root, CONDITIONALS, n => {
     if (hit) {
       return false;
     }
     const cond = field(n, 'condition');
-    if (cond) {
+    if (cond && !hostLoops.some(l => isInside(n, l))) {
       walkTypes(cond, IDENTIFIER, id => {
         hit ||= deviceNames.has(id.text) && isValueIdentifier(id) && !readsMetadataOnly(id);
         return !hit;
