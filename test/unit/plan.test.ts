@@ -54,6 +54,27 @@ describe('residency plan (whole-notebook rewrite)', () => {
     expect(plan.cells[3].source).toBe('mask = mask_fused2(y, x)');
   });
 
+  it('calls a kernel an earlier cell already defined rather than defining (and compiling) a twin under another name', () => {
+    const plan = rewriteNotebook(
+      cellsOf(
+        'import numpy as np\nN = 50_000_000\ndxg = 0.1',
+        'xp = np.random.rand(N)',
+        'frac = xp / dxg - np.floor(xp / dxg)\nprint(frac.sum())',
+        'xp = xp + 0.5\nfrac = xp / dxg - np.floor(xp / dxg)\nprint(frac.sum())',
+        'yp = np.random.rand(N)\nfrac = np.sqrt(yp / dxg) - np.floor(yp / dxg)\nprint(frac.sum())'
+      )
+    );
+    const names = plan.definitions.map(d => d.name);
+    // one definition per distinct kernel: the last cell's differs (sqrt), so it keeps its own
+    expect(names).toHaveLength(2);
+    expect(new Set(plan.definitions.map(d => d.text)).size).toBe(2);
+    expect(plan.cells[2].source).toContain(`frac = ${names[0]}(`);
+    expect(plan.cells[3].source).toContain(`frac = ${names[0]}(`);
+    expect(plan.cells[4].source).toContain(`frac = ${names[1]}(`);
+    // the import cell defines (and CuPy compiles) two kernels, not three
+    expect(plan.cells[0].source.match(/= cp\.ElementwiseKernel\(/g)).toHaveLength(2);
+  });
+
   it('keeps scipy.sparse matrices on the device: built with cupyx in setup, multiplied there', () => {
     const plan = rewriteNotebook(
       cellsOf(
