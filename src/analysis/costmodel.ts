@@ -568,7 +568,9 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     const one = Math.round(work.launches) === 1;
     reason = bytes < 1 << 20 ? `${size}: too small to pay for ${launches}` : `${size}: ${launches} ${one ? 'costs more than the work it does' : 'cost more than the work they do'} on the device`;
   } else if (transferSeconds > computeSeconds && transferSeconds > 0) {
-    reason = `${size}: host<->device copies (${formatSeconds(transferSeconds)}) dominate device compute (${formatSeconds(computeSeconds)}); keep the data on the device across cells`;
+    // (no device compute at all, the copies are the whole of it: "0 s" would read as a lost figure)
+    const against = computeSeconds > 0 ? `dominate device compute (${formatSeconds(computeSeconds)})` : 'are all its device work';
+    reason = `${size}: host<->device copies (${formatSeconds(transferSeconds)}) ${against}; keep the data on the device across cells`;
   } else if (nonZeros > 0 && nonZeros * rates.deviceSparseSecondsPerNonZero > computeSeconds / 2) {
     reason = `${size}: sparse product over ~${formatCount(nonZeros / 1e6)}M non-zeros`;
   } else if (work.flops > 0 && work.flops / hostFlops > streamed / device.hostBandwidth) {
@@ -696,6 +698,16 @@ export function groupThousands(x: number): string {
 export function plural(x: number, one: string, many: string): string {
   const text = formatCount(x);
   return `${text} ${text === '1' ? one : many}`;
+}
+
+/**
+ * A speedup that fell short of the `cut` it is refused under, as formatSpeedup writes it unless
+ * that rounds it up to the cut (1.497 would read "1.50x" against a 1.5x minimum): then with three
+ * decimals, cut short, so it never reads as meeting the cut-off ("1.497x").
+ */
+export function formatSpeedupBelow(x: number, cut: number): string {
+  const shown = formatSpeedup(x);
+  return x < cut && Number(shown.slice(0, -1).replace(/,/g, '')) >= cut ? `${(Math.floor(x * 1000) / 1000).toFixed(3)}x` : shown;
 }
 
 /**

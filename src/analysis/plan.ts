@@ -57,7 +57,7 @@
  * same cell, right after the imports: a fused function re-created by every execution of its cell
  * would be re-traced every time (references/cupy.md#fusion).
  */
-import { DEFAULT_DEVICE_PROFILE, DEVICE_MEMORY_SHARE, fitsOnDevice, formatSeconds, formatSpeedup, predict, predictResident } from './costmodel';
+import { DEFAULT_DEVICE_PROFILE, DEVICE_MEMORY_SHARE, fitsOnDevice, formatSeconds, formatSpeedupBelow, predict, predictResident } from './costmodel';
 import { applyEdits, insert, replace } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
 import { maskIPython } from './ipython';
@@ -191,7 +191,7 @@ function hostOnlyProducers(produced: readonly Produced[], plan: ResidencyPlan, m
       out.push([
         cell.index,
         `stays on the host: only host cells read ${back.join(', ')} after it, so a GPU version of this cell would copy ${one ? 'it' : 'them'} back ` +
-          `(${formatBytes(bytes(moved) + bytes(back))} with its copies in, ${formatSeconds(p.transferSeconds)}): ${formatSeconds(p.gpuSeconds)} against ${formatSeconds(p.cpuSeconds)} on the CPU (${formatSpeedup(p.speedup)})`
+          `(${formatBytes(bytes(moved) + bytes(back))} with its copies in, ${formatSeconds(p.transferSeconds)}): ${formatSeconds(p.gpuSeconds)} against ${formatSeconds(p.cpuSeconds)} on the CPU (${formatSpeedupBelow(p.speedup, minSpeedup)})`
       ]);
     }
   }
@@ -252,7 +252,7 @@ function planPass(
       worth = !analysis.sizeKnown || prediction.speedup >= minSpeedup;
       // (prediction, with copies charged, carries the data-resident figure too)
       if (!worth && copies.in + copies.returnIn + copies.firstIn + copies.out > 0 && (prediction.residentSpeedup ?? 0) >= minSpeedup) {
-        slow = slowWithCopies(copies, prediction);
+        slow = slowWithCopies(copies, prediction, minSpeedup);
       }
       if (worth && kept.has(cell.index)) {
         worth = false;
@@ -502,7 +502,7 @@ export function planPrediction(
 }
 
 /** Why a cell that would pay with its data resident does not with the copies it makes. */
-function slowWithCopies(copies: Copies, p: Prediction): string {
+function slowWithCopies(copies: Copies, p: Prediction, minSpeedup: number): string {
   const list = (names: string[]): string => names.join(', ');
   const figures = `(${formatBytes(copies.in + copies.returnIn + copies.firstIn + copies.out)}, ${formatSeconds(p.transferSeconds)})`;
   // each clause says what is copied; the total goes with the last one
@@ -521,7 +521,7 @@ function slowWithCopies(copies: Copies, p: Prediction): string {
     why.push(`${list(copies.moved)} ${one ? 'is a host array' : 'are host arrays'} no later cell reads, so a GPU version of this cell would copy ${one ? 'it' : 'them'} in for its own work%F`);
   }
   const text = why.map((w, k) => w.replace('%F', k === why.length - 1 ? ` ${figures}` : '')).join('; ');
-  return `stays on the host: ${text}: ${formatSeconds(p.gpuSeconds)} against ${formatSeconds(p.cpuSeconds)} on the CPU (${formatSpeedup(p.speedup)})`;
+  return `stays on the host: ${text}: ${formatSeconds(p.gpuSeconds)} against ${formatSeconds(p.cpuSeconds)} on the CPU (${formatSpeedupBelow(p.speedup, minSpeedup)})`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   DEFAULT_DEVICE_PROFILE,
+  formatSpeedupBelow,
   KERNEL_BANDWIDTH_EFFICIENCY,
   NOT_A_SPEEDUP,
   predict,
@@ -186,5 +187,20 @@ describe('the reason for launch-bound work', () => {
     const p = predict({ elements: 12_000, itemBytes: 8, passes: 0.5, transcendentalOps: 0, flops: 0, launches: 2, hostToDeviceBytes: 96_000, deviceToHostBytes: 0 });
     expect(p.transferSeconds).toBeGreaterThan(2 * DEFAULT_DEVICE_PROFILE.launchOverhead);
     expect(p.reason).toMatch(/^96\.0 kB: too small to pay for 2 kernel launches/);
+  });
+});
+
+describe('figures of a refusal', () => {
+  it('never shows a speedup below the cut-off rounded up to it', () => {
+    expect(formatSpeedupBelow(1.497, 1.5)).toBe('1.497x');
+    expect(formatSpeedupBelow(1.4999, 1.5)).toBe('1.499x');
+    expect(formatSpeedupBelow(1.33, 1.5)).toBe('1.33x');
+    expect(formatSpeedupBelow(0.54, 1.5)).toBe('0.54x');
+    expect(formatSpeedupBelow(9.996, 10)).toBe('9.996x');
+  });
+
+  it('says copies with no device compute are all the device work, not "dominate device compute (0 s)"', () => {
+    const p = predict({ elements: 6_000_000, itemBytes: 8, passes: 0, transcendentalOps: 0, flops: 0, launches: 0, hostToDeviceBytes: 48_000_000, deviceToHostBytes: 0 });
+    expect(p.reason).toMatch(/^48\.0 MB: host<->device copies \(\S+ ms\) are all its device work; keep the data on the device across cells$/);
   });
 });

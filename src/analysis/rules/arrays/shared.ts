@@ -1,5 +1,5 @@
 /** Turning an array analysis into a rule outcome: the cost model's verdict and the text. */
-import { formatSeconds, formatSpeedup, NOT_A_SPEEDUP, predict } from '../../costmodel';
+import { formatSeconds, formatSpeedup, formatSpeedupBelow, NOT_A_SPEEDUP, predict } from '../../costmodel';
 import { planPrediction } from '../../plan';
 import type { Prediction } from '../../types';
 import { describeArray } from '../../values';
@@ -52,7 +52,7 @@ export function arrayOutcome(
   if (a.sizeKnown && prediction.speedup < ctx.options.minSpeedup && resident < ctx.options.minSpeedup) {
     return {
       kind: 'refuse',
-      reason: `${prediction.reason}; predicted ${formatSpeedup(prediction.speedup)} (CPU ${formatSeconds(prediction.cpuSeconds)}, GPU ${formatSeconds(prediction.gpuSeconds)})`
+      reason: `${prediction.reason}; predicted ${formatSpeedupBelow(prediction.speedup, ctx.options.minSpeedup)} (CPU ${formatSeconds(prediction.cpuSeconds)}, GPU ${formatSeconds(prediction.gpuSeconds)})`
     };
   }
   let confidence = text.confidence ?? 0.8;
