@@ -2665,7 +2665,7 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
   // functions take no Series or DataFrame (TypeError), and pandas keeps its own on the host
   // (looked for only in notebooks that import pandas; one that reaches device work is moved
   // there by hostArrayUploads)
-  const usesPandas = importsPandas(model);
+  const usesPandas = importsAny(model, ['pandas']);
   const readsPandas = (e: SyntaxNode): boolean => readsPandasData(e, model, cell);
   walkTypes(root, CALL, n => {
     if (isHostConsumerCall(n, model, cell, none)) {
@@ -2742,20 +2742,14 @@ function loopsAround(node: SyntaxNode, root: SyntaxNode): SyntaxNode[] {
   return out;
 }
 
-/** Does the notebook import pandas (or a part of it)? */
-function importsPandas(model: NotebookModel): boolean {
+/**
+ * Does the notebook import one of `libraries` (or a part of one)? Pandas' and scikit-learn's
+ * objects hand out host arrays.
+ */
+function importsAny(model: NotebookModel, libraries: readonly string[]): boolean {
   let uses = false;
   model.aliases.forEach(q => {
-    uses ||= q === 'pandas' || q.startsWith('pandas.');
-  });
-  return uses;
-}
-
-/** Does the notebook import pandas or scikit-learn, whose objects hand out host arrays? */
-function importsHostArrayLibrary(model: NotebookModel): boolean {
-  let uses = false;
-  model.aliases.forEach(q => {
-    uses ||= /^(pandas|sklearn)(\.|$)/.test(q);
+    uses ||= libraries.some(l => q === l || q.startsWith(`${l}.`));
   });
   return uses;
 }
@@ -2842,7 +2836,7 @@ function hostArrayUploads(
   fresh: (base: string) => string
 ): { edits: TextEdit[]; moved: LibraryRef[]; uploaded: SyntaxNode[]; host: string[] } {
   const none = { edits: [], moved: [], uploaded: [], host: [] };
-  if (!importsHostArrayLibrary(model)) {
+  if (!importsAny(model, ['pandas', 'sklearn'])) {
     return none;
   }
   const onPandas = (n: SyntaxNode): boolean => {
@@ -3075,11 +3069,18 @@ function pandasOperandCopies(
   cp: string
 ): { edits: TextEdit[]; copied: SyntaxNode[]; bytes: number; kept: LibraryRef[]; host: string[] } {
   const out = { edits: [] as TextEdit[], copied: [] as SyntaxNode[], bytes: 0, kept: [] as LibraryRef[], host: [] as string[] };
-  if (!importsPandas(model)) {
+  if (!importsAny(model, ['pandas'])) {
     return out;
   }
   const onDevice = (e: SyntaxNode): boolean =>
     mentions(e, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, e)) || model.inferValue(e, cell).library === 'cupy';
+  /** `e` (a device value) copied to the host where it stands, its bytes counted. */
+  const copyToHost = (e: SyntaxNode): void => {
+    const v = model.inferValue(e, cell);
+    out.edits.push(...hostCopyAround(e, v, cp, model, cell));
+    out.copied.push(e);
+    out.bytes += v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
+  };
   walkTypes(root, ['binary_operator', 'comparison_operator'], n => {
     if (out.copied.some(c => isInside(n, c))) {
       return false; // inside an operand copied whole
@@ -3091,10 +3092,7 @@ function pandasOperandCopies(
     }
     for (const [i, k] of operands.entries()) {
       if (!pandas[i] && onDevice(k)) {
-        const v = model.inferValue(k, cell);
-        out.edits.push(...hostCopyAround(k, v, cp, model, cell));
-        out.copied.push(k);
-        out.bytes += v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
+        copyToHost(k);
       }
     }
     return true;
@@ -3110,10 +3108,7 @@ function pandasOperandCopies(
     out.kept.push(r);
     for (const a of callArguments(call).positional) {
       if (!pandasValued(a, model, cell) && onDevice(a) && !out.copied.some(c => isInside(a, c) || isInside(c, a))) {
-        const v = model.inferValue(a, cell);
-        out.edits.push(...hostCopyAround(a, v, cp, model, cell));
-        out.copied.push(a);
-        out.bytes += v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
+        copyToHost(a);
       }
     }
   }
@@ -3760,39 +3755,64 @@ function sequenceArgumentEdits(refs: readonly LibraryRef[], model: NotebookModel
  * each value). A device array there costs a copy back per value (one wait for the GPU each), so an
  * array read only there stays on the host. The arrays (`input`, `weights`, `footprint`,
  * `structure`, `labels`, `matrix`, `coordinates`, `output`) are not among them: cupyx wants
- * device arrays there.
+ * device arrays there. Keyed per function (positions and keyword names of its signature): a
+ * generic name (`n`, `size`, `axis`, `mode`) is a host parameter only where that function has it.
  */
-const NDIMAGE_HOST_POSITIONS: ReadonlyMap<string, readonly number[]> = new Map<string, readonly number[]>([
-  ['shift', [1]],
-  ['zoom', [1]],
-  ['rotate', [1, 2]],
-  ['affine_transform', [2, 3]],
-  ['gaussian_filter', [1, 2]],
-  ['gaussian_filter1d', [1, 2, 3]],
-  ['gaussian_laplace', [1]],
-  ['gaussian_gradient_magnitude', [1]],
-  ['fourier_shift', [1]],
-  ['fourier_gaussian', [1]],
-  ['fourier_uniform', [1]],
-  ['fourier_ellipsoid', [1]],
-  ['uniform_filter', [1]],
-  ['uniform_filter1d', [1, 2]],
-  ['median_filter', [1]],
-  ['minimum_filter', [1]],
-  ['maximum_filter', [1]],
-  ['minimum_filter1d', [1, 2]],
-  ['maximum_filter1d', [1, 2]],
-  ['percentile_filter', [1, 2]],
-  ['rank_filter', [1, 2]],
-  ['spline_filter', [1]],
-  ['spline_filter1d', [1, 2]]
-]);
-const NDIMAGE_HOST_KEYWORDS = new Set([
-  'shift', 'zoom', 'angle', 'axes', 'sigma', 'order', 'axis', 'size', 'offset', 'output_shape', 'percentile', 'rank', 'truncate', 'radius', 'origin', 'cval',
-  'mode', 'prefilter', 'iterations', 'n', 'reshape', 'grid_mode'
-]);
+const NDIMAGE_HOST_PARAMETERS: ReadonlyMap<string, { positions: readonly number[]; keywords: readonly string[] }> = (() => {
+  // keyword groups shared by several signatures
+  const spline = ['order', 'mode', 'cval', 'prefilter'];
+  const filter = ['mode', 'cval', 'origin', 'axes'];
+  const filter1d = ['axis', 'mode', 'cval', 'origin'];
+  const gaussian = ['sigma', 'mode', 'cval', 'truncate', 'radius', 'axes'];
+  const fourier = ['n', 'axis'];
+  const binary = ['iterations', 'border_value', 'origin', 'brute_force'];
+  const grey = ['size', 'mode', 'cval', 'origin'];
+  const entries: [string, number[], string[]][] = [
+    ['shift', [1], ['shift', ...spline]],
+    ['zoom', [1], ['zoom', ...spline, 'grid_mode']],
+    ['rotate', [1, 2], ['angle', 'axes', 'reshape', ...spline]],
+    ['affine_transform', [2, 3], ['offset', 'output_shape', ...spline]],
+    ['map_coordinates', [], spline],
+    ['gaussian_filter', [1, 2], [...gaussian, 'order']],
+    ['gaussian_filter1d', [1, 2, 3], [...gaussian, 'axis', 'order']],
+    ['gaussian_laplace', [1], gaussian],
+    ['gaussian_gradient_magnitude', [1], gaussian],
+    ['fourier_shift', [1], ['shift', ...fourier]],
+    ['fourier_gaussian', [1], ['sigma', ...fourier]],
+    ['fourier_uniform', [1], ['size', ...fourier]],
+    ['fourier_ellipsoid', [1], ['size', ...fourier]],
+    ['uniform_filter', [1], ['size', ...filter]],
+    ['uniform_filter1d', [1, 2], ['size', ...filter1d]],
+    ['median_filter', [1], ['size', ...filter]],
+    ['minimum_filter', [1], ['size', ...filter]],
+    ['maximum_filter', [1], ['size', ...filter]],
+    ['minimum_filter1d', [1, 2], ['size', ...filter1d]],
+    ['maximum_filter1d', [1, 2], ['size', ...filter1d]],
+    ['percentile_filter', [1, 2], ['percentile', 'size', ...filter]],
+    ['rank_filter', [1, 2], ['rank', 'size', ...filter]],
+    ['spline_filter', [1], ['order', 'mode']],
+    ['spline_filter1d', [1, 2], ['order', 'axis', 'mode']],
+    ['convolve', [], filter],
+    ['correlate', [], filter],
+    ['convolve1d', [], filter1d],
+    ['correlate1d', [], filter1d],
+    ['sobel', [], ['axis', 'mode', 'cval']],
+    ['prewitt', [], ['axis', 'mode', 'cval']],
+    ['laplace', [], ['mode', 'cval']],
+    ['binary_erosion', [], binary],
+    ['binary_dilation', [], binary],
+    ['binary_opening', [], binary],
+    ['binary_closing', [], binary],
+    ['binary_fill_holes', [], ['origin']],
+    ['grey_erosion', [], grey],
+    ['grey_dilation', [], grey],
+    ['grey_opening', [], grey],
+    ['grey_closing', [], grey]
+  ];
+  return new Map(entries.map(([name, positions, keywords]) => [name, { positions, keywords }]));
+})();
 
-/** The arguments of the cell's cupyx.scipy.ndimage calls that are host parameters (NDIMAGE_HOST_POSITIONS). */
+/** The arguments of the cell's cupyx.scipy.ndimage calls that are host parameters (NDIMAGE_HOST_PARAMETERS). */
 function hostParameterArgs(refs: readonly LibraryRef[]): SyntaxNode[] {
   const out: SyntaxNode[] = [];
   for (const r of refs) {
@@ -3801,14 +3821,15 @@ function hostParameterArgs(refs: readonly LibraryRef[]): SyntaxNode[] {
     if (!m || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id) {
       continue;
     }
+    const host = NDIMAGE_HOST_PARAMETERS.get(m[1]);
     const { positional, keywords } = callArguments(call);
-    for (const k of NDIMAGE_HOST_POSITIONS.get(m[1]) ?? []) {
+    for (const k of host?.positions ?? []) {
       if (positional[k]) {
         out.push(positional[k]);
       }
     }
     keywords.forEach((value, name) => {
-      if (NDIMAGE_HOST_KEYWORDS.has(name)) {
+      if (host?.keywords.includes(name)) {
         out.push(value);
       }
     });
