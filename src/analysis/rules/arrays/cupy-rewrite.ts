@@ -2692,13 +2692,31 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
   // over one): made on the device, each item would be a 0-d device array, and every call taking
   // it as a host parameter (a cupyx filter's sigma, a Python `if`) would wait for the GPU; kept
   // NumPy, its items are host scalars (small by construction: at most SMALL_ITERATIONS items)
+  // (or bound to a name first, `sigmas = np.linspace(...)`, that only such loops read)
+  const loopIterables: SyntaxNode[] = [];
   walkTypes(root, ['for_statement', 'for_in_clause'], n => {
     const right = field(n, 'right');
     if (right && !readsArray(right) && isSmallHostParameterArray(right, model, cell)) {
       out.push(right);
+    } else if (right) {
+      loopIterables.push(unparen(right));
     }
     return true;
   });
+  for (const name of new Set(loopIterables.filter(r => r.type === 'identifier').map(r => r.text))) {
+    const binds = cell.facts!.assignments.filter(a => a.name === name);
+    const value = binds.length === 1 && !binds[0].augmented && !binds[0].nested ? binds[0].value : null;
+    const iterated = (r: SyntaxNode): boolean => loopIterables.some(l => l.id === r.id) || (!!value?.parent && isInside(r, field(value.parent, 'left') ?? value));
+    if (
+      value &&
+      !readsArray(value) &&
+      isSmallHostParameterArray(value, model, cell) &&
+      globalReferences(root, name).every(iterated) &&
+      !model.readers(name).some(c => c.index > cell.index)
+    ) {
+      out.push(value);
+    }
+  }
   // a container the cell binds (`d = {"x": np.random.rand(n)}`) hands its elements to later
   // cells, which no copy back reaches: elements that read no array are made on the host
   walkTypes(root, ASSIGNMENTS, n => {
