@@ -2772,6 +2772,26 @@ function importsAny(model: NotebookModel, libraries: readonly string[]): boolean
   return uses;
 }
 
+/**
+ * Can the cell hold pandas data at all: does it read the pandas module (or a name imported from
+ * it), or a name that is a Series or DataFrame when the cell starts? The values pandasValued finds
+ * come from pandas calls or from such names, so a cell that reads neither needs no walk over its
+ * operators (most cells of a notebook that imports pandas somewhere).
+ */
+function readsPandas(cell: CellModel, model: NotebookModel): boolean {
+  if (model.starImports.has('pandas')) {
+    return true;
+  }
+  for (const name of cell.facts?.reads ?? []) {
+    const q = model.aliases.get(name);
+    const kind = q === undefined ? model.valueBefore(name, cell, 0).kind : undefined;
+    if (q === 'pandas' || q?.startsWith('pandas.') || kind === 'series' || kind === 'dataframe') {
+      return true;
+    }
+  }
+  return false;
+}
+
 /** Does `e` read a DataFrame or a Series? */
 function readsPandasData(e: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
   let hit = false;
@@ -3087,7 +3107,7 @@ function pandasOperandCopies(
   cp: string
 ): { edits: TextEdit[]; copied: SyntaxNode[]; bytes: number; kept: LibraryRef[]; host: string[] } {
   const out = { edits: [] as TextEdit[], copied: [] as SyntaxNode[], bytes: 0, kept: [] as LibraryRef[], host: [] as string[] };
-  if (!importsAny(model, ['pandas'])) {
+  if (!importsAny(model, ['pandas']) || !readsPandas(cell, model)) {
     return out;
   }
   const onDevice = (e: SyntaxNode): boolean =>
