@@ -122,3 +122,14 @@ def test_names_bound_from_a_transform() -> None:
         "C = fftpack.dct(x)\nY = np.fft.fftshift(x)\nZ = x.sum()\nfft = 3"
     )
     assert analyze(src).transforms == {"X", "S", "f", "P", "C"}
+
+
+def test_names_computed_from_a_transform_are_transforms_too() -> None:
+    # the transform's rounding carries into what is computed from its output, in any order of
+    # statements; a name computed from other values only is not one
+    src = (
+        "F = np.fft.fft2(frames * win)\npower = np.abs(F) ** 2\nm = power.mean(axis=0)\n"
+        "m2 = m * 2\nz = frames.sum()\nfor k in range(3):\n    acc = acc + total\n"
+        "    total = m2[k]\n"
+    )
+    assert analyze(src).transforms == {"F", "power", "m", "m2", "total", "acc"}
