@@ -518,10 +518,18 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     const e = a.value ?? a.unpacked?.from;
     return !!e && hostCalls.has(unparen(e).id);
   };
+  // NumPy scalars the cell computes from host numbers alone (`dt2 = dt * 0.5`, `dt` a NumPy
+  // scalar input: heldAsNumpyScalar): host arithmetic, which no rewrite puts on the device
+  const hostScalars = new Set<string>();
   for (const a of facts.assignments) {
     const v = model.valueBefore(a.name, cell, a.at);
+    if (a.value && v.kind === 'ndarray' && v.shape?.length === 0 && (!a.augmented || hostScalars.has(a.name)) && hostScalarArithmetic(a.value, model, cell, hostScalars)) {
+      hostScalars.add(a.name);
+      continue;
+    }
     if ((v.kind === 'ndarray' || v.kind === 'rng' || (v.kind === 'sparse' && sparseOnDevice)) && !boundToHostCall(a)) {
       localArrays.add(a.name);
+      hostScalars.delete(a.name);
     }
   }
   const residentInputs: string[] = [];
@@ -536,7 +544,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     const v = cellStartValue(name);
     if (v.kind === 'ndarray' && v.device === 'gpu') {
       deviceInputs.push(name);
-    } else if (v.kind === 'ndarray' || (v.kind === 'sparse' && sparseOnDevice)) {
+    } else if ((v.kind === 'ndarray' && !heldAsNumpyScalar(name, cell, model)) || (v.kind === 'sparse' && sparseOnDevice)) {
       arrayInputs.push(name);
     }
   }
@@ -1495,6 +1503,76 @@ function castDraws(root: SyntaxNode, model: NotebookModel, cell: CellModel, cp: 
   });
   return rewrites;
 }
+
+/**
+ * Does input `name`, which the model types as a 0-d NumPy array (it models NumPy's scalar
+ * results as CuPy returns them), hold a NumPy scalar when this cell runs? It does when every
+ * plain binding of it in its last writer cell is NumPy arithmetic, a ufunc or a whole reduction
+ * (`dt = cfl * dx / np.max(np.abs(u))`): NumPy hands a 0-d result of those back as a scalar.
+ * Such an input is no array to copy: CuPy's operators, fused functions and kernels take a NumPy
+ * scalar as it is (typed as NumPy types it, NEP 50), and `cp.asarray(dt)` would rebind a host
+ * number to a 0-d device array that every later host use (`range`, `math.*`, f-strings, a
+ * library call) receives instead. A real 0-d array (`np.asarray(s)`, `np.zeros(())`, a value the
+ * kernel reports as an ndarray) is still copied: CuPy refuses NumPy arrays as operands.
+ */
+function heldAsNumpyScalar(name: string, cell: CellModel, model: NotebookModel): boolean {
+  const v = model.valueBefore(name, cell, 0);
+  if (v.kind !== 'ndarray' || v.shape?.length !== 0 || v.library !== 'numpy' || v.origin === 'runtime') {
+    return false;
+  }
+  const bindings = model.lastWriterBefore(name, cell)?.facts?.assignments.filter(a => a.name === name && !a.augmented) ?? [];
+  return bindings.length > 0 && bindings.every(a => !a.deleted && a.value !== null && makesNumpyScalar(a.value));
+}
+
+/**
+ * Is `e` an expression NumPy gives a scalar for when its result is 0-d: an arithmetic or unary
+ * operator, a ufunc, or a reduction (`np.max(x)`, `x.sum()`, `np.linalg.norm(v)`, `np.dot(a, b)`)
+ * without `out=` (which returns the array it writes). Constructors (`np.asarray`, `np.zeros`),
+ * views (`reshape`, `squeeze`) and `np.where` give a 0-d array instead.
+ */
+function makesNumpyScalar(e: SyntaxNode): boolean {
+  const u = unparen(e);
+  if (u.type === 'binary_operator' || u.type === 'unary_operator') {
+    return true;
+  }
+  if (u.type !== 'call') {
+    return false;
+  }
+  const fn = field(u, 'function');
+  const name = fn?.type === 'attribute' ? field(fn, 'attribute')?.text : fn?.type === 'identifier' ? fn.text : undefined;
+  return name !== undefined && !callArguments(u).keywords.has('out') && (WHOLE_REDUCTIONS.has(name) || SCALAR_PRODUCTS.has(name) || NUMPY_UFUNC_NIN.has(name));
+}
+
+/**
+ * Is `e` arithmetic on host numbers only: its names are NumPy scalar inputs (heldAsNumpyScalar),
+ * names the cell bound so before (`hostScalars`), other inputs the model types as scalars, and
+ * modules (`np.pi`), and each call in it gives a scalar (`float(k)`, `np.float32(0.5)`)? NumPy's
+ * result is a scalar, which the rewrite leaves on the host. A call that gives an array
+ * (`np.sqrt(dt)`, which becomes `cp.sqrt(dt)`), an element of an array (`u[0]`) or a name the
+ * cell bound otherwise may be a device value.
+ */
+function hostScalarArithmetic(e: SyntaxNode, model: NotebookModel, cell: CellModel, hostScalars: ReadonlySet<string>): boolean {
+  let host = true;
+  walk(e, n => {
+    if (!host) {
+      return false;
+    }
+    if (n.type === 'call' && model.inferValue(n, cell).kind !== 'scalar') {
+      host = false;
+    } else if (n.type === 'subscript') {
+      host = false;
+    } else if (n.type === 'identifier' && isValueIdentifier(n) && !hostScalars.has(n.text) && !(n.parent?.type === 'call' && field(n.parent, 'function')?.id === n.id)) {
+      const boundHere = cell.facts!.assignments.some(a => a.name === n.text && a.at <= n.startIndex);
+      const kind = model.inferValue(n, cell).kind;
+      host = !boundHere && (kind === 'scalar' || kind === 'module' || kind === 'function' || heldAsNumpyScalar(n.text, cell, model));
+    }
+    return true;
+  });
+  return host;
+}
+
+/** NumPy functions that give a scalar for 1-d operands (products, norms, determinants). */
+const SCALAR_PRODUCTS = new Set(['dot', 'vdot', 'inner', 'trace', 'norm', 'det']);
 
 /** Where each host array input of a cell goes on the device (`placeInputs`). */
 interface InputPlacement {
