@@ -3865,67 +3865,81 @@ function sequenceArgumentEdits(refs: readonly LibraryRef[], model: NotebookModel
 }
 
 /**
- * Parameters of cupyx.scipy.ndimage's functions that are host values, as in SciPy's signatures:
- * numbers and sequences of numbers (`shift`, `zoom`, `sigma`, `angle`, `order`, `size`, `axes`,
- * `offset`, `output_shape`...), which cupyx reads on the host (`_fix_sequence_arg`: `float()` of
- * each value). A device array there costs a copy back per value (one wait for the GPU each), so an
- * array read only there stays on the host. The arrays (`input`, `weights`, `footprint`,
- * `structure`, `labels`, `matrix`, `coordinates`, `output`) are not among them: cupyx wants
- * device arrays there. Keyed per function (positions and keyword names of its signature): a
- * generic name (`n`, `size`, `axis`, `mode`) is a host parameter only where that function has it.
+ * Parameters of cupyx.scipy.ndimage's functions that are host values: numbers, strings and
+ * sequences of them (`shift`, `zoom`, `sigma`, `angle`, `order`, `size`, `axes`, `offset`,
+ * `output_shape`, `mode`...), which cupyx reads on the host (`_util._fix_sequence_arg`: `float()`
+ * or `int()` of each value, `numpy.deg2rad(angle)`, `cupy.linspace(min, max, bins + 1)`), and
+ * `label`'s `structure`, which cupyx itself turns into a NumPy array (`cupy.asnumpy(structure)`).
+ * A device array there costs a copy back per value (one wait for the GPU each), so an array read
+ * only there stays on the host. The arrays (`input`, `weights`, `footprint`, `structure` of the
+ * morphology functions, `mask`, `labels`, `matrix`, `coordinates`, `output`, `distances`) are not
+ * among them: cupyx computes with them on the device. Written from each signature of cupyx 14.2.0
+ * (cupyx/scipy/ndimage/_filters.py, _fourier.py, _interpolation.py, _measurements.py,
+ * _morphology.py, _distance_transform.py): the parameters in order, keyword-only ones after `*`
+ * (gaussian_laplace's and gaussian_gradient_magnitude's `truncate` and `radius` reach
+ * gaussian_filter through `**kwargs`), then the host ones; a generic name (`n`, `size`, `axis`,
+ * `mode`) is a host parameter only where that function has it.
  */
-const NDIMAGE_HOST_PARAMETERS: ReadonlyMap<string, { positions: readonly number[]; keywords: readonly string[] }> = (() => {
-  // keyword groups shared by several signatures
-  const spline = ['order', 'mode', 'cval', 'prefilter'];
-  const filter = ['mode', 'cval', 'origin', 'axes'];
-  const filter1d = ['axis', 'mode', 'cval', 'origin'];
-  const gaussian = ['sigma', 'mode', 'cval', 'truncate', 'radius', 'axes'];
-  const fourier = ['n', 'axis'];
-  const binary = ['iterations', 'border_value', 'origin', 'brute_force'];
-  const grey = ['size', 'mode', 'cval', 'origin'];
-  const entries: [string, number[], string[]][] = [
-    ['shift', [1], ['shift', ...spline]],
-    ['zoom', [1], ['zoom', ...spline, 'grid_mode']],
-    ['rotate', [1, 2], ['angle', 'axes', 'reshape', ...spline]],
-    ['affine_transform', [2, 3], ['offset', 'output_shape', ...spline]],
-    ['map_coordinates', [], spline],
-    ['gaussian_filter', [1, 2], [...gaussian, 'order']],
-    ['gaussian_filter1d', [1, 2, 3], [...gaussian, 'axis', 'order']],
-    ['gaussian_laplace', [1], gaussian],
-    ['gaussian_gradient_magnitude', [1], gaussian],
-    ['fourier_shift', [1], ['shift', ...fourier]],
-    ['fourier_gaussian', [1], ['sigma', ...fourier]],
-    ['fourier_uniform', [1], ['size', ...fourier]],
-    ['fourier_ellipsoid', [1], ['size', ...fourier]],
-    ['uniform_filter', [1], ['size', ...filter]],
-    ['uniform_filter1d', [1, 2], ['size', ...filter1d]],
-    ['median_filter', [1], ['size', ...filter]],
-    ['minimum_filter', [1], ['size', ...filter]],
-    ['maximum_filter', [1], ['size', ...filter]],
-    ['minimum_filter1d', [1, 2], ['size', ...filter1d]],
-    ['maximum_filter1d', [1, 2], ['size', ...filter1d]],
-    ['percentile_filter', [1, 2], ['percentile', 'size', ...filter]],
-    ['rank_filter', [1, 2], ['rank', 'size', ...filter]],
-    ['spline_filter', [1], ['order', 'mode']],
-    ['spline_filter1d', [1, 2], ['order', 'axis', 'mode']],
-    ['convolve', [], filter],
-    ['correlate', [], filter],
-    ['convolve1d', [], filter1d],
-    ['correlate1d', [], filter1d],
-    ['sobel', [], ['axis', 'mode', 'cval']],
-    ['prewitt', [], ['axis', 'mode', 'cval']],
-    ['laplace', [], ['mode', 'cval']],
-    ['binary_erosion', [], binary],
-    ['binary_dilation', [], binary],
-    ['binary_opening', [], binary],
-    ['binary_closing', [], binary],
-    ['binary_fill_holes', [], ['origin']],
-    ['grey_erosion', [], grey],
-    ['grey_dilation', [], grey],
-    ['grey_opening', [], grey],
-    ['grey_closing', [], grey]
+export const NDIMAGE_HOST_PARAMETERS: ReadonlyMap<string, { positions: readonly number[]; keywords: readonly string[] }> = (() => {
+  const signatures: [names: string, parameters: string, host: string][] = [
+    // _interpolation.py
+    ['spline_filter1d', 'input order axis output mode', 'order axis mode'],
+    ['spline_filter', 'input order output mode', 'order mode'],
+    ['map_coordinates', 'input coordinates output order mode cval prefilter', 'order mode cval prefilter'],
+    ['affine_transform', 'input matrix offset output_shape output order mode cval prefilter * texture_memory float64_coords', 'offset output_shape order mode cval prefilter texture_memory float64_coords'],
+    ['rotate', 'input angle axes reshape output order mode cval prefilter', 'angle axes reshape order mode cval prefilter'],
+    ['shift', 'input shift output order mode cval prefilter', 'shift order mode cval prefilter'],
+    ['zoom', 'input zoom output order mode cval prefilter * grid_mode', 'zoom order mode cval prefilter grid_mode'],
+    // _filters.py
+    ['correlate convolve', 'input weights output mode cval origin * axes', 'mode cval origin axes'],
+    ['correlate1d convolve1d', 'input weights axis output mode cval origin', 'axis mode cval origin'],
+    ['uniform_filter1d minimum_filter1d maximum_filter1d', 'input size axis output mode cval origin', 'size axis mode cval origin'],
+    ['uniform_filter', 'input size output mode cval origin axes', 'size mode cval origin axes'],
+    ['gaussian_filter1d', 'input sigma axis order output mode cval truncate', 'sigma axis order mode cval truncate'],
+    ['gaussian_filter', 'input sigma order output mode cval truncate radius axes', 'sigma order mode cval truncate radius axes'],
+    ['sobel prewitt', 'input axis output mode cval', 'axis mode cval'],
+    ['laplace', 'input output mode cval * axes', 'mode cval axes'],
+    ['gaussian_laplace gaussian_gradient_magnitude', 'input sigma output mode cval * axes truncate radius', 'sigma mode cval axes truncate radius'],
+    ['minimum_filter maximum_filter median_filter', 'input size footprint output mode cval origin axes', 'size mode cval origin axes'],
+    ['rank_filter', 'input rank size footprint output mode cval origin axes', 'rank size mode cval origin axes'],
+    ['percentile_filter', 'input percentile size footprint output mode cval origin axes', 'percentile size mode cval origin axes'],
+    ['generic_filter', 'input function size footprint output mode cval origin * axes', 'size mode cval origin axes'],
+    ['generic_filter1d', 'input function filter_size axis output mode cval origin', 'filter_size axis mode cval origin'],
+    // _fourier.py
+    ['fourier_gaussian', 'input sigma n axis output', 'sigma n axis'],
+    ['fourier_uniform fourier_ellipsoid', 'input size n axis output', 'size n axis'],
+    ['fourier_shift', 'input shift n axis output', 'shift n axis'],
+    // _measurements.py (the label `index` of the measurements: measurementEdits)
+    ['label', 'input structure output', 'structure'],
+    ['histogram', 'input min max bins labels index', 'min max bins'],
+    ['labeled_comprehension', 'input labels index func out_dtype default pass_positions', 'out_dtype default pass_positions'],
+    ['value_indices', 'arr * ignore_value adaptive_index_dtype', 'ignore_value adaptive_index_dtype'],
+    // _morphology.py
+    ['generate_binary_structure', 'rank connectivity', 'rank connectivity'],
+    ['iterate_structure', 'structure iterations origin', 'iterations origin'],
+    ['binary_erosion binary_dilation', 'input structure iterations mask output border_value origin brute_force * axes', 'iterations border_value origin brute_force axes'],
+    ['binary_opening binary_closing', 'input structure iterations output origin mask border_value brute_force * axes', 'iterations origin border_value brute_force axes'],
+    ['binary_hit_or_miss', 'input structure1 structure2 output origin1 origin2 * axes', 'origin1 origin2 axes'],
+    ['binary_propagation', 'input structure mask output border_value origin * axes', 'border_value origin axes'],
+    ['binary_fill_holes', 'input structure output origin * axes', 'origin axes'],
+    [
+      'grey_erosion grey_dilation grey_opening grey_closing morphological_gradient morphological_laplace white_tophat black_tophat',
+      'input size footprint structure output mode cval origin * axes',
+      'size mode cval origin axes'
+    ],
+    // _distance_transform.py
+    ['distance_transform_edt', 'image sampling return_distances return_indices distances indices * block_params float64_distances', 'sampling return_distances return_indices block_params float64_distances']
   ];
-  return new Map(entries.map(([name, positions, keywords]) => [name, { positions, keywords }]));
+  const table = new Map<string, { positions: number[]; keywords: string[] }>();
+  for (const [names, parameters, host] of signatures) {
+    const keywords = host.split(' ');
+    const positional = parameters.split(' * ')[0].split(' ');
+    const positions = positional.flatMap((p, k) => (keywords.includes(p) ? [k] : []));
+    for (const name of names.split(' ')) {
+      table.set(name, { positions, keywords });
+    }
+  }
+  return table;
 })();
 
 /** The arguments of the cell's cupyx.scipy.ndimage calls that are host parameters (NDIMAGE_HOST_PARAMETERS). */
