@@ -479,6 +479,37 @@ function readLater(name: string, cell: CellModel, model: NotebookModel): boolean
 }
 
 /**
+ * The host arrays the whole-notebook rewrite would move in for `cell` alone, judged without the
+ * plan's walk (for the per-cell suggestion's whole-notebook figure, `arrayPrediction`): those the
+ * cell copies in for good (not `hostKept`) that no later cell reads and that are not resident
+ * when it runs (`residentBefore`), the plan's `firstIn` (and `returning`: an array a host cell
+ * changed is moved in again, the same copy).
+ */
+export function firstCopiesIn(cell: CellModel, model: NotebookModel, analysis: Pick<ArrayCellAnalysis, 'transfers' | 'hostKept'>): string[] {
+  return [...analysis.transfers.keys()].filter(n => !analysis.hostKept.has(n) && !readLater(n, cell, model) && !residentBefore(n, cell, model));
+}
+
+/**
+ * Is `name` on the device when `cell` runs in the whole-notebook rewrite, as the plan's walk
+ * leaves it: an earlier cell the array rules rewrite holds it on the device (made there or moved
+ * in), and no host cell since binds or updates it (which brings it back). A rewritten cell the
+ * plan keeps on the host for its own figures is taken as a GPU cell here.
+ */
+function residentBefore(name: string, cell: CellModel, model: NotebookModel): boolean {
+  const earlier = [...new Set([...model.readers(name), ...model.writers(name)])].filter(c => c.index < cell.index).sort((a, b) => a.index - b.index);
+  let resident = false;
+  for (const c of earlier) {
+    const analysis = c.abCell ? null : analyseArrayCell(c, model);
+    if (analysis && analysis.applicable && !analysis.refusal && analysis.deviceNames.has(name) && !analysis.hostKept.has(name)) {
+      resident = true;
+    } else if (c.facts?.writes.has(name) || c.facts?.mutates.has(name)) {
+      resident = false;
+    }
+  }
+  return resident;
+}
+
+/**
  * A GPU cell's prediction inside the whole-notebook rewrite: its data on the device, except the
  * arrays another name may share, which it copies in (and writes back) on every run, those the
  * plan brought back to the host earlier, which it moves in again, and host arrays it moves in

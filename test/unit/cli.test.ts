@@ -336,6 +336,33 @@ describe('why cells are kept on the CPU (refusals)', () => {
   });
 });
 
+describe('analyze: the whole-notebook figure is what fix does', () => {
+  // cell 2 reads est and truth, which cell 1 (a recurrence: a host cell) makes and no later
+  // cell reads; cell 4 reads b, which the GPU cell 3 makes
+  const PY = join(FIX, 'host_made_inputs.py');
+
+  test('a cell whose inputs a host cell makes is charged their copy, and kept on the host as fix keeps it', async () => {
+    const { report } = jsonReport([PY]);
+    const cell = (index: number) => report.files[0].cells.find(c => c.index === index);
+    // no "pays only with the data kept on the device (whole-notebook rewrite: 42x)": the
+    // rewrite would copy est and truth in for this cell alone
+    expect(cell(2)?.suggestions ?? []).toEqual([]);
+    expect(cell(2)?.refusals).toEqual([
+      { rule: 'GPU101', reason: expect.stringMatching(/the whole-notebook rewrite copies `est`, `truth` in too, for this cell alone \(host arrays there too, read by no later cell\): 0\.\d+x there/) }
+    ]);
+    // arrays a GPU cell makes stay resident: the figure with the data on the device stands
+    expect(cell(4)?.suggestions.map(s => s.rule)).toEqual(['GPU101']);
+    const loaded = loadFile(PY);
+    if (!('cells' in loaded)) {
+      throw new Error(loaded.message);
+    }
+    const plan = rewriteNotebook(loaded.cells, { parser: await parser() });
+    expect(plan.gpuCells).toEqual(expect.arrayContaining([3, 4]));
+    expect(plan.gpuCells).not.toContain(2);
+    expect(plan.changes.find(c => c.cellIndex === 2)?.summary).toMatch(/^stays on the host: est, truth are host arrays no later cell reads/);
+  });
+});
+
 describe('examples/ci/check-new-findings.sh', () => {
   test('passes on the baseline, fails on a new finding, says how to start without one', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gpuopt-ci-'));

@@ -1,6 +1,6 @@
 /** Turning an array analysis into a rule outcome: the cost model's verdict and the text. */
 import { formatSeconds, formatSpeedup, formatSpeedupBelow, NOT_A_SPEEDUP, predict } from '../../costmodel';
-import { planPrediction } from '../../plan';
+import { firstCopiesIn, planPrediction } from '../../plan';
 import type { Prediction } from '../../types';
 import { describeArray } from '../../values';
 import type { RuleContext, RuleOutcome } from '../types';
@@ -20,17 +20,25 @@ export function arrayPrediction(ctx: RuleContext, a: ArrayCellAnalysis): Predict
       reason: 'array sizes unknown: run the cells (or let the panel inspect the kernel) for a prediction'
     };
   }
-  if (a.hostKept.size === 0) {
-    return predict(a.work, ctx.options.device);
+  const single = predict(a.work, ctx.options.device);
+  // the whole-notebook rewrite's own copies: an array another name may share stays a host array
+  // there too (its cell copies it in, and writes it back, on every run), and a host array no
+  // earlier GPU cell left on the device and no later cell reads is moved in for this cell alone
+  // (plan.ts charges it: the cell stays on the host when that does not pay); only where the
+  // figure matters (the single-cell one is under the minimum), as it analyses earlier cells
+  const firstIn = single.speedup < ctx.options.minSpeedup ? firstCopiesIn(ctx.cell, ctx.model, a) : [];
+  if (a.hostKept.size === 0 && firstIn.length === 0) {
+    return single;
   }
-  // an array another name may share stays a host array in the whole-notebook rewrite too: its
-  // cell copies it in (and writes it back) on every run, so "resident" is that figure
-  const { copies, prediction: plan } = planPrediction(ctx.cell, ctx.model, a, ctx.options.device);
-  const names = copies.names.map(n => `\`${n}\``).join(', ');
-  return predict(a.work, ctx.options.device, {
-    speedup: plan.speedup,
-    why: `the whole-notebook rewrite copies ${names} too, on every run (another name may share ${copies.names.length === 1 ? 'its' : 'their'} memory)`
-  });
+  const { copies, prediction: plan } = planPrediction(ctx.cell, ctx.model, a, ctx.options.device, [], firstIn);
+  const list = (names: readonly string[]): string => names.map(n => `\`${n}\``).join(', ');
+  const why = [
+    copies.names.length > 0 ? `copies ${list(copies.names)} too, on every run (another name may share ${copies.names.length === 1 ? 'its' : 'their'} memory)` : '',
+    copies.moved.length > 0
+      ? `copies ${list(copies.moved)} in too, for this cell alone (${copies.moved.length === 1 ? 'a host array' : 'host arrays'} there too, read by no later cell)`
+      : ''
+  ].filter(Boolean);
+  return predict(a.work, ctx.options.device, { speedup: plan.speedup, why: `the whole-notebook rewrite ${why.join(', and ')}` });
 }
 
 /**
