@@ -154,13 +154,54 @@ interface Produced {
 }
 
 /**
- * The name of a hoisted definition that `d` repeats under its own name (two cells computing the
- * same chain get `frac_kernel` and `frac_kernel2`): the same text once d's name, and the names
- * made from it (`<name>_kernel` of a RawKernel's launcher), read as the other's.
+ * The name of a hoisted definition that `d` repeats under its own name and its own parameter
+ * names (two cells computing the same chain get `frac_kernel` and `frac2_kernel`, whose inputs and
+ * output are named after each cell's variables): the same text once d's name, and the names made
+ * from it (`<name>_kernel` of a RawKernel's launcher), read as the other's, and each text's
+ * parameters renamed by position (`canonicalParameters`). Every generated kernel, fused function
+ * and launcher is called with its arguments in order (and returns its outputs), so one definition
+ * serves both cells.
  */
 function definitionTwin(d: { name: string; text: string }, hoisted: ResidencyPlan['definitions']): string | undefined {
   const own = new RegExp(`\\b${d.name}(?=\\b|_)`, 'g');
-  return hoisted.find(e => d.text.replace(own, e.name) === e.text)?.name;
+  return hoisted.find(e => canonicalParameters(d.text.replace(own, e.name)) === canonicalParameters(e.text))?.name;
+}
+
+/**
+ * `text` with the names of its parameters (an ElementwiseKernel's or ReductionKernel's declared
+ * inputs and outputs, a `def`'s parameters) replaced, as whole words, by positional names in the
+ * order they first appear. Two texts that read the same this way differ only in what their
+ * parameters are called. Names the generators derive from a parameter with a prefix (a RawKernel's
+ * `_in_u`) are left as they are: such kernels are twins only with the same parameter names.
+ */
+function canonicalParameters(text: string): string {
+  const names = new Set<string>();
+  const declared = (list: string): void => {
+    for (const decl of list.split(',')) {
+      const name = /(\w+)\s*$/.exec(decl.trim())?.[1];
+      if (name) {
+        names.add(name);
+      }
+    }
+  };
+  for (const m of text.matchAll(/(?:ElementwiseKernel|ReductionKernel)\(\s*'([^']*)',\s*'([^']*)'/g)) {
+    declared(m[1]);
+    declared(m[2]);
+  }
+  for (const m of text.matchAll(/^def \w+\(([^)]*)\)/gm)) {
+    declared(m[1].replace(/=[^,]*/g, '').replace(/[*]/g, ''));
+  }
+  if (names.size === 0) {
+    return text;
+  }
+  const pattern = new RegExp(`\\b(?:${[...names].join('|')})\\b`, 'g');
+  const position = new Map<string, number>();
+  return text.replace(pattern, name => {
+    if (!position.has(name)) {
+      position.set(name, position.size);
+    }
+    return `__parameter${position.get(name)}__`;
+  });
 }
 
 /**

@@ -166,7 +166,8 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['pipeline', 'data created on the device, kept there, converted at plotting and at host code', [1, 2, 3]],
     ['host-values', "host code gets NumPy's values: scalars, Python bools, SciPy's matrix, a lambda's arrays", [0, 1]],
     ['host-reads', 'host code that only reads resident arrays gets copies of what it reads (a slice, an element, a host copy for a loop); an in-place host update brings one back for good', [4, 9]],
-    ['host-copies', 'one host copy per version of a resident array, read again by later host cells; host consumers in a loop read a copy made before it; a notebook function that keeps none of its arguments gets host copies', [0, 2]]
+    ['host-copies', 'one host copy per version of a resident array, read again by later host cells; host consumers in a loop read a copy made before it; a notebook function that keeps none of its arguments gets host copies', [0, 2]],
+    ['kernel-twins', 'a kernel and a fused function whose cells differ only in the names of their arrays and scalars are defined (compiled) once, each cell calling it with its own arguments', [0, 1, 2, 3]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
     const dir = join(__dirname, '..', 'fixtures', 'plan', name);
@@ -178,5 +179,26 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     }
     expect(text).toBe(readFileSync(join(dir, 'rewritten.py'), 'utf8'));
     expect(plan.gpuCells).toEqual(gpuCells);
+  });
+
+  it('kernel-twins: one definition per distinct kernel, called by both cells', () => {
+    const { cells } = percentCells(readFileSync(join(__dirname, '..', 'fixtures', 'plan', 'kernel-twins', 'notebook.py'), 'utf8'));
+    const plan = rewriteNotebook(cells);
+    expect(plan.definitions.map(d => d.name)).toEqual(['frac_kernel', 'w1_fused']);
+    expect(plan.cells[1].source).toMatch(/^frac = frac_kernel\(xp, dxg\)$/m);
+    expect(plan.cells[2].source).toMatch(/^frac2 = frac_kernel\(xq, h\)$/m);
+    expect(plan.cells[3].source).toMatch(/^w2 = w1_fused\(frac2, xq\)$/m);
+  });
+
+  it('kernel-twins: kernels that differ in more than names (a constant, a dtype) are defined apart', () => {
+    const plan = rewriteNotebook(
+      cellsOf(
+        'import numpy as np\nx = np.linspace(0.0, 1.0, 8_000_000)\nx32 = x.astype(np.float32)',
+        'a = np.sqrt(x * x + 1.0) * np.exp(-x)\nprint(a.sum())',
+        'b = np.sqrt(x * x + 2.0) * np.exp(-x)\nprint(b.sum())',
+        'c = np.sqrt(x32 * x32 + 1.0) * np.exp(-x32)\nprint(c.sum())'
+      )
+    );
+    expect(plan.definitions.map(d => d.name)).toEqual(['a_kernel', 'b_kernel', 'c_kernel']);
   });
 });
