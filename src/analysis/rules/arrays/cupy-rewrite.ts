@@ -523,7 +523,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const hostScalars = new Set<string>();
   for (const a of facts.assignments) {
     const v = model.valueBefore(a.name, cell, a.at);
-    if (a.value && v.kind === 'ndarray' && v.shape?.length === 0 && (!a.augmented || hostScalars.has(a.name)) && hostScalarArithmetic(a.value, model, cell, hostScalars)) {
+    if (a.value && v.kind === 'ndarray' && v.shape?.length === 0 && (!a.augmented || hostScalars.has(a.name)) && hostScalarArithmetic(a.value, model, cell, hostScalars, plan?.resident)) {
       hostScalars.add(a.name);
       continue;
     }
@@ -1548,10 +1548,11 @@ function makesNumpyScalar(e: SyntaxNode): boolean {
  * names the cell bound so before (`hostScalars`), other inputs the model types as scalars, and
  * modules (`np.pi`), and each call in it gives a scalar (`float(k)`, `np.float32(0.5)`)? NumPy's
  * result is a scalar, which the rewrite leaves on the host. A call that gives an array
- * (`np.sqrt(dt)`, which becomes `cp.sqrt(dt)`), an element of an array (`u[0]`) or a name the
- * cell bound otherwise may be a device value.
+ * (`np.sqrt(dt)`, which becomes `cp.sqrt(dt)`), an element of an array (`u[0]`), a name the
+ * cell bound otherwise, or one the plan keeps on the device (`resident`: a 0-d result an earlier
+ * GPU cell left there) may be a device value.
  */
-function hostScalarArithmetic(e: SyntaxNode, model: NotebookModel, cell: CellModel, hostScalars: ReadonlySet<string>): boolean {
+function hostScalarArithmetic(e: SyntaxNode, model: NotebookModel, cell: CellModel, hostScalars: ReadonlySet<string>, resident?: ReadonlySet<string>): boolean {
   let host = true;
   walk(e, n => {
     if (!host) {
@@ -1564,7 +1565,7 @@ function hostScalarArithmetic(e: SyntaxNode, model: NotebookModel, cell: CellMod
     } else if (n.type === 'identifier' && isValueIdentifier(n) && !hostScalars.has(n.text) && !(n.parent?.type === 'call' && field(n.parent, 'function')?.id === n.id)) {
       const boundHere = cell.facts!.assignments.some(a => a.name === n.text && a.at <= n.startIndex);
       const kind = model.inferValue(n, cell).kind;
-      host = !boundHere && (kind === 'scalar' || kind === 'module' || kind === 'function' || heldAsNumpyScalar(n.text, cell, model));
+      host = !boundHere && !resident?.has(n.text) && (kind === 'scalar' || kind === 'module' || kind === 'function' || heldAsNumpyScalar(n.text, cell, model));
     }
     return true;
   });
