@@ -389,7 +389,23 @@ export interface WorkEstimate {
    * the host's rates, and the copy of its `bytes` on every run (resident or not).
    */
   hostKept?: { passes: number; transcendentalOps: number; bytes: number };
+  /**
+   * Values the rewrite copies back to the host one at a time where they are made (a 0-d device
+   * result stored in a list that is shown or read later: `[cp.asnumpy(x[k].std())[()] for k in
+   * range(1000)]`), counted as often as they run. Each waits for the device and pays a copy's
+   * fixed latency (`ITEM_COPY_LAUNCHES`), resident or not (the whole-notebook rewrite shows the
+   * same items); their bytes are not counted (a number each; an array stored item by item is
+   * charged its latency only, as its size inferred through a mask is seldom known).
+   */
+  itemCopies?: number;
 }
+
+/**
+ * What one value copied back on its own costs, in launch overheads: the wait for the device (a
+ * synchronisation, about one launch's round trip) and the copy's own fixed latency (allocation,
+ * the transfer call: about a launch, as every copy is charged in `estimate`).
+ */
+export const ITEM_COPY_LAUNCHES = 2;
 
 /**
  * Share of the copy bandwidth an elementwise kernel reaches: the fused chain (elementwise_chain's
@@ -536,7 +552,8 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   // each copy also pays a fixed latency (allocation, synchronisation) of about a launch
   const h2d = work.hostToDeviceBytes + kept.bytes;
   const copies = (h2d > 0 ? 1 : 0) + (work.deviceToHostBytes > 0 ? 1 : 0);
-  const transferSeconds = h2d / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead;
+  const itemCopySeconds = (work.itemCopies ?? 0) * ITEM_COPY_LAUNCHES * device.launchOverhead;
+  const transferSeconds = h2d / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead + itemCopySeconds;
   // what stays on the host costs the GPU version what it costs the CPU
   const hostKeptSeconds = (bytes * STREAMS_PER_PASS * kept.passes) / device.hostBandwidth + kept.transcendentalOps * work.elements * perElement;
   const launchSeconds = work.launches * device.launchOverhead;
@@ -561,6 +578,8 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     reason = `${size} does not fit in ${formatBytes(device.memoryBytes)} of device memory with room for temporaries`;
   } else if (hostKeptSeconds > computeSeconds && hostKeptSeconds >= transferSeconds) {
     reason = `${size}: random draws from a NumPy Generator made in another cell stay on the host (${formatSeconds(hostKeptSeconds)}) and are copied over; make that generator with CuPy to draw on the device`;
+  } else if (itemCopySeconds > computeSeconds && itemCopySeconds >= transferSeconds / 2 && speedup < NOT_A_SPEEDUP) {
+    reason = `${size}: ${plural(Math.round(work.itemCopies ?? 0), 'value', 'values')} copied back to the host one at a time, each waiting for the device (${formatSeconds(itemCopySeconds)})`;
   } else if (launchSeconds > computeSeconds * 0.5 && speedup < 2 && (bytes < 1 << 20 || launchSeconds >= transferSeconds)) {
     // (data of megabytes is not "too small": there the work per launch is what is small, and
     // where copying the megabytes costs more than the launches, the copies are the reason)

@@ -2,7 +2,7 @@
  * How often a cell's own functions run per run of the cell (rules/arrays/function-runs.ts), which
  * the work estimate multiplies their bodies by.
  */
-import type { PythonParser } from '../../src/analysis/parser';
+import type { PythonParser, SyntaxNode } from '../../src/analysis/parser';
 import { functionRuns } from '../../src/analysis/rules/arrays/function-runs';
 import { field } from '../../src/analysis/syntax';
 import { parser } from './helpers';
@@ -12,11 +12,21 @@ beforeAll(async () => {
   p = await parser();
 });
 
-/** Runs of each function of `source` by name (absent: counted once), loops of `range(k)` running k times. */
+/**
+ * Runs of each function of `source` by name (absent: counted once): the body of a loop over
+ * `range(k)` runs k times, the element of a comprehension over `range(k)` k times, anything else
+ * once per run of its parent.
+ */
 function runsByName(source: string): Record<string, number> {
   const tree = p.parse(source);
-  const trips = (loop: { text: string }): number => Number(/range\((\d+)\)/.exec(loop.text)?.[1] ?? 10);
-  const runs = functionRuns(tree.rootNode, trips);
+  const count = (n: SyntaxNode | null): number => Number(/range\((\d+)\)/.exec(n?.text ?? '')?.[1] ?? 10);
+  const runsPer = (parent: SyntaxNode, child: SyntaxNode): number =>
+    parent.type === 'for_statement' && child.fieldName === 'body'
+      ? count(field(parent, 'right'))
+      : parent.type === 'list_comprehension' && child.fieldName === 'body'
+        ? count(parent.namedChildren.find(c => c.type === 'for_in_clause') ?? null)
+        : 1;
+  const runs = functionRuns(tree.rootNode, runsPer);
   const out: Record<string, number> = {};
   for (const s of tree.rootNode.namedChildren) {
     const name = s.type === 'function_definition' ? field(s, 'name')?.text : undefined;
@@ -35,6 +45,11 @@ describe('functionRuns', () => {
   it('multiplies a call in another function by that function’s runs', () => {
     const src = 'def f(x):\n    return x\n\ndef g(x):\n    return f(f(x))\n\nfor _ in range(5):\n    g(1)\n';
     expect(runsByName(src)).toEqual({ f: 10, g: 5 });
+  });
+
+  it('multiplies a call by what its parents say: a comprehension element once per item', () => {
+    const src = 'def f(x):\n    return x\n\nys = [f(k) for k in range(6)]\nfor i in range(2):\n    zs = [f(k) for k in range(3)]\n';
+    expect(runsByName(src)).toEqual({ f: 12 });
   });
 
   it('leaves out what it cannot count: recursion, mutual recursion, a name defined twice, a function not called', () => {

@@ -40,7 +40,7 @@ import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
-import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, SMALL_ITERATIONS } from './per-element';
+import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
 
 /** A reference to a NumPy or SciPy name in the cell. */
@@ -175,6 +175,8 @@ const KEYWORD_OR_CALL = ['keyword_argument', 'call'];
 const OPERATORS = ['binary_operator', 'augmented_assignment'];
 const CONDITIONALS = ['if_statement', 'while_statement', 'elif_clause'];
 const COMPREHENSION_TYPES = new Set(['list_comprehension', 'generator_expression', 'set_comprehension', 'dictionary_comprehension']);
+/** Nodes whose children may run other than once per run of the node (runsPerParentRun). */
+const REPEATING_PARENTS: ReadonlySet<string> = new Set(['for_statement', 'while_statement', 'if_statement', ...COMPREHENSION_TYPES]);
 /** What `globalReferences` visits: identifiers, and the nodes that may shadow a name. */
 const REFERENCE_TYPES = ['identifier', ...SCOPES, ...COMPREHENSION_TYPES];
 
@@ -941,7 +943,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // and so would a Python container of 0-d device values that is printed or shown later
   // (`print([y.mean(), y.std()])`, `stats = {"a": y.mean()}` ... `stats`), and names unpacked
   // from a small device array (`lo, hi = cp.percentile(y, [5, 95])`) that are shown
-  edits.push(...containerScalarEdits(root, model, cell, cp, e => mentions(e, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, e))));
+  const containerItems = containerScalarEdits(root, model, cell, cp, e => mentions(e, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, e)));
+  edits.push(...containerItems.edits);
   // so would an f-string field that shows a 0-d device value's repr (`{s!r}`, `{s=}`)
   walkTypes(root, INTERPOLATION, n => {
     const expr = kids(n)[0];
@@ -1092,7 +1095,15 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       const v = model.valueBefore(n, cell, 0);
       return v.kind === 'ndarray' && v.shape === undefined;
     }) || refs.some(r => r.action === 'host-producer' && model.inferValue(r.node.parent ?? r.node, cell).shape === undefined);
-  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), { hostOnly: [...hostKeptOnly, ...setups.flatMap(s => [s.loop, s.made, ...s.inputs])], countedSizes: sizes.calls, hostDraws: hostRngCalls, uploads: uploads.uploaded, sliced });
+  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), {
+    hostOnly: [...hostKeptOnly, ...setups.flatMap(s => [s.loop, s.made, ...s.inputs])],
+    countedSizes: sizes.calls,
+    hostDraws: hostRngCalls,
+    uploads: uploads.uploaded,
+    sliced,
+    vectorised: rowReductions.map(r => ({ comprehension: r.comprehension, row: r.row })),
+    itemCopies: containerItems.copied
+  });
   // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
   work.deviceToHostBytes += hostCopies.bytes + pandasOperands.bytes;
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
@@ -1964,9 +1975,12 @@ function containerValues(e: SyntaxNode): SyntaxNode[] {
  * a later cell reads. Names unpacked from a 1-D device array (`lo, hi = cp.percentile(y, [5,
  * 95])`) that are shown or read later are unpacked from its host copy (`.get()`: one copy, NumPy
  * scalars as NumPy's unpacking gives). `onDevice` says whether an expression computes on the device.
+ * `copied`: the values copied one by one (each copy waits for the device: the work estimate
+ * charges them, as often as they run; a comprehension's element once per item).
  */
-function containerScalarEdits(root: SyntaxNode, model: NotebookModel, cell: CellModel, cp: string, onDevice: (e: SyntaxNode) => boolean): TextEdit[] {
+function containerScalarEdits(root: SyntaxNode, model: NotebookModel, cell: CellModel, cp: string, onDevice: (e: SyntaxNode) => boolean): { edits: TextEdit[]; copied: SyntaxNode[] } {
   const edits: TextEdit[] = [];
+  const copied: SyntaxNode[] = [];
   const displayed = displayedStatement(root, cell.source, model);
   const shownBare = new Set(displayed ? displayedItems(displayed).filter(e => e.type === 'identifier').map(e => e.id) : []);
   // is `name`, bound at `at`, shown by the cell after that (or handed to host code), or read by
@@ -1980,6 +1994,7 @@ function containerScalarEdits(root: SyntaxNode, model: NotebookModel, cell: Cell
       const v = model.inferValue(item, cell);
       if (isZeroD(v) && onDevice(item)) {
         edits.push(...hostCopyAround(item, v, cp, model, cell));
+        copied.push(item);
       }
     }
   };
@@ -2016,6 +2031,7 @@ function containerScalarEdits(root: SyntaxNode, model: NotebookModel, cell: Cell
     const v = model.inferValue(value, cell);
     if ((isZeroD(v) || v.kind === 'ndarray') && onDevice(value)) {
       edits.push(...hostCopyAround(value, v, cp, model, cell));
+      copied.push(value);
     }
   };
   walkTypes(root, ['assignment'], n => {
@@ -2025,7 +2041,7 @@ function containerScalarEdits(root: SyntaxNode, model: NotebookModel, cell: Cell
     }
     return true;
   });
-  return edits;
+  return { edits, copied };
 }
 
 /**
@@ -3342,8 +3358,8 @@ function rowReductionRewrites(
   refs: readonly LibraryRef[],
   cp: string,
   device: (name: string) => string | null
-): (TextEdit & { from: string })[] {
-  const out: (TextEdit & { from: string })[] = [];
+): (TextEdit & { from: string; row: RowReduction; comprehension: SyntaxNode })[] {
+  const out: (TextEdit & { from: string; row: RowReduction; comprehension: SyntaxNode })[] = [];
   const moved = (fn: SyntaxNode | null): boolean => fn !== null && refs.some(r => r.node.id === fn.id && r.action === 'cupy');
   walkTypes(root, CALL, call => {
     const row = rowReduction(call, model, cell);
@@ -3356,7 +3372,7 @@ function rowReductionRewrites(
       return true;
     }
     const text = row.mask ? `${cp}.${row.red}(${dx}[:, ${dm}], axis=1)` : `${cp}.${row.red}(${dx}, axis=1)`;
-    out.push({ start: call.startIndex, end: call.endIndex, text, from: call.text });
+    out.push({ start: call.startIndex, end: call.endIndex, text, from: call.text, row, comprehension: unparen(callArguments(call).positional[0]) });
     return false;
   });
   return out;
@@ -4046,6 +4062,13 @@ export function estimateWork(
     uploads?: readonly SyntaxNode[];
     /** Inputs copied in part: name -> the part (basicPart). */
     sliced?: ReadonlyMap<string, SyntaxNode>;
+    /**
+     * Per-row reductions the rewrite makes one reduction over all the rows (rowReductionRewrites):
+     * the comprehension and what it reduces.
+     */
+    vectorised?: readonly { comprehension: SyntaxNode; row: RowReduction }[];
+    /** Values copied back to the host one by one where they are made (containerScalarEdits). */
+    itemCopies?: readonly SyntaxNode[];
   } = {}
 ): { work: WorkEstimate; largest?: ValueInfo } {
   const hostOnly = kept.hostOnly ?? [];
@@ -4085,7 +4108,8 @@ export function estimateWork(
     stencilPasses: 0,
     kernelsDefined: 0,
     uniformDraws: 0,
-    normalDraws: 0
+    normalDraws: 0,
+    itemCopies: 0
   };
 
   let sparseRows = 0;
@@ -4097,17 +4121,36 @@ export function estimateWork(
     }
   };
   const hostOnlyIds = hostOnly.length > 0 ? new Set(hostOnly.map(h => h.id)) : null;
-  const runs = functionRuns(root, loop => loopTrips(loop, model, cell));
+  const runs = functionRuns(root, (p, c) => runsPerParentRun(p, c, model, cell));
+  const vectorised = new Map((kept.vectorised ?? []).map(v => [v.comprehension.id, v.row]));
+  const copiedItems = new Set((kept.itemCopies ?? []).map(c => c.id));
   const rec = (n: SyntaxNode, times: number): void => {
     if (hostOnlyIds !== null && hostOnlyIds.has(n.id)) {
       // stays NumPy on the host (built for a host consumer): no device work
       return;
     }
     const type = n.type;
-    const loop = type === 'for_statement' || type === 'while_statement';
     // a function's body runs at its calls in the cell (function-runs.ts)
     const called = type === 'function_definition' ? runs.get(n.id) : undefined;
-    const mult = loop ? times * loopTrips(n, model, cell) : called !== undefined ? times * called : times;
+    // children that may run other than once per run of `n` (loops, comprehensions, ifs)
+    const repeats = REPEATING_PARENTS.has(type);
+    if (copiedItems.has(n.id)) {
+      // copied back on its own, a wait for the device each time (containerScalarEdits)
+      work.itemCopies = (work.itemCopies ?? 0) + times;
+    }
+    const row = vectorised.get(n.id);
+    if (row) {
+      // the rows' reductions, one after the other on the host (each row, and the mask over it,
+      // read once) and in one reduction over all the rows on the device (`cp.red(X[:, M],
+      // axis=1)`): a reduction over the whole of X either way, in one launch (and one to gather
+      // the mask's elements). Counted from X, not from the items: the value of a row picked with
+      // a mask (`X[k, M]`) is not known
+      const x = model.inferValue(row.x, cell);
+      consider(x);
+      work.passes += times * fraction(x, largest) * (1 / 3 + extraReductionPasses(row.red));
+      work.launches += times * (row.mask ? 2 : 1);
+      return;
+    }
     if (type === 'assignment') {
       // `u[1:-1, 1:-1] = <array expression>`: NumPy evaluates the expression into a temporary,
       // then copies it into the slice (one more read and write of the slice: 2/3 of a pass).
@@ -4290,12 +4333,14 @@ export function estimateWork(
       }
     }
     // the named children (rows of the node table: no array of children)
-    const body = loop || called !== undefined ? field(n, 'body') : null;
+    const body = called !== undefined ? field(n, 'body') : null;
     const tree = n.tree;
     const end = n.subtreeEnd;
     for (let c = n.order + 1; c < end; c = tree.subtreeEndAt(c)) {
       if (tree.isNamedAt(c)) {
-        rec(tree.node(c), body !== null && c === body.order ? mult : times);
+        const child = tree.node(c);
+        const runsOfChild = called !== undefined ? (c === body?.order ? called : 1) : repeats ? runsPerParentRun(n, child, model, cell) : 1;
+        rec(child, times * runsOfChild);
       }
     }
   };
@@ -4385,37 +4430,149 @@ function matmulFlops(n: SyntaxNode, model: NotebookModel, cell: CellModel): numb
   return size ? 2 * Math.pow(Math.sqrt(size), 3) : 0;
 }
 
-/** How often a loop's body runs: a `range`'s count, else (unknown count, `while`) 10. */
+/**
+ * How often a loop's body runs: its iterable's count (`iterations`), else (unknown count,
+ * `while`) 10.
+ */
 function loopTrips(loop: SyntaxNode, model: NotebookModel, cell: CellModel): number {
   const right = loop.type === 'for_statement' ? field(loop, 'right') : null;
-  return (right ? loopCount(right, model, cell) : undefined) ?? 10;
+  return (right ? iterations(right, model, cell) : undefined) ?? 10;
 }
 
 /**
- * How often `node` runs per run of the cell: the product of the trips of the loops whose body
- * holds it, and of the calls of the cell's function whose body holds it (the multiplier
- * `estimateWork` counts its work with).
+ * How many items iterating over `iter` yields, where the model knows: `range(...)` of constants,
+ * of `len(X)` or `X.shape[k]` of a typed array; a typed array itself (its rows); a list, tuple or
+ * set display (its items); `enumerate`/`reversed` of one of these, `zip` of several (the
+ * shortest). Undefined otherwise.
+ */
+function iterations(iter: SyntaxNode, model: NotebookModel, cell: CellModel): number | undefined {
+  const n = unparen(iter);
+  if (n.type === 'list' || n.type === 'tuple' || n.type === 'set') {
+    const items = kids(n).filter(k => k.type !== 'comment');
+    return items.some(k => k.type === 'list_splat') ? undefined : items.length;
+  }
+  const fn = n.type === 'call' ? field(n, 'function') : null;
+  if (fn?.type === 'identifier' && (fn.text === 'range' || fn.text === 'enumerate' || fn.text === 'reversed' || fn.text === 'zip')) {
+    const args = callArguments(n).positional;
+    if (fn.text === 'range') {
+      return loopCount(n, model, cell, a => model.constantValue(a, cell) ?? lengthOf(a, model, cell));
+    }
+    const counts = (fn.text === 'zip' ? args : args.slice(0, 1)).map(a => iterations(a, model, cell));
+    return counts.length > 0 && counts.every(c => c !== undefined) ? Math.min(...(counts as number[])) : undefined;
+  }
+  const v = model.inferValue(n, cell);
+  const rows = v.kind === 'ndarray' && !v.approx ? v.shape?.[0] : undefined;
+  return typeof rows === 'number' ? rows : undefined;
+}
+
+/** `len(X)` of an array whose first dimension the model knows: that dimension. */
+function lengthOf(n: SyntaxNode, model: NotebookModel, cell: CellModel): number | undefined {
+  const u = unparen(n);
+  const arg = u.type === 'call' && field(u, 'function')?.text === 'len' ? callArguments(u).positional : [];
+  const v = arg.length === 1 ? model.inferValue(arg[0], cell) : null;
+  const rows = v?.kind === 'ndarray' && !v.approx ? v.shape?.[0] : undefined;
+  return typeof rows === 'number' ? rows : undefined;
+}
+
+/**
+ * How often `child` runs per run of its parent `p`, as far as the syntax and the model say:
+ * - a loop's body: the loop's trips (`loopTrips`);
+ * - a comprehension's element: the product of its `for` clauses' counts (an unknown count taken
+ *   as a loop's, 10); an `if` or `for` clause: the product of the `for` clauses before it (the
+ *   first iterable is evaluated once, a condition once per item of the clauses it follows);
+ * - the body of `if i % K == 0:` (a literal K, `i` the variable of a loop around it, `i + c` or
+ *   `i - c` for a literal c too): once every K steps, 1/K. Any other `if` runs its branches every
+ *   time (the estimate does not know how often a condition holds: both branches are charged);
+ * - anything else: as often as the parent.
+ * A function's body (function-runs.ts) is the caller's to multiply.
+ */
+export function runsPerParentRun(p: SyntaxNode, child: SyntaxNode, model: NotebookModel, cell: CellModel): number {
+  const type = p.type;
+  if (type === 'for_statement' || type === 'while_statement') {
+    return child.fieldName === 'body' ? loopTrips(p, model, cell) : 1;
+  }
+  if (COMPREHENSION_TYPES.has(type)) {
+    // (the element comes first in the text, but runs for every item: the whole product)
+    const element = child.fieldName === 'body';
+    let product = 1;
+    for (const clause of kids(p)) {
+      if (clause.id === child.id && !element) {
+        return product;
+      }
+      if (clause.type === 'for_in_clause') {
+        const right = field(clause, 'right');
+        product *= (right ? iterations(right, model, cell) : undefined) ?? 10;
+      }
+    }
+    return product;
+  }
+  if (type === 'if_statement' && child.fieldName === 'consequence') {
+    const every = everyKthStep(p);
+    return every === null ? 1 : 1 / every;
+  }
+  return 1;
+}
+
+/**
+ * K of `if i % K == c:` with K an integer literal above 1, c an integer literal and `i` the
+ * variable of a `for` loop around the `if` (or `i + c` / `i - c`, parentheses allowed); else null.
+ */
+function everyKthStep(ifStatement: SyntaxNode): number | null {
+  const condition = unparen(field(ifStatement, 'condition') ?? ifStatement);
+  const sides = condition.type === 'comparison_operator' ? kids(condition).filter(k => k.type !== 'comment') : [];
+  if (sides.length !== 2 || operatorOf(condition) !== '==') {
+    return null;
+  }
+  const [mod, rest] = unparen(sides[0]).type === 'binary_operator' ? [unparen(sides[0]), sides[1]] : [unparen(sides[1]), sides[0]];
+  const k = field(mod, 'right');
+  let i = unparen(field(mod, 'left') ?? mod);
+  if (mod.type !== 'binary_operator' || operatorOf(mod) !== '%' || k?.type !== 'integer' || Number(k.text) < 2 || unparen(rest).type !== 'integer') {
+    return null;
+  }
+  if (i.type === 'binary_operator' && /^[+-]$/.test(operatorOf(i)) && field(i, 'right')?.type === 'integer') {
+    i = unparen(field(i, 'left') ?? i);
+  }
+  for (let p = ifStatement.parent; p && i.type === 'identifier'; p = p.parent) {
+    if (p.type === 'for_statement' && field(p, 'left')?.text === i.text) {
+      return Number(k.text);
+    }
+    if (p.type === 'function_definition' || p.type === 'class_definition') {
+      return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * How often `node` runs per run of the cell: the product of `runsPerParentRun` over its
+ * ancestors (loop trips, comprehension items, every-K-step branches), and of the calls of the
+ * cell's function whose body holds it (the multiplier `estimateWork` counts its work with).
  */
 function timesRun(node: SyntaxNode, model: NotebookModel, cell: CellModel): number {
   let times = 1;
   let runs: ReadonlyMap<number, number> | undefined;
   for (let child = node, p = node.parent; p; child = p, p = p.parent) {
-    if ((p.type === 'for_statement' || p.type === 'while_statement') && child.fieldName === 'body') {
-      times *= loopTrips(p, model, cell);
-    } else if (p.type === 'function_definition' && child.fieldName === 'body') {
-      runs ??= functionRuns(node.tree.rootNode, loop => loopTrips(loop, model, cell));
-      times *= runs.get(p.id) ?? 1;
+    if (p.type === 'function_definition') {
+      if (child.fieldName === 'body') {
+        runs ??= functionRuns(node.tree.rootNode, (q, c) => runsPerParentRun(q, c, model, cell));
+        times *= runs.get(p.id) ?? 1;
+      }
+    } else {
+      times *= runsPerParentRun(p, child, model, cell);
     }
   }
   return times;
 }
 
-/** Iterations of `range(K)` / `range(a, b)` when constant. */
-function loopCount(iter: SyntaxNode, model: NotebookModel, cell: CellModel): number | undefined {
+/**
+ * Iterations of `range(K)` / `range(a, b)` / `range(a, b, s)` when constant (`value`: what an
+ * argument is as a number; the model's constant by default).
+ */
+function loopCount(iter: SyntaxNode, model: NotebookModel, cell: CellModel, value: (a: SyntaxNode) => number | undefined = a => model.constantValue(a, cell)): number | undefined {
   if (iter.type !== 'call' || field(iter, 'function')?.text !== 'range') {
     return undefined;
   }
-  const args = callArguments(iter).positional.map(a => model.constantValue(a, cell));
+  const args = callArguments(iter).positional.map(value);
   if (args.length === 1) {
     return args[0];
   }

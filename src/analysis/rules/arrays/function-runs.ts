@@ -13,16 +13,18 @@ import { field, walkTypes } from '../../syntax';
 /**
  * For each function the cell defines at its top level, without decorators and under a name it
  * defines once, that the cell also calls by that name: how often its body runs per run of the
- * cell (keyed by the definition's node id). A call runs as often as the loops around it up to its
- * function say (`trips` of each: a loop's trip count) times that function's runs when it is one
- * of these (a call at the top level: once); the function runs as often as its calls together.
+ * cell (keyed by the definition's node id). A call runs as often as the nodes around it up to its
+ * function say (`runsPer(parent, child)`: how often `child` runs per run of `parent`, a loop's
+ * trips for its body, a comprehension's items for its element, 1/K for the body of an
+ * every-K-steps `if`...) times that function's runs when it is one of these (a call at the top
+ * level: once); the function runs as often as its calls together.
  * A call from inside the function itself (recursion, also through others) adds nothing: its depth
  * is not known. A function absent from the map (not called in the cell, decorated, a method,
  * nested) has its body counted once, as one call.
  *
  * Empty, at the cost of one look at the top-level statements, for a cell that defines none.
  */
-export function functionRuns(root: SyntaxNode, trips: (loop: SyntaxNode) => number): ReadonlyMap<number, number> {
+export function functionRuns(root: SyntaxNode, runsPer: (parent: SyntaxNode, child: SyntaxNode) => number): ReadonlyMap<number, number> {
   const defs = new Map<string, SyntaxNode | null>();
   for (const statement of root.namedChildren) {
     const name = statement.type === 'function_definition' ? field(statement, 'name')?.text : undefined;
@@ -67,19 +69,18 @@ export function functionRuns(root: SyntaxNode, trips: (loop: SyntaxNode) => numb
     }
     return total;
   };
-  /** How often a call runs: the loops around it, times the runs of the function it is in. */
+  /** How often a call runs: the nodes around it (`runsPer`), times the runs of the function it is in. */
   const callRuns = (call: SyntaxNode): number => {
     let times = 1;
     for (let child = call, p = call.parent; p; child = p, p = p.parent) {
-      if ((p.type === 'for_statement' || p.type === 'while_statement') && child.fieldName === 'body') {
-        times *= trips(p);
-      } else if (p.type === 'function_definition' || p.type === 'lambda' || p.type === 'class_definition') {
+      if (p.type === 'function_definition' || p.type === 'lambda' || p.type === 'class_definition') {
         const outer = byId.get(p.id);
         if (outer === undefined) {
           return times; // a scope whose runs are not known: counted once, as its body is
         }
         return open.has(outer.id) ? 0 : times * runsOf(outer);
       }
+      times *= runsPer(p, child);
     }
     return times;
   };
