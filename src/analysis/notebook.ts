@@ -1009,7 +1009,10 @@ export class NotebookModel {
         }
         return { kind: 'scalar', dtype: name === 'float' ? 'float64' : 'int64', origin: 'inferred' };
       }
-      if (name === 'len' || name === 'sum' || name === 'max' || name === 'min' || name === 'abs') {
+      if (name === 'sum') {
+        return pythonSumValue(this, n, cell) ?? { kind: 'scalar', origin: 'inferred' };
+      }
+      if (name === 'len' || name === 'max' || name === 'min' || name === 'abs') {
         return { kind: 'scalar', origin: 'inferred' };
       }
       if (name === 'list' || name === 'range' || name === 'tuple') {
@@ -1164,6 +1167,31 @@ export class NotebookModel {
     }
     return UNKNOWN;
   }
+}
+
+/**
+ * What Python's `sum` gives over a collection written in place whose items are arrays or NumPy
+ * scalars (`sum(a * k for k in ks)`, `sum([a, b])`): `0 + item0 + item1 + ...`, an array of the
+ * items' shape (the first array item's) whose dtype is the item's with a Python int added
+ * (NEP 50: uint8 stays uint8, bool becomes int64), or a NumPy scalar. Null for anything else.
+ */
+function pythonSumValue(model: NotebookModel, call: SyntaxNode, cell: CellModel): ValueInfo | null {
+  const args = field(call, 'arguments');
+  const first = args?.type === 'generator_expression' ? args : callArguments(call).positional[0];
+  const collection = first ? unparen(first) : null;
+  if (!collection) {
+    return null;
+  }
+  const items = collection.type === 'generator_expression' || collection.type === 'list_comprehension'
+    ? [field(collection, 'body')].filter((b): b is SyntaxNode => !!b)
+    : collection.type === 'list' || collection.type === 'tuple' ? kids(collection) : [];
+  const values = items.map(i => model.inferValue(i, cell));
+  const array = values.find(v => v.kind === 'ndarray');
+  if (array) {
+    return { ...array, dtype: array.dtype === undefined ? undefined : promoteWeak(array.dtype, 'int'), origin: 'inferred' };
+  }
+  const scalar = values.find(v => v.kind === 'scalar' && v.library === 'numpy');
+  return scalar ? { kind: 'scalar', library: 'numpy', dtype: scalar.dtype === undefined ? undefined : promoteWeak(scalar.dtype, 'int'), origin: 'inferred' } : null;
 }
 
 /**

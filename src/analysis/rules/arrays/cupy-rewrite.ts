@@ -2691,7 +2691,7 @@ function isHostConsumerCall(n: SyntaxNode, model: NotebookModel, cell: CellModel
   }
   if (fn.type === 'identifier') {
     const defined = model.bindings.get(fn.text)?.some(b => b.value.kind === 'function');
-    return !DEVICE_SAFE_BUILTINS.has(fn.text) && !defined && !arrays.has(fn.text);
+    return !DEVICE_SAFE_BUILTINS.has(fn.text) && !defined && !arrays.has(fn.text) && !sumsItems(n);
   }
   if (fn.type === 'attribute') {
     const obj = field(fn, 'object');
@@ -2701,6 +2701,26 @@ function isHostConsumerCall(n: SyntaxNode, model: NotebookModel, cell: CellModel
     return !onArray && !onString && objValue?.kind !== 'rng';
   }
   return false;
+}
+
+/** Literal collections whose items Python's `sum` adds (`sum(a * k for k in ks)`, `sum([a, b])`). */
+const ITEM_COLLECTIONS: ReadonlySet<string> = new Set(['generator_expression', 'list_comprehension', 'list', 'tuple']);
+
+/**
+ * Is `call` Python's `sum` over a collection written in place (a generator, a comprehension, a
+ * list or tuple display)? It is `start + item0 + item1 + ...`: each `+` takes CuPy arrays and
+ * 0-d values as it takes NumPy's and gives a CuPy value, so the items stay on the device (a host
+ * copy of each, mixed with device arrays later, is a TypeError on CuPy and a copy per item).
+ * `sum(y)` of one array still iterates it element by element on the host: a host consumer.
+ */
+function sumsItems(call: SyntaxNode): boolean {
+  const fn = field(call, 'function');
+  if (fn?.text !== 'sum') {
+    return false;
+  }
+  const args = field(call, 'arguments');
+  const first = args?.type === 'generator_expression' ? args : callArguments(call).positional[0];
+  return !!first && ITEM_COLLECTIONS.has(unparen(first).type);
 }
 
 /**
