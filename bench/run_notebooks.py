@@ -23,7 +23,9 @@ with Node by bench/notebooks_fix.sh) as a user would, top to bottom, and says:
 
 `--cupy-double` puts test/python/testdouble_cupy first on the path: a TEST DOUBLE of CuPy
 that runs CuPy calls on NumPy. Its results show that the rewrite runs and matches; its
-timings mean nothing. Real timings need the GPU machine:
+timings mean nothing. Where real CuPy would raise and the double's arrays (NumPy arrays
+underneath) pass, pandas' constructors and the matplotlib stand-in refuse them, and its
+`ndarray(...)` reprs read as CuPy's `array(...)`. Real timings need the GPU machine:
 
     python3 bench/run_notebooks.py --out DIR [NAME...]
 
@@ -267,16 +269,17 @@ def run_child(source: Path, cells_out: Path, dump: Path, double: bool) -> int:
             out.flush()
             if "error" in record:
                 break
-    values: dict[str, Any] = {}
+    # each global pickled on its own: one the parent cannot unpickle (an object of a CuPy
+    # class, and the parent runs without CuPy) costs that name only
+    values: dict[str, tuple[str, bytes]] = {}
     for name, v in list(ns.items()):
         if name.startswith("_") or isinstance(v, types.ModuleType | type) or callable(v):
             continue
+        type_name = f"{type(v).__module__}.{type(v).__qualname__}"
         try:
-            h = _host_tree(v, to_host)
-            pickle.dumps(h)
-            values[name] = h
+            values[name] = (type_name, pickle.dumps(_host_tree(v, to_host)))
         except Exception as exc:  # noqa: BLE001  (any object may refuse the copy or pickle)
-            values[name] = NotPickled(f"{type(v).__module__}.{type(v).__qualname__}", repr(exc))
+            values[name] = (type_name, pickle.dumps(NotPickled(type_name, repr(exc))))
     with open(dump, "wb") as f:
         pickle.dump(values, f)
     return 0
@@ -310,6 +313,13 @@ def _as_device_copies(v: Any) -> Any:
     return v
 
 
+def _unpickle(type_name: str, data: bytes) -> Any:
+    try:
+        return pickle.loads(data)
+    except Exception as exc:  # noqa: BLE001  (a class this process cannot import)
+        return NotPickled(type_name, f"not unpickled here: {type(exc).__name__}: {exc}")
+
+
 def run_side(
     name: str, variant: str, source: Path, out: Path, work: Path, limit_s: float, double: bool
 ) -> dict[str, Any]:
@@ -341,7 +351,7 @@ def run_side(
     if dump.exists():
         try:
             with open(dump, "rb") as f:
-                side["values"] = pickle.load(f)
+                side["values"] = {n: _unpickle(*tv) for n, tv in pickle.load(f).items()}
         except (OSError, pickle.UnpicklingError, EOFError) as exc:
             side["dump_error"] = f"{type(exc).__name__}: {exc}"  # see the side's log
         dump.unlink()
@@ -363,15 +373,19 @@ def notebook_facts(cells: list[tuple[str, str]]) -> Any:
         return _cell.CellFacts()
 
 
-def random_names(orig: list[tuple[str, str]], gpu: list[tuple[str, str]]) -> set[str]:
+def random_names(
+    orig: list[tuple[str, str]], gpu: list[tuple[str, str]]
+) -> tuple[set[str], set[int]]:
     """Names whose values come from random streams: bound by a cell that draws (the product's
     own test, `_cell.analyze(...).uses_random`, on either side's cell), or computed in a later
     cell from such a name. The product's A/B run feeds both sides one cell's same inputs, so
     only the cell's own draws differ; in whole notebooks a draw on the device (or an unseeded
-    one) changes everything computed from it, hence the forward closure."""
+    one) changes everything computed from it, hence the forward closure. Also the cells
+    that draw or read such a name when they run (their printed numbers may differ)."""
     from gpuoptimize import _cell
 
     tainted: set[str] = set()
+    cells: set[int] = set()
     by_index = dict(enumerate(gpu))
     for k, (kind, src) in enumerate(orig):
         if kind != "code":
@@ -384,9 +398,10 @@ def random_names(orig: list[tuple[str, str]], gpu: list[tuple[str, str]]) -> set
                 continue
         draws = any(f.uses_random for f in facts)
         if draws or any(set(f.inputs) & tainted for f in facts):
+            cells.add(k)
             for f in facts:
                 tainted |= set(f.outputs)
-    return tainted
+    return tainted, cells
 
 
 def compare_values(
@@ -427,11 +442,12 @@ def _unit(token: str) -> float:
     return 10.0 ** (int(exp or 0) - decimals)
 
 
-def compare_text(a: str, b: str, random: bool) -> tuple[str, str] | None:
+def compare_text(a: str, b: str, random: bool, clocks: bool = False) -> tuple[str, str] | None:
     """(kind, detail) of how the rewrite's printed text differs from the original's, or None.
     kind "form": other words or layout (a device repr, `array(...)` for a scalar); "numbers":
     a number beyond what its printed precision and float32 rounding (rtol 1e-5) allow
-    (integers exactly); "random": the same, in a cell that reads random-stream values."""
+    (integers exactly); "clock": the same, in a cell that reads a clock (it may print a
+    timing); "random": in a cell that reads random-stream values."""
     a, b = _ADDRESS.sub("0x?", a), _ADDRESS.sub("0x?", b)
     if a == b:
         return None
@@ -444,7 +460,8 @@ def compare_text(a: str, b: str, random: bool) -> tuple[str, str] | None:
         integers = not re.search(r"[.eE]", ta + tb)
         tol = 0.0 if integers else max(_unit(ta), _unit(tb), 1e-5 * max(abs(x), abs(y)))
         if not (abs(x - y) <= tol or (math.isnan(x) and math.isnan(y))):
-            return ("random" if random else "numbers"), f"original {ta} vs rewrite {tb}"
+            kind = "clock" if clocks else "random" if random else "numbers"
+            return kind, f"original {ta} vs rewrite {tb}"
     return None
 
 
@@ -485,7 +502,7 @@ def bench_notebook(
     if kinds[0] != kinds[1]:
         result["cell_mismatch"] = "the rewrite's cells are not the original's one for one"
     speed = predicted(args.fixed_dir / f"{name}.analyze.json")
-    random = random_names(cells["orig"], cells["gpu"])
+    random, random_cells = random_names(cells["orig"], cells["gpu"])
     per_cell: dict[int, dict[str, Any]] = {}
     for variant, side in sides.items():
         for r in side["cells"]:
@@ -502,11 +519,13 @@ def bench_notebook(
             c["predicted_speedup"] = speed[index]
         if "orig_stdout" in c and "gpu_stdout" in c and "gpu_error" not in c:
             try:
-                facts = _cell.analyze(cells["orig"][index][1])
-                reads_random = facts.uses_random or bool(set(facts.inputs) & random)
+                clocks = bool(_cell.analyze(cells["orig"][index][1]).clocks)
             except SyntaxError:
-                reads_random = False
-            diff = compare_text(c["orig_stdout"], c["gpu_stdout"], reads_random)
+                clocks = False
+            gpu_text = c["gpu_stdout"]
+            if args.cupy_double:  # the double's arrays print as ndarray(...), CuPy's as array(...)
+                gpu_text = re.sub(r"\bndarray\(", "array(", gpu_text)
+            diff = compare_text(c["orig_stdout"], gpu_text, index in random_cells, clocks)
             if diff:
                 c["stdout_diff"] = {"kind": diff[0], "detail": diff[1]}
     result["cells"] = [per_cell[k] for k in sorted(per_cell)]
