@@ -536,6 +536,23 @@ def _is_pandas(x: Any) -> bool:
     return pd is not None and isinstance(x, pd.DataFrame | pd.Series | pd.Index)
 
 
+def _frame_tolerance(a: Any, b: Any) -> tuple[float, float]:
+    """(rtol, atol) for two frames or series: the loosest default of their columns' dtypes, as
+    arrays of those dtypes get (a float32 column summed in another order passes as the float32
+    array it came from does); float64's when no column has a float dtype."""
+    dtypes = [
+        dt
+        for x in (a, b)
+        for dt in (x.dtypes if hasattr(x, "columns") else [getattr(x, "dtype", None)])
+    ]
+    best = DEFAULT_TOLERANCES["float64"]
+    for dt in dtypes:
+        tol = DEFAULT_TOLERANCES.get(str(dt))
+        if tol is not None and tol[0] > best[0]:
+            best = tol
+    return best
+
+
 def _compare_frames(
     name: str, a: Any, b: Any, rtol: float | None, atol: float | None
 ) -> OutputComparison:
@@ -548,8 +565,9 @@ def _compare_frames(
     ):
         return _type_mismatch(name, a, b)
     kw: dict[str, Any] = {"check_exact": False}
-    kw["rtol"] = 1e-7 if rtol is None else rtol
-    kw["atol"] = 1e-9 if atol is None else atol
+    d_rtol, d_atol = _frame_tolerance(a, b)
+    kw["rtol"] = d_rtol if rtol is None else rtol
+    kw["atol"] = d_atol if atol is None else atol
     if isinstance(a, pd.DataFrame):
         check = pdt.assert_frame_equal
         method = "pandas.testing.assert_frame_equal"

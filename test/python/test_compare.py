@@ -461,3 +461,17 @@ def test_transform_outputs_equal_relative_to_their_largest_value() -> None:
     assert compare_relative_to_largest("S", S, moved, None) is None
     assert compare_relative_to_largest("S", S, rounded.astype(np.float32), None) is None
     assert compare_relative_to_largest("S", S, rounded[:-1], None) is None
+
+
+def test_float32_series_and_frames_get_float32_tolerance() -> None:
+    # the same float32 values summed in another order: equal as arrays, and as a Series or a
+    # DataFrame column of them (not held to float64's 1e-7)
+    a = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    b = a * np.float32(1 + 3e-6)
+    assert compare("x", a, b).status == "equal"
+    assert compare("s", pd.Series(a), pd.Series(b)).status == "equal"
+    frame_a = pd.DataFrame({"v": a, "n": [1, 2, 3]})
+    assert compare("f", frame_a, pd.DataFrame({"v": b, "n": [1, 2, 3]})).status == "equal"
+    # float64 columns keep float64's tolerance
+    c = a.astype(np.float64)
+    assert compare("d", pd.Series(c), pd.Series(c * (1 + 3e-6))).status == "not_equal"
