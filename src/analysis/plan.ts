@@ -65,7 +65,7 @@ import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers, parameterNames } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
 import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, inPlaceUpdate, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
-import { field, kids, unparen, walk } from './syntax';
+import { field, isValueIdentifier, kids, unparen, walk } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
 import { formatBytes, valueBytes, type ValueInfo } from './values';
 
@@ -820,9 +820,13 @@ function hostBoundary(
   // what each host consumer receives (hostArgumentNeed): a copy, or the value as it is; an
   // argument that would carry device arrays into host code (a lambda reading `x`) is left out
   // here, so the names it reads come back to the host instead
+  // (one that computes with host arrays as well, `vpick[(t0s / dt).astype(int)]`,
+  // `np.interp(t0s, t, vpick)`, is host code too: NumPy's indexing takes no CuPy index, and a
+  // NumPy function of CuPy and NumPy arrays is a TypeError; the resident names it reads come to
+  // the host as copies, `t0s_host`, and the expression stays as written)
   const classified = collectHostConsumerArgs(root, model, cell, new Set(used))
     .map(arg => ({ arg, v: model.inferValue(arg, cell) }))
-    .map(a => ({ ...a, need: hostArgumentNeed(a.arg, a.v, model, cell) }));
+    .map(a => ({ ...a, need: readsHostArray(a.arg, resident, model, cell) ? ('host' as const) : hostArgumentNeed(a.arg, a.v, model, cell) }));
   const hostArgs = classified.filter(a => a.need !== 'host');
   const insideHostCode = (r: SyntaxNode): boolean => classified.some(a => a.need === 'host' && isInside(r, a.arg));
   const wrapped: string[] = [];
@@ -1076,6 +1080,26 @@ function inLoop(node: SyntaxNode): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Does host consumer argument `arg` read an array that is on the host in this host cell (a name
+ * that is not resident, bound to a NumPy array here or earlier)? A copy of the whole argument,
+ * `cp.asnumpy(vpick[idx])`, would first compute it with device and host arrays together.
+ */
+function readsHostArray(arg: SyntaxNode, resident: ReadonlySet<string>, model: NotebookModel, cell: CellModel): boolean {
+  let hit = false;
+  walk(arg, k => {
+    if (hit) {
+      return false;
+    }
+    if (k.type === 'identifier' && isValueIdentifier(k) && !resident.has(k.text)) {
+      const v = model.inferValue(k, cell);
+      hit = (v.kind === 'ndarray' || v.kind === 'sparse') && v.device !== 'gpu' && v.shape?.length !== 0;
+    }
+    return true;
+  });
+  return hit;
 }
 
 /**
