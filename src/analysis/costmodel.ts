@@ -398,6 +398,12 @@ export interface WorkEstimate {
    * charged its latency only, as its size inferred through a mask is seldom known).
    */
   itemCopies?: number;
+  /**
+   * The bytes of those of `itemCopies` whose size is known: a host consumer's argument copied
+   * in a loop (`plt.plot(cp.asnumpy(y[i]))` each time round), counted as often as it runs and
+   * charged at the copy rate, resident or not.
+   */
+  itemCopyBytes?: number;
 }
 
 /**
@@ -552,7 +558,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   // each copy also pays a fixed latency (allocation, synchronisation) of about a launch
   const h2d = work.hostToDeviceBytes + kept.bytes;
   const copies = (h2d > 0 ? 1 : 0) + (work.deviceToHostBytes > 0 ? 1 : 0);
-  const itemCopySeconds = (work.itemCopies ?? 0) * ITEM_COPY_LAUNCHES * device.launchOverhead;
+  const itemCopySeconds = (work.itemCopies ?? 0) * ITEM_COPY_LAUNCHES * device.launchOverhead + (work.itemCopyBytes ?? 0) / d2h;
   const transferSeconds = h2d / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead + itemCopySeconds;
   // what stays on the host costs the GPU version what it costs the CPU
   const hostKeptSeconds = (bytes * STREAMS_PER_PASS * kept.passes) / device.hostBandwidth + kept.transcendentalOps * work.elements * perElement;

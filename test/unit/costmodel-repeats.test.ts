@@ -125,3 +125,26 @@ describe('values copied back one item at a time', () => {
     expect(predict(a.work).reason).toMatch(/1,000 values copied back to the host one at a time, each waiting for the device/);
   });
 });
+
+describe("a host consumer's copy the rewrite makes in a loop", () => {
+  const SETUP = 'import numpy as np\nimport matplotlib.pyplot as plt\nx = np.random.default_rng(0).random((400, 100_000))';
+  const BYTES = 100_000 * 8;
+
+  it('is made, and waits for the device, once per iteration: its bytes and latency are charged as often', () => {
+    const looped = analyse(SETUP, 'y = np.sqrt(x) * np.exp(-x) + np.sin(x)\nfor i in range(400):\n    plt.plot(y[i])');
+    expect(looped.candidate).toContain('    plt.plot(cp.asnumpy(y[i]))');
+    expect(looped.work.itemCopies).toBe(400);
+    expect(looped.work.itemCopyBytes).toBe(400 * BYTES);
+    const without = predict({ ...looped.work, itemCopies: 0, itemCopyBytes: 0 }).gpuSeconds;
+    const d2h = DEFAULT_DEVICE_PROFILE.deviceToHost ?? DEFAULT_DEVICE_PROFILE.hostToDevice;
+    expect(predict(looped.work).gpuSeconds - without).toBeCloseTo(400 * (ITEM_COPY_LAUNCHES * launch + BYTES / d2h), 12);
+  });
+
+  it('outside a loop is one copy among the cell\'s copies back', () => {
+    const once = analyse(SETUP, 'y = np.sqrt(x) * np.exp(-x) + np.sin(x)\nplt.plot(y[7])');
+    expect(once.candidate).toContain('plt.plot(cp.asnumpy(y[7]))');
+    expect(once.work.itemCopies ?? 0).toBe(0);
+    expect(once.work.itemCopyBytes ?? 0).toBe(0);
+    expect(once.work.deviceToHostBytes).toBe(BYTES);
+  });
+});

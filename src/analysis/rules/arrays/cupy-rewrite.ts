@@ -1102,10 +1102,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     uploads: uploads.uploaded,
     sliced,
     vectorised: rowReductions.map(r => ({ comprehension: r.comprehension, row: r.row })),
-    itemCopies: containerItems.copied
+    itemCopies: containerItems.copied,
+    hostCopies: hostCopies.copied.map((node, k) => ({ node, bytes: hostCopies.copiedBytes[k] }))
   });
-  // host consumers' copies (`cp.asnumpy(y)` for pandas, matplotlib...) cross PCIe too
-  work.deviceToHostBytes += hostCopies.bytes + pandasOperands.bytes;
+  // pandas operands' copies cross PCIe too
+  work.deviceToHostBytes += pandasOperands.bytes;
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
   work.kernelsDefined = hoist ? 0 : fused.definitions.length;
   const unfusedWork = { ...work };
@@ -1734,7 +1735,8 @@ function untypedArrayOperands(root: SyntaxNode, model: NotebookModel, cell: Cell
 /**
  * Host copies for host consumers (plotting, pandas, Python builtins: `hostConsumerArgs`, each
  * with what it needs, hostArgumentNeed) of array values the rewrite keeps on the device, and for loops iterating over a device array
- * (one small copy per element otherwise): the edits, how many copies, and their bytes.
+ * (one small copy per element otherwise): the edits, how many copies, and each copy's bytes (in
+ * the order of `copied`).
  */
 function hostCopyEdits(
   root: SyntaxNode,
@@ -1750,8 +1752,8 @@ function hostCopyEdits(
     transferredReadOnly: ReadonlySet<string>;
     writeBack: readonly string[];
   }
-): { edits: TextEdit[]; count: number; bytes: number; copied: SyntaxNode[]; carried: string[] } {
-  const out = { edits: [] as TextEdit[], count: 0, bytes: 0, copied: [] as SyntaxNode[], carried: [] as string[] };
+): { edits: TextEdit[]; count: number; copiedBytes: number[]; copied: SyntaxNode[]; carried: string[] } {
+  const out = { edits: [] as TextEdit[], count: 0, copiedBytes: [] as number[], copied: [] as SyntaxNode[], carried: [] as string[] };
   for (const [arg, need] of hostConsumerArgs) {
     const v = model.inferValue(arg, cell);
     if (need === 'as-is') {
@@ -1769,7 +1771,7 @@ function hostCopyEdits(
       out.edits.push(...hostCopyAround(arg, v, cp, model, cell));
       out.copied.push(arg);
       out.count += 1;
-      out.bytes += v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
+      out.copiedBytes.push(v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0);
     }
   }
   // iterating over a device array in Python: one small copy per element; iterate on the host
@@ -4089,6 +4091,8 @@ export function estimateWork(
     vectorised?: readonly { comprehension: SyntaxNode; row: RowReduction }[];
     /** Values copied back to the host one by one where they are made (containerScalarEdits). */
     itemCopies?: readonly SyntaxNode[];
+    /** Host consumers' arguments copied to the host (`cp.asnumpy(y)` for pandas, matplotlib...), with their bytes. */
+    hostCopies?: readonly { node: SyntaxNode; bytes: number }[];
   } = {}
 ): { work: WorkEstimate; largest?: ValueInfo } {
   const hostOnly = kept.hostOnly ?? [];
@@ -4129,7 +4133,8 @@ export function estimateWork(
     kernelsDefined: 0,
     uniformDraws: 0,
     normalDraws: 0,
-    itemCopies: 0
+    itemCopies: 0,
+    itemCopyBytes: 0
   };
 
   let sparseRows = 0;
@@ -4144,6 +4149,7 @@ export function estimateWork(
   const runs = functionRuns(root, (p, c) => runsPerParentRun(p, c, model, cell));
   const vectorised = new Map((kept.vectorised ?? []).map(v => [v.comprehension.id, v.row]));
   const copiedItems = new Set((kept.itemCopies ?? []).map(c => c.id));
+  const hostCopies = new Map((kept.hostCopies ?? []).map(c => [c.node.id, c.bytes]));
   const rec = (n: SyntaxNode, times: number): void => {
     if (hostOnlyIds !== null && hostOnlyIds.has(n.id)) {
       // stays NumPy on the host (built for a host consumer): no device work
@@ -4157,6 +4163,18 @@ export function estimateWork(
     if (copiedItems.has(n.id)) {
       // copied back on its own, a wait for the device each time (containerScalarEdits)
       work.itemCopies = (work.itemCopies ?? 0) + times;
+    }
+    const copyBytes = hostCopies.get(n.id);
+    if (copyBytes !== undefined) {
+      // a host consumer's copy: once, with the cell's other copies back; one made in a loop or
+      // a comprehension is made (and waits for the device) each time it runs
+      hostCopies.delete(n.id);
+      if (times > 1) {
+        work.itemCopies = (work.itemCopies ?? 0) + times;
+        work.itemCopyBytes = (work.itemCopyBytes ?? 0) + times * copyBytes;
+      } else {
+        work.deviceToHostBytes += copyBytes;
+      }
     }
     const row = vectorised.get(n.id);
     if (row) {
@@ -4365,6 +4383,10 @@ export function estimateWork(
     }
   };
   rec(root, 1);
+  // (one the walk does not reach, in code it leaves to the host: once)
+  for (const bytes of hostCopies.values()) {
+    work.deviceToHostBytes += bytes;
+  }
 
   if (largest?.size !== undefined) {
     work.elements = largest.size;
