@@ -8,6 +8,7 @@
  * overrides what literals suggest.
  */
 import { AssignmentFact, CellFacts, collectFacts, ImportFact } from './facts';
+import { FunctionPlan, functionPlan } from './function-plan';
 import { maskIPython, MaskResult } from './ipython';
 import { MEMO_NAMES, MEMO_VALUES } from './parser';
 import type { PythonParser, SyntaxNode, SyntaxTree } from './parser';
@@ -303,6 +304,35 @@ const NO_ASSIGNMENTS: readonly AssignmentFact[] = [];
 interface RunMemo {
   trees: SyntaxTree[];
 }
+
+/**
+ * The `def` or `lambda` (and its cell) whose inference gave a function value: what a call of a
+ * name holding that value runs. Keyed by the value object, which bindings keep (and the next
+ * model reuses with the binding while the cell is unchanged).
+ */
+const DEFINITIONS = new WeakMap<ValueInfo, { node: SyntaxNode; cell: CellModel }>();
+
+/** A call of a notebook-defined function being inferred (`NotebookModel.callValue`). */
+interface CallFrame {
+  definition: SyntaxNode;
+  /** What the parameters (bound to the call's arguments) and the locals assigned so far hold. */
+  locals: Map<string, ValueInfo>;
+  /** The outermost call's cell and offset: where the function's globals are looked up (when it runs). */
+  site: CellModel;
+  at: number;
+  /**
+   * What the nodes inferred in this call hold, by node id: each is inferred at one point of the
+   * body's replay, so one value per node and call (without it, repeated inference of nested
+   * arguments would grow with their depth).
+   */
+  values: Map<number, ValueInfo>;
+}
+
+/** Calls of notebook functions followed inside one another at most (a deeper one is unknown). */
+const MAX_CALL_DEPTH = 8;
+
+/** Syntax that opens a scope of its own inside a function: its locals are not the function's. */
+const INNER_SCOPES: ReadonlySet<string> = new Set(['function_definition', 'class_definition', 'lambda', 'list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression']);
 
 /** One cell's bindings, and the names whose bindings or runtime reports computing them read. */
 interface CellBindings {
@@ -657,6 +687,11 @@ export class NotebookModel {
    * rebinds.
    */
   valueBefore(name: string, cell: CellModel, at: number): ValueInfo {
+    return this.lookUp(name, cell, at, true);
+  }
+
+  /** `valueBefore`, with the kernel's report of the name or (`runtime` false) without it. */
+  private lookUp(name: string, cell: CellModel, at: number, runtime: boolean): ValueInfo {
     // every answer depends on the name's bindings (and most on its runtime report): one read
     this.reads?.names.add(name);
     const list = (this.bindings as BindingMap).rawGet(name) ?? NO_BINDINGS;
@@ -668,7 +703,7 @@ export class NotebookModel {
         return b.value;
       }
     }
-    const rt = ownReport(this.rt, name);
+    const rt = runtime ? ownReport(this.rt, name) : undefined;
     if (rt) {
       return fromRuntime(rt);
     }
@@ -781,6 +816,18 @@ export class NotebookModel {
 
   /** What an expression holds, as far as literals, calls and the kernel tell. */
   inferValue(node: SyntaxNode, cell: CellModel): ValueInfo {
+    // inside a call of a notebook function, the body's values depend on the call's arguments:
+    // they are the call's, not the node's own
+    const frames = this.frames;
+    if (frames.length > 0) {
+      const values = frames[frames.length - 1].values;
+      let v = values.get(node.id);
+      if (v === undefined) {
+        v = this.infer(node, cell);
+        values.set(node.id, v);
+      }
+      return v;
+    }
     const memo = this.memo;
     if (memo === null) {
       return this.infer(node, cell);
@@ -829,9 +876,14 @@ export class NotebookModel {
       case 'list':
       case 'tuple':
         return { kind: 'sequence', origin: 'literal', size: kids(n).length };
-      case 'identifier':
+      case 'identifier': {
+        const frame = this.frames.length > 0 ? this.frames[this.frames.length - 1] : undefined;
+        if (frame && n.tree === frame.definition.tree && n.startIndex >= frame.definition.startIndex && n.endIndex <= frame.definition.endIndex) {
+          return this.frameValue(frame, n, cell);
+        }
         // a function's, lambda's or comprehension's local is not the module-level name
         return cell.facts?.localIds.has(n.startIndex) ? UNKNOWN : this.valueBefore(n.text, cell, n.startIndex);
+      }
       case 'unary_operator': {
         const arg = field(n, 'argument');
         const v = arg ? this.inferValue(arg, cell) : UNKNOWN;
@@ -901,11 +953,153 @@ export class NotebookModel {
         return first ? this.inferValue(first, cell) : UNKNOWN;
       }
       case 'function_definition':
-      case 'lambda':
-        return { kind: 'function', origin: 'literal' };
+      case 'lambda': {
+        const v: ValueInfo = { kind: 'function', origin: 'literal', definition: n.text };
+        DEFINITIONS.set(v, { node: n, cell });
+        return v;
+      }
       default:
         return UNKNOWN;
     }
+  }
+
+  /** Calls of notebook functions being inferred, innermost last. */
+  private readonly frames: CallFrame[] = [];
+
+  /**
+   * What identifier `n` of the body of the function being called holds: a parameter's or local's
+   * value in the call, else the global's where the outermost call runs (a local of an inner
+   * lambda, comprehension or def is unknown).
+   */
+  private frameValue(frame: CallFrame, n: SyntaxNode, cell: CellModel): ValueInfo {
+    if (!cell.facts?.localIds.has(n.startIndex)) {
+      return this.valueBefore(n.text, frame.site, frame.at);
+    }
+    const definition = frame.definition;
+    for (let p = n.parent; p && !(p.startIndex === definition.startIndex && p.type === definition.type); p = p.parent) {
+      if (INNER_SCOPES.has(p.type)) {
+        return UNKNOWN;
+      }
+    }
+    return frame.locals.get(n.text) ?? UNKNOWN;
+  }
+
+  /**
+   * The notebook definition a call's callee `fn` (a name) runs, if any. A name the kernel reports
+   * as a function is looked up among the notebook's bindings (the report has no body to read).
+   */
+  private calledDefinition(fn: SyntaxNode, cell: CellModel): { node: SyntaxNode; cell: CellModel } | undefined {
+    const v = this.inferValue(fn, cell);
+    if (v.kind === 'function') {
+      return DEFINITIONS.get(v);
+    }
+    if (v.origin === 'runtime' && ownReport(this.rt, fn.text)?.type === 'function' && !cell.facts?.localIds.has(fn.startIndex)) {
+      const bound = this.lookUp(fn.text, cell, fn.startIndex, false);
+      return bound.kind === 'function' ? DEFINITIONS.get(bound) : undefined;
+    }
+    return undefined;
+  }
+
+  /**
+   * What a call of notebook function `definition` returns: its return expressions inferred with
+   * the parameters bound to the call's arguments (positional, keyword, defaults) and its locals
+   * assigned as the body goes; unknown unless every return agrees (a bare `return` or the end of
+   * the body gives None, unknown), and for a recursive call, or a call the arguments do not fit.
+   */
+  private callValue(
+    definition: { node: SyntaxNode; cell: CellModel },
+    call: SyntaxNode,
+    positional: SyntaxNode[],
+    keywords: ReadonlyMap<string, SyntaxNode>,
+    cell: CellModel
+  ): ValueInfo {
+    const frames = this.frames;
+    const node = definition.node;
+    if (frames.length >= MAX_CALL_DEPTH || frames.some(f => f.definition.tree === node.tree && f.definition.startIndex === node.startIndex)) {
+      return UNKNOWN;
+    }
+    const plan = functionPlan(node);
+    const locals = plan ? this.boundArguments(plan, positional, keywords, cell, definition.cell) : null;
+    if (!plan || !locals) {
+      return UNKNOWN;
+    }
+    const outer = frames.length > 0 ? frames[frames.length - 1] : undefined;
+    frames.push({ definition: node, locals, site: outer ? outer.site : cell, at: outer ? outer.at : call.startIndex, values: new Map() });
+    try {
+      return this.returnValue(plan, locals, definition.cell);
+    } finally {
+      frames.pop();
+    }
+  }
+
+  /**
+   * The parameters' values for one call (arguments inferred where the call is, defaults where the
+   * function is defined); `*args` a sequence, `**kwargs` unknown, every parameter unknown after an
+   * unpacked argument (`f(*xs)`). Null when the arguments do not fit (Python raises TypeError).
+   */
+  private boundArguments(
+    plan: FunctionPlan,
+    positional: SyntaxNode[],
+    keywords: ReadonlyMap<string, SyntaxNode>,
+    cell: CellModel,
+    defined: CellModel
+  ): Map<string, ValueInfo> | null {
+    const locals = new Map<string, ValueInfo>();
+    if (positional.some(a => a.type === 'list_splat' || a.type === 'dictionary_splat')) {
+      return locals;
+    }
+    let next = 0;
+    let gathersKeywords = false;
+    for (const p of plan.parameters) {
+      if (p.gathers === 'args') {
+        locals.set(p.name, { kind: 'sequence', origin: 'inferred', size: Math.max(0, positional.length - next) });
+        next = positional.length;
+        continue;
+      }
+      if (p.gathers === 'kwargs') {
+        gathersKeywords = true;
+        continue;
+      }
+      const arg = p.positional && next < positional.length ? positional[next++] : keywords.get(p.name);
+      if (arg) {
+        locals.set(p.name, this.inferValue(arg, cell));
+      } else if (p.default) {
+        locals.set(p.name, this.inferValue(p.default, defined));
+      } else {
+        return null;
+      }
+    }
+    if (next < positional.length || (!gathersKeywords && [...keywords.keys()].some(k => !plan.parameters.some(p => p.name === k && p.gathers === null)))) {
+      return null;
+    }
+    return locals;
+  }
+
+
+  /** Replays `plan`'s body steps in the current frame: the join of what its returns give. */
+  private returnValue(plan: FunctionPlan, locals: Map<string, ValueInfo>, cell: CellModel): ValueInfo {
+    let out: ValueInfo | undefined;
+    const join = (value: SyntaxNode | null): boolean => {
+      const v = value ? this.inferValue(value, cell) : UNKNOWN;
+      out = out === undefined || sameValue(out, v) ? v : UNKNOWN;
+      return out.kind !== 'unknown';
+    };
+    for (const step of plan.steps) {
+      if (step.kind === 'assign') {
+        locals.set(step.name, this.inferValue(step.value, cell));
+      } else if (step.kind === 'return') {
+        join(step.value);
+      } else {
+        // the returns inside a branch or loop see the names it rebinds as unknown, and so does the rest
+        for (const name of step.rebinds) {
+          locals.set(name, UNKNOWN);
+        }
+        if (!step.returns.every(join)) {
+          return UNKNOWN;
+        }
+      }
+    }
+    return plan.fallsThrough || out === undefined ? UNKNOWN : out;
   }
 
   private inferBinary(n: SyntaxNode, cell: CellModel): ValueInfo {
@@ -1000,6 +1194,10 @@ export class NotebookModel {
       return this.inferLibraryCall(q, positional, keywords, cell);
     }
     if (fn.type === 'identifier') {
+      const called = this.calledDefinition(fn, cell);
+      if (called) {
+        return this.callValue(called, n, positional, keywords, cell);
+      }
       const name = fn.text;
       if ((name === 'int' || name === 'float' || name === 'round') && positional[0]) {
         const v = this.inferValue(positional[0], cell);
@@ -1500,6 +1698,11 @@ function sameBindings(a: readonly Binding[], b: readonly Binding[] | undefined):
     }
   }
   return true;
+}
+
+/** The same value, wherever each figure comes from (`origin` aside). */
+function sameValue(a: ValueInfo, b: ValueInfo): boolean {
+  return a.origin === b.origin ? deepEqual(a, b) : deepEqual({ ...a, origin: b.origin }, b);
 }
 
 /** Structural equality of plain data (JSON-like values; numbers compared with Object.is). */

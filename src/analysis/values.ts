@@ -49,6 +49,11 @@ export interface ValueInfo {
    * each item as what unpacking it binds.
    */
   elements?: ValueInfo[];
+  /**
+   * A function the notebook defines (`def`, `lambda`): its source text. Editing the definition
+   * changes the value, so the cells whose values its calls gave are analysed again.
+   */
+  definition?: string;
 }
 
 export const UNKNOWN: ValueInfo = { kind: 'unknown', origin: 'inferred' };

@@ -429,6 +429,24 @@ describe('what an edit re-runs', () => {
     expect(analyzer.update(next)).toStrictEqual(new NotebookAnalyzer().update(next));
   });
 
+  it('re-runs a cell calling a function when its definition changes, even keeping its length', () => {
+    const analyzer = new NotebookAnalyzer();
+    const cells = cellsOf(
+      'import numpy as np\na = np.random.rand(4_000_000)',
+      'def prepare(x):\n    return x.astype(np.float32) * 2',
+      'y = prepare(a)\nw = np.exp(-y * y) * np.sqrt(np.abs(y)) + 0.5 * y'
+    );
+    const kernelOf = (result: ReturnType<NotebookAnalyzer['update']>): string | undefined =>
+      result.suggestions.find(s => s.cellIndex === 2)?.candidate.match(/'(\w+) y', '(\w+) w'/)?.slice(1).join(' ');
+    expect(kernelOf(analyzer.update(cells))).toBe('float32 float32');
+    // the same offsets: only the definition's text says the value changed
+    const next = edit(cells, 1, 'def prepare(x):\n    return x.astype(np.float64) * 2');
+    const result = analyzer.update(next);
+    expect(analyzer.lastRerun).toEqual(['c1', 'c2']);
+    expect(kernelOf(result)).toBe('float64 float64');
+    expect(result).toStrictEqual(new NotebookAnalyzer().update(next));
+  });
+
   it('re-runs cells whose runtime report changed', () => {
     const analyzer = new NotebookAnalyzer();
     const cells = notebook();
