@@ -2,8 +2,11 @@
  * The periodic form of a loop stencil (a Laplacian with np.roll, `v = v + alpha * lap` each
  * step): one kernel per step reading each neighbour across the opposite edge at the border, the
  * temporary inlined in parentheses (NumPy computes it whole first), the terms in the source's
- * order. What is not a single-axis roll by one of the array itself, or a temporary read after the
- * loop, keeps the generic rewrite: findSliceStencil finds nothing.
+ * order. Rolls by two read two rows or columns away (a modulo wraps them); `v += ...` and
+ * `v[:] = ...` update v's own array (ping-pong with it); outside a loop the same statements, or a
+ * new array from the rolls, are one launch. What is not a single-axis roll by one or two of the
+ * array itself (a literal shift), or a temporary read after the loop, keeps the generic rewrite:
+ * findSliceStencil finds nothing.
  */
 import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
@@ -55,9 +58,53 @@ describe('the periodic (np.roll) form of a loop stencil', () => {
     expect(stencilCode(s!, 'c_stencil', n => n, 'cp').definition).toContain('c_new[k] = c[k] + 0.1 * (c[k == 0 ? n - 1 : k - 1] - c[k]);');
   });
 
+  it('reads rolls by two two rows or columns away, wrapped by a modulo', () => {
+    const s = stencilOf(GRID, loop('    v = v + alpha * (np.roll(v, 2, 0) - 2 * v + np.roll(v, -2, 1))'));
+    const code = stencilCode(s!, 'v_stencil', n => n, 'cp').definition;
+    // the unrolled strip keeps 2 rows from either edge; the first and last two rows wrap
+    expect(code).toContain('if (i0 >= 2 && i1 <= n - 2) {');
+    expect(code).toContain('const int je2 = (j + 2) % m;');
+    expect(code).toContain('q[o + j] = mid + alpha * (p[o - 2 * (ptrdiff_t)m + j] - 2.0f * mid + p[o + je2]);');
+    expect(code).toContain('v_new[(ptrdiff_t)i * m + j] = mid + alpha * (v[(ptrdiff_t)(((i - 2) % n + n) % n) * m + j] - 2.0f * mid + p[je2]);');
+  });
+
+  it('updates the array in place for v += ... and v[:] = ..., ping-ponging with its own memory', () => {
+    for (const update of ['    v += alpha * lap', '    v[:] = v + alpha * lap', '    v[...] = v + alpha * lap']) {
+      const s = stencilOf(GRID, loop(LAP, update));
+      expect(s?.periodic).toEqual({ inPlace: true, temporary: 'lap' });
+      expect(s?.loop?.periodic).toBeNull();
+      const code = stencilCode(s!, 'v_stencil', n => n, 'cp');
+      // `v += alpha * lap` is v + (alpha * lap): NumPy computes the right-hand side whole first
+      const value = update.includes('+=') ? 'mid + (alpha * (up + down + p[o + jw] + p[o + je] - 4.0f * mid))' : 'mid + alpha * (up + down + p[o + jw] + p[o + je] - 4.0f * mid)';
+      expect(code.definition).toContain(`q[o + j] = ${value};`);
+      expect(code.call).toContain('if v_src is not v:\n    v[...] = v_src');
+    }
+    // v op= expr: v op (expr), the expression computed whole first
+    const minus = stencilOf(GRID, loop('    v -= alpha * (v - np.roll(v, 1, 1))'));
+    expect(minus?.taps).toBe(3);
+    expect(stencilCode(minus!, 'v_stencil', n => n, 'cp').definition).toContain('q[o + j] = mid - (alpha * (mid - p[o + jw]));');
+    // v[:, :] of a 1-D array raises IndexError: not recognised
+    expect(stencilOf('import numpy as np\nc = np.zeros(4_000_000)', 'for it in range(3):\n    c[:, :] = c + 0.1 * (np.roll(c, 1) - c)')).toBeNull();
+  });
+
+  it('makes one launch outside a loop: a new array from the rolls, a rebinding, an update in place', () => {
+    const lap = stencilOf(GRID, LAP.trim());
+    expect(lap?.loop).toBeNull();
+    expect(lap).toMatchObject({ input: 'v', out: 'lap', periodic: { inPlace: false, temporary: null } });
+    expect(stencilCode(lap!, 'lap_stencil', n => n, 'cp').call).toBe('lap = lap_stencil(v)');
+    const rebound = stencilOf(GRID, 'v = v + alpha * (np.roll(v, 1, 0) - v)');
+    expect(stencilCode(rebound!, 'v_stencil', n => `${n}_gpu`, 'cp').call).toBe('v_gpu = v_stencil(v_gpu, alpha)');
+    const inPlace = stencilOf(GRID, `${LAP.trim()}\nv += alpha * lap`);
+    expect(inPlace).toMatchObject({ input: 'v', out: 'v', periodic: { inPlace: true, temporary: 'lap' } });
+    expect(stencilCode(inPlace!, 'v_stencil', n => n, 'cp').call).toBe("v[...] = v_stencil(v, alpha)  # NumPy's update writes v's own array");
+    // the temporary read later: not folded
+    expect(stencilOf(GRID, `${LAP.trim()}\nv += alpha * lap\nprint(lap.max())`)?.step.length ?? 1).toBe(1);
+  });
+
   it('keeps the generic rewrite for rolls it cannot read as one neighbour of the array itself', () => {
-    // by two, of another array, on both axes at once, a slice mixed in
-    expect(stencilOf(GRID, loop('    v = v + alpha * (np.roll(v, 2, 0) - v)'))).toBeNull();
+    // by three, by a name, of another array, on both axes at once, a slice mixed in
+    expect(stencilOf(GRID, loop('    v = v + alpha * (np.roll(v, 3, 0) - v)'))).toBeNull();
+    expect(stencilOf(`${GRID}\nk = 1`, loop('    v = v + alpha * (np.roll(v, k, 0) - v)'))).toBeNull();
     expect(stencilOf(GRID, loop('    v = v + alpha * (np.roll(w, 1, 0) - v)'))).toBeNull();
     expect(stencilOf(GRID, loop('    v = v + alpha * (np.roll(v, (1, 1), (0, 1)) - v)'))).toBeNull();
     expect(stencilOf(GRID, loop('    v = v + alpha * (np.roll(v, 1, 0) - v[1:-1, 1:-1])'))).toBeNull();

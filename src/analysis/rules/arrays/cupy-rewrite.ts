@@ -120,9 +120,11 @@ export interface ArrayCellAnalysis {
   groups: ChainGroup[];
   /**
    * The slice stencil made one kernel: its launcher's name, taps, rank, the span it replaces,
-   * whether a loop repeats it in place, and the other arrays its step reads.
+   * whether a loop repeats it in place, the other arrays its step reads, and whether it is an
+   * np.roll form (SliceStencil.periodic: whether it updates the array's own memory, and the
+   * temporary it inlines).
    */
-  stencil: { name: string; taps: number; ndim: number; start: number; end: number; loop: boolean; reads: string[] } | null;
+  stencil: { name: string; taps: number; ndim: number; start: number; end: number; loop: boolean; reads: string[]; periodic: { inPlace: boolean; temporary: string | null } | null } | null;
   /** Sparse matrices made canonical (`M.sum_duplicates()`) where they are built on the device. */
   canonicalized?: string[];
   /**
@@ -1148,7 +1150,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     // (a group's members with fewer than three operations are no chain of their own)
     chains: groups.length > 0 ? [...chains, ...[...grouped].filter(c => !chains.includes(c))].sort((a, b) => a.node.startIndex - b.node.startIndex) : chains,
     groups,
-    stencil: stencil ? { name: stencilName, taps: stencil.taps, ndim: stencil.ndim, start: stencil.start, end: stencil.end, loop: !!stencil.loop, reads: stencil.reads.map(r => r.name) } : null,
+    stencil: stencil ? { name: stencilName, taps: stencil.taps, ndim: stencil.ndim, start: stencil.start, end: stencil.end, loop: !!stencil.loop, reads: stencil.reads.map(r => r.name), periodic: stencil.periodic } : null,
     canonicalized: canonical.names,
     // named after the function the cell calls (a launcher `def` after its kernel object, if any)
     definitions: fused.definitions.map(text => ({ name: (/^def (\w+)/m.exec(text) ?? /^(\w+)/.exec(text))?.[1] ?? '', text })),

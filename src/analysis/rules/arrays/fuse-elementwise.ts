@@ -64,7 +64,11 @@
  * repeated by a loop (`for step in range(k): u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + ...)`, a
  * Jacobi sweep), launches that kernel once per step between two buffers swapped each step (the
  * border copied through), instead of a temporary and a slice copy per step; the user's array
- * ends with the last step's values (copied back once after an odd step count).
+ * ends with the last step's values (copied back once after an odd step count). Periodic stencils
+ * written with np.roll (`lap = np.roll(v, 1, 0) + np.roll(v, -1, 0) + ... - 4 * v; v = v + a * lap`,
+ * or `v += ...`, `v[:] = ...`; shifts ±1 and ±2 along a named axis) become the same kind of kernel
+ * reading each neighbour where np.roll does, across the opposite edge: once, or once per step of a
+ * loop, instead of a rolled copy per roll and a pass per operator (stencil.ts rollLoopStencil).
  *
  * A whole array updated in place by a chain (`x *= np.exp(-x * x) + np.sin(x) * np.cos(x)`, and
  * `+=`, `-=`, `/=`, `**=`) becomes one typed kernel that reads `x` with the chain's inputs and
@@ -146,8 +150,17 @@ export const fuseElementwise: Rule = {
       const names = a.stencil.reads.map(n => `\`${n}\``).join(', ');
       const reads = a.stencil.reads.length > 0 ? `, reading ${names} at the same indices, as ${a.stencil.reads.length === 1 ? 'a read-only kernel input' : 'read-only kernel inputs'}` : '';
       const layout = 'with coalesced loads (threads run along the contiguous last axis; in 2-D each thread computes 8 rows of its column, the vertical neighbours kept in registers)';
+      // the np.roll forms: neighbours wrap around, no border; `v = ...` rotates new buffers
+      const periodic = a.stencil.periodic;
+      const rolls = `${a.stencil.taps} reads of one array, its np.roll neighbours included`;
+      const wraps = 'each neighbour read where np.roll reads it (wrapping around at the edges)';
+      const instead = 'instead of a rolled copy per roll and a pass per operator';
       forms.push(
-        sweep
+        periodic && sweep
+          ? `the loop's periodic stencil (${rolls}) becomes one CUDA kernel launch per step (\`${a.stencil.name}\`) that writes a whole second buffer, ${wraps}, ${layout}; ${periodic.inPlace ? "the array's own memory and a spare buffer swap roles each step, and the array ends with the last step's values, in place" : 'the steps rotate through two new buffers, and the name ends bound to the last one'}, ${instead} each step`
+          : periodic
+          ? `the periodic stencil (${rolls}) becomes one CUDA kernel (\`${a.stencil.name}\`) that writes the whole result in one pass, ${wraps}, ${layout}, ${instead}${periodic.inPlace ? "; the result is copied into the array's own memory, as the in-place update writes it" : ''}`
+          : sweep
           ? `the loop's in-place slice stencil (${a.stencil.taps} shifted views of one array${reads}) becomes one CUDA kernel launch per step (\`${a.stencil.name}\`) that writes a whole second buffer, border copied, ${layout}; the two buffers swap roles each step, instead of a temporary and a slice copy per step, and the array ends with the last step's values, in place`
           : `the slice stencil (${a.stencil.taps} shifted views of one array) becomes one CUDA kernel (\`${a.stencil.name}\`) that writes the whole output in one pass, border included, ${layout} instead of a zero fill, a temporary and a slice copy`
       );
@@ -179,10 +192,16 @@ export const fuseElementwise: Rule = {
     if (fused > 0) {
       forms.push(`${fused === 1 ? 'a chain becomes' : `${fused} chains become`} a \`@cp.fuse()\` function (the whole-notebook rewrite defines it once, in the import cell: CuPy traces it once per function object)`);
     }
-    // a group's locals are never bound: not left on the device either
-    const locals = new Set(a.groups.flatMap(g => g.locals));
+    // a group's locals are never bound: not left on the device either; nor is the temporary a
+    // periodic stencil inlines (`lap`)
+    const temporary = a.stencil?.periodic?.temporary;
+    const locals = new Set([...a.groups.flatMap(g => g.locals), ...(temporary ? [temporary] : [])]);
     return arrayOutcome(ctx, locals.size > 0 ? { ...a, leftOnDevice: a.leftOnDevice.filter(n => !locals.has(n)) } : a, {
-      what: sweep
+      what: a.stencil?.periodic
+        ? sweep
+          ? 'This cell repeats a periodic stencil update written with np.roll: as one kernel per step it reads the grid once and writes the next one once.'
+          : 'This cell computes a periodic stencil written with np.roll: as one kernel it reads the grid once and writes the result once.'
+        : sweep
         ? 'This cell repeats an in-place stencil update with shifted slices: as one kernel per step it reads the grid once and writes the next one once.'
         : a.stencil
         ? 'This cell computes a stencil with shifted slices: as one kernel it reads the grid once and writes the result once.'

@@ -62,11 +62,14 @@
  * (copyStepStencil says when this is exact). Written op by op, each step copied u whole, wrote a
  * temporary and copied it into the slice: three passes and more launches for one.
  *
- * Also recognised: the periodic form, a Laplacian of `np.roll(v, ±1, axis)` terms and a step that
- * rebinds the array (`lap = np.roll(v, 1, 0) + ... - 4 * v; v = v + alpha * lap`): four rolled
- * copies, a chain of temporaries and the update per step written op by op; here one kernel per
- * step whose neighbours wrap around at the edges as np.roll's do, the terms in the source's
- * order (rollLoopStencil). NumPy makes a new array each step, so the kernel never writes v's own.
+ * Also recognised: the periodic form, a Laplacian of `np.roll(v, s, axis)` terms (`s` a literal
+ * ±1 or ±2) and a step that rebinds or updates the array (`lap = np.roll(v, 1, 0) + ... - 4 * v;
+ * v = v + alpha * lap`, or `v += alpha * lap`, `v[:] = ...`): four rolled copies, a chain of
+ * temporaries and the update per step written op by op; here one kernel per step whose
+ * neighbours wrap around at the edges as np.roll's do, the terms in the source's order
+ * (rollLoopStencil). `v = ...` makes a new array each step, so the kernel never writes v's own;
+ * the in-place updates ping-pong with v's own array as the slice loop does. Outside a loop the
+ * same statements (or `lap = <rolls of u>`) are one launch into a new array (rollStencil).
  *
  * The step may also read other arrays at the same shifts (`+ f[1:-1, 1:-1]`, a source term;
  * `k[2:] * (u[2:] - u[1:-1])`, a conductivity): each becomes one more read-only input of the
@@ -167,11 +170,20 @@ export interface SliceStencil {
    * (one per `reads` entry, in order).
    * Null for `out = np.zeros_like(u); out[1:-1, 1:-1] = <expr of u>`. In the copy form (`copy`),
    * `current` is the name that keeps the array `u` names while `u` itself names each step's buffer.
-   * In the periodic form (`periodic`: rollLoopStencil) each step makes a new array, as
-   * `v = v + ...` does: `v`'s own array is only read, and the steps rotate through the buffers
-   * `spare` and `next`.
+   * In the periodic form (`periodic`: rollLoopStencil) that rebinds the array (`v = v + ...`)
+   * each step makes a new array: `v`'s own array is only read, and the steps rotate through the
+   * buffers `spare` and `next`; its in-place forms (`v += ...`, `v[:] = ...`: `periodic` null
+   * here) ping-pong as the in-place form does.
    */
   loop: { header: string; current: string; spare: string; grid: string; sizes: string[]; scalarArgs: string[]; readArgs: string[]; copy: CopyStep | null; periodic: { next: string } | null } | null;
+  /**
+   * The np.roll forms (rollLoopStencil, rollStencil): neighbours wrap around at the edges, every
+   * element is computed (no border). `inPlace`: the update writes the array's own memory
+   * (`v += ...`, `v[:] = ...`), which every name holding it sees; otherwise the step binds a new
+   * array (`v = ...`, `lap = ...`). `temporary`: the step's temporary (`lap` before `v = v +
+   * alpha * lap`), inlined into the kernel and never bound by the rewrite. Null for the slice forms.
+   */
+  periodic: { inPlace: boolean; temporary: string | null } | null;
 }
 
 /**
@@ -321,8 +333,9 @@ function stencilExpression(
   periodic: ReadonlyMap<string, SyntaxNode> | null = null
 ): Pick<SliceStencil, 'render' | 'type' | 'taps' | 'scalars' | 'reads' | 'params'> | null {
   const ndim = inputShape.length;
-  // the periodic form's reads: `np.roll(input, ±1, axis)`, the row or column offset NumPy's
-  // wrap-around read gives it (roll by +1 reads the element before), and `input` itself
+  // the periodic form's reads: `np.roll(input, s, axis)` with `s` a literal ±1 or ±2, the row or
+  // column offset NumPy's wrap-around read gives it (roll by +1 reads the element before, by +2
+  // the one before that), and `input` itself
   const roll = (n: SyntaxNode): [number, number] | null => {
     const fn = n.type === 'call' ? field(n, 'function') : null;
     if (!periodic || !fn || model.qualifiedName(fn) !== 'numpy.roll') {
@@ -338,7 +351,7 @@ function stencilExpression(
     const shift = integer(shiftNode);
     const axis = axisNode ? integer(axisNode) : null;
     const named = [...keywords.keys()].every(k => (k === 'shift' && positional.length < 2) || (k === 'axis' && positional.length < 3));
-    if (positional[0]?.type !== 'identifier' || positional[0].text !== input || positional.length > 3 || !named || (shift !== 1 && shift !== -1)) {
+    if (positional[0]?.type !== 'identifier' || positional[0].text !== input || positional.length > 3 || !named || shift === null || shift === 0 || Math.abs(shift) > MAX_ROLL_SHIFT) {
       return null;
     }
     // without an axis NumPy rolls the flattened array: the same as axis 0 only in 1-D
@@ -504,27 +517,35 @@ function stencilExpression(
   if (type === null || type === 'weak') {
     return null;
   }
-  // The C text is made once, each tap written as TAP_MARK, its two offsets (each + 1: one digit),
+  // The C text is made once, each tap written as TAP_MARK, its two offsets (each + MAX_ROLL_SHIFT: one digit),
   // the array it reads (0 for `input`, k for reads[k - 1]) and TAP_MARK again; split on TAP_MARK,
   // the odd parts are the taps. The kernel renders it with two tap forms (a strip's registers, a
   // flat index): each render only fills the taps in. (No C text emit makes holds the mark:
   // numbers, names, operators, parentheses. A tap's text only matters where it starts with a
   // sign, which neither the mark nor any tap form does.)
-  const text = emit(expr, type, (di, dj, index) => `${TAP_MARK}${di + 1}${dj + 1}${index}${TAP_MARK}`);
+  const text = emit(expr, type, (di, dj, index) => `${TAP_MARK}${di + MAX_ROLL_SHIFT}${dj + MAX_ROLL_SHIFT}${index}${TAP_MARK}`);
   if (text === null || taps < 2) {
     return null;
   }
   const parts = text.split(TAP_MARK);
   const render = (tap: StencilTap): string =>
-    parts.map((part, k) => (k % 2 === 0 ? part : tap(Number(part[0]) - 1, Number(part[1]) - 1, Number(part.slice(2)) - 1))).join('');
+    parts.map((part, k) => (k % 2 === 0 ? part : tap(Number(part[0]) - MAX_ROLL_SHIFT, Number(part[1]) - MAX_ROLL_SHIFT, Number(part.slice(2)) - 1))).join('');
   return { render, type, taps, scalars, reads, params: { input: inputParam, out: keep(output) } };
 }
 
 /**
- * The C text of one read: row offset `di` and column offset `dj` (each -1, 0 or 1; `di` is 0 in
- * 1-D) of the input (`array` -1) or of `reads[array]`.
+ * The C text of one read: row offset `di` and column offset `dj` (each -1, 0 or 1 for a slice;
+ * up to MAX_ROLL_SHIFT either way for a roll, one of the two 0; `di` is 0 in 1-D) of the input
+ * (`array` -1) or of `reads[array]`.
  */
 type StencilTap = (di: number, dj: number, array: number) => string;
+
+/**
+ * The largest roll the periodic form reads (`np.roll(v, 2, 0)`, a fourth-order Laplacian's outer
+ * neighbour): each offset is one digit in the tap marks, and each of the kernel's wrapped columns
+ * one name of its own (jw2, je2).
+ */
+const MAX_ROLL_SHIFT = 2;
 
 /** Marks a tap in the stencil's C text (stencilExpression): a control character. */
 const TAP_MARK = '\u0001';
@@ -644,7 +665,8 @@ function loopStencil(stmt: SyntaxNode, model: NotebookModel, cell: CellModel, fr
     dtype: input.dtype,
     ndim: input.ndim,
     ...found,
-    loop: { header: `for ${left.text} in ${right.text}:`, current, spare, grid, sizes, scalarArgs, readArgs, copy: null, periodic: null }
+    loop: { header: `for ${left.text} in ${right.text}:`, current, spare, grid, sizes, scalarArgs, readArgs, copy: null, periodic: null },
+    periodic: null
   };
 }
 
@@ -919,51 +941,142 @@ function copyStepStencil(stmt: SyntaxNode, loopVariable: string, range: string, 
       readArgs: found.reads.map(r => named(r.name)),
       copy: { name: un, text: stmts[c].text, loopStart: stmt.startIndex, loopEnd: stmt.endIndex, indent, border: border ? { value: border.value, text: border.text } : null },
       periodic: null
+    },
+    periodic: null
+  };
+}
+
+/**
+ * The periodic form (a Laplacian with np.roll, a time step rebinding or updating the array):
+ *
+ * ```python
+ * for _ in range(steps):
+ *     lap = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4 * v
+ *     v = v + alpha * lap                  # or v += alpha * lap, v[:] = v + alpha * lap
+ * ```
+ *
+ * Written op by op, each step makes four rolled copies, a chain of temporaries and the update: a
+ * dozen passes over the grid. `np.roll(v, s, axis)` with `s` a literal ±1 or ±2 reads v at that
+ * neighbour along the axis, wrapping around at the edges, so one kernel computes each element
+ * from its neighbours (the wrapped row or column at the edges) in one pass, `lap` inlined in
+ * parentheses (NumPy computes it whole first; C then rounds each operation as NumPy does,
+ * --fmad=false) and the terms in the source's order. Recognised: one or two statements, an
+ * optional temporary `t = <expr>` then the update, both made of `np.roll(v, s, axis)` (the axis
+ * named in 2-D: without one NumPy rolls the flattened array), `v` itself, the temporary (in the
+ * second), numbers, scalars and `+ - * /`, computed in v's dtype; the temporary not read after
+ * the update (the rewrite never binds it). A shift that is a name, or a roll of another array,
+ * keeps the generic rewrite.
+ *
+ * The update is `v = <expr>`, `v op= <expr>` (`+ - * /`; NumPy computes `<expr>` whole, then
+ * `v op (<expr>)` into v's array: the kernel writes that) or `v[:] = <expr>` (`v[...]`). The
+ * first makes a new array each step and never writes v's own array (another name may hold it),
+ * so neither does the kernel: the first step reads it and the steps rotate through two new
+ * buffers; after a step, v names the last one. The other two write v's own array, which every
+ * name holding it sees: the kernel ping-pongs between it (a C-contiguous copy of a view) and a
+ * spare buffer, and the result is copied back into it once, after the loop, where the last step
+ * wrote the spare, as the slice form's loop does. The same statements outside a loop are one
+ * launch (rollStencil).
+ */
+function rollLoopStencil(stmt: SyntaxNode, loopVariable: string, range: string, body: SyntaxNode | null, model: NotebookModel, cell: CellModel, freshName: FreshName): SliceStencil | null {
+  const stmts = body ? kids(body).filter(s => s.type !== 'comment') : [];
+  const step = rollStep(stmts, stmt, loopVariable, model, cell);
+  if (!step || step.out !== step.input) {
+    return null;
+  }
+  const { found, ...rest } = step;
+  const { input: v, ndim } = rest;
+  const named = (base: string): string => freshName(`${v}_${base}`);
+  return {
+    ...rest,
+    start: stmt.startIndex,
+    end: stmt.endIndex,
+    ...found,
+    loop: {
+      header: `for ${loopVariable} in ${range}:`,
+      current: named('src'),
+      spare: named('dst'),
+      grid: named('grid'),
+      sizes: ndim === 2 ? [named('rows'), named('cols')] : [named('size')],
+      scalarArgs: found.scalars.map(a => named(a.name)),
+      readArgs: [],
+      copy: null,
+      periodic: step.periodic.inPlace ? null : { next: named('next') }
     }
   };
 }
 
 /**
- * The periodic form (a Laplacian with np.roll, a time step rebinding the array):
- *
- * ```python
- * for _ in range(steps):
- *     lap = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4 * v
- *     v = v + alpha * lap
- * ```
- *
- * Written op by op, each step makes four rolled copies, a chain of temporaries and the update: a
- * dozen passes over the grid. `np.roll(v, s, axis)` with `s` ±1 reads v at the neighbour along
- * the axis, wrapping around at the edges, so one kernel computes each element from its four
- * neighbours (the wrapped row or column at the edges) in one pass, `lap` inlined in parentheses
- * (NumPy computes it whole first; C then rounds each operation as NumPy does, --fmad=false) and
- * the terms in the source's order. Recognised: one or two statements, an optional temporary
- * `t = <expr>` then `v = <expr>`, both made of `np.roll(v, ±1, axis)` (the axis named in 2-D:
- * without one NumPy rolls the flattened array), `v` itself, the temporary (in the second),
- * numbers, scalars and `+ - * /`, computed in v's dtype; the temporary not read after the loop
- * (the rewrite never binds it). NumPy's `v = ...` makes a new array each step and never writes
- * v's own array (another name may hold it), so neither does the kernel: the first step reads it
- * and the steps rotate through two new buffers; after a step, v names the last one.
+ * The periodic form outside a loop (rollLoopStencil's statements, run once): `v = <expr>`,
+ * `v op= <expr>` or `v[:] = <expr>`, optionally after a temporary, or a new array from the rolls,
+ * `lap = np.roll(u, 1, 0) + ... - 4 * u`. One launch writes a new array: v, or lap, names it; the
+ * in-place forms copy it into v's own array (NumPy's update writes v's memory, which other names
+ * may share). Op by op, the same statements made a rolled copy per roll and a pass per operator.
  */
-function rollLoopStencil(stmt: SyntaxNode, loopVariable: string, range: string, body: SyntaxNode | null, model: NotebookModel, cell: CellModel, freshName: FreshName): SliceStencil | null {
-  const stmts = body ? kids(body).filter(s => s.type !== 'comment') : [];
+function rollStencil(stmts: SyntaxNode[], k: number, model: NotebookModel, cell: CellModel): SliceStencil | null {
+  for (const count of [2, 1]) {
+    const step = k + count <= stmts.length ? rollStep(stmts.slice(k, k + count), stmts[k + count - 1], null, model, cell) : null;
+    if (step) {
+      const { found, ...rest } = step;
+      return { ...rest, ...found, start: stmts[k].startIndex, end: stmts[k + count - 1].endIndex, loop: null };
+    }
+  }
+  return null;
+}
+
+/**
+ * The periodic form's step (rollLoopStencil, rollStencil): one or two statements, an optional
+ * temporary then the update of the array the rolls read, or (outside a loop: `loopVariable`
+ * null) one statement binding a new array. `after` is the last statement the rewrite replaces:
+ * the temporary may not be read after it.
+ */
+function rollStep(
+  stmts: SyntaxNode[],
+  after: SyntaxNode,
+  loopVariable: string | null,
+  model: NotebookModel,
+  cell: CellModel
+): (Pick<SliceStencil, 'expr' | 'step' | 'out' | 'input' | 'dtype' | 'ndim'> & { periodic: NonNullable<SliceStencil['periodic']>; found: Pick<SliceStencil, 'render' | 'type' | 'taps' | 'scalars' | 'reads' | 'params'> }) | null {
   const assigns = stmts.map(s => {
     const a = s.type === 'expression_statement' && kids(s).length === 1 ? kids(s)[0] : null;
-    const left = a?.type === 'assignment' && !field(a, 'type') ? field(a, 'left') : null;
-    return left?.type === 'identifier' ? { name: left.text, value: field(a!, 'right')! } : null;
+    const left = (a?.type === 'assignment' && !field(a, 'type')) || a?.type === 'augmented_assignment' ? field(a, 'left') : null;
+    const value = left ? field(a!, 'right') : null;
+    if (left?.type === 'identifier' && value) {
+      // `v op= <expr>`: the operator, `+` of `+=`
+      const op = a!.type === 'augmented_assignment' ? operatorOf(a!).slice(0, -1) : null;
+      return op !== null && !['+', '-', '*', '/'].includes(op) ? null : { name: left.text, value, op, whole: 0 };
+    }
+    // `v[:] = <expr>`, `v[...] = <expr>`, `v[:, :] = <expr>`: every element of v's own array
+    const array = left?.type === 'subscript' && a!.type === 'assignment' ? field(left, 'value') : null;
+    const index = array ? kids(left!).filter(k => k.id !== array.id).map(k => k.text.replace(/\s+/g, '')) : [];
+    const whole = index.length > 0 && (index.join(',') === '...' || index.every(t => t === ':'));
+    return array?.type === 'identifier' && value && whole ? { name: array.text, value, op: null, whole: index.length } : null;
   });
-  if ((stmts.length !== 1 && stmts.length !== 2) || assigns.some(a => !a?.value)) {
+  if ((stmts.length !== 1 && stmts.length !== 2) || assigns.some(a => !a)) {
     return null;
   }
   const last = assigns[assigns.length - 1]!;
   const temp = stmts.length === 2 ? assigns[0]! : null;
-  const v = last.name;
-  if (v === loopVariable || (temp && (temp.name === v || temp.name === loopVariable || readsName(temp.value, temp.name) || readAfterLoop(temp.name, stmt, model, cell)))) {
+  const inPlace = last.op !== null || last.whole > 0;
+  // the rolled array: the updated one, or (one statement outside a loop) the first one rolled
+  let rolled: string | null = null;
+  walk(last.value, n => {
+    if (!rolled && n.type === 'call' && model.qualifiedName(field(n, 'function')!) === 'numpy.roll') {
+      const first = callArguments(n).positional[0];
+      rolled = first?.type === 'identifier' ? first.text : null;
+    }
+    return !rolled;
+  });
+  const v = temp || inPlace || loopVariable !== null || rolled === null ? last.name : rolled;
+  if (v === loopVariable || last.name === loopVariable || (temp && (temp.op !== null || temp.whole > 0 || temp.name === v || temp.name === loopVariable || readsName(temp.value, temp.name) || readAfterLoop(temp.name, after, model, cell)))) {
     return null;
   }
-  const input = stencilInput(v, model, cell, stmt.startIndex);
+  const input = stencilInput(v, model, cell, stmts[0].startIndex);
+  // `v[:, :]` of a 1-D v raises IndexError; `v[:]` of a 2-D v is the whole array too
+  if (!input || last.whole > input.ndim) {
+    return null;
+  }
   const locals = new Map<string, SyntaxNode>(temp ? [[temp.name, temp.value]] : []);
-  const found = input ? stencilExpression(last.value, v, `${v}_new`, input.dtype, input.shape, model, cell, loopVariable, null, locals) : null;
+  const found = stencilExpression(last.value, v, last.name === v ? `${v}_new` : last.name, input.dtype, input.shape, model, cell, loopVariable, null, locals);
   // a temporary the update reads, and at least one roll (`v = v + v` is no stencil); the step's
   // result in v's own dtype (v is rebound to it every step)
   let rolls = false;
@@ -973,31 +1086,21 @@ function rollLoopStencil(stmt: SyntaxNode, loopVariable: string, range: string, 
       return !rolls;
     });
   }
-  if (!input || !found || !rolls || found.type !== input.dtype || (temp && !readsName(last.value, temp.name))) {
+  if (!found || !rolls || found.type !== input.dtype || (temp && !readsName(last.value, temp.name))) {
     return null;
   }
-  const named = (base: string): string => freshName(`${v}_${base}`);
+  // `v op= <expr>`: v's own element, then the operator, then the value NumPy computed whole
+  const { op } = last;
+  const render = op === null ? found.render : (tap: StencilTap): string => `${tap(0, 0, -1)} ${op} (${found.render(tap)})`;
   return {
-    start: stmt.startIndex,
-    end: stmt.endIndex,
     expr: last.value,
     step: stmts,
-    out: v,
+    out: last.name,
     input: v,
     dtype: input.dtype,
     ndim: input.ndim,
-    ...found,
-    loop: {
-      header: `for ${loopVariable} in ${range}:`,
-      current: named('src'),
-      spare: named('dst'),
-      grid: named('grid'),
-      sizes: input.ndim === 2 ? [named('rows'), named('cols')] : [named('size')],
-      scalarArgs: found.scalars.map(a => named(a.name)),
-      readArgs: [],
-      copy: null,
-      periodic: { next: named('next') }
-    }
+    periodic: { inPlace, temporary: temp?.name ?? null },
+    found: { ...found, render, taps: found.taps + (op === null ? 0 : 1) }
   };
 }
 
@@ -1010,7 +1113,7 @@ function rollLoopStencil(stmt: SyntaxNode, loopVariable: string, range: string, 
 export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: CellModel, freshName: FreshName): SliceStencil | null {
   const stmts = kids(root).filter(s => s.type !== 'comment');
   for (let k = 0; k < stmts.length; k++) {
-    const loop = loopStencil(stmts[k], model, cell, freshName);
+    const loop = loopStencil(stmts[k], model, cell, freshName) ?? rollStencil(stmts, k, model, cell);
     if (loop) {
       return loop;
     }
@@ -1036,7 +1139,7 @@ export function findSliceStencil(root: SyntaxNode, model: NotebookModel, cell: C
     }
     const found = stencilExpression(expr, input.text, out.text, array.dtype, array.shape, model, cell, null, null);
     if (found) {
-      return { start: stmts[k].startIndex, end: stmts[k + 1].endIndex, expr, step: [stmts[k], stmts[k + 1]], out: out.text, input: input.text, dtype: array.dtype, ndim: array.ndim, ...found, loop: null };
+      return { start: stmts[k].startIndex, end: stmts[k + 1].endIndex, expr, step: [stmts[k], stmts[k + 1]], out: out.text, input: input.text, dtype: array.dtype, ndim: array.ndim, ...found, loop: null, periodic: null };
     }
   }
   return null;
@@ -1053,7 +1156,7 @@ export const STENCIL_BLOCK = 128;
  * two). Its arrays take the cell's names
  * (SliceStencil.params).
  */
-const OWN_NAMES = ['n', 'k', 'm', 'j', 'edge', 's', 'i0', 'i1', 'k0', 'p', 'q', 'up', 'mid', 'down', 'r', 'o', 'i', 'jw', 'je'] as const;
+const OWN_NAMES = ['n', 'k', 'm', 'j', 'edge', 's', 'i0', 'i1', 'k0', 'p', 'q', 'up', 'mid', 'down', 'r', 'o', 'i', 'jw', 'je', 'jw2', 'je2'] as const;
 type OwnNames = Record<(typeof OWN_NAMES)[number], string>;
 
 /** What an own name becomes where the cell's names take it (else the name with a number). */
@@ -1155,7 +1258,7 @@ export function stencilCode(
   // or the constant the copy form's step assigns the border after its update
   const edge = s.loop?.copy?.border ?? null;
   const border = (k: string): string => (edge ? edge.value : s.loop ? `${u}[${k}]` : s.dtype === 'float32' ? '0.0f' : '0.0');
-  const borderSays = s.loop?.periodic ? 'wrapping around as np.roll does' : edge ? `set to ${edge.text}` : `copied from ${u}`;
+  const borderSays = s.periodic ? 'wrapping around as np.roll does' : edge ? `set to ${edge.text}` : `copied from ${u}`;
   const sign = (d: number, unit: string): string => (d < 0 ? ` - ${unit}` : d > 0 ? ` + ${unit}` : '');
   // the interior value as stored: cast once where NumPy computed it in float64 for a float32 array
   const value = (tap: StencilTap): string => (s.type === s.dtype ? s.render(tap) : `(${ct})(${s.render(tap)})`);
@@ -1179,7 +1282,7 @@ export function stencilCode(
   const dt = `${cp}.${s.dtype}`;
   const scalarValues = s.scalars.map(a => `, ${cp}.${a.dtype}(${a.name})`).join('');
   const scalarNames = s.scalars.map(a => a.name);
-  const kernel = s.loop?.periodic
+  const kernel = s.periodic
     ? periodicKernel(s, fnName, c, value, scalarParams)
     : s.ndim === 2
       ? [
@@ -1342,7 +1445,12 @@ export function stencilCode(
     ...(s.ndim === 2 ? launchLines : [shape]),
     `    return ${out}`
   ]);
-  return { definition, call: `${s.out} = ${fnName}(${inputText}${scalarTexts})`, inserts: [] };
+  // the np.roll forms: `v = ...` rebinds v to the new array, `v += ...` writes it into v's own
+  const launched = `${fnName}(${inputText}${scalarTexts})`;
+  const call = s.periodic?.inPlace
+    ? `${inputText}[...] = ${launched}  # NumPy's update writes ${s.input}'s own array`
+    : `${s.out === s.input ? inputText : s.out} = ${launched}`;
+  return { definition, call, inserts: [] };
 }
 
 /**
@@ -1350,16 +1458,25 @@ export function stencilCode(
  * opposite edge's across the border, as np.roll wraps around. In 2-D, as the other kernel, one
  * thread per column (coalesced) and STENCIL_ROWS_PER_THREAD rows, the rows above and at the
  * current one rotating through registers; the columns left and right of the thread's, wrapped,
- * are worked out once. A strip away from the first and last rows runs a fixed, unrolled trip
- * count with plain row offsets; the others wrap the row above the first and below the last.
+ * are worked out once. A strip at least `reach` rows from the first and last (the largest row
+ * shift) runs a fixed, unrolled trip count with plain row offsets; the others wrap the rows above
+ * the first and below the last. A shift of ±1 wraps with a comparison; ±2 (rarer) with a modulo
+ * that stays right where the axis is shorter than the shift (np.roll wraps the shift too).
  */
 function periodicKernel(s: SliceStencil, fnName: string, c: OwnNames, value: (tap: StencilTap) => string, scalarParams: string): string[] {
   const { input: u, out } = s.params;
   const ct = cType(s.dtype);
   const R = STENCIL_ROWS_PER_THREAD;
   const B = STENCIL_BLOCK;
+  // the row and column offsets the expression reads
+  const rows = new Set<number>();
+  const cols = new Set<number>();
+  s.render((di, dj) => (rows.add(di), cols.add(dj), ''));
+  // index + d modulo size (`at` below size): a comparison for ±1, a modulo for ±2
+  const wrap = (at: string, d: number, size: string): string =>
+    d === 0 ? at : d === -1 ? `${at} == 0 ? ${size} - 1 : ${at} - 1` : d === 1 ? `${at} == ${size} - 1 ? 0 : ${at} + 1` : d > 0 ? `(${at} + ${d}) % ${size}` : `((${at} - ${-d}) % ${size} + ${size}) % ${size}`;
   if (s.ndim === 1) {
-    const at: StencilTap = (_di, dj) => `${u}[${dj < 0 ? `${c.k} == 0 ? ${c.n} - 1 : ${c.k} - 1` : dj > 0 ? `${c.k} == ${c.n} - 1 ? 0 : ${c.k} + 1` : c.k}]`;
+    const at: StencilTap = (_di, dj) => `${u}[${wrap(c.k, dj, c.n)}]`;
     return [
       `extern "C" __global__ void ${fnName}(const ${ct}* __restrict__ ${u}, ${ct}* __restrict__ ${out}, long long ${c.n}${scalarParams}) {`,
       `    // periodic, as np.roll: the first element's left neighbour is the last, and the other way round`,
@@ -1369,9 +1486,24 @@ function periodicKernel(s: SliceStencil, fnName: string, c: OwnNames, value: (ta
       '}'
     ];
   }
-  const side = (dj: number, row: string): string => `${c.p}[${row}${dj < 0 ? c.jw : c.je}]`;
-  const inStrip: StencilTap = (di, dj) => (dj !== 0 ? side(dj, `${c.o} + `) : di < 0 ? c.up : di > 0 ? c.down : c.mid);
-  const wrapped: StencilTap = (di, dj) => (dj !== 0 ? side(dj, '') : di < 0 ? c.up : di > 0 ? c.down : c.mid);
+  const reach = Math.max(1, ...[...rows].map(Math.abs));
+  const column = (dj: number): string => (dj === -1 ? c.jw : dj === 1 ? c.je : dj === -2 ? c.jw2 : c.je2);
+  const side = (dj: number, row: string): string => `${c.p}[${row}${column(dj)}]`;
+  // a row two away: read from memory (the registers hold the rows next to the current one)
+  const far = (di: number, row: string): string => `${row}[${c.o} ${di < 0 ? '-' : '+'} ${Math.abs(di)} * (ptrdiff_t)${c.m} + ${c.j}]`;
+  const inStrip: StencilTap = (di, dj) =>
+    dj !== 0 ? side(dj, `${c.o} + `) : Math.abs(di) > 1 ? far(di, c.p) : di < 0 ? c.up : di > 0 ? c.down : c.mid;
+  const wrapped: StencilTap = (di, dj) =>
+    dj !== 0
+      ? side(dj, '')
+      : Math.abs(di) > 1
+        ? `${u}[(ptrdiff_t)(${wrap(c.i, di, c.n)}) * ${c.m} + ${c.j}]`
+        : di < 0
+          ? c.up
+          : di > 0
+            ? c.down
+            : c.mid;
+  const farColumns = [-2, 2].filter(d => cols.has(d));
   return [
     `extern "C" __global__ void __launch_bounds__(${B}) ${fnName}(const ${ct}* __restrict__ ${u}, ${ct}* __restrict__ ${out}, int ${c.n}, int ${c.m}${scalarParams}) {`,
     `    // one thread per column ${c.j} (x runs along the contiguous last axis: coalesced loads) and`,
@@ -1380,11 +1512,12 @@ function periodicKernel(s: SliceStencil, fnName: string, c: OwnNames, value: (ta
     `    // last column, and the other way round.`,
     `    const int ${c.j} = blockIdx.x * ${B} + threadIdx.x;`,
     `    if (${c.j} >= ${c.m}) return;`,
-    `    const int ${c.jw} = ${c.j} == 0 ? ${c.m} - 1 : ${c.j} - 1, ${c.je} = ${c.j} == ${c.m} - 1 ? 0 : ${c.j} + 1;`,
+    `    const int ${c.jw} = ${wrap(c.j, -1, c.m)}, ${c.je} = ${wrap(c.j, 1, c.m)};`,
+    ...(farColumns.length > 0 ? [`    const int ${farColumns.map(d => `${column(d)} = ${wrap(c.j, d, c.m)}`).join(', ')};`] : []),
     `    for (int ${c.s} = blockIdx.y; (long long)${c.s} * ${R} < ${c.n}; ${c.s} += gridDim.y) {`,
     `        const int ${c.i0} = ${c.s} * ${R}, ${c.i1} = min(${c.i0} + ${R}, ${c.n});`,
-    `        if (${c.i0} >= 1 && ${c.i1} <= ${c.n} - 1) {`,
-    '            // a whole strip between the first and last rows: fixed trip count, unrolled',
+    `        if (${c.i0} >= ${reach} && ${c.i1} <= ${c.n} - ${reach}) {`,
+    `            // a whole strip ${reach === 1 ? 'between the first and last rows' : `at least ${reach} rows from the first and last`}: fixed trip count, unrolled`,
     `            const ${ct}* ${c.p} = ${u} + (ptrdiff_t)${c.i0} * ${c.m};`,
     `            ${ct}* ${c.q} = ${out} + (ptrdiff_t)${c.i0} * ${c.m};`,
     `            ${ct} ${c.up} = ${c.p}[${c.j} - (ptrdiff_t)${c.m}], ${c.mid} = ${c.p}[${c.j}];`,
@@ -1397,7 +1530,7 @@ function periodicKernel(s: SliceStencil, fnName: string, c: OwnNames, value: (ta
     `                ${c.mid} = ${c.down};`,
     '            }',
     '        } else {',
-    '            // the first or last row (its neighbour wraps around), or the last partial strip',
+    `            // ${reach === 1 ? 'the first or last row' : `the first or last ${reach} rows`} (${reach === 1 ? 'its neighbour wraps' : 'their neighbours wrap'} around), or the last partial strip`,
     `            ${ct} ${c.up} = ${u}[(ptrdiff_t)(${c.i0} == 0 ? ${c.n} - 1 : ${c.i0} - 1) * ${c.m} + ${c.j}], ${c.mid} = ${u}[(ptrdiff_t)${c.i0} * ${c.m} + ${c.j}];`,
     `            for (int ${c.i} = ${c.i0}; ${c.i} < ${c.i1}; ${c.i}++) {`,
     `                const ${ct}* ${c.p} = ${u} + (ptrdiff_t)${c.i} * ${c.m};`,
