@@ -58,6 +58,25 @@ export const CUPY_RENAMED: ReadonlyMap<string, string> = new Map([['trapezoid', 
  */
 export const CUPY_CONCATENATORS: ReadonlySet<string> = list(`r_ c_`);
 
+/**
+ * Arguments of numpy.<name> that cupy.<name> does not take, by keyword and NumPy's position:
+ * the rewrite refuses a call passing one (other than None; rules/arrays/api-limits.ts). CuPy
+ * 14.2, cupy/_binary/packing.py: `packbits(a, axis=None, bitorder='big')` and
+ * `unpackbits(a, axis=None, bitorder='big')` pack or unpack the flattened array only and raise
+ * NotImplementedError('axis option is not supported yet') for any `axis`; `unpackbits` has no
+ * `count` (NumPy's third parameter).
+ */
+export const CUPY_UNSUPPORTED_ARGUMENTS: ReadonlyMap<string, readonly { keyword: string; position: number; why: string }[]> = new Map([
+  ['packbits', [{ keyword: 'axis', position: 1, why: "CuPy's packbits packs the flattened array only (axis: NotImplementedError, cupy/_binary/packing.py)" }]],
+  [
+    'unpackbits',
+    [
+      { keyword: 'axis', position: 1, why: "CuPy's unpackbits unpacks the flattened array only (axis: NotImplementedError, cupy/_binary/packing.py)" },
+      { keyword: 'count', position: 2, why: "CuPy's unpackbits has no count parameter (cupy/_binary/packing.py)" }
+    ]
+  ]
+]);
+
 /** numpy.linalg.<name> available as cupy.linalg.<name>. */
 export const CUPY_LINALG_FUNCTIONS: ReadonlySet<string> = list(`
   cholesky qr svd eigh eigvalsh norm det matrix_rank slogdet solve tensorsolve lstsq inv pinv

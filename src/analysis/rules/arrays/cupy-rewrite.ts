@@ -38,9 +38,11 @@ import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
+import { atomicSumNote, flatIndexRewrites, unsupportedArgumentRefusals } from './api-limits';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
+import { isNormMethod, normRewrite } from './scipy-norm';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
 
 /** A reference to a NumPy or SciPy name in the cell. */
@@ -466,6 +468,28 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       }
     }
   }
+  // scipy.stats.norm's cdf/sf/logcdf/pdf/ppf/isf of arrays: cupyx.scipy.special arithmetic
+  // (./scipy-norm.ts); of numbers only: SciPy's, on the host
+  const normEdits: TextEdit[] = [];
+  for (const r of refs) {
+    const call = r.node.parent;
+    if (r.action !== 'refuse' || !isNormMethod(r.qualified) || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id) {
+      continue;
+    }
+    const rw = hostOnly.some(e => isInside(r.node, e)) ? null : normRewrite(r.node, call, r.qualified, model, cell, cp);
+    if (rw === null) {
+      r.action = 'keep';
+      hostCalls.add(call.id);
+    } else if (typeof rw === 'string') {
+      r.reason = rw;
+    } else {
+      Object.assign(r, { action: 'cupy', replacement: rw.callee, qualified: rw.qualified, reason: undefined });
+      normEdits.push(...rw.edits);
+      if (rw.note) {
+        notes.push(rw.note);
+      }
+    }
+  }
 
   // a function the cell defines that later cells call runs for every caller: rewritten, it
   // would hand them CuPy arrays (no copy back reaches a return value). One only this cell calls
@@ -712,7 +736,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       }
     }
   }
-  edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp), ...uploads.edits, ...pandasOperands.edits);
+  edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp), ...uploads.edits, ...pandasOperands.edits, ...normEdits);
   // CuPy's lstsq still defaults to rcond='warn' (a FutureWarning, and machine epsilon as the
   // cut-off), NumPy 2's to None (epsilon times the larger dimension): the rank and the solution
   // of an ill-conditioned system could differ, so the rewrite passes NumPy's default
@@ -732,7 +756,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       edits.push(insert(index.startIndex, 'int('), insert(index.endIndex, ')'));
     }
   }
-  refusals.push(...binRuleRefusals(refs, model, cell));
+  refusals.push(...binRuleRefusals(refs, model, cell), ...unsupportedArgumentRefusals(refs));
+  const atomics = atomicSumNote(refs, model, cell);
+  if (atomics) {
+    notes.push(atomics);
+  }
   const canonical = canonicalAtConstruction(root, refs, model, cell);
   edits.push(...canonical.edits);
   for (const rw of rangeRewrites) {
@@ -798,6 +826,15 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   }
   // CuPy sorts in place only C-contiguous arrays: elsewhere through cp.sort, written back
   sortsInPlace(root, model, cell, cp, deviceNames, edits);
+  // CuPy's flat iterator takes no index array: `a.flat[idx]` through `a.ravel()` (./api-limits.ts)
+  const flat = flatIndexRewrites(root, model, cell, deviceNames, obj => deviceCContiguous(obj, cell, model));
+  edits.push(...flat.edits);
+  refusals.push(...flat.refusals);
+  if (flat.rewritten.length > 0) {
+    notes.push(
+      `\`${clip(flat.rewritten[0].text)}\`: CuPy's flat iterator takes an integer, a slice or \`...\` only, so the index array goes through \`.ravel()\` (where it is written through, a view of the C-contiguous array: the write lands in it). A repeated index is updated once, as in NumPy (a buffered \`+=\`); where the values written to it differ, NumPy keeps the last one, CuPy any one of them.`
+    );
+  }
   // one reduction per row in a comprehension: one reduction over all the rows
   const rowReductions = rowReductionRewrites(root, model, cell, refs, cp, name => (sliced.has(name) ? null : (transfers.get(name) ?? name)));
   rowReductions.forEach(rw => replaceSpan(edits, rw));
@@ -2691,7 +2728,8 @@ function isHostConsumerCall(n: SyntaxNode, model: NotebookModel, cell: CellModel
     const dot = q.indexOf('.');
     const lib = dot < 0 ? q : q.slice(0, dot);
     const path = q.slice(lib.length + 1);
-    return lib === 'numpy' ? NUMPY_HOST_IO_CONSUMERS.has(path) : lib === 'scipy' ? !cupyxHasScipyPath(path) : lib !== 'cupy' && lib !== 'cupyx' && lib !== 'math';
+    // (scipy.stats.norm's methods of arrays become cupyx.scipy.special arithmetic: scipy-norm.ts)
+    return lib === 'numpy' ? NUMPY_HOST_IO_CONSUMERS.has(path) : lib === 'scipy' ? !cupyxHasScipyPath(path) && !isNormMethod(q) : lib !== 'cupy' && lib !== 'cupyx' && lib !== 'math';
   }
   if (fn.type === 'identifier') {
     const defined = model.bindings.get(fn.text)?.some(b => b.value.kind === 'function');
@@ -4748,11 +4786,14 @@ function deviceCContiguous(obj: SyntaxNode, cell: CellModel, model: NotebookMode
   let n = unparen(obj);
   if (n.type === 'subscript') {
     const index = kids(n).filter(k => k.id !== field(n, 'value')?.id);
-    // one index on the first axis: a slice without a step, or an integer literal (a row); not a
-    // name, which may be an index array (a copy: `u[idx].sort()` sorts a temporary)
-    const leading =
-      index.length === 1 &&
-      (index[0].type === 'slice' ? (index[0].text.match(/:/g) ?? []).length === 1 : /^-?\s*\d+$/.test(index[0].text));
+    // one index on the first axis: a slice without a step, an integer literal or a name typed as
+    // an integer scalar (a row: `frames[i]` in `for i in range(n)`); not a name that may be an
+    // index array (a copy: `u[idx].sort()` sorts a temporary)
+    const row = (k: SyntaxNode): boolean => {
+      const v = k.type === 'identifier' ? model.inferValue(k, cell) : null;
+      return /^-?\s*\d+$/.test(k.text) || (v?.kind === 'scalar' && /^(u?int\d*)?$/.test(v.dtype ?? '')) || rangeVariable(k);
+    };
+    const leading = index.length === 1 && (index[0].type === 'slice' ? (index[0].text.match(/:/g) ?? []).length === 1 : row(index[0]));
     const value = field(n, 'value');
     if (!leading || !value) {
       return false;
@@ -4777,6 +4818,23 @@ function deviceCContiguous(obj: SyntaxNode, cell: CellModel, model: NotebookMode
     return !last.augmented && !last.nested && !!last.value && creationLayout(unparen(last.value), cell, model) === 'C';
   }
   return hostLayout(n.text, cell, model) === 'C';
+}
+
+/**
+ * Is `k` the variable of an enclosing `for k in range(...)` (a Python int on every trip, which the
+ * value model leaves untyped), used in the loop's body? Not past a function or lambda, whose
+ * parameters could shadow it.
+ */
+function rangeVariable(k: SyntaxNode): boolean {
+  for (let p = k.parent; p && k.type === 'identifier' && p.type !== 'function_definition' && p.type !== 'lambda'; p = p.parent) {
+    const left = p.type === 'for_statement' ? field(p, 'left') : null;
+    const right = p.type === 'for_statement' ? field(p, 'right') : null;
+    const body = p.type === 'for_statement' ? field(p, 'body') : null;
+    if (left?.text === k.text && body && isInside(k, body)) {
+      return left.type === 'identifier' && right?.type === 'call' && field(right, 'function')?.text === 'range';
+    }
+  }
+  return false;
 }
 
 /**

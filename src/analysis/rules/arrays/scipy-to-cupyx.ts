@@ -8,6 +8,9 @@
  * against the installed CuPy), with the cell's NumPy code moved to CuPy as GPU101 does. Sparse
  * matrices move with `cupyx.scipy.sparse.csr_matrix(A)` and come back with `.get()`; products
  * with a scipy.sparse matrix (`M @ v`, `M.dot(v)`) are this rule's too (cuSPARSE on the device).
+ * `scipy.stats.norm`'s `cdf`, `sf`, `logcdf`, `pdf`, `ppf` and `isf` of arrays (the Black-Scholes
+ * `norm.cdf(d1)`) become what SciPy computes them with: `cupyx.scipy.special.ndtr`, `log_ndtr`,
+ * `ndtri` and `exp(-z*z/2)/sqrt(2 pi)` of `z = (x - loc) / scale` in float64 (./scipy-norm.ts).
  *
  * ## Why
  * cupyx.scipy runs on cuFFT, cuSPARSE, cuSOLVER and hand-written CUDA kernels: image filters,
@@ -16,7 +19,8 @@
  *
  * ## Refuses
  * Any scipy function cupyx lacks (e.g. `scipy.optimize`, `scipy.integrate`, most of
- * `scipy.stats`), plus GPU101's refusals.
+ * `scipy.stats`: every other distribution, `norm.rvs`, `norm.fit`; `norm.ppf`/`isf` of
+ * probabilities that are not float64), plus GPU101's refusals.
  *
  * ## Example
  * ```python

@@ -1,0 +1,161 @@
+/**
+ * Uses of a CuPy name that exists but does not take what NumPy's takes: the arguments CuPy's
+ * function rejects (apis/cupy.ts CUPY_UNSUPPORTED_ARGUMENTS), and the flat iterator's fancy
+ * index (`a.flat[idx]`), which CuPy's `flatiter` refuses. The CPU test double runs NumPy's own
+ * functions, so only these checks keep such rewrites from failing on a real GPU.
+ */
+import { CUPY_UNSUPPORTED_ARGUMENTS } from '../../apis/cupy';
+import { replace } from '../../edits';
+import type { CellModel, NotebookModel } from '../../notebook';
+import type { SyntaxNode } from '../../parser';
+import { callArguments, field, isValueIdentifier, kids, unparen, walkTypes } from '../../syntax';
+import type { TextEdit } from '../../types';
+
+/** A NumPy reference the rewrite maps (the fields of cupy-rewrite.ts LibraryRef read here). */
+interface MappedRef {
+  node: SyntaxNode;
+  qualified: string;
+  action: string;
+}
+
+/**
+ * Why each call of a mapped NumPy function passes an argument its CuPy namesake does not take
+ * (`np.packbits(bits, axis=1)`: NotImplementedError on the device): one reason per call.
+ */
+export function unsupportedArgumentRefusals(refs: readonly MappedRef[]): string[] {
+  const out: string[] = [];
+  for (const r of refs) {
+    const call = r.node.parent;
+    const limits = r.qualified.startsWith('numpy.') ? CUPY_UNSUPPORTED_ARGUMENTS.get(r.qualified.slice('numpy.'.length)) : undefined;
+    if (r.action !== 'cupy' || !limits || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id) {
+      continue;
+    }
+    const { positional, keywords } = callArguments(call);
+    const hit = limits.find(l => {
+      const arg = keywords.get(l.keyword) ?? positional[l.position];
+      return !!arg && arg.text !== 'None';
+    });
+    if (hit) {
+      out.push(`\`${r.node.text}(..., ${hit.keyword}=...)\`: ${hit.why}`);
+    }
+  }
+  return out;
+}
+
+/** The root name of `a`, `a[i]`, `a.b[...]` (what the device names are checked against). */
+function baseName(n: SyntaxNode): SyntaxNode | null {
+  let e = unparen(n);
+  while (e.type === 'subscript' || e.type === 'attribute') {
+    e = unparen(field(e, e.type === 'subscript' ? 'value' : 'object')!);
+  }
+  return e.type === 'identifier' ? e : null;
+}
+
+/** Does `n` read one of `names`? */
+function reads(n: SyntaxNode, names: ReadonlySet<string>): boolean {
+  let hit = false;
+  walkTypes(n, ['identifier'], k => {
+    hit = hit || (names.has(k.text) && isValueIdentifier(k));
+    return !hit;
+  });
+  return hit;
+}
+
+/** Is the subscript the target of a plain or augmented assignment? */
+function assignedTo(n: SyntaxNode): boolean {
+  const p = n.parent;
+  return (p?.type === 'assignment' || p?.type === 'augmented_assignment') && field(p, 'left')?.id === n.id;
+}
+
+/**
+ * `a.flat[idx]` on a device array with an index CuPy's flat iterator rejects. CuPy 14.2's
+ * `flatiter.__getitem__`/`__setitem__` (cupy/_indexing/iterate.py) take an integer, a slice or
+ * `...` and raise `IndexError('unsupported iterator index')` for anything else: an index array,
+ * a list, a boolean mask, a 0-d device array (not a NumPy scalar). Such a use becomes
+ * `a.ravel()[idx]`: for a read, the same values (ravel copies a non-contiguous `a` first); for a
+ * write (`a.flat[idx] = v`, `a.flat[idx] += v`), only where `a` is C-contiguous, where ravel is a
+ * view of `a`'s memory and the write lands in `a` (`contiguous` decides: a C-ordered array, a row
+ * of one). Elsewhere ravel is a copy and the update would be lost: refused. `a.flat[idx] += v` is
+ * a buffered read-add-write in NumPy and CuPy alike (a repeated index is incremented once, not
+ * once per repeat); where `v` differs between the repeats, NumPy keeps the last one, CuPy an
+ * unspecified one (cupy/_core/core.pyx, `ndarray.__setitem__`: "the value that is actually stored
+ * is undefined").
+ */
+export function flatIndexRewrites(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  deviceNames: ReadonlySet<string>,
+  contiguous: (obj: SyntaxNode) => boolean
+): { edits: TextEdit[]; refusals: string[]; rewritten: SyntaxNode[] } {
+  const edits: TextEdit[] = [];
+  const refusals: string[] = [];
+  const rewritten: SyntaxNode[] = [];
+  walkTypes(root, ['subscript'], n => {
+    const value = field(n, 'value');
+    const attr = value?.type === 'attribute' ? field(value, 'attribute') : null;
+    const obj = value?.type === 'attribute' ? field(value, 'object') : null;
+    const base = obj ? baseName(obj) : null;
+    if (!attr || attr.text !== 'flat' || !obj || !base || !deviceNames.has(base.text) || model.inferValue(obj, cell).kind !== 'ndarray') {
+      return true;
+    }
+    const index = kids(n).filter(k => k.id !== value!.id && k.type !== 'comment');
+    const only = index.length === 1 ? unparen(index[0]) : null;
+    const supported =
+      !!only &&
+      (only.type === 'slice' ||
+        only.type === 'ellipsis' ||
+        /^-?\s*\d+$/.test(only.text) ||
+        (!reads(only, deviceNames) && model.inferValue(only, cell).kind === 'scalar'));
+    if (supported) {
+      return true;
+    }
+    if (assignedTo(n) && !contiguous(obj)) {
+      refusals.push(
+        `\`${n.text}\` writes through the flat iterator with an index array: CuPy's \`.flat\` takes only an integer, a slice or \`...\` (IndexError), and \`${obj.text}\` is not known to be C-contiguous, so \`${obj.text}.ravel()\` may be a copy and the update lost; index \`${obj.text}\` itself (\`np.unravel_index\`) or keep this cell on the host`
+      );
+      return true;
+    }
+    edits.push(replace(attr.startIndex, attr.endIndex, 'ravel()'));
+    rewritten.push(n);
+    return true;
+  });
+  return { edits, refusals, rewritten };
+}
+
+/**
+ * The note for float sums CuPy accumulates with atomics: `cp.add.at`/`cp.subtract.at` (ndarray
+ * `_scatter_op`, `_scatter_add_kernel` in cupy/_core/_routines_indexing.pyx, CuPy 14.2),
+ * `cp.bincount(x, weights)` and `cp.histogram(..., weights=)` (`atomicAdd` in
+ * cupy/_statistics/histogram.py). The threads add into each bin in whatever order they reach it,
+ * so a float sum is rounded in another order than NumPy's sequential loop, and in another order
+ * from one run to the next: equal to the last bits only for integers. The A/B check's float64
+ * tolerance (rtol 1e-7, and norm-wise for entries near cancellation) passes such differences
+ * (about 1e-16 relative to the summed magnitudes) unless a bin cancels to a billionth of them.
+ */
+export function atomicSumNote(refs: readonly MappedRef[], model: NotebookModel, cell: CellModel): string | null {
+  for (const r of refs) {
+    const call = r.node.parent;
+    if (r.action !== 'cupy' || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id) {
+      continue;
+    }
+    const { positional, keywords } = callArguments(call);
+    const summed = /^numpy\.(add|subtract)\.at$/.test(r.qualified)
+      ? positional[0]
+      : r.qualified === 'numpy.bincount'
+        ? (keywords.get('weights') ?? positional[1])
+        : r.qualified === 'numpy.histogram'
+          ? (keywords.get('weights') ?? positional[4])
+          : undefined;
+    const dtype = summed ? model.inferValue(summed, cell).dtype : undefined;
+    if (summed && !/^(u?int\d*|bool)$/.test(dtype ?? '')) {
+      return `\`${clipText(call.text)}\` adds ${dtype ?? 'float'} values into its bins with atomic operations on the GPU: the additions into one bin happen in no fixed order, so its sums are rounded differently from NumPy's sequential ones (in the last bits) and may differ from run to run; integer sums are exact.`;
+    }
+  }
+  return null;
+}
+
+function clipText(text: string): string {
+  const one = text.replace(/\s+/g, ' ');
+  return one.length > 60 ? `${one.slice(0, 57)}...` : one;
+}
