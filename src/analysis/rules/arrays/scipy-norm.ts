@@ -82,7 +82,8 @@ export function normRewrite(fn: SyntaxNode, call: SyntaxNode, qualified: string,
   const { positional, keywords } = callArguments(call);
   const x = positional[0];
   const extra = [...keywords.keys()].filter(k => k !== 'loc' && k !== 'scale');
-  if (!x || !args || extra.length > 0 || positional.length > 3 || args.text.includes('*')) {
+  const splat = !!args && args.namedChildren.some(a => a.type === 'list_splat' || a.type === 'dictionary_splat');
+  if (!x || !args || extra.length > 0 || positional.length > 3 || splat) {
     return `\`${call.text.split('(')[0]}\` with ${extra.length > 0 ? `\`${extra[0]}=\`` : 'these arguments'}: rewritten only as norm.${method}(x, loc, scale) (cupyx.scipy.special)`;
   }
   const loc = positional[1] ?? keywords.get('loc');
