@@ -322,6 +322,11 @@ def _dtype_consequence(da: Any, db: Any) -> str:
     return "a different width: later arithmetic promotes differently (and overflows elsewhere)"
 
 
+#: Object arrays up to this many elements are compared element by element (as a list is);
+#: larger ones with `==` over the whole array.
+_OBJECT_ELEMENTS = 10_000
+
+
 def _compare_array_values(
     name: str, a: Any, b: Any, rtol: float | None, atol: float | None, random: bool
 ) -> OutputComparison:
@@ -329,6 +334,14 @@ def _compare_array_values(
 
     notes: list[str] = []
     kinds = {a.dtype.kind, b.dtype.kind}
+    if kinds == {"O"} and a.size <= _OBJECT_ELEMENTS:
+        # an object array holds Python objects (`fig, axes = plt.subplots(1, 2)`: Axes; a ragged
+        # stack of arrays): each pair is compared as those values are, one by one
+        parts = [
+            _compare(f"{name}[{', '.join(map(str, i))}]", a[i], b[i], rtol, atol, random)
+            for i in np.ndindex(a.shape)
+        ]
+        return _combine(name, parts, "elementwise", None)
     if not kinds <= set("biufc"):
         # Strings, objects, datetimes...: exact equality element by element.
         try:

@@ -103,8 +103,10 @@ def test_string_and_object_arrays() -> None:
     a = np.array(["a", "b"])
     assert compare("t", a, a.copy()).status == "equal"
     assert compare("t", a, np.array(["a", "c"])).status == "not_equal"
+    # an object array's elements are compared as themselves (a dict by key)
     o = np.array([{"k": 1}], dtype=object)
-    assert compare("o", o, o.copy()).status == "unverified"
+    assert compare("o", o, o.copy()).status == "equal"
+    assert compare("o", o, np.array([{"k": 2}], dtype=object)).status == "not_equal"
 
 
 def test_containers_recursively() -> None:
@@ -475,3 +477,21 @@ def test_float32_series_and_frames_get_float32_tolerance() -> None:
     # float64 columns keep float64's tolerance
     c = a.astype(np.float64)
     assert compare("d", pd.Series(c), pd.Series(c * (1 + 3e-6))).status == "not_equal"
+
+
+def test_object_arrays_compare_their_elements() -> None:
+    # plt.subplots(1, 2) gives an object array of Axes: two runs make different Axes objects,
+    # which cannot be compared (not a difference); numbers inside object arrays are compared
+    class Axes:
+        pass
+
+    a = np.empty(2, dtype=object)
+    b = np.empty(2, dtype=object)
+    a[:], b[:] = [Axes(), Axes()], [Axes(), Axes()]
+    r = compare("axes", a, b)
+    assert r.status == "unverified" and "cannot compare" in r.detail
+    c = np.array([1.0, np.arange(3.0)], dtype=object)
+    d = np.array([1.0, np.arange(3.0) * (1 + 1e-12)], dtype=object)
+    assert compare("ragged", c, d).status == "equal"
+    e = np.array([1.0, np.arange(3.0) + 1], dtype=object)
+    assert compare("ragged", c, e).status == "not_equal"
