@@ -495,3 +495,25 @@ def test_object_arrays_compare_their_elements() -> None:
     assert compare("ragged", c, d).status == "equal"
     e = np.array([1.0, np.arange(3.0) + 1], dtype=object)
     assert compare("ragged", c, e).status == "not_equal"
+
+
+def test_series_of_sums_near_cancellation_compared_as_arrays() -> None:
+    # float32 anomalies summed in another order: entries near zero differ by more than their
+    # own size; as an array that passes norm-wise, and so it does as a Series or a column
+    rng = np.random.default_rng(0)
+    g = rng.standard_normal(240).astype(np.float32)
+    g[::7] = np.float32(1e-7)
+    h = g.copy()
+    h[::7] += np.float32(5e-6)
+    assert compare("g", g, h).status == "equal"
+    idx = pd.date_range("2000-01-01", periods=240, freq="MS")
+    r = compare("gm", pd.Series(g, index=idx), pd.Series(h, index=idx))
+    assert r.status == "equal" and r.method == "float columns as arrays"
+    frame = compare("f", pd.DataFrame({"g": g, "n": 1}), pd.DataFrame({"g": h, "n": 1}))
+    assert frame.status == "equal"
+    # another index, or another integer column, is still a difference
+    assert compare("gm", pd.Series(g, index=idx), pd.Series(h)).status == "not_equal"
+    other = compare("f", pd.DataFrame({"g": g, "n": 1}), pd.DataFrame({"g": h, "n": 2}))
+    assert other.status == "not_equal"
+    # a real difference in the floats is one
+    assert compare("gm", pd.Series(g), pd.Series(g + 0.1)).status == "not_equal"
