@@ -2428,7 +2428,7 @@ function literalArray(node: SyntaxNode): { shape: number[]; dtype: string } | un
       dtype = widen(dtype, sub.dtype);
     } else if (item.type === 'float') {
       dtype = widen(dtype, 'float64');
-    } else if (item.type === 'string') {
+    } else if (isStringExpression(item)) {
       dtype = 'str';
     } else if (item.type === 'none' || item.type === 'dictionary') {
       dtype = 'object';
@@ -2437,6 +2437,54 @@ function literalArray(node: SyntaxNode): { shape: number[]; dtype: string } | un
     }
   }
   return { shape: inner ? [...shape, ...inner] : shape, dtype };
+}
+
+/**
+ * Whether `node` is written to give a Python str: a literal or f-string, `str(...)`/`repr(...)`,
+ * `<str>.format(...)`, `<str> % args`, `+` with a str operand, or a conditional of two of these.
+ * NumPy makes a unicode array of such items, which CuPy cannot hold.
+ */
+function isStringExpression(node: SyntaxNode): boolean {
+  const n = unparen(node);
+  switch (n.type) {
+    case 'string':
+    case 'concatenated_string':
+      return true;
+    case 'call': {
+      const fn = field(n, 'function');
+      if (fn?.type === 'identifier') {
+        return fn.text === 'str' || fn.text === 'repr';
+      }
+      const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+      return !!obj && field(fn!, 'attribute')?.text === 'format' && isStringExpression(obj);
+    }
+    case 'binary_operator': {
+      const left = field(n, 'left');
+      const right = field(n, 'right');
+      const op = operatorOf(n);
+      return (op === '%' && !!left && isStringExpression(left)) || (op === '+' && [left, right].some(side => !!side && isStringExpression(side)));
+    }
+    case 'conditional_expression': {
+      const [then, , otherwise] = kids(n).filter(k => k.type !== 'comment');
+      return !!then && !!otherwise && isStringExpression(then) && isStringExpression(otherwise);
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * A list comprehension of strings (`[f"r{i}" for i in range(n)]`, `[str(k) for k in keys]`) for
+ * `np.array` to make a unicode array of: how many items where one unfiltered `for` tells.
+ */
+function stringComprehension(node: SyntaxNode, model: NotebookModel, cell: CellModel): { count: number | undefined } | undefined {
+  const n = unparen(node);
+  const body = n.type === 'list_comprehension' ? field(n, 'body') : null;
+  if (!body || !isStringExpression(body)) {
+    return undefined;
+  }
+  const clauses = kids(n).filter(k => k.id !== body.id && k.type !== 'comment');
+  return { count: clauses.length === 1 && clauses[0].type === 'for_in_clause' ? iterationCount(field(clauses[0], 'right'), model, cell) : undefined };
 }
 
 function widen(a: string, b: string): string {
@@ -3073,6 +3121,10 @@ function numpyCallValue(
     const dtype = dtypeArg(keywords, positional[1]);
     if (lit) {
       return arrayValue(lit.shape, dtype ?? lit.dtype, library);
+    }
+    const strings = positional[0] ? stringComprehension(positional[0], model, cell) : undefined;
+    if (strings) {
+      return arrayValue([strings.count ?? null], dtype ?? 'str', library, 'inferred');
     }
     const base = positional[0] ? model.inferValue(positional[0], cell) : UNKNOWN;
     if (base.kind === 'ndarray') {
