@@ -3154,6 +3154,13 @@ function numpyCallValue(
     const num = numNode ? model.constantValue(numNode, cell) ?? null : 50;
     return arrayValue([num], dtypeArg(keywords, undefined) ?? 'float64', library);
   }
+  if (single && /^(bartlett|blackman|hamming|hanning|kaiser)$/.test(name) && positional[0]) {
+    // window functions: M float64 samples (none for M < 1), kaiser's beta a number; an unknown
+    // value here left `win = np.outer(np.hanning(N), ...)` off the arrays the rewrite tracks,
+    // though it became a CuPy array (a host function reading it got the device array)
+    const m = model.constantValue(positional[0], cell);
+    return arrayValue([m === undefined || !Number.isInteger(m) ? null : Math.max(0, m)], 'float64', library);
+  }
   if (single && (name === 'eye' || name === 'identity')) {
     const nn = positional[0] ? model.constantValue(positional[0], cell) ?? null : null;
     const m = positional[1] && name === 'eye' ? model.constantValue(positional[1], cell) ?? null : nn;
