@@ -41,6 +41,7 @@ import { escapingUse, MemorySharer, memorySharers, parameterNames } from './alia
 import { atomicSumNote, flatIndexRewrites, unsupportedArgumentRefusals } from './api-limits';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
+import { morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
 import { isNormMethod, normRewrite } from './scipy-norm';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
@@ -597,6 +598,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // device under a fresh name (cp.asarray also takes a list or a number); later cells keep it
   const untypedOperands = untypedArrayOperands(root, model, cell, arrayNames, name => !!plan?.resident.has(name) || cellStartValue(name).kind !== 'unknown');
   arrayInputs.push(...untypedOperands);
+  // a call of unknown value meeting them so (`load_frame(p) - ref`) is copied where it stands
+  const untypedCalls = untypedCallOperands(root, model, cell, union(arrayNames, untypedOperands), refs);
+  refusals.push(...untypedCalls.refusals);
   // an input the analysis cannot type (a dict entry, a function's result) handed to a rewritten
   // NumPy call, or updated in place from one, would reach CuPy as a host value (TypeError)
   const untyped = [...facts.inputs].find(name => {
@@ -737,6 +741,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
   }
   edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp), ...uploads.edits, ...pandasOperands.edits, ...normEdits);
+  const morphology = morphologyIterationEdits(rewrittenRefs, cell.source);
+  edits.push(...morphology.edits);
+  if (morphology.note) {
+    notes.push(morphology.note);
+  }
   // CuPy's lstsq still defaults to rcond='warn' (a FutureWarning, and machine epsilon as the
   // cut-off), NumPy 2's to None (epsilon times the larger dimension): the rank and the solution
   // of an ill-conditioned system could differ, so the rewrite passes NumPy's default
@@ -781,6 +790,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // a set-up loop's array, filled on the host: copied to the device once, after the loop
   for (const setup of setups) {
     edits.push(insert(setup.loop.endIndex, `\n${setup.name} = ${cp}.asarray(${setup.name})`));
+  }
+  for (const call of untypedCalls.copied) {
+    edits.push(insert(call.startIndex, `${cp}.asarray(`), insert(call.endIndex, ')'));
   }
   // draws from a host generator made in another cell: copy the draw to the device once
   for (const call of hostRngCalls) {
@@ -1769,6 +1781,61 @@ function untypedArrayOperands(root: SyntaxNode, model: NotebookModel, cell: Cell
       return !!other && other.id !== r.id && mentions(other, arrays);
     });
   });
+}
+
+/** dtypes a Python number promotes to as a 0-d array does: copying one to the device changes nothing. */
+const PYTHON_NUMBER_SAFE_DTYPES: ReadonlySet<string> = new Set(['bool', 'int64', 'float64', 'complex128']);
+
+/**
+ * Calls whose value the analysis cannot type (a notebook function returning pickle.load's data,
+ * an object's method) that are a bare operand of an arithmetic or comparison operator whose other
+ * side reads the cell's arrays or a rewritten call (`load_frame(p) - ref`): NumPy's array meeting
+ * CuPy's is a TypeError, so the call's value is copied to the device where it stands
+ * (`cp.asarray(load_frame(p))`; a list too). The call runs once, so the `isscalar` form the
+ * prologue uses for names (prologueLines) is not open to it: a Python number made a 0-d device
+ * array is no weak scalar under NEP 50, which is exact only where the other side is bool, int64,
+ * float64 or complex128 (what the number promotes to anyway). Elsewhere (a float32 `ref`) the
+ * cell is refused. Calls in a def or lambda (their names are locals) are not looked at.
+ */
+function untypedCallOperands(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  arrays: ReadonlySet<string>,
+  refs: readonly LibraryRef[]
+): { copied: SyntaxNode[]; refusals: string[] } {
+  const out = { copied: [] as SyntaxNode[], refusals: [] as string[] };
+  const onDevice = (e: SyntaxNode): boolean => mentions(e, arrays) || refs.some(r => r.action === 'cupy' && isInside(r.node, e));
+  walkTypes(root, ['binary_operator', 'comparison_operator', 'function_definition', 'lambda'], op => {
+    if (op.type === 'function_definition' || op.type === 'lambda') {
+      return false;
+    }
+    if (op.type === 'binary_operator' && !ARITH_OPS.has(operatorOf(op))) {
+      return true;
+    }
+    const operands = op.type === 'binary_operator' ? [field(op, 'left'), field(op, 'right')].filter((o): o is SyntaxNode => !!o) : kids(op).filter(k => k.type !== 'comment');
+    for (const operand of operands) {
+      const call = unparen(operand);
+      const fn = call.type === 'call' ? field(call, 'function') : null;
+      if (!fn || refs.some(r => isInside(r.node, fn)) || model.inferValue(call, cell).kind !== 'unknown' || out.copied.some(c => c.id === call.id)) {
+        continue;
+      }
+      const others = operands.filter(o => o.id !== operand.id && onDevice(o));
+      if (others.length === 0) {
+        continue;
+      }
+      const unsafe = others.map(o => model.inferValue(o, cell)).find(v => v.kind !== 'ndarray' || v.dtype === undefined || !PYTHON_NUMBER_SAFE_DTYPES.has(v.dtype));
+      if (unsafe) {
+        out.refusals.push(
+          `\`${clip(call.text)}\` gives a value the analysis cannot type and meets device arrays${unsafe.dtype ? ` of ${unsafe.dtype}` : ''} in \`${operatorOf(op)}\`: a NumPy array there is a TypeError on CuPy, and a Python number copied to the device would change the result's dtype; bind it in a cell of its own (\`v = ${clip(call.text)}\`) so this cell copies it only where it is an array`
+        );
+      } else {
+        out.copied.push(call);
+      }
+    }
+    return true;
+  });
+  return out;
 }
 
 /**
