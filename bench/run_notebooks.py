@@ -7,9 +7,19 @@ bench/notebooks/NAME.py and its rewrite bench/notebooks/out/NAME.gpu.py (made on
 with Node by bench/notebooks_fix.sh) as a user would, top to bottom, and says:
 
 - how long each cell takes by wall clock (the rewrite's cell ends with a device synchronize,
-  so queued GPU work is charged to the cell that queued it), each side in a FRESH Python
-  process (nothing shared: no warm caches, no common imports) whose working directory is a
-  new temporary one (the files a notebook writes cannot collide or be read by the other side);
+  so queued GPU work is charged to the cell that queued it), each run in a FRESH Python
+  process (nothing shared but the files named below) whose working directory is a new
+  temporary one (the files a notebook writes cannot collide or be read by the other side);
+- each side TWICE. CuPy compiles every kernel (its elementwise and reduction kernels,
+  cupyx.scipy's filters, RawKernels) with NVRTC on first use and keeps the binary in its
+  on-disk cache (CUPY_CACHE_DIR, ~/.cupy/kernel_cache by default); a fresh machine's cache is
+  empty, so a first run pays seconds of compiles (three ndimage filters: 7.4 s) that a user
+  pays once per machine and never again. The rewrite's two runs share a CUPY_CACHE_DIR of the
+  notebook's own, empty before run 1: run 1 is "cold" (compiles included), run 2 "warm" (what
+  every later run costs). The original runs twice too, for symmetry (its run 2 has a warm OS
+  file cache). Values and text are compared on run 1 of each side; speedup warm is orig run 2
+  over rewrite run 2, speedup cold orig run 1 over rewrite run 1; the rewrite's three slowest
+  cells (by warm time) are listed per notebook, with the original's time for the same cell;
 - whether every global the original leaves (arrays, scalars, containers, frames) matches the
   rewrite's, judged as the product's results check judges a cell (gpuoptimize.harness's
   output comparison over gpuoptimize.compare: dtype-aware tolerances, up-to-sign vectors,
@@ -29,12 +39,22 @@ underneath) pass, pandas' constructors and the matplotlib stand-in refuse them, 
 
     python3 bench/run_notebooks.py --out DIR [NAME...]
 
-Per notebook the two sides share --deadline-s (each side gets what the first left, at least
-a third of it); BENCH_DEADLINE_S caps the whole call, and what does not fit is skipped and
-said so. Under --out: NAME.{orig,gpu}.log (each side's stdout and stderr),
-NAME.{orig,gpu}.cells.jsonl (per cell, written as it finishes), results.json, table.txt.
-Work files (each side's working directory, its pickled globals: up to a few GB for the largest
-notebooks, deleted as soon as read) go under TMPDIR.
+Per notebook the two first runs share --deadline-s (each side gets what the first left, at
+least a third of it); BENCH_DEADLINE_S caps the whole call. Every notebook's first runs come
+before any second run, so when time is short the second runs are what is skipped (the table
+says so, and what else did not fit).
+
+Under --out only three files, rewritten after every notebook (a run cut short keeps what it
+did): table.txt (also printed), results.json, and notebooks.tar.gz holding both and, under
+logs/, each run's NAME.{orig,gpu}.{1,2}.log (stdout and stderr) and .cells.jsonl (per cell,
+written as it finishes). In results.json a notebook's "sides" are its first runs and
+"second" its second runs; a cell's times are orig_s/gpu_s (run 1) and orig2_s/gpu2_s (run 2);
+"slowest_cells" lists the rewrite's slowest. One archive rather than loose logs because the
+GPU machine's tool returns only a few files from its output folder and drops the rest (6 of
+about 40 came back).
+Work files (each run's working directory, run 1's pickled globals: up to a few GB for the
+largest notebooks, deleted as soon as read; the logs until archived; the kernel caches) go
+under TMPDIR.
 
 The child side (`--child`) is this same script, so the values it pickles are of classes this
 module defines, which the parent unpickles.
@@ -53,6 +73,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import traceback
@@ -233,7 +254,8 @@ def _synchronize() -> None:
 
 
 def run_child(source: Path, cells_out: Path, dump: Path, double: bool) -> int:
-    """Run the notebook's code cells in order; one JSON line per cell; then the globals."""
+    """Run the notebook's code cells in order; one JSON line per cell; then the globals
+    (unless `dump` is `-`: a second, timing-only run)."""
     _stub_matplotlib()
     if double:
         _pandas_refuses_device_arrays()
@@ -269,6 +291,8 @@ def run_child(source: Path, cells_out: Path, dump: Path, double: bool) -> int:
             out.flush()
             if "error" in record:
                 break
+    if str(dump) == "-":
+        return 0
     # each global pickled on its own: one the parent cannot unpickle (an object of a CuPy
     # class, and the parent runs without CuPy) costs that name only
     values: dict[str, tuple[str, bytes]] = {}
@@ -321,20 +345,31 @@ def _unpickle(type_name: str, data: bytes) -> Any:
 
 
 def run_side(
-    name: str, variant: str, source: Path, out: Path, work: Path, limit_s: float, double: bool
+    name: str,
+    variant: str,
+    run: int,
+    source: Path,
+    paths: tuple[Path, Path, Path],
+    limit_s: float,
+    double: bool,
 ) -> dict[str, Any]:
-    """One side in a fresh subprocess; its cells' records, wall time, and its values' pickle."""
-    cells_out = out / f"{name}.{variant}.cells.jsonl"
-    dump = work / f"{name}.{variant}.pkl"
-    cwd = Path(tempfile.mkdtemp(prefix=f"{name}.{variant}.", dir=work))
+    """One run of one side in a fresh subprocess; its cells' records and wall time, and on
+    run 1 its values' pickle. `paths`: the logs folder, the work folder, and the
+    CUPY_CACHE_DIR the rewrite's runs of this notebook share."""
+    logs, work, cupy_cache = paths
+    cells_out = logs / f"{name}.{variant}.{run}.cells.jsonl"
+    dump = work / f"{name}.{variant}.pkl" if run == 1 else Path("-")
+    cwd = Path(tempfile.mkdtemp(prefix=f"{name}.{variant}.{run}.", dir=work))
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
+    if variant == "gpu":
+        env["CUPY_CACHE_DIR"] = str(cupy_cache)
     path = ([str(DOUBLE)] if double else []) + [str(SHIM), env.get("PYTHONPATH", "")]
     env["PYTHONPATH"] = os.pathsep.join(p for p in path if p)
     argv = [sys.executable, str(Path(__file__).resolve()), "--child", str(source)]
     argv += [str(cells_out), str(dump)] + (["--cupy-double"] if double else [])
     t0 = time.perf_counter()
     timed_out = False
-    with open(out / f"{name}.{variant}.log", "w", encoding="utf-8") as log:
+    with open(logs / f"{name}.{variant}.{run}.log", "w", encoding="utf-8") as log:
         try:
             rc = subprocess.run(
                 argv, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=limit_s
@@ -348,7 +383,7 @@ def run_side(
     side = {"wall_s": wall, "rc": rc, "timed_out": timed_out, "limit_s": limit_s}
     side["cells"] = records
     side["values"] = None
-    if dump.exists():
+    if run == 1 and dump.exists():
         try:
             with open(dump, "rb") as f:
                 side["values"] = {n: _unpickle(*tv) for n, tv in pickle.load(f).items()}
@@ -479,10 +514,17 @@ def predicted(analyze_json: Path) -> dict[int, float]:
     return best
 
 
+def _cache_dir(work: Path, name: str) -> Path:
+    """The notebook's own CuPy kernel cache, empty before its first rewrite run: that run
+    pays every NVRTC compile (as a user does once per machine), the second loads them."""
+    return work / "cupy_cache" / name
+
+
 def bench_notebook(
-    name: str, args: argparse.Namespace, out: Path, work: Path, deadline: float
+    name: str, args: argparse.Namespace, logs: Path, work: Path, deadline: float
 ) -> dict[str, Any]:
-    """Both sides of one notebook, their per-cell timings, the value and text comparison."""
+    """Run 1 of both sides of one notebook (the rewrite's with a cold kernel cache), their
+    per-cell timings, the value and text comparison."""
     src, fixed = args.src_dir / f"{name}.py", args.fixed_dir / f"{name}.gpu.py"
     cells = {"orig": nb_percent.parse(src.read_text()), "gpu": nb_percent.parse(fixed.read_text())}
     result: dict[str, Any] = {"name": name}
@@ -496,7 +538,8 @@ def bench_notebook(
             result.setdefault("skipped", []).append(f"{variant}: no time left")
             continue
         print(f"  {name} {variant} (limit {left:.0f} s)", flush=True)
-        sides[variant] = run_side(name, variant, path, out, work, left, args.cupy_double)
+        paths = (logs, work, _cache_dir(work, name))
+        sides[variant] = run_side(name, variant, 1, path, paths, left, args.cupy_double)
     result["sides"] = {v: {k: s[k] for k in s if k != "values"} for v, s in sides.items()}
     kinds = [[k for k, _ in c] for c in cells.values()]
     if kinds[0] != kinds[1]:
@@ -549,24 +592,94 @@ def bench_notebook(
     return result
 
 
+#: Least time limit of a second run, and how much longer than its first run it may take.
+SECOND_MIN_S, SECOND_FACTOR = 30.0, 2.0
+#: Cells listed per notebook as the rewrite's slowest.
+SLOWEST = 3
+
+
+def second_runs(
+    r: dict[str, Any], args: argparse.Namespace, logs: Path, work: Path, deadline: float
+) -> None:
+    """Run 2 of both sides, for timing only: the rewrite's with the kernel cache its run 1
+    filled (what every later run of the notebook on that machine costs), the original's
+    for symmetry (a warm OS file cache). Both or neither: skipped when the time left is less
+    than the first runs took (plus a margin), and said so. Then the rewrite's slowest cells."""
+    first = r.get("sides", {})
+    if all(v in first and not first[v]["timed_out"] for v in VARIANTS):
+        need = 1.2 * sum(first[v]["wall_s"] for v in VARIANTS) + 10
+        if deadline - time.perf_counter() < need:
+            r.setdefault("skipped", []).append(
+                f"second runs: no time left (need ~{need:.0f} s, BENCH_DEADLINE_S)"
+            )
+        else:
+            r["second"] = {}
+            for variant in VARIANTS:
+                source = (
+                    args.src_dir / f"{r['name']}.py"
+                    if variant == "orig"
+                    else args.fixed_dir / f"{r['name']}.gpu.py"
+                )
+                left = deadline - time.perf_counter()
+                limit = min(max(SECOND_FACTOR * first[variant]["wall_s"], SECOND_MIN_S), left)
+                print(f"  {r['name']} {variant} run 2 (limit {limit:.0f} s)", flush=True)
+                paths = (logs, work, _cache_dir(work, r["name"]))
+                side = run_side(r["name"], variant, 2, source, paths, limit, args.cupy_double)
+                del side["values"]
+                r["second"][variant] = side
+                by_cell = {c["cell"]: c for c in r.get("cells", [])}
+                for rec in side["cells"]:
+                    c = by_cell.setdefault(rec["cell"], {"cell": rec["cell"]})
+                    c[f"{variant}2_s"] = rec["seconds"]
+                    if "error" in rec:
+                        c[f"{variant}2_error"] = rec["error"]
+                r["cells"] = [by_cell[k] for k in sorted(by_cell)]
+    r["slowest_cells"] = slowest_cells(r, args.fixed_dir / f"{r['name']}.gpu.py")
+
+
+def slowest_cells(r: dict[str, Any], fixed: Path) -> list[dict[str, Any]]:
+    """The rewrite's SLOWEST cells by warm-cache time (cold where no second run), with the
+    original's time (run 2, else run 1) and the cell's first source line: where a notebook's
+    time goes on the GPU."""
+    key = "gpu2_s" if "second" in r else "gpu_s"
+    okey = "orig2_s" if "second" in r else "orig_s"
+    timed = sorted((c for c in r.get("cells", []) if key in c), key=lambda c: -c[key])
+    sources = dict(enumerate(nb_percent.parse(fixed.read_text()))) if fixed.exists() else {}
+    rows = []
+    for c in timed[:SLOWEST]:
+        src = sources.get(c["cell"], ("code", ""))[1]
+        lines = [x.strip() for x in src.splitlines() if x.strip() and not x.startswith("#")]
+        rows.append(
+            {
+                "cell": c["cell"],
+                "gpu_warm_s": c.get("gpu2_s"),
+                "gpu_cold_s": c.get("gpu_s"),
+                "orig_s": c.get(okey),
+                "orig_run": 2 if okey == "orig2_s" else 1,
+                "source": lines[0][:70] if lines else "",
+            }
+        )
+    return rows
+
+
 def _summary(r: dict[str, Any]) -> dict[str, str]:
     """One table row."""
     sides = r.get("sides", {})
     row = {"notebook": r["name"]}
     cells = r.get("cells", [])
     row["cells"] = str(len(cells))
-    sums = {}
-    for v in VARIANTS:
-        if v in sides:
-            s = sum(c.get(f"{v}_s", 0.0) for c in cells)
-            sums[v] = s
-            row[v] = f"{s:.2f} ({sides[v]['wall_s']:.1f})"
-        else:
-            row[v] = "-"
-    common = [c for c in cells if "orig_s" in c and "gpu_s" in c]
-    o, g = sum(c["orig_s"] for c in common), sum(c["gpu_s"] for c in common)
-    partial = len(common) < len(cells) or any(s.get("timed_out") for s in sides.values())
-    row["speedup"] = f"{o / g:.1f}x" + ("*" if partial else "") if g > 0 else "-"
+    second = r.get("second", {})
+    for col, runs, v in (
+        ("orig 1", sides, "orig"),
+        ("orig 2", second, "orig"),
+        ("gpu cold", sides, "gpu"),
+        ("gpu warm", second, "gpu"),
+    ):
+        key = f"{v}_s" if runs is sides else f"{v}2_s"
+        s = sum(c.get(key, 0.0) for c in cells)
+        row[col] = f"{s:.2f} ({runs[v]['wall_s']:.1f})" if v in runs else "-"
+    row["speedup warm"] = _speedup(cells, "orig2_s", "gpu2_s", second)
+    row["speedup cold"] = _speedup(cells, "orig_s", "gpu_s", sides)
     if "values" in r:
         counts = {"equal": 0, "statistical": 0, "not_equal": 0, "unverified": 0}
         for x in r["values"]:
@@ -578,12 +691,15 @@ def _summary(r: dict[str, Any]) -> dict[str, str]:
     row["stdout"] = ", ".join(f"{diffs.count(k)} {k}" for k in sorted(set(diffs))) or "same"
     errors = []
     for v in VARIANTS:
-        if v in sides and sides[v]["timed_out"]:
-            errors.append(f"{v}: timed out at {sides[v]['limit_s']:.0f} s")
+        for run, runs in ((1, sides), (2, second)):
+            if v in runs and runs[v]["timed_out"]:
+                errors.append(f"{v} run {run}: timed out at {runs[v]['limit_s']:.0f} s")
         for c in cells:
             if f"{v}_error" in c:
                 what = "double cannot run" if c[f"{v}_double_cannot_run"] else "ERROR"
                 errors.append(f"{v} cell {c['cell']}: {what}")
+            elif f"{v}2_error" in c:  # run 2 stopped where run 1 did not
+                errors.append(f"{v} run 2 cell {c['cell']}: ERROR")
     errors += [
         f"{v}: values not read back ({sides[v]['dump_error']})"
         for v in sides
@@ -592,6 +708,16 @@ def _summary(r: dict[str, Any]) -> dict[str, str]:
     errors += r.get("skipped", []) + ([r["cell_mismatch"]] if "cell_mismatch" in r else [])
     row["errors"] = "; ".join(errors) or "-"
     return row
+
+
+def _speedup(cells: list[dict[str, Any]], okey: str, gkey: str, runs: dict[str, Any]) -> str:
+    """Original over rewrite, summed over the cells both runs timed (* partial)."""
+    common = [c for c in cells if okey in c and gkey in c]
+    o, g = sum(c[okey] for c in common), sum(c[gkey] for c in common)
+    if not common or g <= 0:
+        return "-"
+    partial = len(common) < len(cells) or any(s.get("timed_out") for s in runs.values())
+    return f"{o / g:.1f}x" + ("*" if partial else "")
 
 
 def _details(r: dict[str, Any]) -> list[str]:
@@ -610,18 +736,44 @@ def _details(r: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _columns(rows: list[dict[str, str]]) -> list[str]:
+    cols = list(rows[0])
+    width = {k: max(len(k), *(len(r[k]) for r in rows)) for k in cols}
+    text = ["  ".join(k.ljust(width[k]) for k in cols).rstrip()]
+    return text + ["  ".join(r[k].ljust(width[k]) for k in cols).rstrip() for r in rows]
+
+
+def _seconds(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
 def table(results: list[dict[str, Any]]) -> str:
     rows = [_summary(r) for r in results]
     if not rows:
         return "(no notebooks run)\n"
-    cols = list(rows[0])
-    width = {k: max(len(k), *(len(r[k]) for r in rows)) for k in cols}
-    text = ["  ".join(k.ljust(width[k]) for k in cols)]
-    text += ["  ".join(r[k].ljust(width[k]) for k in cols) for r in rows]
+    text = _columns(rows)
     text.append(
-        "orig/gpu: sum of the cells' seconds (the side's process wall clock, imports and the "
-        "final pickle included); speedup over the cells both sides ran (* partial)"
+        "orig 1/2, gpu cold/warm: sum of the cells' seconds (the run's process wall clock, "
+        "imports and run 1's final pickle included); run 1 of each side is compared, the rewrite's "
+        "with an empty CuPy kernel cache (every NVRTC compile paid), run 2 with the cache run 1 "
+        "filled; speedup warm = orig 2 / gpu warm, cold = orig 1 / gpu cold, over the cells both "
+        "runs timed (* partial)"
     )
+    slow = [
+        {
+            "notebook": r["name"],
+            "cell": str(c["cell"]),
+            "gpu warm": _seconds(c["gpu_warm_s"]),
+            "gpu cold": _seconds(c["gpu_cold_s"]),
+            "orig": _seconds(c["orig_s"]) + ("" if c["orig_run"] == 2 else " (run 1)"),
+            "source (rewrite)": c["source"],
+        }
+        for r in results
+        for c in r.get("slowest_cells", [])
+    ]
+    if slow:
+        text += ["", f"the rewrite's {SLOWEST} slowest cells per notebook (by warm time)"]
+        text += _columns(slow)
     details = [x for r in results for x in _details(r)]
     return "\n".join(text + ([""] + details if details else [])) + "\n"
 
@@ -629,9 +781,9 @@ def table(results: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("names", nargs="*", help="notebooks (default: every bench/notebooks/*.py)")
-    p.add_argument("--out", type=Path, help="where logs and results.json go")
+    p.add_argument("--out", type=Path, help="table.txt, results.json, notebooks.tar.gz")
     p.add_argument("--cupy-double", action="store_true", help="CuPy TEST DOUBLE (no speeds)")
-    p.add_argument("--deadline-s", type=float, default=240.0, help="per notebook, both sides")
+    p.add_argument("--deadline-s", type=float, default=240.0, help="per notebook, both first runs")
     p.add_argument("--src-dir", type=Path, default=ROOT / "bench" / "notebooks")
     p.add_argument("--fixed-dir", type=Path, default=ROOT / "bench" / "notebooks" / "out")
     p.add_argument(
@@ -654,20 +806,40 @@ def main(argv: list[str] | None = None) -> int:
             "its timings are NOT GPU timings",
             flush=True,
         )
-    results = []
-    with tempfile.TemporaryDirectory(prefix="run_notebooks.") as work:
+    results: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="run_notebooks.") as tmp:
+        work, logs = Path(tmp), Path(tmp) / "logs"
+        logs.mkdir()
+        # every first run before any second run: when time is short, the second runs go first
         for name in names:
             if deadline - time.perf_counter() < 10:
                 results.append({"name": name, "skipped": ["overall deadline (BENCH_DEADLINE_S)"]})
                 continue
             print(f"{name}", flush=True)
-            results.append(bench_notebook(name, args, args.out, Path(work), deadline))
+            results.append(bench_notebook(name, args, logs, work, deadline))
+            save(args, results, logs)
+        for r in results:
+            second_runs(r, args, logs, work, deadline)
+            save(args, results, logs)
+    print(table(results))
+    return 0
+
+
+def save(args: argparse.Namespace, results: list[dict[str, Any]], logs: Path) -> None:
+    """DIR/results.json, DIR/table.txt and DIR/notebooks.tar.gz (both of them, and each run's
+    log and per-cell jsonl), rewritten after every notebook so that a run cut short keeps what
+    it did. The logs go into the archive only, not loose into DIR: the GPU machine's tool
+    returns few files from its output folder (6 of about 40 came back) and leaves the rest."""
     report = {"cupy_test_double": args.cupy_double, "python": sys.version, "notebooks": results}
     (args.out / "results.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
-    text = table(results)
-    (args.out / "table.txt").write_text(text)
-    print(text)
-    return 0
+    (args.out / "table.txt").write_text(table(results))
+    partial = args.out / "notebooks.tar.gz.part"
+    with tarfile.open(partial, "w:gz") as tar:
+        for name in ("results.json", "table.txt"):
+            tar.add(args.out / name, arcname=name)
+        for f in sorted(logs.iterdir()):
+            tar.add(f, arcname=f"logs/{f.name}")
+    partial.replace(args.out / "notebooks.tar.gz")
 
 
 if __name__ == "__main__":

@@ -4,9 +4,12 @@ printed text is judged by form and by printed precision, not character by charac
 
 from __future__ import annotations
 
+import argparse
 import json
 import pathlib
 import sys
+import tarfile
+import time
 
 import pytest
 
@@ -67,3 +70,68 @@ def test_refuses_what_it_cannot_keep_exact() -> None:
 def test_printed_text_is_compared_by_form_then_precision(orig: str, gpu: str, kind: str) -> None:
     got = run_notebooks.compare_text(orig, gpu, kind == "random", kind == "clock")
     assert (got[0] if got else None) == kind
+
+
+def test_each_side_runs_twice_and_the_logs_come_back_in_one_archive(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both sides of a two-cell notebook, each run twice in fresh processes (no CuPy here:
+    the "rewrite" is the original itself): run 1 is compared, run 2 only timed; DIR keeps
+    table.txt, results.json and one archive holding them and every run's log and cells."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    cells = [("code", "import numpy as np\nx = np.arange(6.0)"), ("code", "s = x.sum()\nprint(s)")]
+    (src / "tiny.py").write_text(nb_percent.render(cells))
+    (src / "tiny.gpu.py").write_text(nb_percent.render(cells))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    argv = ["--out", str(out), "--src-dir", str(src), "--fixed-dir", str(src), "tiny"]
+    assert run_notebooks.main(argv) == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "notebooks.tar.gz",
+        "results.json",
+        "table.txt",
+    ]
+    (r,) = json.loads((out / "results.json").read_text())["notebooks"]
+    assert set(r["second"]) == {"orig", "gpu"} and "skipped" not in r
+    assert [x["status"] for x in r["values"]] == ["equal", "equal"]  # s, x: run 1 compared
+    for c in r["cells"]:
+        assert {"orig_s", "gpu_s", "orig2_s", "gpu2_s"} <= set(c)
+    warm = {c["cell"]: c["gpu2_s"] for c in r["cells"]}
+    assert [c["cell"] for c in r["slowest_cells"]] == sorted(warm, key=lambda k: -warm[k])
+    assert r["slowest_cells"][0]["source"] in ("import numpy as np", "s = x.sum()")
+    with tarfile.open(out / "notebooks.tar.gz") as tar:
+        names = set(tar.getnames())
+    runs = {
+        f"logs/tiny.{v}.{n}.{ext}"
+        for v in ("orig", "gpu")
+        for n in (1, 2)
+        for ext in ("log", "cells.jsonl")
+    }
+    assert names == {"results.json", "table.txt"} | runs
+    head = (out / "table.txt").read_text().splitlines()[0].split()
+    assert head[:8] == ["notebook", "cells", "orig", "1", "orig", "2", "gpu", "cold"]
+
+
+def test_second_runs_are_skipped_first_when_time_is_short(tmp_path: pathlib.Path) -> None:
+    """A notebook whose first runs took 100 s gets no second runs with 50 s left, and the
+    table says why; its slowest cells then fall back to the cold-cache times."""
+    side = {"wall_s": 50.0, "rc": 0, "timed_out": False, "limit_s": 240.0, "cells": []}
+    r = {
+        "name": "nb",
+        "sides": {"orig": dict(side), "gpu": dict(side)},
+        "cells": [
+            {"cell": 1, "orig_s": 1.0, "gpu_s": 4.0},
+            {"cell": 2, "orig_s": 30.0, "gpu_s": 3.0},
+        ],
+    }
+    args = argparse.Namespace(src_dir=tmp_path, fixed_dir=tmp_path, cupy_double=False)
+    run_notebooks.second_runs(r, args, tmp_path, tmp_path, time.perf_counter() + 50)
+    assert "second" not in r
+    assert any(s.startswith("second runs: no time left") for s in r["skipped"])
+    assert [(c["cell"], c["gpu_warm_s"], c["orig_run"]) for c in r["slowest_cells"]] == [
+        (1, None, 1),
+        (2, None, 1),
+    ]
+    row = run_notebooks._summary(r)
+    assert (row["speedup warm"], row["speedup cold"]) == ("-", "4.4x")
+    assert "second runs: no time left" in row["errors"]
