@@ -41,6 +41,7 @@ import { escapingUse, MemorySharer, memorySharers, parameterNames } from './alia
 import { atomicSumNote, flatIndexRewrites, unsupportedArgumentRefusals } from './api-limits';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
+import { morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
 import { isNormMethod, normRewrite } from './scipy-norm';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
@@ -740,6 +741,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
   }
   edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp), ...uploads.edits, ...pandasOperands.edits, ...normEdits);
+  const morphology = morphologyIterationEdits(rewrittenRefs, cell.source);
+  edits.push(...morphology.edits);
+  if (morphology.note) {
+    notes.push(morphology.note);
+  }
   // CuPy's lstsq still defaults to rcond='warn' (a FutureWarning, and machine epsilon as the
   // cut-off), NumPy 2's to None (epsilon times the larger dimension): the rank and the solution
   // of an ill-conditioned system could differ, so the rewrite passes NumPy's default
