@@ -642,7 +642,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const generators = generatorCalls(root, model, cell, [...localArrays, ...arrayInputs, ...residentInputs], new Set(residentInputs), refs, cp);
   randomCalls += generators.draws;
   refusals.push(...generators.refusals);
-  const { rangeRewrites, hostRngCalls } = generators;
+  const { rangeRewrites, hostRngCalls, hostCopies: hostDrawCopies } = generators;
   refusals.push(...movedGeneratorRefusals(root, refs, model, cell));
 
   // Draws cast to float32/float64 (`np.random.rand(n).astype(np.float32)`): generated in that
@@ -794,10 +794,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   for (const call of untypedCalls.copied) {
     edits.push(insert(call.startIndex, `${cp}.asarray(`), insert(call.endIndex, ')'));
   }
-  // draws from a host generator made in another cell: copy the draw to the device once
-  for (const call of hostRngCalls) {
-    edits.push(insert(call.startIndex, `${cp}.asarray(`), insert(call.endIndex, ')'));
-  }
+  // draws from a host generator made in another cell: copy the draw (or the host expression
+  // shrinking it) to the device once
+  const drawCopyEdits = hostRngCalls.map(draw => {
+    const copied = hostDrawCopies.get(draw.id) ?? draw;
+    const around = { draw, open: insert(copied.startIndex, `${cp}.asarray(`), close: insert(copied.endIndex, ')') };
+    edits.push(around.open, around.close);
+    return around;
+  });
   // The cell's shown value (displayedStatement): where it reads written-back arrays and nothing
   // else on the device (no other device name, no CuPy call), it follows the epilogue and reads
   // the host arrays, current after the write-back (hostDisplayed); any other shown value is
@@ -1091,6 +1095,19 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const groups = groupChains(root, chains, model, cell, resolveUfunc).filter(g => !g.statements.some(s => stencil && s.endIndex > stencil.start && s.startIndex < stencil.end));
   const grouped = new Set(groups.flatMap(g => g.chains));
   const kernelChains = chains.filter(c => !inStencil(c.node.startIndex, c.node.endIndex) && !grouped.has(c));
+  // a host draw's comparison or cast that a kernel computes (`x * (rng.random(n) < 0.5)`: the
+  // kernel's input is the draw) is not the host's: the draw itself is copied
+  for (const { draw, open, close } of drawCopyEdits) {
+    const spans = (start: number, end: number): boolean => open.start < end && close.end > start;
+    const absorbed =
+      (stencil && spans(stencil.start, stencil.end)) ||
+      [...kernelChains, ...grouped].some(c => spans(c.node.startIndex, c.node.endIndex) && !c.params.some(q => open.start >= q.node.startIndex && close.end <= q.node.endIndex));
+    if (absorbed) {
+      open.start = open.end = draw.startIndex;
+      close.start = close.end = draw.endIndex;
+      hostDrawCopies.set(draw.id, draw);
+    }
+  }
   const fused = kernelChains.length + groups.length > 0 ? fuseChains(cell.source, edits, kernelChains, groups, cp, used) : { edits: [...edits], definitions: [] as string[] };
   if (stencil) {
     const code = stencilCode(stencil, stencilName, n => transfers.get(n) ?? n, cp);
@@ -1150,6 +1167,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     hostOnly: [...hostKeptOnly, ...setups.flatMap(s => [s.loop, s.made, ...s.inputs])],
     countedSizes: sizes.calls,
     hostDraws: hostRngCalls,
+    hostDrawCopies,
     uploads: uploads.uploaded,
     sliced,
     vectorised: rowReductions.map(r => ({ comprehension: r.comprehension, row: r.row })),
@@ -1430,8 +1448,9 @@ function dtypeRefusals(root: SyntaxNode, model: NotebookModel, cell: CellModel, 
  * (`np.random.default_rng(3).normal(...)`, its constructor among the `refs` the rewrite moves) is
  * one made here, its draw rewritten around CuPy's constructor (`cp`). A NumPy Generator made in
  * another cell stays NumPy's: a call on one of `onDevice` (`resident`: already there in the plan)
- * is refused; a draw used in an expression is copied to the device (`hostRngCalls`); one on its
- * own line stays as it is.
+ * is refused; a draw used in an expression is copied to the device (`hostRngCalls`), through
+ * the host expression that shrinks it where there is one (`hostCopies`, hostDrawCopyPoint); one
+ * on its own line stays as it is.
  */
 function generatorCalls(
   root: SyntaxNode,
@@ -1441,9 +1460,9 @@ function generatorCalls(
   resident: ReadonlySet<string>,
   refs: readonly LibraryRef[],
   cp: string
-): { draws: number; refusals: string[]; rangeRewrites: TextEdit[]; hostRngCalls: SyntaxNode[] } {
+): { draws: number; refusals: string[]; rangeRewrites: TextEdit[]; hostRngCalls: SyntaxNode[]; hostCopies: Map<number, SyntaxNode> } {
   const assignments = cell.facts!.assignments;
-  const out = { draws: 0, refusals: [] as string[], rangeRewrites: [] as TextEdit[], hostRngCalls: [] as SyntaxNode[] };
+  const out = { draws: 0, refusals: [] as string[], rangeRewrites: [] as TextEdit[], hostRngCalls: [] as SyntaxNode[], hostCopies: new Map<number, SyntaxNode>() };
   walkTypes(root, CALL, n => {
     const fn = field(n, 'function');
     const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
@@ -1504,11 +1523,44 @@ function generatorCalls(
         );
       } else if (n.parent?.type !== 'expression_statement') {
         out.hostRngCalls.push(n);
+        out.hostCopies.set(n.id, hostDrawCopyPoint(n, model, cell, new Set(onDevice), refs));
       }
     }
     return true;
   });
   return out;
+}
+
+/**
+ * Where a host draw (`rng.random((4096, 4096))`, a NumPy Generator's) is copied to the device:
+ * around the host expression that shrinks it, where the draw is an operand of a comparison with
+ * host numbers (`rng.random(n) < 0.3`: a bool array, an eighth of the float64 bytes), and of a
+ * cast of that to a dtype no wider (`.astype(np.uint8)`); else the draw itself. Arithmetic on the
+ * draw keeps its size: that runs on the device.
+ */
+function hostDrawCopyPoint(draw: SyntaxNode, model: NotebookModel, cell: CellModel, onDevice: ReadonlySet<string>, refs: readonly LibraryRef[]): SyntaxNode {
+  const hostNumber = (e: SyntaxNode): boolean =>
+    model.inferValue(e, cell).kind === 'scalar' && !mentions(e, onDevice) && !refs.some(r => r.action === 'cupy' && isInside(r.node, e));
+  let at = draw;
+  for (;;) {
+    let p = at.parent;
+    while (p?.type === 'parenthesized_expression') {
+      p = p.parent;
+    }
+    if (p?.type === 'comparison_operator' && kids(p).every(k => unparen(k).id === at.id || hostNumber(k))) {
+      at = p;
+      continue;
+    }
+    const call = p?.type === 'attribute' && field(p, 'attribute')?.text === 'astype' && p.parent?.type === 'call' ? p.parent : null;
+    const { positional, keywords } = call ? callArguments(call) : { positional: [], keywords: new Map() };
+    const to = positional.length === 1 && keywords.size === 0 ? normaliseDtype(positional[0].text) : undefined;
+    const from = model.inferValue(at, cell).dtype;
+    if (call && to && from && itemSize(to) <= itemSize(from)) {
+      at = call;
+      continue;
+    }
+    return at;
+  }
 }
 
 /**
@@ -4187,6 +4239,8 @@ export function estimateWork(
     countedSizes?: readonly SyntaxNode[];
     /** Draws from a host Generator, copied to the device (generatorCalls' hostRngCalls). */
     hostDraws?: readonly SyntaxNode[];
+    /** What is copied for each host draw (its id): the draw or the host expression shrinking it (hostDrawCopyPoint). */
+    hostDrawCopies?: ReadonlyMap<number, SyntaxNode>;
     /** Host values copied to the device where they are made (hostArrayUploads). */
     uploads?: readonly SyntaxNode[];
     /** Inputs copied in part: name -> the part (basicPart). */
@@ -4469,7 +4523,8 @@ export function estimateWork(
             const k = (work.hostKept ??= { passes: 0, transcendentalOps: 0, bytes: 0 });
             k.passes += passes;
             k.transcendentalOps += ops;
-            k.bytes += times * (result.size ?? 0) * itemSize(result.dtype);
+            const copied = model.inferValue(kept.hostDrawCopies?.get(n.id) ?? n, cell);
+            k.bytes += times * (copied.size ?? 0) * itemSize(copied.dtype);
           } else {
             work.launches += times;
             countDraws(times * (result.size ?? 0), /normal|gamma|poisson|exponential/.test(method));
