@@ -1835,6 +1835,19 @@ function untypedArrayOperands(root: SyntaxNode, model: NotebookModel, cell: Cell
   });
 }
 
+/** Python's number constructors and functions, and the modules whose functions give Python numbers. */
+const PYTHON_NUMBER_BUILTINS: ReadonlySet<string> = new Set(['int', 'float', 'complex', 'bool', 'len', 'ord']);
+const PYTHON_NUMBER_MODULES = /^(math|cmath|random|time|statistics)\./;
+
+/** Whether callee `fn` gives a Python number whatever its arguments (`complex(dt, 0.5)`, `math.exp(x)`). */
+function pythonNumberCall(fn: SyntaxNode, model: NotebookModel): boolean {
+  if (fn.type === 'identifier' && PYTHON_NUMBER_BUILTINS.has(fn.text)) {
+    return true;
+  }
+  const q = model.qualifiedName(fn);
+  return !!q && PYTHON_NUMBER_MODULES.test(q);
+}
+
 /** dtypes a Python number promotes to as a 0-d array does: copying one to the device changes nothing. */
 const PYTHON_NUMBER_SAFE_DTYPES: ReadonlySet<string> = new Set(['bool', 'int64', 'float64', 'complex128']);
 
@@ -1847,7 +1860,8 @@ const PYTHON_NUMBER_SAFE_DTYPES: ReadonlySet<string> = new Set(['bool', 'int64',
  * prologue uses for names (prologueLines) is not open to it: a Python number made a 0-d device
  * array is no weak scalar under NEP 50, which is exact only where the other side is bool, int64,
  * float64 or complex128 (what the number promotes to anyway). Elsewhere (a float32 `ref`) the
- * cell is refused. Calls in a def or lambda (their names are locals) are not looked at.
+ * cell is refused. Calls in a def or lambda (their names are locals), calls giving a Python
+ * number (pythonNumberCall) and calls handed the cell's device arrays are not looked at.
  */
 function untypedCallOperands(
   root: SyntaxNode,
@@ -1869,7 +1883,13 @@ function untypedCallOperands(
     for (const operand of operands) {
       const call = unparen(operand);
       const fn = call.type === 'call' ? field(call, 'function') : null;
-      if (!fn || refs.some(r => isInside(r.node, fn)) || model.inferValue(call, cell).kind !== 'unknown' || out.copied.some(c => c.id === call.id)) {
+      if (!fn || refs.some(r => isInside(r.node, fn)) || model.inferValue(call, cell).kind !== 'unknown' || out.copied.some(c => c.id === call.id) || pythonNumberCall(fn, model)) {
+        continue;
+      }
+      // a notebook function handed the cell's device arrays (`decimate(sig_gpu, 2)`) computes
+      // with them: its value is taken to be on the device, as the note on such calls says
+      const args = field(call, 'arguments');
+      if (args && onDevice(args)) {
         continue;
       }
       const others = operands.filter(o => o.id !== operand.id && onDevice(o));
