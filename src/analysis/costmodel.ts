@@ -101,6 +101,15 @@ export const MEASURED_H200 = {
    */
   kernelCompileSeconds: 0.17,
   /**
+   * First call of cupyx.scipy.signal's second-order-section filters, compiled by NVRTC at that
+   * call (H200, 2026-12-01, CuPy 14.2.0, 2M float64 samples; bench/results/2026-12-01-h200-run20/
+   * iir_probe.txt): sosfilt's first call 3307 ms against 1.4 ms again; sosfiltfilt's first call
+   * after it 777 ms more (7.3 ms again). CuPy's kernel cache keeps them on disk: once per
+   * machine, not per session.
+   */
+  sosfiltCompileSeconds: 3.3,
+  sosfiltfiltExtraCompileSeconds: 0.78,
+  /**
    * The doctor's own calibration on the H200, bench run 6 (bench/results/2026-12-01-h200-run6,
    * `all.txt`), at the sizes it copies since 5b1b5ee: a 480 MiB device copy (max(8 x L2, 256 MiB))
    * at 3.82 TB/s, a 480 MiB pageable host->device copy at 7.68 GB/s, 13.9 µs per launch, NumPy's
@@ -377,6 +386,12 @@ export interface WorkEstimate {
   /** Kernels the cell itself defines (compiled at its first run, not in the resident form). */
   kernelsDefined?: number;
   /**
+   * Kernels a library compiles at the cell's first call of it (cupyx.scipy.signal's sosfilt),
+   * what they are in words and how long that takes: charged to the first run beside
+   * `kernelsDefined`, never to the resident form.
+   */
+  libraryCompile?: { what: string; seconds: number };
+  /**
    * Random values the cell draws, uniform and otherwise (normal, gamma...): cuRAND generates
    * them well below the copy bandwidth, so the device charges them per value.
    */
@@ -459,7 +474,7 @@ export function predict(
   const cell = estimate(work, device);
   const speedup = cell.gpuSeconds > 0 ? cell.cpuSeconds / cell.gpuSeconds : 1;
   const residentSpeedup = resident.gpuSeconds > 0 ? resident.cpuSeconds / resident.gpuSeconds : 1;
-  const compile = (work.kernelsDefined ?? 0) * (device.kernelCompileSeconds ?? MEASURED_H200.kernelCompileSeconds);
+  const compile = (work.kernelsDefined ?? 0) * (device.kernelCompileSeconds ?? MEASURED_H200.kernelCompileSeconds) + (work.libraryCompile?.seconds ?? 0);
   const firstRunSeconds = cell.gpuSeconds + compile;
   const firstRunSpeedup = firstRunSeconds > 0 ? cell.cpuSeconds / firstRunSeconds : 1;
 
@@ -474,7 +489,8 @@ export function predict(
         ? `${wholeNotebook.why}: ${formatSpeedup(wholeNotebook.speedup)} there`
         : `it pays only with the data kept on the device across cells (whole-notebook rewrite: ${formatSpeedup(residentSpeedup)})`);
   } else if (compile > 0 && firstRunSpeedup < NOT_A_SPEEDUP && speedup >= NOT_A_SPEEDUP) {
-    reason = `${reason}; its first run also compiles ${plural(work.kernelsDefined ?? 0, 'kernel', 'kernels')} (~${formatSeconds(compile)}): ${formatSpeedup(firstRunSpeedup)} that time`;
+    const compiled = [(work.kernelsDefined ?? 0) > 0 ? plural(work.kernelsDefined ?? 0, 'kernel', 'kernels') : '', work.libraryCompile?.what ?? ''].filter(Boolean).join(' and ');
+    reason = `${reason}; its first run also compiles ${compiled} (~${formatSeconds(compile)}): ${formatSpeedup(firstRunSpeedup)} that time`;
   }
   return {
     speedup,

@@ -63,6 +63,28 @@ export const CUPYX_NEEDS_RAPIDS: ReadonlyMap<string, string> = new Map([
   ['spatial.distance_matrix', 'is built on cupyx.scipy.spatial.distance, which needs cuVS (RAPIDS) or an old pylibraft (RuntimeError without them)']
 ]);
 
+/**
+ * cupyx names that exist and run but give wrong results, by SciPy path: why each stays SciPy's on
+ * the host. cupyx.scipy.signal's (b, a) transfer-function recursions lose accuracy as the order
+ * grows; measured on the H200 (2026-12-01, CuPy 14.2.0 against SciPy 1.18.1, 2M float64 samples
+ * at fs = 10 kHz; bench/results/2026-12-01-h200-run20/iir_probe.txt): with
+ * `butter(4, [30, 2000], btype="bandpass", fs=fs)` (8th-order polynomials) lfilter was off by
+ * 3.05 times the signal's peak and filtfilt by 2.20 (rms 1.53 and 1.24 against SciPy's 0.796 and
+ * 0.790), while an order-4 low-pass agreed to 4e-13 and sosfilt/sosfiltfilt (band-pass too) to
+ * 1e-11. The order of `b, a` is seldom known where they are made, so every (b, a) recursion is
+ * kept: lfilter, filtfilt, and lfiltic / lfilter_zi, the initial states made for them (no work
+ * worth a GPU: a few coefficients).
+ */
+const BA_RECURSION =
+  "cupyx.scipy.signal's (b, a) recursions lose accuracy at high order: on the H200 an 8th-order band-pass gave rms 1.53 against SciPy's 0.80; " +
+  "the sos form (signal.butter(..., output='sos') with sosfilt/sosfiltfilt) runs on the GPU and matches";
+export const CUPYX_INACCURATE: ReadonlyMap<string, string> = new Map([
+  ['signal.lfilter', BA_RECURSION],
+  ['signal.filtfilt', BA_RECURSION],
+  ['signal.lfiltic', BA_RECURSION],
+  ['signal.lfilter_zi', BA_RECURSION]
+]);
+
 /** Why `scipy.<path>`'s cupyx counterpart is not used as it is (CUPYX_NEEDS_RAPIDS), if it is not. */
 export function cupyxNeedsRapids(path: string): string | undefined {
   for (const [prefix, why] of CUPYX_NEEDS_RAPIDS) {

@@ -27,8 +27,8 @@
  * updates it), and a host cell that lets another object keep a resident array brings it back.
  */
 import { CUPY_CONCATENATORS, cupyHasNumpyPath, CUPY_GENERATOR_METHODS, CUPY_RENAMED, ELEMENTWISE_UFUNCS, NUMPY_HOST_IO_CONSUMERS, NUMPY_HOST_IO_PRODUCERS, NUMPY_PASSTHROUGH_NAMES, NUMPY_REFUSED, NUMPY_UFUNC_NIN, REDUCTIONS, TRANSCENDENTAL_UFUNCS } from '../../apis/cupy';
-import { cupyxHasScipyPath, cupyxModuleOf, cupyxNeedsRapids } from '../../apis/cupyx';
-import { WorkEstimate } from '../../costmodel';
+import { CUPYX_INACCURATE, cupyxHasScipyPath, cupyxModuleOf, cupyxNeedsRapids } from '../../apis/cupyx';
+import { formatSeconds, MEASURED_H200, WorkEstimate } from '../../costmodel';
 import { applyEdits, insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
 import { ARRAY_MUTATING_METHODS, type CellFacts } from '../../facts';
@@ -1178,6 +1178,20 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   work.deviceToHostBytes += pandasOperands.bytes;
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
   work.kernelsDefined = hoist ? 0 : fused.definitions.length;
+  // cupyx.scipy.signal's sos filters compile at their first call, wherever that is (no hoisting)
+  const sosCalls = new Set(
+    refs.filter(r => r.action === 'cupy' && /^scipy\.signal\.sosfilt(filt)?$/.test(r.qualified) && r.node.parent?.type === 'call' && field(r.node.parent, 'function')?.id === r.node.id).map(r => r.qualified)
+  );
+  if (sosCalls.size > 0) {
+    const names = [...sosCalls].map(q => `\`${q.slice(q.lastIndexOf('.') + 1)}\``).join(' and ');
+    work.libraryCompile = {
+      what: `cupyx.scipy.signal's filter kernels`,
+      seconds: MEASURED_H200.sosfiltCompileSeconds + (sosCalls.has('scipy.signal.sosfiltfilt') ? MEASURED_H200.sosfiltfiltExtraCompileSeconds : 0)
+    };
+    notes.push(
+      `The first call of cupyx.scipy.signal's ${names} compiles the filter kernels with NVRTC (~0.8-3.3 s per function measured on the H200, CuPy 14.2.0; ~${formatSeconds(work.libraryCompile.seconds)} counted in the first run's figure), once per machine: CuPy's kernel cache keeps them on disk for later runs and sessions.`
+    );
+  }
   const unfusedWork = { ...work };
   // NumPy makes every pass of the chain; only the device's count shrinks
   work.hostPasses = work.passes;
@@ -2456,6 +2470,12 @@ function classify(node: SyntaxNode, qualified: string, cp: string): LibraryRef {
   const rapids = cupyxNeedsRapids(path);
   if (rapids) {
     return { node, qualified, action: 'refuse', reason: `cupyx.scipy.${path} ${rapids}: kept on the host` };
+  }
+  // a refused reference refuses the whole cell (as every SciPy function cupyx lacks does): the
+  // call's inputs and results then stay host arrays, with no copies in and out around it
+  const inaccurate = CUPYX_INACCURATE.get(path);
+  if (inaccurate) {
+    return { node, qualified, action: 'refuse', reason: `scipy.${path} is kept on the host: ${inaccurate}` };
   }
   if (cupyxHasScipyPath(path)) {
     return { node, qualified, action: 'cupy', replacement: `cupyx.scipy.${path}` };

@@ -1,0 +1,44 @@
+/**
+ * scipy.signal's IIR filters on the GPU (apis/cupyx.ts CUPYX_INACCURATE, rules/arrays/cupy-rewrite.ts):
+ * the (b, a) recursions stay SciPy's, refusing the cell (cupyx's were wrong for an 8th-order
+ * band-pass on the H200); the sos forms are rewritten, with their first call's NVRTC compile noted
+ * and charged to the first run. The candidates are rule fixtures: GPU102/no-filtfilt-ba-bandpass,
+ * GPU102/no-lfilter-ba-zi, GPU102/flag-sosfiltfilt-compile-note.
+ */
+import { analyzeNotebook } from '../../src/analysis/engine';
+import { MEASURED_H200 } from '../../src/analysis/costmodel';
+import { cellsOf, parser } from './helpers';
+
+beforeAll(async () => {
+  await parser();
+});
+
+const SETUP = 'import numpy as np\nfrom scipy import signal\nfs = 10_000.0\nrng = np.random.default_rng(7)\nsig = rng.standard_normal(2_000_000)';
+
+describe('IIR filters', () => {
+  it('notes and charges the compile of sosfilt and sosfiltfilt at their first call', () => {
+    const cells = cellsOf(SETUP, 'sos = signal.butter(6, 500, fs=fs, output="sos")\nlow = signal.sosfiltfilt(sos, sig)\none = signal.sosfilt(sos, sig)\nr = np.sqrt(np.mean(low**2)) + one.max()');
+    const s = analyzeNotebook(cells).suggestions.find(x => x.cellIndex === 1 && x.rule === 'GPU102');
+    expect(s).toBeDefined();
+    expect(s!.notes.join('\n')).toMatch(/first call of cupyx\.scipy\.signal's `sosfiltfilt` and `sosfilt` compiles the filter kernels with NVRTC \(~0\.8-3\.3 s per function measured on the H200, CuPy 14\.2\.0; ~4\.08 s counted/);
+    const p = s!.prediction;
+    // the steady figure is unchanged; the first run pays sosfilt's compile and sosfiltfilt's extra
+    expect(p.firstRunSeconds! - p.gpuSeconds).toBeCloseTo(MEASURED_H200.sosfiltCompileSeconds + MEASURED_H200.sosfiltfiltExtraCompileSeconds, 6);
+    expect(p.reason).toMatch(/its first run also compiles cupyx\.scipy\.signal's filter kernels \(~4\.08 s\)/);
+  });
+
+  it('charges sosfilt alone its own compile only', () => {
+    const s = analyzeNotebook(cellsOf(SETUP, 'sos = signal.butter(6, 500, fs=fs, output="sos")\nlow = signal.sosfilt(sos, sig)\nr = np.abs(low).max()')).suggestions.find(x => x.cellIndex === 1);
+    expect(s).toBeDefined();
+    expect(s!.prediction.firstRunSeconds! - s!.prediction.gpuSeconds).toBeCloseTo(MEASURED_H200.sosfiltCompileSeconds, 6);
+  });
+
+  it('keeps every (b, a) recursion on the host, whatever the order, with the measured reason', () => {
+    for (const call of ['signal.filtfilt(b, a, sig)', 'signal.lfilter(b, a, sig)', 'signal.lfiltic(b, a, sig[:4])']) {
+      const result = analyzeNotebook(cellsOf(SETUP, `b, a = signal.butter(2, 500, fs=fs)\ny = ${call}\nr = np.abs(y).max()`));
+      expect(result.suggestions.filter(x => x.cellIndex === 1)).toEqual([]);
+      const reasons = result.refusals.filter(x => x.cellIndex === 1).map(x => x.reason);
+      expect(reasons.join('\n')).toMatch(/is kept on the host: cupyx\.scipy\.signal's \(b, a\) recursions lose accuracy at high order: on the H200 an 8th-order band-pass gave rms 1\.53 against SciPy's 0\.80/);
+    }
+  });
+});
