@@ -1162,3 +1162,53 @@ def test_2d_loop_stencil_reads_on_a_grid_stride_grid(double_cupy, case: str) -> 
         want.update(zip(read_names, reads, strict=True))
         exec(re.sub(r"range\(\d+\)", "range(1)", target), want)  # noqa: S102
         assert np.array_equal(np.asarray(out), want[name]), (case, shape)
+
+
+# --- np.round as rint, np.where as a C ternary, masks as bool locals and outputs -------------
+# case: the names the NumPy cell binds that the candidate keeps in the kernel's registers
+ROUND_AND_WHERE = {
+    "flag-round-minimum-image-in-place": set(),
+    "flag-round-forms-float32": set(),
+    "flag-where-mask-group-one-kernel": {"m", "inv2", "inv6"},
+    "flag-where-mask-output-float32": {"w"},
+}
+
+
+@pytest.mark.parametrize("case", sorted(ROUND_AND_WHERE))
+def test_round_and_where_kernels_bitwise_equal_to_numpy(
+    double_cupy,  # noqa: ANN001
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: pathlib.Path,
+    case: str,
+) -> None:
+    """Each fixture's candidate run as written, its ElementwiseKernel compiled with g++ as CuPy
+    wraps it (test_elementwise_kernel_groups_cpu, with C++ `bool` for a mask), against the NumPy
+    cell: every array bit for bit, dtype included (the bool mask output too). `np.round(x)`,
+    `np.around(x, 0)` and `x.round(decimals=0)` are C's rint, half to even: the inputs hold exact
+    halves, and the same kernel with C's round (half away from zero) differs. `np.where(m, a, b)`
+    as `m ? a : b`: elements the mask rejects (r2 == 0, where NumPy divides by zero in the branch
+    it discards) get NumPy's value."""
+    import test_elementwise_kernel_groups_cpu as groups
+
+    monkeypatch.setitem(groups.CTYPE, "bool", "bool")
+    base, want, got = groups._run(case, double_cupy, monkeypatch, tmp_path)
+    compared = 0
+    for name, w in want.items():
+        if not isinstance(w, np.ndarray) or name.startswith("_"):
+            continue
+        if name in ROUND_AND_WHERE[case]:
+            assert name not in got and name not in base, name  # a local: never bound
+            continue
+        g = np.asarray(got[name])
+        assert g.dtype == w.dtype and g.shape == w.shape, (name, g.dtype, w.dtype)
+        assert np.array_equal(g, w), (name, int(np.sum(g != w)))
+        compared += 1
+    assert compared >= 1, compared
+    if case == "flag-round-forms-float32":
+        assert np.any(np.asarray(base["x"]) % 1 == 0.5)  # ties, which rint sends to even
+        _, want, got = groups._run(
+            case, double_cupy, monkeypatch, tmp_path, edit=lambda op: op.replace("rintf", "roundf")
+        )
+        assert not np.array_equal(np.asarray(got["y"]), want["y"])
+    if case.startswith("flag-where"):
+        assert np.any(np.asarray(base["r2"]) == 0.0)  # rejected by the mask

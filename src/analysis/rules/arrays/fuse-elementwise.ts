@@ -86,6 +86,17 @@
  * `x` the chain reads is copied first (`x_kernel(x, x[0].copy(), x)`: NumPy reads it before it
  * writes). A `@cp.fuse()` chain keeps the two-step form.
  *
+ * `np.round(x)`, `np.around(x)` and `x.round()` with no or zero decimals are C's `rint` in a typed
+ * kernel (NumPy rounds half to even, as rint does; other decimals stay outside the chain: NumPy
+ * scales, rounds and scales back). `np.where(c, a, b)` is the C ternary `(c ? a : b)` where `c` is
+ * a comparison, `&`/`|`/`^`/`~` of booleans or a bool mask, and at least one branch reads an
+ * array of the kernel's dtype (NumPy's promotion of the branches is then that dtype; two Python
+ * numbers make a float64 or int64 array, which no typed kernel and no `@cp.fuse()` function
+ * reproduces: CuPy's fusion would pick float16); C evaluates only the branch it selects, so
+ * NumPy's warnings from the other one (`1 / 0` where the mask is False) are not raised, the
+ * values are the same. A mask statement (`m = (r2 < 6.25) & (r2 > 1e-12)`) joins a group below
+ * as a `bool` local of the kernel, or a `bool` output where something reads it after.
+ *
  * Consecutive top-level statements whose typed chains share a float dtype and a known shape, each
  * reading an earlier one's result by name, become one kernel (fusion.ts groupChains):
  * ```python
@@ -115,7 +126,8 @@
  * reduction inside, nor a ReductionKernel of several inputs: CuPy launches those as ONE block
  * (17.4 ms). With unknown dtypes the elementwise part is a `@cp.fuse()` function and CuPy reduces
  * its result (`cp.sum(f(x, y))`, two passes). Refusals are GPU101's (object dtypes, missing
- * functions, recurrences, small arrays).
+ * functions, recurrences, small arrays). The title counts the kernels the rewrite defines ("one
+ * fused CuPy kernel", "3 fused CuPy kernels").
  */
 import type { Rule, RuleOutcome } from '../types';
 import { arrayAnalysis } from './cupy-rewrite';
@@ -196,7 +208,7 @@ export const fuseElementwise: Rule = {
     // periodic stencil inlines (`lap`)
     const temporary = a.stencil?.periodic?.temporary;
     const locals = new Set([...a.groups.flatMap(g => g.locals), ...(temporary ? [temporary] : [])]);
-    return arrayOutcome(ctx, locals.size > 0 ? { ...a, leftOnDevice: a.leftOnDevice.filter(n => !locals.has(n)) } : a, {
+    const outcome = arrayOutcome(ctx, locals.size > 0 ? { ...a, leftOnDevice: a.leftOnDevice.filter(n => !locals.has(n)) } : a, {
       what: a.stencil?.periodic
         ? sweep
           ? 'This cell repeats a periodic stencil update written with np.roll: as one kernel per step it reads the grid once and writes the next one once.'
@@ -233,5 +245,8 @@ export const fuseElementwise: Rule = {
       ],
       confidence: 0.75
     });
+    // the title counts the kernels the rewrite defines: one per chain, group and stencil
+    const emitted = chains.length + a.groups.length + (stencil ? 1 : 0);
+    return outcome.kind === 'suggest' && emitted > 1 ? { ...outcome, title: `Elementwise chains on large arrays -> ${emitted} fused CuPy kernels` } : outcome;
   }
 };

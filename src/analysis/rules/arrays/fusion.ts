@@ -5,9 +5,10 @@
  *
  * Two forms, chosen per chain (references/cupy.md#fusion says why):
  * - `cp.ElementwiseKernel` with the known dtypes, when every input is a float32/float64 array
- *   (all the same dtype), a numeric constant or a piece of scalars (`dt * 0.3`: one argument,
- *   computed by the cell as Python computes it) and every operation has a C equivalent with
- *   NumPy's meaning (+ - * /, unary -, `**`, sqrt/exp/log/trig...). Its compiled kernel is
+ *   (all the same dtype; bool masks beside them), a numeric constant or a piece of scalars
+ *   (`dt * 0.3`: one argument, computed by the cell as Python computes it) and every operation
+ *   has a C equivalent with NumPy's meaning (+ - * /, unary -, `**`, sqrt/exp/log/trig..., round
+ *   to whole numbers as rint, `np.where` as `?:` of a comparison or mask: cExpression). Its compiled kernel is
  *   memoized by source across kernel objects (`_get_elementwise_kernel` in CuPy's
  *   `_kernel.pyx`), so re-running the cell costs a dictionary lookup, not a re-trace. Compiled
  *   with `options=('--fmad=false',)`: NVRTC's default contracts `a * b + c` into one FMA.
@@ -88,6 +89,11 @@ export interface ElementwiseChain {
    * `x *= x_kernel(y)` computes the `factor`, not `x` (augmentedOutput).
    */
   output?: string;
+  /**
+   * The chain rounds with the ndarray method (`(d / L).round()`: roundedOperand), which only its
+   * typed kernel computes (CuPy's fusion traces no such method).
+   */
+  methodRound?: boolean;
 }
 
 /** ElementwiseChain's `writes`. */
@@ -162,8 +168,13 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
         writes = { array: left, op, replaced: n };
       }
     }
-    const chain = analyseChain(expr, target, model, cell, resolveUfunc);
-    if (chain && chain.ops >= 3) {
+    // a chain rounding with `x.round()` that gets no typed kernel is analysed again with the
+    // method evaluated outside it: CuPy's fusion traces no such method (analyseChain)
+    for (const methods of [true, false]) {
+      const chain = analyseChain(expr, target, model, cell, resolveUfunc, methods);
+      if (!chain || chain.ops < 3) {
+        return true;
+      }
       if (writes && writesInPlace(chain, writes, model, cell, resolveUfunc)) {
         chains.push(chain);
         return false;
@@ -179,6 +190,9 @@ export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, ce
       // the chain's own object is completed, not copied with object spreads (in Node 20 a copy by
       // spread cost about ten times building the object once, measured)
       const { kernel, reduce, untyped, inlined } = typedKernels(chain, model, cell, resolveUfunc);
+      if (!kernel && !reduce && chain.methodRound) {
+        continue;
+      }
       if (!kernel && !reduce && weakScalarClash(chain, model, cell, resolveUfunc)) {
         // a `@cp.fuse()` function would not give NumPy's dtype: the chain stays op by op
         return false;
@@ -231,9 +245,10 @@ export interface ChainGroup {
   /**
    * The kernel's outputs, in statement order: a target read after the group, the last one, or
    * the array a ufunc's `out=u` writes in place (`written`: passed to the kernel, which then
-   * needs every output passed: the others are allocated with `empty`).
+   * needs every output passed: the others are allocated with `empty`, of their `dtype`: the
+   * group's, or bool for a mask).
    */
-  outputs: { name: string; written: SyntaxNode | null }[];
+  outputs: { name: string; written: SyntaxNode | null; dtype: 'float32' | 'float64' | 'bool' }[];
   /** Targets kept in the kernel's registers: only later members read them. */
   locals: string[];
   kernel: ElementwiseKernelSpec;
@@ -249,7 +264,13 @@ interface GroupMember {
   /** The name the statement binds, or the array its ufunc writes (`out=u`). */
   target: string;
   written: SyntaxNode | null;
+  /** The float dtype the member computes in: its value's, or a mask's inputs' (`mask`). */
   dtype: 'float32' | 'float64';
+  /**
+   * The member computes a bool array from arrays of `dtype` (`m = (r2 < 6.25) & (r2 > 1e-12)`,
+   * which later members read in `np.where(m, ...)`): a `bool` local or output of the kernel.
+   */
+  mask: boolean;
   shape: string;
 }
 
@@ -353,9 +374,11 @@ function groupMember(
       Object.assign(chain, typedKernels(chain, model, cell, resolveUfunc));
     }
   }
-  const dtype = chain?.value.kind === 'ndarray' ? floatCType(chain.value.dtype) : null;
+  // a mask (no float kernel of its own: its value is bool) is a member of its inputs' dtype
+  const mask = chain && !chain.kernel && !written ? maskDtype(chain, model, cell, resolveUfunc) : null;
+  const dtype = mask ?? (chain?.value.kind === 'ndarray' ? floatCType(chain.value.dtype) : null);
   const shape = chain?.value.shape;
-  if (!chain || !chain.kernel || chain.reduction || chain.writes?.op || chain.ops === 0 || !dtype || !shape || shape.some(d => d === null)) {
+  if (!chain || !(chain.kernel || mask) || chain.reduction || chain.writes?.op || chain.ops === 0 || !dtype || !shape || shape.some(d => d === null)) {
     return null;
   }
   if (chain.params.some(p => namesIn(p.node).has(target))) {
@@ -370,7 +393,20 @@ function groupMember(
       return null;
     }
   }
-  return { statement, chain, target, written, dtype, shape: shape.join(',') };
+  return { statement, chain, target, written, dtype, mask: mask !== null, shape: shape.join(',') };
+}
+
+/**
+ * The float dtype of a chain's inputs where the chain computes a bool array from them in C with
+ * NumPy's meaning (comparisons and logical operations: cExpression), or null. Such a chain keeps
+ * its `@cp.fuse()` form alone; as a group member it is a `bool` of the group's kernel.
+ */
+function maskDtype(chain: ElementwiseChain, model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): 'float32' | 'float64' | null {
+  if (chain.value.kind !== 'ndarray' || chain.value.dtype !== 'bool' || chain.reduction) {
+    return null;
+  }
+  const t = typedParams(chain, model, cell);
+  return t && !t.refused && cExpression(chain.node, t, model, resolveUfunc, 'bool') !== null ? t.dtype : null;
 }
 
 /** The names a node reads (every identifier in it). */
@@ -492,35 +528,41 @@ function chainGroup(run: readonly GroupMember[], root: SyntaxNode, model: Notebo
     });
     return found;
   };
-  const ctype = dtype === 'float32' ? 'float' : 'double';
   const outputs: ChainGroup['outputs'] = [];
   const outParams: string[] = [];
   const locals: string[] = [];
   const lines: string[] = [];
   for (const [k, m] of run.entries()) {
-    const expr = cExpression(m.chain.node, t, model, resolveUfunc, false);
+    const expr = cExpression(m.chain.node, t, model, resolveUfunc, m.mask ? 'bool' : 'float');
     if (expr === null) {
       return null;
     }
     const value = withoutOuterParentheses(expr);
+    const ctype = m.mask ? 'bool' : dtype === 'float32' ? 'float' : 'double';
     const readLater = run.slice(k + 1).some(later => later.chain.params.some(p => p.node.type === 'identifier' && p.node.text === m.target));
+    // (the C name later members read the target by)
+    let read: string | null = null;
     if (m.written || !readLater || readElsewhere(m.target)) {
       const out = cName(m.target, t.taken);
-      outputs.push({ name: m.target, written: m.written });
-      outParams.push(`${dtype} ${out}`);
+      outputs.push({ name: m.target, written: m.written, dtype: m.mask ? 'bool' : dtype });
+      outParams.push(`${m.mask ? 'bool' : dtype} ${out}`);
       if (readLater) {
         // later members read the register, not the output element just stored
-        const local = cName(`${m.target}_`, t.taken);
-        lines.push(`const ${ctype} ${local} = ${value}`, `${out} = ${local}`);
-        t.cNames.set(m.target, local);
+        read = cName(`${m.target}_`, t.taken);
+        lines.push(`const ${ctype} ${read} = ${value}`, `${out} = ${read}`);
       } else {
         lines.push(`${out} = ${value}`);
       }
     } else {
-      const local = cName(m.target, t.taken);
+      read = cName(m.target, t.taken);
       locals.push(m.target);
-      lines.push(`const ${ctype} ${local} = ${value}`);
-      t.cNames.set(m.target, local);
+      lines.push(`const ${ctype} ${read} = ${value}`);
+    }
+    if (read) {
+      t.cNames.set(m.target, read);
+      if (m.mask) {
+        t.bools.add(read);
+      }
     }
   }
   const kernel = { inParams: kernelParams(t).map(p => `${dtype} ${p.name}`).join(', '), outParams: outParams.join(', '), operation: lines.join('; ') };
@@ -744,6 +786,10 @@ export function opsBound(node: SyntaxNode, top: boolean, resolveUfunc: (n: Synta
     case 'call': {
       // (visit counts nothing in a call with keyword arguments, neither a ufunc nor a reduction,
       // but the top one's `out=u`: findElementwiseChains' writes)
+      const rounded = roundedOperand(n, resolveUfunc, true);
+      if (rounded) {
+        return boundOfParts(1, [rounded], resolveUfunc);
+      }
       const fn = field(n, 'function');
       const { positional, keywords } = callArguments(n);
       if (!fn || (keywords.size > 0 && !(top && outArgument(n, resolveUfunc)))) {
@@ -773,15 +819,20 @@ function boundOfParts(own: number, parts: (SyntaxNode | null)[], resolveUfunc: (
 
 /**
  * The operands of an operator the chains compute per element (`+`, `-x`, `a < b`, a fusable
- * ufunc's call without keywords: its arguments), or null for anything else.
+ * ufunc's call without keywords: its arguments; a rounding to whole numbers: its operand,
+ * roundedOperand, the method form where `methods` is set), or null for anything else.
  */
-function operands(n: SyntaxNode, resolveUfunc: (n: SyntaxNode) => string | null): SyntaxNode[] | null {
+function operands(n: SyntaxNode, resolveUfunc: (n: SyntaxNode) => string | null, methods: boolean): SyntaxNode[] | null {
   switch (n.type) {
     case 'binary_operator':
     case 'unary_operator':
     case 'comparison_operator':
       return kids(n).filter(c => c.type !== 'comment');
     case 'call': {
+      const rounded = roundedOperand(n, resolveUfunc, methods);
+      if (rounded) {
+        return [rounded];
+      }
       const fn = field(n, 'function');
       const ufunc = fn ? resolveUfunc(fn) : null;
       const { positional, keywords } = callArguments(n);
@@ -790,6 +841,41 @@ function operands(n: SyntaxNode, resolveUfunc: (n: SyntaxNode) => string | null)
     default:
       return null;
   }
+}
+
+/**
+ * The operand of a rounding to whole numbers: `np.round(x)` or `np.around(x)`, with no decimals
+ * or `0` (positional or `decimals=0`), and where `methods` is set the ndarray method `x.round()`
+ * (`x.round(0)`, `x.round(decimals=0)`); else null. NumPy rounds half to even there, which is
+ * C's `rint` in the default rounding mode (CuPy's own round calls `rint` for decimals 0,
+ * `_round_float` in core.pyx), so a typed kernel computes it as `rint`/`rintf` and `np.rint`'s
+ * chains and these are one form (an integer array NumPy returns as it is: no typed kernel reads
+ * one). Other decimals are left alone: NumPy scales by 10**decimals, rounds and scales back, its
+ * own sequence of roundings. A `@cp.fuse()` function can call `cp.round` (CuPy's fusion runs its
+ * ufunc) but not the method, which CuPy's traced arrays lack: `methods` is unset there.
+ */
+function roundedOperand(n: SyntaxNode, resolveUfunc: (n: SyntaxNode) => string | null, methods: boolean): SyntaxNode | null {
+  const fn = n.type === 'call' ? field(n, 'function') : null;
+  if (!fn) {
+    return null;
+  }
+  const ufunc = resolveUfunc(fn);
+  // (`np.round` is an attribute too: NumPy's function, not the method)
+  const method = ufunc !== 'round' && ufunc !== 'around' ? (methods && fn.type === 'attribute' && field(fn, 'attribute')?.text === 'round' ? field(fn, 'object') : null) : null;
+  if (!method && ufunc !== 'round' && ufunc !== 'around') {
+    return null;
+  }
+  const { positional, keywords } = callArguments(n);
+  const [operand, ...rest] = method ? [method, ...positional] : positional;
+  const decimals = [...rest, ...(keywords.has('decimals') ? [keywords.get('decimals')!] : [])];
+  const zero = (d: SyntaxNode): boolean => {
+    const v = d.type === 'integer' ? pythonLiteral(d.text) : null;
+    return !!v && 'int' in v && v.int === 0n;
+  };
+  if (!operand || keywords.size > (keywords.has('decimals') ? 1 : 0) || decimals.length > 1 || !decimals.every(zero)) {
+    return null;
+  }
+  return operand;
 }
 
 /** ndarray methods that reduce the whole array when called without arguments. */
@@ -809,13 +895,19 @@ function assignedName(n: SyntaxNode): string | null {
   return null;
 }
 
-/** The chain of `expr` (its kernels not asked for yet: null), or null. (Exported for the tests.) */
+/**
+ * The chain of `expr` (its kernels not asked for yet: null), or null. With `methods`, an
+ * ndarray's `x.round()` is an operation of the chain (roundedOperand), which only a typed kernel
+ * can compute: findElementwiseChains analyses again without it where the chain gets none.
+ * (Exported for the tests.)
+ */
 export function analyseChain(
   expr: SyntaxNode,
   target: string | null,
   model: NotebookModel,
   cell: CellModel,
-  resolveUfunc: (n: SyntaxNode) => string | null
+  resolveUfunc: (n: SyntaxNode) => string | null,
+  methods = true
 ): ElementwiseChain | null {
   const top = fullReduction(unparen(expr), model, cell, resolveUfunc);
   const value = model.inferValue(top ? top.arg : expr, cell);
@@ -826,6 +918,7 @@ export function analyseChain(
   let transcendental = 0;
   let reduction: string | null = null;
   let reduced: ElementwiseChain['reduced'] = null;
+  let methodRound = false;
   const params: { node: SyntaxNode; name: string }[] = [];
   const constant = numpyConstantOf(model);
   const scalarPieceOf = scalarPieces(model, cell);
@@ -848,7 +941,7 @@ export function analyseChain(
     const n = unparen(node);
     let found = arrays.get(n.id);
     if (found === undefined) {
-      const parts = operands(n, resolveUfunc);
+      const parts = operands(n, resolveUfunc, methods);
       found = parts ? parts.some(holdsArray) : n.type !== 'integer' && n.type !== 'float' && model.inferValue(n, cell).kind === 'ndarray';
       arrays.set(n.id, found);
     }
@@ -870,7 +963,7 @@ export function analyseChain(
         return true;
       }
     }
-    if (!top && operands(n, resolveUfunc) && !holdsArray(n)) {
+    if (!top && operands(n, resolveUfunc, methods) && !holdsArray(n)) {
       // an operation that reads no array the analysis knows of (`dt * step` with `dt` not
       // inferred, `np.sqrt(dt)`, `dt > 0`): the cell computes it as written, and the kernel gets
       // its result as one argument. Inside a `@cp.fuse()` body, CuPy 14's fusion would take
@@ -913,6 +1006,12 @@ export function analyseChain(
         return visit(parts[0], false) && visit(parts[1], false);
       }
       case 'call': {
+        const rounded = roundedOperand(n, resolveUfunc, methods);
+        if (rounded && holdsArray(rounded)) {
+          ops += 1;
+          methodRound ||= !['round', 'around'].includes(resolveUfunc(field(n, 'function')!) ?? '');
+          return visit(rounded, false);
+        }
         const fn = field(n, 'function');
         const ufunc = fn ? resolveUfunc(fn) : null;
         const { positional, keywords } = callArguments(n);
@@ -956,7 +1055,11 @@ export function analyseChain(
     return null;
   }
   nameViews(params, expr);
-  return { node: expr, ops, transcendental, reduction, reduced, params, value, target, kernel: null, reduce: null };
+  const chain: ElementwiseChain = { node: expr, ops, transcendental, reduction, reduced, params, value, target, kernel: null, reduce: null };
+  if (methodRound) {
+    chain.methodRound = true;
+  }
+  return chain;
 }
 
 /** NumPy's dtype kinds in promotion order: bool 0, integers 1, floats 2, complex 3; else null. */
@@ -1039,11 +1142,28 @@ function weakScalarClash(chain: ElementwiseChain, model: NotebookModel, cell: Ce
         return operatorOf(n) === '/' && k.kind !== null ? { kind: Math.max(k.kind, 2), weak: k.weak } : k;
       }
       case 'call': {
+        const rounded = roundedOperand(n, resolveUfunc, false);
+        if (rounded) {
+          // an integer array rounds to itself; NumPy and CuPy round a bool one to float16
+          const k = kindOf(rounded);
+          return k.kind === 0 ? { kind: 2, weak: k.weak } : k;
+        }
         const fn = field(n, 'function');
         const ufunc = fn ? resolveUfunc(fn) : null;
         const args = callArguments(n).positional.map(kindOf);
         if (!ufunc || args.length === 0) {
           return { kind: null, weak: false };
+        }
+        if (ufunc === 'where' && args.length === 3) {
+          // NumPy's result is the promotion of the two branches, an array (strong) even of two
+          // Python numbers (`np.where(c, 2.0, 0.5)` is float64), where the fusion takes both as
+          // weak and picks the first loop (`?ee->e`: float16)
+          const [a, b] = [args[1], args[2]];
+          if (a.weak && b.weak) {
+            clash ||= n.text;
+          }
+          meet(a, b, n);
+          return { kind: max([a, b]).kind, weak: false };
         }
         if (args.length === 2) {
           meet(args[0], args[1], n);
@@ -1244,7 +1364,7 @@ export function fuseChains(
       // others are new arrays of its shape and the kernel's dtype, bound to their names first
       const u = sub(written, []);
       for (const o of group.outputs.filter(o => !o.written)) {
-        lines.push(`${o.name} = ${cp}.empty(${u}.shape, dtype=${cp}.${group.dtype})`);
+        lines.push(`${o.name} = ${cp}.empty(${u}.shape, dtype=${cp}.${o.dtype === 'bool' ? 'bool_' : o.dtype})`);
       }
       lines.push(`${fname}(${[...args, ...group.outputs.map(o => (o.written ? sub(o.written, []) : o.name))].join(', ')})`);
     } else {
@@ -1972,8 +2092,9 @@ export function cName(name: string, taken: Set<string>): string {
 }
 
 /**
- * The chain's parameters as typed kernel parameters: one float dtype for every array, and every
- * other parameter a scalar (a piece of scalars, or a name the analysis infers nothing for).
+ * The chain's parameters as typed kernel parameters: one float dtype for every array but bool
+ * ones (masks), and every other parameter a scalar (a piece of scalars, or a name the analysis
+ * infers nothing for).
  */
 interface TypedParams {
   dtype: 'float32' | 'float64';
@@ -1983,10 +2104,15 @@ interface TypedParams {
    * NumPy scalar of a number (`np.float32(0.5)`) the kernel writes as that C literal
    * (numpyScalarLiteral), no parameter of the kernel (kernelParams leaves it out).
    */
-  decls: { name: string; array: boolean; dtype?: 'float32' | 'float64'; literal?: string }[];
+  decls: { name: string; array: boolean; dtype?: 'float32' | 'float64' | 'bool'; literal?: string }[];
   /** A parameter's source text -> its C text: its name, or the literal the kernel writes it as. */
   cNames: Map<string, string>;
   taken: Set<string>;
+  /**
+   * The C names that hold booleans: bool array parameters (`dtype` 'bool': a mask read by
+   * `np.where` or a logical operation, cExpression), and a group's bool locals and outputs.
+   */
+  bools: Set<string>;
   /**
    * The first scalar parameter that keeps the chain from a typed kernel, or null: one NumPy
    * would not cast to `dtype` as the kernel does (a NumPy float64 with float32 arrays, a complex,
@@ -2001,6 +2127,7 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
   let dtype: 'float32' | 'float64' | null = null;
   const taken = new Set<string>();
   const cNames = new Map<string, string>();
+  const bools = new Set<string>();
   const decls: TypedParams['decls'] = [];
   const scalars: { text: string; kind: ScalarKind | null }[] = [];
   // (a literal's C text depends on the arrays' dtype, known once every array is seen: below)
@@ -2008,7 +2135,13 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
   for (const p of chain.params) {
     const v = model.inferValue(p.node, cell);
     const scalar = v.kind === 'ndarray' ? null : scalarPiece(p.node, model, cell);
-    if (v.kind === 'ndarray') {
+    if (v.kind === 'ndarray' && v.dtype === 'bool') {
+      // a mask: of no dtype NumPy promotes the chain's floats to (cExpression reads it only as
+      // a condition or in logical operations, or beside an array in arithmetic)
+      const name = cName(p.name, taken);
+      bools.add(name);
+      decls.push({ name, array: true, dtype: 'bool' });
+    } else if (v.kind === 'ndarray') {
       const d = floatCType(v.dtype);
       if (!d || (dtype && d !== dtype)) {
         return null;
@@ -2021,7 +2154,7 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
       scalars.push({ text: p.node.text, kind: scalar.kind });
       literals.push({ at: decls.length, node: p.node });
       decls.push({ name: cName(p.name, taken), array: false });
-    } else if (v.kind === 'unknown' && (p.node.type === 'identifier' || (p.node.type !== 'call' && operands(p.node, () => null)))) {
+    } else if (v.kind === 'unknown' && (p.node.type === 'identifier' || (p.node.type !== 'call' && operands(p.node, () => null, false)))) {
       // a name the analysis infers nothing for (`s = np.float32(0.2)`), or arithmetic on such
       // names (`dt * steps`): refused below, kept for the note
       scalars.push({ text: p.node.text, kind: null });
@@ -2045,7 +2178,7 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
       cNames.set(node.text, literal);
     }
   }
-  return { dtype: d, decls, cNames, taken, refused };
+  return { dtype: d, decls, cNames, taken, bools, refused };
 }
 
 /**
@@ -2117,81 +2250,153 @@ function complexNote(text: string): string {
 const C_COMPARISONS = new Set(['<', '<=', '>', '>=', '==', '!=']);
 
 /**
- * The C text of an elementwise expression with NumPy's meaning on float/double, or null.
- * Comparisons (C gives NaN the same answers as NumPy) only where `comparisons` is set.
+ * `&`, `|`, `^` of two bool arrays (NumPy's logical and, or, xor), and the logical ufuncs, in C.
+ * C's `&` of two comparisons would give the same bits, but `~b` is `!b` only on a bool, and the
+ * C names say what NumPy computes.
+ */
+const C_LOGICAL: ReadonlyMap<string, string> = new Map([
+  ['&', '&&'], ['|', '||'], ['^', '!='], ['logical_and', '&&'], ['logical_or', '||'], ['logical_xor', '!=']
+]);
+
+/**
+ * What an emitted C expression holds (cExpression): `bool` a boolean (a comparison, a logical
+ * operation, a bool array or local), `array` a float of the kernel's dtype computed from at
+ * least one array, `scalar` a float from scalars and literals only. NumPy gives a Python number
+ * (weak, NEP 50) the dtype of the array it meets, so `array` with `scalar` is the kernel's dtype;
+ * `scalar` with `scalar` is not always (`np.where(c, 1.0, 0.0)` is float64, `np.where(c, 1, 0)`
+ * int64, whatever the arrays), so it never stands alone where an array's dtype is needed.
+ */
+type CKind = 'bool' | 'array' | 'scalar';
+
+/**
+ * The kind of `a op b` for an arithmetic operator (+ - * /) with NumPy's meaning in C, or null:
+ * two floats; or a bool with an array (`(x > 0) * x`: NumPy casts True to 1.0 of the array's
+ * dtype, C converts the 1 of the comparison to that type: the same values). Not a bool with a
+ * scalar (`(x > 0) * 2` is int64 in NumPy) nor two bools (`b1 + b2` is NumPy's logical or, 2 in
+ * C; `b1 - b2` raises).
+ */
+function arithmeticKind(a: CKind, b: CKind): CKind | null {
+  if (a !== 'bool' && b !== 'bool') {
+    return a === 'array' || b === 'array' ? 'array' : 'scalar';
+  }
+  return a === 'array' || b === 'array' ? 'array' : null;
+}
+
+/**
+ * The C text of an elementwise expression with NumPy's meaning on float/double, or null; null
+ * also where its value is not of the kind `want` asks (a float of the kernel's dtype, or a bool).
+ * Booleans are kept apart from C's int arithmetic on them (CKind, arithmeticKind): comparisons
+ * (C gives NaN the same answers as NumPy), `&`, `|`, `^` of booleans (`&&`, `||`, `!=`), `~` of
+ * one (`!`: C's `~` of a bool is a nonzero int), and `np.where(c, a, b)` as `(c ? a : b)`, for a
+ * bool `c` and float branches of which at least one holds an array: NumPy's result then has the
+ * kernel's dtype (the promotion of the branches, a Python number weak). C evaluates only the
+ * branch it selects where NumPy computes both whole arrays: the selected values are the same,
+ * only NumPy's floating-point warnings from the other branch (`1 / 0` where `c` is False) are
+ * not raised. `np.round(x)` and `np.around(x)` with no or zero decimals (`x.round()` too) are
+ * `rint` (roundedOperand).
  */
 function cExpression(
   node: SyntaxNode,
   t: TypedParams,
   model: NotebookModel,
   resolveUfunc: (n: SyntaxNode) => string | null,
-  comparisons: boolean
+  want: 'float' | 'bool'
 ): string | null {
   const d = t.dtype;
   const numpyConstant = numpyConstantOf(model);
   const top = node;
-  const emit = (node: SyntaxNode): string | null => {
+  // a parameter's or a group local's kind, by its C text (a literal `0.5f` of np.float32(0.5)
+  // is a scalar; a name no decl has is a group's float local)
+  const kindOfName = (c: string): CKind => {
+    if (t.bools.has(c)) {
+      return 'bool';
+    }
+    const decl = t.decls.find(p => p.name === c || p.literal === c);
+    return !decl || (decl.array && decl.literal === undefined) ? 'array' : 'scalar';
+  };
+  const float = (e: { c: string; k: CKind } | null): e is { c: string; k: CKind } => e !== null && e.k !== 'bool';
+  const emit = (node: SyntaxNode): { c: string; k: CKind } | null => {
     const param = t.cNames.get(unparen(node).text);
     if (param !== undefined && node.type !== 'integer' && node.type !== 'float' && unparen(node).type === node.type) {
-      return param;
+      return { c: param, k: kindOfName(param) };
     }
     // numbers only (`0.1 * 0.1`, `2 * np.pi`): Python computes them before NumPy sees an array
     const folded = pythonConstant(node, numpyConstant);
     if (folded !== null) {
-      return folded === 'refused' ? null : cNumber(folded, d);
+      const c = folded === 'refused' ? null : cNumber(folded, d);
+      return c === null ? null : { c, k: 'scalar' };
     }
     switch (node.type) {
       case 'parenthesized_expression': {
         const inner = node.namedChild(0);
-        const t = inner ? emit(inner) : null;
+        const e = inner ? emit(inner) : null;
         // a name or an unsigned number needs no parentheses: `(dt * 0.5) * u` is `arg0 * u`
-        return t === null ? null : /^[\w.]+$/.test(t) ? t : `(${t})`;
+        return e === null ? null : { c: /^[\w.]+$/.test(e.c) ? e.c : `(${e.c})`, k: e.k };
       }
       case 'unary_operator': {
         const op = operatorOf(node);
         const arg = field(node, 'argument');
-        const t = arg ? emit(arg) : null;
+        const e = arg ? emit(arg) : null;
+        if (e?.k === 'bool') {
+          return op === '~' ? { c: `!${logicalOperand(e.c)}`, k: 'bool' } : null;
+        }
         // `- -x` must not become `--x` (a C decrement)
-        return t === null || (op !== '-' && op !== '+') ? null : /^[-+]/.test(t) ? `${op}(${t})` : `${op}${t}`;
+        return e === null || (op !== '-' && op !== '+') ? null : { c: /^[-+]/.test(e.c) ? `${op}(${e.c})` : `${op}${e.c}`, k: e.k };
       }
       case 'comparison_operator': {
         const parts = kids(node);
         const op = operatorOf(node);
-        if (!comparisons || parts.length !== 2 || !C_COMPARISONS.has(op)) {
+        if (parts.length !== 2 || !C_COMPARISONS.has(op)) {
           return null;
         }
-        const [lt, rt] = parts.map(emit);
-        return lt === null || rt === null ? null : `${lt} ${op} ${rt}`;
+        const [l, r] = parts.map(emit);
+        return float(l) && float(r) ? { c: `${l.c} ${op} ${r.c}`, k: 'bool' } : null;
       }
       case 'binary_operator': {
         const op = operatorOf(node);
         const l = field(node, 'left');
         const r = field(node, 'right');
-        const lt = l ? emit(l) : null;
-        if (!l || !r || lt === null) {
+        const le = l ? emit(l) : null;
+        if (!l || !r || le === null) {
           return null;
         }
+        const logical = C_LOGICAL.get(op);
+        if (logical) {
+          const re = emit(r);
+          return le.k === 'bool' && re?.k === 'bool' ? { c: `${logicalOperand(le.c)} ${logical} ${logicalOperand(re.c)}`, k: 'bool' } : null;
+        }
         if (op === '**') {
+          if (le.k === 'bool') {
+            return null; // `(x > 0) ** 2` is int64 in NumPy
+          }
+          const lt = le.c;
           // NumPy computes these exponents as square, sqrt and reciprocal (fast_scalar_power,
           // which looks at the exponent's value: an int 2 or -1, a float 0.5; `(-1)` and `+2` too)
           const e = pythonConstant(r, numpyConstant);
           if (e !== null && e !== 'refused' && 'int' in e && e.int === 2n) {
-            return `(${lt} * ${lt})`;
+            return { c: `(${lt} * ${lt})`, k: le.k };
           }
           if (e !== null && e !== 'refused' && 'float' in e && e.float === 0.5) {
-            return `${cMathFunction('sqrt', d)}(${lt})`;
+            return { c: `${cMathFunction('sqrt', d)}(${lt})`, k: le.k };
           }
           if (e !== null && e !== 'refused' && 'int' in e && e.int === -1n) {
-            return `(${cFloatLiteral('1', d)} / ${lt})`;
+            return { c: `(${cFloatLiteral('1', d)} / ${lt})`, k: le.k };
           }
-          const rt = emit(r);
-          return rt === null ? null : `${cMathFunction('power', d)}(${lt}, ${rt})`;
+          const re = emit(r);
+          return float(re) ? { c: `${cMathFunction('power', d)}(${lt}, ${re.c})`, k: arithmeticKind(le.k, re.k)! } : null;
         }
-        const rt = emit(r);
-        return rt === null || !['+', '-', '*', '/'].includes(op) ? null : `${lt} ${op} ${rt}`;
+        const re = emit(r);
+        const k = re && ['+', '-', '*', '/'].includes(op) ? arithmeticKind(le.k, re.k) : null;
+        return re && k ? { c: `${le.c} ${op} ${re.c}`, k } : null;
       }
       case 'call': {
         const fn = field(node, 'function');
+        const rounded = roundedOperand(node, resolveUfunc, true);
+        if (rounded) {
+          // half to even, as NumPy rounds to whole numbers
+          const e = emit(rounded);
+          return float(e) ? { c: `${cMathFunction('rint', d)}(${withoutOuterParentheses(e.c)})`, k: e.k } : null;
+        }
         const ufunc = fn ? resolveUfunc(fn) : null;
         const { positional, keywords } = callArguments(node);
         // (the `out=u` of the chain's own ufunc is where the kernel writes: ElementwiseChain.writes)
@@ -2202,25 +2407,44 @@ function cExpression(
         if (args.some(a => a === null)) {
           return null;
         }
-        const [a, b] = args as string[];
+        const es = args as { c: string; k: CKind }[];
+        const logical = C_LOGICAL.get(ufunc);
+        if (es.some(e => e.k === 'bool')) {
+          if (logical && es.length === 2 && es.every(e => e.k === 'bool')) {
+            return { c: `${logicalOperand(es[0].c)} ${logical} ${logicalOperand(es[1].c)}`, k: 'bool' };
+          }
+          if (ufunc === 'logical_not' && es.length === 1) {
+            return { c: `!${logicalOperand(es[0].c)}`, k: 'bool' };
+          }
+          if (ufunc === 'where' && es.length === 3 && es[0].k === 'bool' && float(es[1]) && float(es[2])) {
+            return es[1].k === 'array' || es[2].k === 'array' ? { c: `(${logicalOperand(es[0].c)} ? ${es[1].c} : ${es[2].c})`, k: 'array' } : null;
+          }
+          if (C_BINARY_UFUNCS.has(ufunc) && es.length === 2) {
+            const k = arithmeticKind(es[0].k, es[1].k);
+            return k ? { c: `(${es[0].c} ${C_BINARY_UFUNCS.get(ufunc)} ${es[1].c})`, k } : null;
+          }
+          return null;
+        }
+        const [a, b] = es.map(e => e.c);
+        const k: CKind = es.some(e => e.k === 'array') ? 'array' : 'scalar';
         const math = cMathFunction(ufunc, d);
-        if (math !== undefined && args.length === (BINARY_MATH.has(ufunc) ? 2 : 1)) {
-          return `${math}(${args.join(', ')})`;
+        if (math !== undefined && es.length === (BINARY_MATH.has(ufunc) ? 2 : 1)) {
+          return { c: `${math}(${es.map(e => e.c).join(', ')})`, k };
         }
-        if (C_BINARY_UFUNCS.has(ufunc) && args.length === 2) {
-          return `(${a} ${C_BINARY_UFUNCS.get(ufunc)} ${b})`;
+        if (C_BINARY_UFUNCS.has(ufunc) && es.length === 2) {
+          return { c: `(${a} ${C_BINARY_UFUNCS.get(ufunc)} ${b})`, k };
         }
-        if (ufunc === 'square' && args.length === 1) {
-          return `(${a} * ${a})`;
+        if (ufunc === 'square' && es.length === 1) {
+          return { c: `(${a} * ${a})`, k };
         }
-        if (ufunc === 'negative' && args.length === 1) {
-          return `(-${a})`;
+        if (ufunc === 'negative' && es.length === 1) {
+          return { c: `(-${a})`, k };
         }
-        if (ufunc === 'positive' && args.length === 1) {
-          return a;
+        if (ufunc === 'positive' && es.length === 1) {
+          return { c: a, k };
         }
-        if (ufunc === 'reciprocal' && args.length === 1) {
-          return `(${cFloatLiteral('1', d)} / ${a})`;
+        if (ufunc === 'reciprocal' && es.length === 1) {
+          return { c: `(${cFloatLiteral('1', d)} / ${a})`, k };
         }
         return null;
       }
@@ -2228,7 +2452,14 @@ function cExpression(
         return null;
     }
   };
-  return emit(node);
+  const e = emit(node);
+  return e !== null && (e.k === 'bool') === (want === 'bool') ? e.c : null;
+}
+
+/** An operand of `&&`, `||`, `!=`, `!` or `?:`: a name, or the operand in parentheses. */
+function logicalOperand(c: string): string {
+  const operand = c.startsWith('!') ? c.slice(1) : c;
+  return /^[\w.]+$/.test(operand) || withoutOuterParentheses(operand) !== operand ? c : `(${c})`;
 }
 
 /**
@@ -2252,7 +2483,7 @@ function elementwiseKernelFor(
   if (chain.value.kind !== 'ndarray' || (!anyScalar && floatCType(chain.value.dtype) !== t.dtype)) {
     return null;
   }
-  const expr = cExpression(chain.node, t, model, resolveUfunc, false);
+  const expr = cExpression(chain.node, t, model, resolveUfunc, 'float');
   if (expr === null) {
     return null;
   }
@@ -2267,7 +2498,11 @@ function elementwiseKernelFor(
     if (x === undefined) {
       return null;
     }
-    dtype = t.decls.find(p => p.name === x)?.dtype ?? t.dtype;
+    const written = t.decls.find(p => p.name === x)?.dtype ?? t.dtype;
+    if (written === 'bool') {
+      return null;
+    }
+    dtype = written;
     if (writes.op === '**') {
       // (CUDA's pow(float, float) and pow(double, double) match a float and a double equally
       // well: the float operand is widened explicitly)
@@ -2320,7 +2555,8 @@ function reductionKernelFor(
   anyScalar = false
 ): ReductionKernelSpec | null {
   const reduction = chain.reduction ? TYPED_REDUCTIONS.get(chain.reduction) : undefined;
-  if (!reduction || !chain.reduced) {
+  // (the launchers read every array as one float dtype: a bool mask keeps the CuPy form)
+  if (!reduction || !chain.reduced || t.bools.size > 0) {
     return null;
   }
   const elementIsBool = unparen(chain.reduced.node).type === 'comparison_operator';
@@ -2328,7 +2564,7 @@ function reductionKernelFor(
   if (elementIsBool ? dt !== undefined && dt !== 'bool' : !anyScalar && floatCType(dt) !== t.dtype) {
     return null;
   }
-  const element = cExpression(chain.reduced.node, t, model, resolveUfunc, true);
+  const element = cExpression(chain.reduced.node, t, model, resolveUfunc, elementIsBool ? 'bool' : 'float');
   if (element === null) {
     return null;
   }
