@@ -556,7 +556,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       hostScalars.add(a.name);
       continue;
     }
-    if ((v.kind === 'ndarray' || v.kind === 'rng' || (v.kind === 'sparse' && sparseOnDevice)) && !boundToHostCall(a)) {
+    // (not one bound to a value kept NumPy on the host: hostOnlyExpressions)
+    if ((v.kind === 'ndarray' || v.kind === 'rng' || (v.kind === 'sparse' && sparseOnDevice)) && !boundToHostCall(a) && !(a.value && hostOnly.includes(a.value))) {
       localArrays.add(a.name);
       hostScalars.delete(a.name);
     }
@@ -3008,7 +3009,9 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
   // over one): made on the device, each item would be a 0-d device array, and every call taking
   // it as a host parameter (a cupyx filter's sigma, a Python `if`) would wait for the GPU; kept
   // NumPy, its items are host scalars (small by construction: at most SMALL_ITERATIONS items)
-  // (or bound to a name first, `sigmas = np.linspace(...)`, that only such loops read)
+  // (or bound to a name first, `sigmas = np.linspace(...)`, that only such loops read in this
+  // cell: a later cell reading it gets the host array, copied in where device work needs it, 48
+  // bytes for six float64s, not a device array brought back for every loop)
   const loopIterables: SyntaxNode[] = [];
   walkTypes(root, ['for_statement', 'for_in_clause'], n => {
     const right = field(n, 'right');
@@ -3027,8 +3030,7 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
       value &&
       !readsArray(value) &&
       isSmallHostParameterArray(value, model, cell) &&
-      globalReferences(root, name).every(iterated) &&
-      !model.readers(name).some(c => c.index > cell.index)
+      globalReferences(root, name).every(iterated)
     ) {
       out.push(value);
     }
