@@ -1170,6 +1170,8 @@ ROUND_AND_WHERE = {
     "flag-round-minimum-image-in-place": set(),
     "flag-round-forms-float32": set(),
     "flag-where-mask-group-one-kernel": {"m", "inv2", "inv6"},
+    # the mask made in another cell, a bool parameter of the group's kernel
+    "flag-where-mask-from-earlier-cell": {"inv2", "inv6"},
     "flag-where-mask-output-float32": {"w"},
 }
 

@@ -565,7 +565,7 @@ function chainGroup(run: readonly GroupMember[], root: SyntaxNode, model: Notebo
       }
     }
   }
-  const kernel = { inParams: kernelParams(t).map(p => `${dtype} ${p.name}`).join(', '), outParams: outParams.join(', '), operation: lines.join('; ') };
+  const kernel = { inParams: kernelParams(t).map(p => `${p.dtype ?? dtype} ${p.name}`).join(', '), outParams: outParams.join(', '), operation: lines.join('; ') };
   const arrays = params.filter((_, k) => t.decls[k].array).map(p => p.node.text);
   const inlined = inlinedTexts(params, t);
   return { chains: run.map(m => m.chain), statements: spans, params, arrays, outputs, locals, kernel, dtype, ops, ...(inlined ? { inlined } : {}) };
