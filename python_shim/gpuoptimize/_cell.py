@@ -657,26 +657,27 @@ def vector_names(tree: ast.AST) -> set[str]:
 def transform_names(tree: ast.AST) -> set[str]:
     """Names the source binds from an expression with an FFT-family call (`X = np.fft.fft(x)`,
     `S = np.abs(np.fft.rfft(frames * w)) ** 2`, `f, P = signal.welch(x)`), or from one that
-    reads such a name (`F = np.fft.fft2(x); power = np.abs(F) ** 2`: the transform's rounding
-    carries into everything computed from it): only these are compared relative to their
-    largest value."""
+    reads such a name bound before it (`F = np.fft.fft2(x); power = np.abs(F) ** 2`: the
+    transform's rounding carries into what is computed from it; not a comparison of it): only
+    these are compared relative to their largest value."""
     names = _bound_from_calls(tree, _TRANSFORMS, whole=False)
-    assignments = [
-        n
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) and n.value is not None
-    ]
-    grown = bool(names)
-    while grown:
-        grown = False
-        for n in assignments:
-            if not _loads([n.value]) & names:
-                continue
-            for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
-                for e in t.elts if isinstance(t, ast.Tuple | ast.List) else [t]:
-                    if isinstance(e, ast.Name) and e.id not in names:
-                        names.add(e.id)
-                        grown = True
+    # in source order: a name is computed from a transform's output bound before it (a loop's
+    # body runs in order too); a comparison or boolean test of the output is not its rounding
+    assignments = sorted(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) and n.value is not None
+        ),
+        key=lambda n: (n.lineno, n.col_offset),
+    )
+    for n in assignments:
+        if isinstance(n.value, ast.Compare | ast.BoolOp) or not _loads([n.value]) & names:
+            continue
+        for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
+            for e in t.elts if isinstance(t, ast.Tuple | ast.List) else [t]:
+                if isinstance(e, ast.Name):
+                    names.add(e.id)
     return names
 
 

@@ -549,23 +549,6 @@ def _is_pandas(x: Any) -> bool:
     return pd is not None and isinstance(x, pd.DataFrame | pd.Series | pd.Index)
 
 
-def _frame_tolerance(a: Any, b: Any) -> tuple[float, float]:
-    """(rtol, atol) for two frames or series: the loosest default of their columns' dtypes, as
-    arrays of those dtypes get (a float32 column summed in another order passes as the float32
-    array it came from does); float64's when no column has a float dtype."""
-    dtypes = [
-        dt
-        for x in (a, b)
-        for dt in (x.dtypes if hasattr(x, "columns") else [getattr(x, "dtype", None)])
-    ]
-    best = DEFAULT_TOLERANCES["float64"]
-    for dt in dtypes:
-        tol = DEFAULT_TOLERANCES.get(str(dt))
-        if tol is not None and tol[0] > best[0]:
-            best = tol
-    return best
-
-
 def _compare_frames(
     name: str, a: Any, b: Any, rtol: float | None, atol: float | None
 ) -> OutputComparison:
@@ -578,9 +561,11 @@ def _compare_frames(
     ):
         return _type_mismatch(name, a, b)
     kw: dict[str, Any] = {"check_exact": False}
-    d_rtol, d_atol = _frame_tolerance(a, b)
-    kw["rtol"] = d_rtol if rtol is None else rtol
-    kw["atol"] = d_atol if atol is None else atol
+    # float64's tolerance for pandas' own check (integer columns held to it too); a float32
+    # column that fails it is judged again with its own dtype's tolerance, column by column
+    # (_frame_columns_as_arrays), never by the loosest column of the frame
+    kw["rtol"] = 1e-7 if rtol is None else rtol
+    kw["atol"] = 1e-9 if atol is None else atol
     if isinstance(a, pd.DataFrame):
         check = pdt.assert_frame_equal
         method = "pandas.testing.assert_frame_equal"
@@ -645,11 +630,12 @@ def _frame_columns_as_arrays(
         return None
     frame_a = a.to_frame() if isinstance(a, pd.Series) else a
     frame_b = b.to_frame() if isinstance(b, pd.Series) else b
-    if not (
-        frame_a.index.equals(frame_b.index)
-        and frame_a.columns.equals(frame_b.columns)
-        and list(frame_a.dtypes) == list(frame_b.dtypes)
-    ):
+    try:
+        for x, y in ((frame_a.index, frame_b.index), (frame_a.columns, frame_b.columns)):
+            pd.testing.assert_index_equal(x, y, exact=True, check_names=True)
+    except AssertionError:
+        return None
+    if list(frame_a.dtypes) != list(frame_b.dtypes):
         return None
     floats = [i for i, dt in enumerate(frame_a.dtypes) if dt.kind in "fc"]
     others = [i for i in range(frame_a.shape[1]) if i not in floats]

@@ -128,8 +128,9 @@ def test_names_computed_from_a_transform_are_transforms_too() -> None:
     # the transform's rounding carries into what is computed from its output, in any order of
     # statements; a name computed from other values only is not one
     src = (
-        "F = np.fft.fft2(frames * win)\npower = np.abs(F) ** 2\nm = power.mean(axis=0)\n"
-        "m2 = m * 2\nz = frames.sum()\nfor k in range(3):\n    acc = acc + total\n"
-        "    total = m2[k]\n"
+        "late = m2 * 3\nF = np.fft.fft2(frames * win)\npower = np.abs(F) ** 2\n"
+        "m = power.mean(axis=0)\nm2 = m * 2\nz = frames.sum()\nbig = power > 1.0\n"
+        "for k in range(3):\n    total = m2[k]\n    acc = acc + total\n"
     )
+    # `late` is computed before F exists; `big` is a comparison of the output, not its rounding
     assert analyze(src).transforms == {"F", "power", "m", "m2", "total", "acc"}

@@ -517,3 +517,18 @@ def test_series_of_sums_near_cancellation_compared_as_arrays() -> None:
     assert other.status == "not_equal"
     # a real difference in the floats is one
     assert compare("gm", pd.Series(g), pd.Series(g + 0.1)).status == "not_equal"
+
+
+def test_frames_not_lenient_where_arrays_would_not_be() -> None:
+    # a float16 column does not loosen the frame's other columns; an index that differs only
+    # in dtype or name is a difference
+    a = pd.DataFrame({"h": np.ones(3, dtype=np.float16), "n": [5000, 1, 2], "d": [1.0, 2.0, 3.0]})
+    ints = a.copy()
+    ints.loc[0, "n"] = 5004
+    assert compare("f", a, ints).status == "not_equal"
+    floats = a.copy()
+    floats.loc[0, "d"] = 1.0009
+    assert compare("f", a, floats).status == "not_equal"
+    s = pd.Series(np.arange(3.0), index=pd.Index([0, 1, 2], name="i"))
+    t = pd.Series(np.arange(3.0) * (1 + 1e-12), index=pd.Index([0.0, 1.0, 2.0], name="j"))
+    assert compare("s", s, t).status == "not_equal"

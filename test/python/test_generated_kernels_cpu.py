@@ -796,7 +796,9 @@ def _kernels(expected: str) -> list[tuple[str, str]]:
     for block in _library_kernel_blocks(expected):
         # (the compile options are no C: `--fmad=false`)
         strings = [t for t in re.findall(r"'([^']*)'", block) if not t.startswith("--")]
-        out.append((strings[0].split()[0], "\n".join(strings[1:])))
+        # the element dtype: the first float parameter's (a bool mask parameter is not one)
+        types = [p.split()[0] for part in strings[:2] for p in part.split(",")]
+        out.append((next(t for t in types if t != "bool"), "\n".join(strings[1:])))
     return out
 
 
