@@ -630,16 +630,31 @@ def _bound_from_calls(tree: ast.AST, called: frozenset[str], *, whole: bool) -> 
     whole value (`whole`: `w, v = np.linalg.eigh(A)`), or any call inside it (`elapsed =
     time.perf_counter() - t0`). Tuple and list targets bind each of their names."""
     names: set[str] = set()
-    for n in ast.walk(tree):
-        if not (isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) and n.value is not None):
-            continue
+    for n in _assignments(tree):
         calls = [n.value] if whole else list(ast.walk(n.value))
         if any(isinstance(c, ast.Call) and (_dotted(c.func) or [""])[-1] in called for c in calls):
-            for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
-                for e in t.elts if isinstance(t, ast.Tuple | ast.List) else [t]:
-                    if isinstance(e, ast.Name):
-                        names.add(e.id)
+            names |= _target_names(n)
     return names
+
+
+def _assignments(tree: ast.AST) -> list[ast.Assign | ast.AugAssign | ast.AnnAssign]:
+    """Every assignment with a value in the source, in source order."""
+    found = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) and n.value is not None
+    ]
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
+def _target_names(n: ast.Assign | ast.AugAssign | ast.AnnAssign) -> set[str]:
+    """The names an assignment binds: tuple and list targets bind each of their names."""
+    return {
+        e.id
+        for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        for e in (t.elts if isinstance(t, ast.Tuple | ast.List) else [t])
+        if isinstance(e, ast.Name)
+    }
 
 
 def clock_names(tree: ast.AST) -> set[str]:
@@ -663,21 +678,9 @@ def transform_names(tree: ast.AST) -> set[str]:
     names = _bound_from_calls(tree, _TRANSFORMS, whole=False)
     # in source order: a name is computed from a transform's output bound before it (a loop's
     # body runs in order too); a comparison or boolean test of the output is not its rounding
-    assignments = sorted(
-        (
-            n
-            for n in ast.walk(tree)
-            if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) and n.value is not None
-        ),
-        key=lambda n: (n.lineno, n.col_offset),
-    )
-    for n in assignments:
-        if isinstance(n.value, ast.Compare | ast.BoolOp) or not _loads([n.value]) & names:
-            continue
-        for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
-            for e in t.elts if isinstance(t, ast.Tuple | ast.List) else [t]:
-                if isinstance(e, ast.Name):
-                    names.add(e.id)
+    for n in _assignments(tree):
+        if not isinstance(n.value, ast.Compare | ast.BoolOp) and _loads([n.value]) & names:
+            names |= _target_names(n)
     return names
 
 
