@@ -207,6 +207,9 @@ class CellFacts:
     #: Names bound from an FFT-family call (`transform_names`): compared relative to their
     #: largest value.
     transforms: set[str] = field(default_factory=set)
+    #: Each of `transforms` with the transform outputs it is computed from
+    #: (`transform_sources`): their dtypes give the precision its values were computed in.
+    transform_sources: dict[str, set[str]] = field(default_factory=dict)
     #: Names a top-level loop binds and reads within each iteration, read nowhere after it
     #: (`loop_temporaries`): one iteration's scratch values, not results of the cell.
     loop_temporaries: set[str] = field(default_factory=set)
@@ -626,22 +629,42 @@ _TRANSFORMS = frozenset(
 
 
 def _bound_from_calls(tree: ast.AST, called: frozenset[str], *, whole: bool) -> set[str]:
-    """Names assigned from a call of a function named in `called` (its last dotted name): the
-    whole value (`whole`: `w, v = np.linalg.eigh(A)`), or any call inside it (`elapsed =
-    time.perf_counter() - t0`). Tuple and list targets bind each of their names."""
+    """Names the cell assigns (`_assignments`: not inside a def, lambda or class) from a call of
+    a function named in `called` (its last dotted name): the whole value (`whole`: `w, v =
+    np.linalg.eigh(A)`), or any call the expression makes when it runs, comprehensions included
+    (`elapsed = time.perf_counter() - t0`; a lambda's body runs later, if ever). Tuple and list
+    targets bind each of their names."""
     names: set[str] = set()
     for n in _assignments(tree):
-        calls = [n.value] if whole else list(ast.walk(n.value))
+        calls = [n.value] if whole else list(_walk_scope(n.value))
         if any(isinstance(c, ast.Call) and (_dotted(c.func) or [""])[-1] in called for c in calls):
             names |= _target_names(n)
     return names
 
 
+#: Nodes whose bodies are another scope: names they assign are not the cell's, and the code
+#: in them runs when called, not where it stands. A comprehension is not one here: it runs
+#: where it stands, and only its own loop variables are local to it.
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _walk_scope(node: ast.AST) -> Iterable[ast.AST]:
+    """`ast.walk` of `node` that does not enter a def, lambda or class (`node` itself
+    included: the value of `f = lambda x: np.fft.fft(x)` calls nothing when it runs)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, _SCOPES):
+            todo.extend(ast.iter_child_nodes(n))
+
+
 def _assignments(tree: ast.AST) -> list[ast.Assign | ast.AugAssign | ast.AnnAssign]:
-    """Every assignment with a value in the source, in source order."""
+    """Every assignment with a value in the cell's own scope (not in a def, lambda or class
+    body: those bind the function's locals or the class's attributes), in source order."""
     found = [
         n
-        for n in ast.walk(tree)
+        for n in _walk_scope(tree)
         if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) and n.value is not None
     ]
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
@@ -675,13 +698,32 @@ def transform_names(tree: ast.AST) -> set[str]:
     reads such a name bound before it (`F = np.fft.fft2(x); power = np.abs(F) ** 2`: the
     transform's rounding carries into what is computed from it; not a comparison of it): only
     these are compared relative to their largest value."""
-    names = _bound_from_calls(tree, _TRANSFORMS, whole=False)
+    return set(transform_sources(tree))
+
+
+def transform_sources(tree: ast.AST) -> dict[str, set[str]]:
+    """`transform_names`, each with the transform outputs it is computed from (`power` of
+    `F = np.fft.fft2(x); power = np.abs(F) ** 2`: {"F"}; through every step, so `m =
+    power.mean(0)` gives {"F", "power"}); an output bound from the call itself has none. The
+    derived name's values carry the rounding of the precision those were computed in
+    (a float64 centroid computed from a float32 power spectrum has float32's)."""
+    sources: dict[str, set[str]] = {
+        name: set() for name in _bound_from_calls(tree, _TRANSFORMS, whole=False)
+    }
     # in source order: a name is computed from a transform's output bound before it (a loop's
     # body runs in order too); a comparison or boolean test of the output is not its rounding
     for n in _assignments(tree):
-        if not isinstance(n.value, ast.Compare | ast.BoolOp) and _loads([n.value]) & names:
-            names |= _target_names(n)
-    return names
+        if isinstance(n.value, ast.Compare | ast.BoolOp):
+            continue
+        read = {
+            x.id
+            for x in _walk_scope(n.value)
+            if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)
+        } & set(sources)
+        for name in _target_names(n) if read else ():
+            via = set().union(read, *(sources[r] for r in read))
+            sources[name] = sources.get(name, set()) | (via - {name})
+    return sources
 
 
 def _loads(nodes: Iterable[ast.AST]) -> set[str]:
@@ -793,13 +835,15 @@ def analyze(source: str) -> CellFacts:
     outputs = [n for n in s.outputs if n not in s.imported]
     # An input changed in place is an output too: later cells see the change.
     outputs += [m for m in s.mutated if m not in s.outputs]
+    transforms = transform_sources(tree)
     return CellFacts(
         inputs=list(s.inputs),
         loop_vars=s.loop_targets,
         fused_kernels=fused_kernels(tree),
         clocks=clock_names(tree),
         vectors=vector_names(tree),
-        transforms=transform_names(tree),
+        transforms=set(transforms),
+        transform_sources=transforms,
         loop_temporaries=loop_temporaries(tree),
         outputs=outputs,
         mutated=list(s.mutated),

@@ -268,22 +268,41 @@ def compare_up_to_sign(
 
 
 def compare_relative_to_largest(
-    name: str, a: Any, b: Any, rtol: float | None
+    name: str,
+    a: Any,
+    b: Any,
+    rtol: float | None,
+    computed_in: tuple[Any, str] | None = None,
 ) -> OutputComparison | None:
     """An FFT's outputs (and what is computed from them: a power spectrum |rfft(x)|**2) carry a
     rounding error set by the transform's norm, not by each bin: cuFFT and pocketfft order their
     butterflies differently, and a bin far below the peak (a sine's leakage) differs by far more
     than its own size, though no more than rounding of the largest values. `b` equal to `a` when
-    max|a - b| <= rtol * max|a| (rtol: the dtype's default, or the user's), as an EQUAL
-    comparison saying so. None when the difference is larger, the NaN/infinity positions differ,
-    or they are not numeric arrays of one shape and dtype (those differences stand)."""
+    both
+      max|a - b| <= rtol * max|a|          (no bin differs by more than the largest's rounding)
+      ||a - b||_2 <= rtol * ||a||_2         (norm-wise: the transform's own error bound)
+    hold, as an EQUAL comparison saying so: the first alone would pass an array whose every
+    entry is off by almost rtol * max|a| (a derived quantity that is wrong everywhere by a
+    little), which no transform's rounding does. rtol: the user's, or the default of the lower
+    precision of the two dtypes and `computed_in` ((dtype, words): the precision the values were
+    computed in, when lower than their own: a float64 centroid computed from a float32 power
+    spectrum carries float32's rounding). None when the difference is larger, the
+    NaN/infinity positions differ, or they are not numeric arrays of one shape and dtype (those
+    differences stand)."""
     import numpy as np
 
     a = np.asarray(to_host(a))
     b = np.asarray(to_host(b))
     if a.shape != b.shape or a.dtype != b.dtype or a.dtype.kind not in "fc" or a.size == 0:
         return None
-    rtol = default_tolerance(a.dtype, b.dtype)[0] if rtol is None else rtol
+    precision = ""
+    if rtol is None:
+        rtol = default_tolerance(a.dtype, b.dtype)[0]
+        if computed_in is not None:
+            low = DEFAULT_TOLERANCES.get(str(computed_in[0]), (0.0, 0.0))[0]
+            if low > rtol:
+                rtol = low
+                precision = f"; at {computed_in[0]}'s tolerance: computed from {computed_in[1]}"
     fa = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     fb = b.astype(fa.dtype)
     finite = np.isfinite(fa)
@@ -295,7 +314,8 @@ def compare_relative_to_largest(
     abs_err = np.abs(fa[finite] - fb[finite])
     largest = float(np.abs(fa[finite]).max(initial=0.0))
     max_abs = float(abs_err.max(initial=0.0))
-    if max_abs > rtol * largest:
+    rel_l2 = _relative_l2(abs_err, fa[finite])
+    if max_abs > rtol * largest or rel_l2 > rtol:
         return None
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = abs_err / np.abs(fa[finite])
@@ -307,9 +327,35 @@ def compare_relative_to_largest(
         max_abs,
         float(rel.max()) if rel.size else 0.0,
         detail=f"compared relative to the largest value (FFT rounding): max |difference| "
-        f"{max_abs:.3g} <= {rtol:g} * max |value| {largest:.3g}; an FFT's rounding follows the "
-        "transform's norm, so bins far below the peak differ by more than their own size",
+        f"{max_abs:.3g} <= {rtol:g} * max |value| {largest:.3g} and relative L2 error "
+        f"{rel_l2:.3g} <= {rtol:g}{precision}; an FFT's rounding follows the transform's norm, "
+        "so bins far below the peak differ by more than their own size",
     )
+
+
+def compare_frame_relative_to_largest(
+    name: str,
+    a: Any,
+    b: Any,
+    rtol: float | None,
+    computed_in: tuple[Any, str] | None = None,
+) -> OutputComparison | None:
+    """Two frames (or series) computed from an FFT's output (`pd.DataFrame({"centroid": ...})`),
+    with the same index, columns and dtypes and their other columns equal: each float column as
+    `compare_relative_to_largest` judges an array (columns equal under their dtype's tolerance
+    need nothing more). None when a column fails it, or anything but float values differs."""
+    parts = _frame_float_columns(name, a, b)
+    if parts is None:
+        return None
+    out = []
+    for label, x, y in parts:
+        r = _compare_arrays(label, x, y, rtol, None, False)
+        if r.status != EQUAL:
+            r = compare_relative_to_largest(label, x, y, rtol, computed_in)
+            if r is None:
+                return None
+        out.append(r)
+    return _combine(name, out, "float columns relative to the largest value", None)
 
 
 def _dtype_consequence(da: Any, db: Any) -> str:
@@ -624,9 +670,24 @@ def _frame_columns_as_arrays(
     `pd.Series(gmean)` of float32 anomalies summed in another order passes as `gmean` does).
     None when anything but float values differs (the other columns are held to `equals`;
     the caller's pandas verdict stands)."""
+    parts = _frame_float_columns(name, a, b)
+    if parts is None:
+        return None
+    return _combine(
+        name,
+        [_compare_arrays(label, x, y, rtol, atol, False) for label, x, y in parts],
+        "float columns as arrays",
+        None,
+    )
+
+
+def _frame_float_columns(name: str, a: Any, b: Any) -> list[tuple[str, Any, Any]] | None:
+    """(label, baseline values, candidate values) of each float column of two frames (or
+    series) whose index, columns (names and dtypes included) and dtypes are equal exactly and
+    whose other columns are equal; None otherwise, or when there is no float column."""
     import pandas as pd
 
-    if isinstance(a, pd.Index):
+    if not (isinstance(a, pd.DataFrame | pd.Series) and isinstance(b, pd.DataFrame | pd.Series)):
         return None
     frame_a = a.to_frame() if isinstance(a, pd.Series) else a
     frame_b = b.to_frame() if isinstance(b, pd.Series) else b
@@ -641,18 +702,14 @@ def _frame_columns_as_arrays(
     others = [i for i in range(frame_a.shape[1]) if i not in floats]
     if not floats or not frame_a.iloc[:, others].equals(frame_b.iloc[:, others]):
         return None
-    parts = [
-        _compare_arrays(
+    return [
+        (
             f"{name}[{frame_a.columns[i]!r}]",
             frame_a.iloc[:, i].to_numpy(),
             frame_b.iloc[:, i].to_numpy(),
-            rtol,
-            atol,
-            False,
         )
         for i in floats
     ]
-    return _combine(name, parts, "float columns as arrays", None)
 
 
 def _same_sorted_rows(a: Any, b: Any, passes: Any) -> bool:

@@ -63,6 +63,7 @@ from typing import Any
 
 from . import _cell
 from .compare import (
+    DEFAULT_TOLERANCES,
     EQUAL,
     NOT_EQUAL,
     RANDOM_SCALAR_DETAIL,
@@ -71,6 +72,7 @@ from .compare import (
     OutputComparison,
     combine_status,
     compare,
+    compare_frame_relative_to_largest,
     compare_random_scalar,
     compare_relative_to_largest,
     compare_up_to_sign,
@@ -1460,8 +1462,12 @@ def _compare_outputs(
         values_differ = r.method == "exact" or r.method.startswith("elementwise allclose")
         if r.status == NOT_EQUAL and values_differ and n in b.facts.vectors:
             r = compare_up_to_sign(n, bv, c.values[n], rtol, atol) or r
-        if r.status == NOT_EQUAL and values_differ and n in b.facts.transforms:
-            r = compare_relative_to_largest(n, bv, c.values[n], rtol) or r
+        if r.status == NOT_EQUAL and n in b.facts.transforms:
+            computed_in = _computed_in(n, b)
+            if values_differ:
+                r = compare_relative_to_largest(n, bv, c.values[n], rtol, computed_in) or r
+            elif r.method == "float columns as arrays":
+                r = compare_frame_relative_to_largest(n, bv, c.values[n], rtol, computed_in) or r
         out.append(r)
     if _cell.LAST_VALUE in b.values:
         bv = b.values[_cell.LAST_VALUE]
@@ -1501,6 +1507,25 @@ def _compare_outputs(
         ):
             out[i] = compare_random_scalar(o.name, b_runs, c_runs)
     return out, notes
+
+
+def _computed_in(name: str, b: _Side) -> tuple[Any, str] | None:
+    """The lowest float precision among the transform outputs `name` is computed from
+    (`_cell.transform_sources`), as (dtype, "power (float32)"), found among the baseline's
+    values or in its last run's namespace (the bench passes a notebook's values in parts);
+    None when none is known. A float64 result computed from a float32 spectrum carries
+    float32's rounding, which its own dtype hides."""
+    found: dict[str, list[str]] = {}
+    ns = b.last_ns or {}
+    for src in sorted(b.facts.transform_sources.get(name, ())):
+        v = b.values[src] if src in b.values else ns.get(src)
+        dtype = getattr(v, "dtype", None)
+        if getattr(dtype, "kind", None) in ("f", "c") and str(dtype) in DEFAULT_TOLERANCES:
+            found.setdefault(str(dtype), []).append(src)
+    if not found:
+        return None
+    low = max(found, key=lambda dt: DEFAULT_TOLERANCES[dt][0])
+    return low, f"{', '.join(found[low])} ({low})"
 
 
 def _runs_disagree(

@@ -134,3 +134,41 @@ def test_names_computed_from_a_transform_are_transforms_too() -> None:
     )
     # `late` is computed before F exists; `big` is a comparison of the output, not its rounding
     assert analyze(src).transforms == {"F", "power", "m", "m2", "total", "acc"}
+
+
+def test_names_assigned_in_a_def_lambda_or_class_are_not_the_cells_transforms() -> None:
+    # a function's locals and a class's attributes are not names the cell binds; the
+    # transform called inside a def or a lambda runs when it is called, not where it stands
+    src = (
+        "def spectrum(x):\n    X = np.fft.rfft(x)\n    p = np.abs(X) ** 2\n    return p\n"
+        "class Bank:\n    W = np.fft.fft(np.eye(4))\n    G = W * 2\n"
+        "f = lambda x: np.fft.fft(x)\ng = sorted(keys, key=lambda k: F[k])\n"
+        "F = np.fft.fft(x)\nh = [F[i] * 2 for i in range(3)]\nS = spectrum(x)\n"
+    )
+    facts = analyze(src)
+    # the comprehension runs where it stands and reads F: h is computed from the transform
+    assert facts.transforms == {"F", "h"}
+    assert facts.transform_sources == {"F": set(), "h": {"F"}}
+
+
+def test_clocks_and_vectors_inside_a_def_are_not_the_cells() -> None:
+    src = (
+        "def timed():\n    t0 = time.perf_counter()\n    w, v = np.linalg.eigh(A)\n"
+        "    return v\nt1 = time.perf_counter()\nvals, vecs = np.linalg.eigh(B)\n"
+        "ts = [time.perf_counter() for _ in range(2)]\n"
+    )
+    facts = analyze(src)
+    assert facts.clocks == {"t1", "ts"}
+    assert facts.vectors == {"vals", "vecs"}
+
+
+def test_transform_sources_follow_every_step() -> None:
+    src = (
+        "F = np.fft.rfft(x)\npower = np.abs(F) ** 2\nm = power.mean(0)\nc = (m * f).sum() / m.sum()"
+    )
+    assert analyze(src).transform_sources == {
+        "F": set(),
+        "power": {"F"},
+        "m": {"F", "power"},
+        "c": {"F", "power", "m"},
+    }
