@@ -4,29 +4,31 @@ The per-cell A/B harness measures one cell with its inputs shared; a user runs w
 notebooks, where what counts is the rewrite of every cell together (data kept on the device
 across cells, copies at host boundaries, kernels compiled on first use). This runs each
 bench/notebooks/NAME.py and its rewrite bench/notebooks/out/NAME.gpu.py (made on a machine
-with Node by bench/notebooks_fix.sh) as a user would, top to bottom, and says:
+with Node by bench/notebooks_fix.sh) as a user would, top to bottom, each run in a FRESH
+Python process whose working directory is a new temporary one, and says:
 
 - how long each cell takes by wall clock (the rewrite's cell ends with a device synchronize,
-  so queued GPU work is charged to the cell that queued it), each run in a FRESH Python
-  process (nothing shared but the files named below) whose working directory is a new
-  temporary one (the files a notebook writes cannot collide or be read by the other side);
-- each side TWICE. CuPy compiles every kernel (its elementwise and reduction kernels,
-  cupyx.scipy's filters, RawKernels) with NVRTC on first use and keeps the binary in its
-  on-disk cache (CUPY_CACHE_DIR, ~/.cupy/kernel_cache by default); a fresh machine's cache is
-  empty, so a first run pays seconds of compiles (three ndimage filters: 7.4 s) that a user
-  pays once per machine and never again. The rewrite's two runs share a CUPY_CACHE_DIR of the
-  notebook's own, empty before run 1: run 1 is "cold" (compiles included), run 2 "warm" (what
-  every later run costs). The original runs twice too, for symmetry (its run 2 has a warm OS
-  file cache). Values and text are compared on run 1 of each side; speedup warm is orig run 2
-  over rewrite run 2, speedup cold orig run 1 over rewrite run 1; the rewrite's three slowest
-  cells (by warm time) are listed per notebook, with the original's time for the same cell;
+  so queued GPU work is charged to the cell that queued it). Per notebook, in this order:
+  `cold`, the rewrite with an empty CuPy kernel cache (CUPY_CACHE_DIR: every NVRTC compile of
+  its elementwise and reduction kernels, cupyx.scipy's filters and RawKernels paid, as on a
+  user's first session on a machine; it fills the cache); `warm`, the rewrite again in a fresh
+  process with that cache (every later session: the figure that matters most); `orig`, the
+  original once (`--orig-twice` adds `orig2`, a second run with a warm OS file cache, for
+  symmetry; it has shown nothing so far). Speedup warm = orig / warm, cold = orig / cold;
+- beside each cell's times, the product's predictions from bench/notebooks/out/NAME.analyze.json
+  (`gpuoptimize analyze --format json`): the cell's best predicted speedup, a refusal's
+  predicted figure, and, when the analysis gives them, its predicted first-run and
+  fresh-session seconds. Per notebook, "pred" is the speedup those per-cell predictions imply
+  for the measured original (each predicted cell's orig time divided by its prediction, the
+  other cells unchanged), to hold against the measured warm speedup;
 - whether every global the original leaves (arrays, scalars, containers, frames) matches the
-  rewrite's, judged as the product's results check judges a cell (gpuoptimize.harness's
-  output comparison over gpuoptimize.compare: dtype-aware tolerances, up-to-sign vectors,
-  FFT-derived names relative to their largest value, random-stream values by statistics);
+  rewrite's first run in this call (cold, or warm under --warm-only), judged as the product's
+  results check judges a cell (gpuoptimize.harness's output comparison over
+  gpuoptimize.compare: dtype-aware tolerances, up-to-sign vectors, FFT-derived names relative
+  to their largest value, random-stream values by statistics);
 - whether each cell prints the same text: numbers within the precision printed, any other
   change of form (`array(3.5)` for `3.5`, a `<cupy...>` repr) flagged;
-- where a side stops: the cell and its exception's last line. Under `--cupy-double` an error
+- where a run stops: the cell and its exception's last line. Under `--cupy-double` an error
   that is the test double's own limit (RawKernel, ufunc methods such as `cp.add.at`, NumPy
   functions it forwards to and this NumPy lacks) is reported as "double cannot run", not as
   a defect of the rewrite.
@@ -39,22 +41,32 @@ underneath) pass, pandas' constructors and the matplotlib stand-in refuse them, 
 
     python3 bench/run_notebooks.py --out DIR [NAME...]
 
-Per notebook the two first runs share --deadline-s (each side gets what the first left, at
-least a third of it); BENCH_DEADLINE_S caps the whole call. Every notebook's first runs come
-before any second run, so when time is short the second runs are what is skipped (the table
-says so, and what else did not fit).
+Time. The GPU machine's tool runs a command for at most 10 minutes, so a call is capped by
+BENCH_DEADLINE_S (default 540) and each notebook by --deadline-s (all its runs together).
+A notebook is run whole or not at all: before it starts, its runs' time is estimated from
+the H200's run 20 figures (RUN20_WALL_S, or --estimates RESULTS.json of a later call), and a
+notebook that would not fit in the time left is skipped, the table saying how long it needs;
+the next ones are still tried. A run's own time limit (RUN_FACTOR times its estimate, at
+least RUN_MIN_S) only stops a run that hangs. `--plan-groups N` prints the notebooks in N
+groups of about equal estimated time, one device call each, and runs nothing.
 
-Under --out only three files, rewritten after every notebook (a run cut short keeps what it
-did): table.txt (also printed), results.json, and notebooks.tar.gz holding both and, under
-logs/, each run's NAME.{orig,gpu}.{1,2}.log (stdout and stderr) and .cells.jsonl (per cell,
-written as it finishes). In results.json a notebook's "sides" are its first runs and
-"second" its second runs; a cell's times are orig_s/gpu_s (run 1) and orig2_s/gpu2_s (run 2);
-"slowest_cells" lists the rewrite's slowest. One archive rather than loose logs because the
-GPU machine's tool returns only a few files from its output folder and drops the rest (6 of
-about 40 came back).
-Work files (each run's working directory, run 1's pickled globals: up to a few GB for the
-largest notebooks, deleted as soon as read; the logs until archived; the kernel caches) go
-under TMPDIR.
+Kernel cache. Each notebook has its own cache folder, --cache-dir DIR/NAME (default: under
+TMPDIR, gone after the call), emptied before its cold run. With `--warm-only` a notebook
+whose folder already holds kernels (an earlier call on the same machine filled it) runs warm
+and orig only; one whose folder is empty still gets its cold run first, and says so.
+
+Output. Under --out only three files, rewritten after every notebook (a call cut short keeps
+what it did): table.txt (also printed: the notebooks, then one line per cell), results.json,
+and notebooks.tar.gz holding both and, under logs/, each run's NAME.RUN.log (stdout and
+stderr) and NAME.RUN.cells.jsonl (per cell, written as it finishes). One archive rather than
+loose logs because the GPU machine's tool returns only a few files from its output folder.
+In results.json a notebook's "runs" are keyed cold/warm/orig/orig2 and each cell holds
+RUN_s, RUN_error, the source's first line and "predicted". `--merge OUT A.json B.json ...`
+joins several calls' results.json into OUT/table.txt and OUT/results.json (a notebook in
+more than one file: its first file's runs, then runs only a later file has, such as a
+--warm-only call's). Work files (each run's working directory, the first runs' pickled
+globals: up to a few GB for the largest notebooks, deleted as soon as read; the logs until
+archived; the default kernel caches) go under TMPDIR.
 
 The child side (`--child`) is this same script, so the values it pickles are of classes this
 module defines, which the parent unpickles.
@@ -89,9 +101,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import nb_percent  # noqa: E402  (bench/nb_percent.py, beside this script)
 
-VARIANTS = ("orig", "gpu")
-#: Least share of the per-notebook deadline left to the rewrite when the original ran long.
-REWRITE_SHARE = 1 / 3
+#: A notebook's runs, in the order they run (see the module doc): the rewrite with an empty
+#: kernel cache, the rewrite with the cache that run filled, the original, the original again.
+RUNS = ("cold", "warm", "orig", "orig2")
+#: Which file each run executes.
+SIDE = {"cold": "gpu", "warm": "gpu", "orig": "orig", "orig2": "orig"}
+
 #: Exceptions of the test double that are its limits, not the rewrite's defects.
 _DOUBLE_ATTR = re.compile(
     r"'function' object has no attribute '(at|reduce|outer|accumulate|reduceat)'"
@@ -346,30 +361,30 @@ def _unpickle(type_name: str, data: bytes) -> Any:
 
 def run_side(
     name: str,
-    variant: str,
-    run: int,
+    run: str,
     source: Path,
-    paths: tuple[Path, Path, Path],
+    dirs: tuple[Path, Path, Path | None],
     limit_s: float,
+    dump: bool,
     double: bool,
 ) -> dict[str, Any]:
-    """One run of one side in a fresh subprocess; its cells' records and wall time, and on
-    run 1 its values' pickle. `paths`: the logs folder, the work folder, and the
-    CUPY_CACHE_DIR the rewrite's runs of this notebook share."""
-    logs, work, cupy_cache = paths
-    cells_out = logs / f"{name}.{variant}.{run}.cells.jsonl"
-    dump = work / f"{name}.{variant}.pkl" if run == 1 else Path("-")
-    cwd = Path(tempfile.mkdtemp(prefix=f"{name}.{variant}.{run}.", dir=work))
+    """One run of one notebook in a fresh subprocess: its cells' records and wall time, and
+    when `dump` its globals (the run whose values are compared). `dirs`: the logs folder, the
+    work folder, and the rewrite's CUPY_CACHE_DIR (None for the original)."""
+    logs, work, cupy_cache = dirs
+    cells_out = logs / f"{name}.{run}.cells.jsonl"
+    pkl = work / f"{name}.{run}.pkl"
+    cwd = Path(tempfile.mkdtemp(prefix=f"{name}.{run}.", dir=work))
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
-    if variant == "gpu":
+    if cupy_cache is not None:
         env["CUPY_CACHE_DIR"] = str(cupy_cache)
     path = ([str(DOUBLE)] if double else []) + [str(SHIM), env.get("PYTHONPATH", "")]
     env["PYTHONPATH"] = os.pathsep.join(p for p in path if p)
     argv = [sys.executable, str(Path(__file__).resolve()), "--child", str(source)]
-    argv += [str(cells_out), str(dump)] + (["--cupy-double"] if double else [])
+    argv += [str(cells_out), str(pkl) if dump else "-"] + (["--cupy-double"] if double else [])
     t0 = time.perf_counter()
     timed_out = False
-    with open(logs / f"{name}.{variant}.{run}.log", "w", encoding="utf-8") as log:
+    with open(logs / f"{name}.{run}.log", "w", encoding="utf-8") as log:
         try:
             rc = subprocess.run(
                 argv, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=limit_s
@@ -383,15 +398,20 @@ def run_side(
     side = {"wall_s": wall, "rc": rc, "timed_out": timed_out, "limit_s": limit_s}
     side["cells"] = records
     side["values"] = None
-    if run == 1 and dump.exists():
+    if dump and pkl.exists():
         try:
-            with open(dump, "rb") as f:
+            with open(pkl, "rb") as f:
                 side["values"] = {n: _unpickle(*tv) for n, tv in pickle.load(f).items()}
         except (OSError, pickle.UnpicklingError, EOFError) as exc:
-            side["dump_error"] = f"{type(exc).__name__}: {exc}"  # see the side's log
-        dump.unlink()
+            side["dump_error"] = f"{type(exc).__name__}: {exc}"  # see the run's log
+        pkl.unlink()
     shutil.rmtree(cwd, ignore_errors=True)  # what the notebook wrote (data files, figures)
     return side
+
+
+def _stopped(side: dict[str, Any]) -> bool:
+    """Whether a run did not finish the notebook (timed out, or a cell raised)."""
+    return side["timed_out"] or any("error" in c for c in side["cells"])
 
 
 def notebook_facts(cells: list[tuple[str, str]]) -> Any:
@@ -500,67 +520,305 @@ def compare_text(a: str, b: str, random: bool, clocks: bool = False) -> tuple[st
     return None
 
 
-def predicted(analyze_json: Path) -> dict[int, float]:
-    """Cell index -> the best predicted speedup `gpuoptimize analyze` gave it."""
+#: A refusal's reason that carries the figure it was refused on ("... predicted 0.94x (CPU...").
+_REFUSED_AT = re.compile(r"\bpredicted (\d+(?:\.\d+)?)x")
+
+
+def predictions(analyze_json: Path) -> dict[int, dict[str, Any]]:
+    """Cell index -> what `gpuoptimize analyze --format json` predicted for it: the best
+    suggestion's speedup (and rule), or where the cell was only refused, the speedup a refusal
+    names (`refused`: the rewrite leaves such a cell on the host); plus the suggestion's
+    predicted seconds where the analysis gives them (PREDICTED_SECONDS). Empty without the
+    file (a rewrite made by hand, or bench/notebooks_fix.sh not run)."""
     if not analyze_json.exists():
         return {}
-    best: dict[int, float] = {}
+    found: dict[int, dict[str, Any]] = {}
     for f in json.loads(analyze_json.read_text()).get("files", []):
         for c in f.get("cells", []):
-            speeds = [s.get("predicted_speedup") for s in c.get("suggestions", [])]
-            speeds = [s for s in speeds if isinstance(s, int | float)]
-            if speeds:
-                best[c["index"]] = max(speeds)
-    return best
+            best = max(
+                (s for s in c.get("suggestions", []) if _number(s.get("predicted_speedup"))),
+                key=lambda s: s["predicted_speedup"],
+                default=None,
+            )
+            if best is not None:
+                p = {"speedup": best["predicted_speedup"], "rule": best.get("rule")}
+                for key, names in PREDICTED_SECONDS.items():
+                    value = next((best[n] for n in names if _number(best.get(n))), None)
+                    if value is not None:
+                        p[key] = value
+                found[c["index"]] = p
+                continue
+            for x in c.get("refusals", []):
+                m = _REFUSED_AT.search(x.get("reason", ""))
+                if m:
+                    found[c["index"]] = {
+                        "speedup": float(m.group(1)),
+                        "rule": x.get("rule"),
+                        "refused": True,
+                    }
+                    break
+    return found
 
 
-def _cache_dir(work: Path, name: str) -> Path:
-    """The notebook's own CuPy kernel cache, empty before its first rewrite run: that run
-    pays every NVRTC compile (as a user does once per machine), the second loads them."""
-    return work / "cupy_cache" / name
+def _number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+#: Optional per-suggestion figures of the analysis JSON, read where present: our name ->
+#: the JSON names it may carry.
+PREDICTED_SECONDS = {
+    "first_run_s": ("predicted_first_run_s", "first_run_seconds"),
+    "session_s": ("predicted_session_s", "session_seconds"),
+}
+
+
+def implied_speedup(cells: list[dict[str, Any]]) -> float | None:
+    """The whole-notebook speedup the per-cell predictions imply for the measured original:
+    each cell with a (not refused) predicted speedup p takes orig_s / p, every other cell its
+    orig_s (the rewrite leaves it, or only converts). None without the original's times or
+    any prediction."""
+    timed = [c for c in cells if "orig_s" in c]
+    if not timed or not any("speedup" in c.get("predicted", {}) for c in timed):
+        return None
+    gpu = 0.0
+    for c in timed:
+        p = c.get("predicted", {})
+        ok = p.get("speedup", 0) > 0 and not p.get("refused")
+        gpu += c["orig_s"] / p["speedup"] if ok else c["orig_s"]
+    return sum(c["orig_s"] for c in timed) / gpu if gpu > 0 else None
+
+
+# ---------------------------------------------------------------------------------------
+# Time: estimates, skipping, groups
+
+#: Process wall seconds of each run on the H200 in run 20 (bench/results/2026-12-01-h200-run20,
+#: notebooks_1.txt and notebooks_{2,3}: the larger figure where a notebook ran in two calls):
+#: orig, gpu cold, gpu warm (None: not measured; WARM_SHARE of cold is assumed).
+RUN20_WALL_S: dict[str, tuple[float, float, float | None]] = {
+    "a_microscopy": (5.9, 27.9, None),
+    "b_signal": (4.0, 33.3, 3.5),
+    "c_heat": (3.3, 10.5, None),
+    "d_stats": (3.2, 5.1, None),
+    "e_reduce": (3.4, 22.2, None),
+    "f_nbody": (7.0, 6.9, None),
+    "g_climate": (23.6, 48.3, None),
+    "g_register": (4.2, 10.2, 3.1),
+    "h_montecarlo": (5.6, 9.0, None),
+    "h_spectro": (9.6, 32.6, None),
+    "i_denoise": (15.1, 17.3, None),
+    "i_kmeans": (16.8, 24.7, None),
+    "j_advect": (25.9, 30.1, None),
+    "j_pde": (10.1, 18.1, None),
+    "k_audio": (5.0, 12.5, 5.8),
+    "l_kalman": (10.6, 11.0, None),
+    "m_pic": (15.8, 18.1, None),
+}
+#: The warm run's share of the cold run's time where no warm run was measured (run 20's three:
+#: 0.19-0.46).
+WARM_SHARE = 0.5
+#: Seconds assumed per run of a notebook with no figures.
+UNKNOWN_RUN_S = 60.0
+#: The parent's own time per notebook (reading the pickled globals back, comparing them):
+#: OVERHEAD_S plus OVERHEAD_SHARE of the original's run (bigger data, longer comparison).
+#: Run 20's call 4 spent ~150 s of 540 outside its runs for 9 notebooks; results.json records
+#: each notebook's `overhead_s`, which --estimates reads back.
+OVERHEAD_S, OVERHEAD_SHARE = 8.0, 0.6
+#: A run's own time limit: RUN_FACTOR times its estimate, at least RUN_MIN_S (it stops a hang,
+#: the skip decision is made on the estimates).
+RUN_FACTOR, RUN_MIN_S = 3.0, 60.0
+
+
+Walls = dict[str, dict[str, float]]
+
+
+#: Where run 20's results.json kept each run: (part, our run, side).
+_OLD_FORM = (
+    ("sides", "orig", "orig"),
+    ("sides", "cold", "gpu"),
+    ("second", "orig2", "orig"),
+    ("second", "warm", "gpu"),
+)
+
+
+def measured_walls(paths: list[Path]) -> Walls:
+    """Notebook -> run -> wall seconds (and `overhead`): RUN20_WALL_S, then each results.json
+    in `paths` (this script's, or run 20's older form with `sides` and `second`), later ones
+    replacing earlier figures."""
+    walls: Walls = {}
+    for name, (orig, cold, warm) in RUN20_WALL_S.items():
+        walls[name] = {"orig": orig, "cold": cold} | ({"warm": warm} if warm else {})
+    for path in paths:
+        for r in json.loads(path.read_text()).get("notebooks", []):
+            w = walls.setdefault(r["name"], {})
+            runs = dict(r.get("runs", {}))
+            for part, run, side_name in _OLD_FORM:
+                if side_name in r.get(part, {}):
+                    runs[run] = r[part][side_name]
+            for run, side in runs.items():
+                if not side.get("timed_out"):
+                    w[run] = side["wall_s"]
+            if "overhead_s" in r:
+                w["overhead"] = r["overhead_s"]
+    return walls
+
+
+def run_estimates(name: str, walls: Walls, runs: list[str]) -> dict[str, float]:
+    """Estimated seconds of each of `runs` and of the parent's `overhead`."""
+    w = walls.get(name, {})
+    est = {
+        "orig": w.get("orig", UNKNOWN_RUN_S),
+        "cold": w.get("cold", UNKNOWN_RUN_S),
+    }
+    est["warm"] = w.get("warm", WARM_SHARE * est["cold"])
+    est["orig2"] = w.get("orig2", est["orig"])
+    out = {r: est[r] for r in runs}
+    out["overhead"] = w.get("overhead", OVERHEAD_S + OVERHEAD_SHARE * est["orig"])
+    return out
+
+
+def plan_groups(names: list[str], need: dict[str, float], n: int) -> list[list[str]]:
+    """`names` in `n` groups of about equal total `need`: longest first, each into the group
+    with the least so far (within 4/3 of the best split); each group keeps the names' order."""
+    groups: list[list[str]] = [[] for _ in range(n)]
+    load = [0.0] * n
+    for name in sorted(names, key=lambda x: -need[x]):
+        k = load.index(min(load))
+        groups[k].append(name)
+        load[k] += need[name]
+    order = {x: i for i, x in enumerate(names)}
+    return [sorted(g, key=order.__getitem__) for g in groups]
+
+
+def _planned_runs(args: argparse.Namespace, cache: Path | None) -> list[str]:
+    """The runs of one notebook: under --warm-only no cold run when its kernel cache holds
+    files (an earlier call filled it; `cache` None: assume so, for planning)."""
+    filled = cache is None or _files_in(cache) > 0
+    runs = ["warm"] if args.warm_only and filled else ["cold", "warm"]
+    return runs + ["orig"] + (["orig2"] if args.orig_twice else [])
+
+
+def _files_in(folder: Path) -> int:
+    return sum(1 for p in folder.rglob("*") if p.is_file()) if folder.exists() else 0
+
+
+# ---------------------------------------------------------------------------------------
+# One notebook
 
 
 def bench_notebook(
-    name: str, args: argparse.Namespace, logs: Path, work: Path, deadline: float
+    name: str, args: argparse.Namespace, dirs: tuple[Path, Path], deadline: float, walls: Walls
 ) -> dict[str, Any]:
-    """Run 1 of both sides of one notebook (the rewrite's with a cold kernel cache), their
-    per-cell timings, the value and text comparison."""
+    """All runs of one notebook when their estimate fits the time left (else none, and why),
+    its per-cell timings beside the predictions, the value and text comparison."""
+    logs, work = dirs
+    t_start = time.perf_counter()
     src, fixed = args.src_dir / f"{name}.py", args.fixed_dir / f"{name}.gpu.py"
+    cache = (args.cache_dir or work / "cupy_cache") / name
+    runs = _planned_runs(args, cache)
+    est = run_estimates(name, walls, runs)
+    need = sum(est.values())
+    left = min(deadline - t_start, args.deadline_s)
+    result: dict[str, Any] = {"name": name, "estimate_s": {k: round(v, 1) for k, v in est.items()}}
+    if need > left:
+        which = "BENCH_DEADLINE_S" if deadline - t_start < args.deadline_s else "--deadline-s"
+        result["skipped"] = [f"not run: needs ~{need:.0f} s, {left:.0f} s left ({which})"]
+        return result
+    if args.warm_only and "cold" in runs:
+        result["notes"] = ["--warm-only, but its kernel cache was empty: ran cold first"]
+    if "cold" in runs:
+        shutil.rmtree(cache, ignore_errors=True)  # a cold run starts from no kernels
+    cache.mkdir(parents=True, exist_ok=True)
     cells = {"orig": nb_percent.parse(src.read_text()), "gpu": nb_percent.parse(fixed.read_text())}
-    result: dict[str, Any] = {"name": name}
-    start = time.perf_counter()
-    sides = {}
-    for variant, path in (("orig", src), ("gpu", fixed)):
-        left = min(args.deadline_s - (time.perf_counter() - start), deadline - time.perf_counter())
-        if variant == "gpu":
-            left = max(left, min(args.deadline_s * REWRITE_SHARE, deadline - time.perf_counter()))
-        if left < 5:
-            result.setdefault("skipped", []).append(f"{variant}: no time left")
+    sides: dict[str, dict[str, Any]] = {}
+    dumped: dict[str, str] = {}  # side -> the run whose globals are compared
+    for run in runs:
+        if run == "warm" and "cold" in sides and _stopped(sides["cold"]):
+            result.setdefault("skipped", []).append("warm: not run, the cold run stopped")
             continue
-        print(f"  {name} {variant} (limit {left:.0f} s)", flush=True)
-        paths = (logs, work, _cache_dir(work, name))
-        sides[variant] = run_side(name, variant, 1, path, paths, left, args.cupy_double)
-    result["sides"] = {v: {k: s[k] for k in s if k != "values"} for v, s in sides.items()}
-    kinds = [[k for k, _ in c] for c in cells.values()]
-    if kinds[0] != kinds[1]:
+        time_left = min(t_start + args.deadline_s, deadline) - time.perf_counter()
+        limit = min(max(RUN_FACTOR * est[run], RUN_MIN_S), time_left)
+        if limit < 5:
+            result.setdefault("skipped", []).append(f"{run}: no time left")
+            continue
+        side = SIDE[run]
+        print(f"  {name} {run} (limit {limit:.0f} s)", flush=True)
+        before = _files_in(cache) if side == "gpu" else None
+        dump = side not in dumped
+        record = run_side(
+            name,
+            run,
+            fixed if side == "gpu" else src,
+            (logs, work, cache if side == "gpu" else None),
+            limit,
+            dump,
+            args.cupy_double,
+        )
+        if before is not None:
+            record["cache_files_before"] = before
+            if run == "warm" and before == 0 and not args.cupy_double:
+                result.setdefault("notes", []).append(
+                    "warm: its kernel cache held no files (nothing compiled, or CUPY_CACHE_DIR "
+                    "not honoured)"
+                )
+        if dump:
+            dumped[side] = run
+        sides[run] = record
+    result["runs"] = {
+        run: {k: v for k, v in s.items() if k != "values"} for run, s in sides.items()
+    }
+    result["compared"] = dumped.get("gpu")
+    if [k for k, _ in cells["orig"]] != [k for k, _ in cells["gpu"]]:
         result["cell_mismatch"] = "the rewrite's cells are not the original's one for one"
-    speed = predicted(args.fixed_dir / f"{name}.analyze.json")
-    random, random_cells = random_names(cells["orig"], cells["gpu"])
-    per_cell: dict[int, dict[str, Any]] = {}
-    for variant, side in sides.items():
-        for r in side["cells"]:
-            c = per_cell.setdefault(r["cell"], {"cell": r["cell"]})
-            c[f"{variant}_s"] = r["seconds"]
-            c[f"{variant}_stdout"] = r["stdout"]
-            if "error" in r:
-                c[f"{variant}_error"] = r["error"]
-                c[f"{variant}_double_cannot_run"] = r["double_cannot_run"]
+    result["cells"] = _cells(name, cells, sides, dumped, args)
+    orig, gpu = sides.get(dumped.get("orig", "")), sides.get(dumped.get("gpu", ""))
+    # values are compared only between two finished runs: a run that stopped early holds
+    # the state of some cell in the middle, not the notebook's results
+    finished = [s for s in (orig, gpu) if s and s["values"] is not None and not _stopped(s)]
+    if len(finished) == 2 and "cell_mismatch" not in result:
+        random, _ = random_names(cells["orig"], cells["gpu"])
+        values, notes = compare_values(
+            orig["values"],  # type: ignore[index]
+            gpu["values"],  # type: ignore[index]
+            notebook_facts(cells["orig"]),
+            notebook_facts(cells["gpu"]),
+            random,
+        )
+        result["values"], result["value_notes"] = values, notes
+    result["overhead_s"] = round(
+        time.perf_counter() - t_start - sum(s["wall_s"] for s in sides.values()), 1
+    )
+    return result
+
+
+def _cells(
+    name: str,
+    cells: dict[str, list[tuple[str, str]]],
+    sides: dict[str, dict[str, Any]],
+    dumped: dict[str, str],
+    args: argparse.Namespace,
+) -> list[dict[str, Any]]:
+    """Per code cell: each run's seconds and error, the rewrite's first source line, the
+    product's prediction, and how the compared runs' printed text differs."""
     from gpuoptimize import _cell
 
-    for index, c in sorted(per_cell.items()):
+    speed = predictions(args.fixed_dir / f"{name}.analyze.json")
+    _, random_cells = random_names(cells["orig"], cells["gpu"])
+    per_cell: dict[int, dict[str, Any]] = {}
+    for run, side in sides.items():
+        for r in side["cells"]:
+            c = per_cell.setdefault(r["cell"], {"cell": r["cell"]})
+            c[f"{run}_s"] = r["seconds"]
+            if run in dumped.values():
+                c[f"{SIDE[run]}_stdout"] = r["stdout"]
+            if "error" in r:
+                c[f"{run}_error"] = r["error"]
+                c[f"{run}_double_cannot_run"] = r["double_cannot_run"]
+    gpu_run = dumped.get("gpu")
+    for index, c in per_cell.items():
+        c["source"] = _first_line(cells["gpu"][index][1] if index < len(cells["gpu"]) else "")
         if index in speed:
-            c["predicted_speedup"] = speed[index]
-        if "orig_stdout" in c and "gpu_stdout" in c and "gpu_error" not in c:
+            c["predicted"] = speed[index]
+        if "orig_stdout" in c and "gpu_stdout" in c and f"{gpu_run}_error" not in c:
             try:
                 clocks = bool(_cell.analyze(cells["orig"][index][1]).clocks)
             except SyntaxError:
@@ -571,162 +829,122 @@ def bench_notebook(
             diff = compare_text(c["orig_stdout"], gpu_text, index in random_cells, clocks)
             if diff:
                 c["stdout_diff"] = {"kind": diff[0], "detail": diff[1]}
-    result["cells"] = [per_cell[k] for k in sorted(per_cell)]
-    # values are compared only between two finished runs: a side that stopped early holds
-    # the state of some cell in the middle, not the notebook's results
-    finished = all(
-        v in sides
-        and sides[v]["values"] is not None
-        and not any("error" in c for c in sides[v]["cells"])
-        for v in VARIANTS
-    )
-    if finished and "cell_mismatch" not in result:
-        values, notes = compare_values(
-            sides["orig"]["values"],
-            sides["gpu"]["values"],
-            notebook_facts(cells["orig"]),
-            notebook_facts(cells["gpu"]),
-            random,
-        )
-        result["values"], result["value_notes"] = values, notes
-    return result
+    return [per_cell[k] for k in sorted(per_cell)]
 
 
-#: Least time limit of a second run, and how much longer than its first run it may take.
-SECOND_MIN_S, SECOND_FACTOR = 30.0, 2.0
-#: Cells listed per notebook as the rewrite's slowest.
-SLOWEST = 3
+def _first_line(source: str) -> str:
+    """The line that names a cell in the table: its first statement past the imports the
+    rewrite puts on top (`import cupyx.scipy.ndimage`), else its first line."""
+    lines = [x.strip() for x in source.splitlines() if x.strip() and not x.startswith("#")]
+    body = [x for x in lines if not x.startswith(("import ", "from "))]
+    return (body or lines or [""])[0][:70]
 
 
-def second_runs(
-    r: dict[str, Any], args: argparse.Namespace, logs: Path, work: Path, deadline: float
-) -> None:
-    """Run 2 of both sides, for timing only: the rewrite's with the kernel cache its run 1
-    filled (what every later run of the notebook on that machine costs), the original's
-    for symmetry (a warm OS file cache). Both or neither: skipped when the time left is less
-    than the first runs took (plus a margin), and said so. Then the rewrite's slowest cells."""
-    first = r.get("sides", {})
-    if all(v in first and not first[v]["timed_out"] for v in VARIANTS):
-        need = 1.2 * sum(first[v]["wall_s"] for v in VARIANTS) + 10
-        if deadline - time.perf_counter() < need:
-            r.setdefault("skipped", []).append(
-                f"second runs: no time left (need ~{need:.0f} s, BENCH_DEADLINE_S)"
-            )
-        else:
-            r["second"] = {}
-            for variant in VARIANTS:
-                source = (
-                    args.src_dir / f"{r['name']}.py"
-                    if variant == "orig"
-                    else args.fixed_dir / f"{r['name']}.gpu.py"
-                )
-                left = deadline - time.perf_counter()
-                limit = min(max(SECOND_FACTOR * first[variant]["wall_s"], SECOND_MIN_S), left)
-                print(f"  {r['name']} {variant} run 2 (limit {limit:.0f} s)", flush=True)
-                paths = (logs, work, _cache_dir(work, r["name"]))
-                side = run_side(r["name"], variant, 2, source, paths, limit, args.cupy_double)
-                del side["values"]
-                r["second"][variant] = side
-                by_cell = {c["cell"]: c for c in r.get("cells", [])}
-                for rec in side["cells"]:
-                    c = by_cell.setdefault(rec["cell"], {"cell": rec["cell"]})
-                    c[f"{variant}2_s"] = rec["seconds"]
-                    if "error" in rec:
-                        c[f"{variant}2_error"] = rec["error"]
-                r["cells"] = [by_cell[k] for k in sorted(by_cell)]
-    r["slowest_cells"] = slowest_cells(r, args.fixed_dir / f"{r['name']}.gpu.py")
-
-
-def slowest_cells(r: dict[str, Any], fixed: Path) -> list[dict[str, Any]]:
-    """The rewrite's SLOWEST cells by warm-cache time (cold where no second run), with the
-    original's time (run 2, else run 1) and the cell's first source line: where a notebook's
-    time goes on the GPU."""
-    key = "gpu2_s" if "second" in r else "gpu_s"
-    okey = "orig2_s" if "second" in r else "orig_s"
-    timed = sorted((c for c in r.get("cells", []) if key in c), key=lambda c: -c[key])
-    sources = dict(enumerate(nb_percent.parse(fixed.read_text()))) if fixed.exists() else {}
-    rows = []
-    for c in timed[:SLOWEST]:
-        src = sources.get(c["cell"], ("code", ""))[1]
-        lines = [x.strip() for x in src.splitlines() if x.strip() and not x.startswith("#")]
-        rows.append(
-            {
-                "cell": c["cell"],
-                "gpu_warm_s": c.get("gpu2_s"),
-                "gpu_cold_s": c.get("gpu_s"),
-                "orig_s": c.get(okey),
-                "orig_run": 2 if okey == "orig2_s" else 1,
-                "source": lines[0][:70] if lines else "",
-            }
-        )
-    return rows
+# ---------------------------------------------------------------------------------------
+# The table
 
 
 def _summary(r: dict[str, Any]) -> dict[str, str]:
-    """One table row."""
-    sides = r.get("sides", {})
-    row = {"notebook": r["name"]}
+    """One notebook's row."""
+    runs = r.get("runs", {})
     cells = r.get("cells", [])
-    row["cells"] = str(len(cells))
-    second = r.get("second", {})
-    for col, runs, v in (
-        ("orig 1", sides, "orig"),
-        ("orig 2", second, "orig"),
-        ("gpu cold", sides, "gpu"),
-        ("gpu warm", second, "gpu"),
-    ):
-        key = f"{v}_s" if runs is sides else f"{v}2_s"
-        s = sum(c.get(key, 0.0) for c in cells)
-        row[col] = f"{s:.2f} ({runs[v]['wall_s']:.1f})" if v in runs else "-"
-    row["speedup warm"] = _speedup(cells, "orig2_s", "gpu2_s", second)
-    row["speedup cold"] = _speedup(cells, "orig_s", "gpu_s", sides)
+    row = {"notebook": r["name"], "cells": str(len(cells))}
+    for col, run in (("orig", "orig"), ("gpu warm", "warm"), ("gpu cold", "cold")):
+        s = sum(c.get(f"{run}_s", 0.0) for c in cells)
+        row[col] = f"{s:.2f} ({runs[run]['wall_s']:.1f})" if run in runs else "-"
+    row["warm x"] = _speedup(cells, "orig", "warm", runs)
+    row["cold x"] = _speedup(cells, "orig", "cold", runs)
+    both = [c for c in cells if "cold_s" in c and "warm_s" in c]
+    row["compile s"] = f"{sum(c['cold_s'] - c['warm_s'] for c in both):.2f}" if both else "-"
+    implied = implied_speedup(cells)
+    row["pred x"] = "-" if implied is None else f"{implied:.1f}x"
     if "values" in r:
         counts = {"equal": 0, "statistical": 0, "not_equal": 0, "unverified": 0}
         for x in r["values"]:
             counts[x["status"]] += 1
         row["values ok/stat/differ/n.c."] = "/".join(str(counts[k]) for k in counts)
+    elif runs:
+        row["values ok/stat/differ/n.c."] = "not compared (a run stopped)"
     else:
-        row["values ok/stat/differ/n.c."] = "not compared (a side stopped)"
+        row["values ok/stat/differ/n.c."] = "-"
     diffs = [c["stdout_diff"]["kind"] for c in cells if "stdout_diff" in c]
-    row["stdout"] = ", ".join(f"{diffs.count(k)} {k}" for k in sorted(set(diffs))) or "same"
-    errors = []
-    for v in VARIANTS:
-        for run, runs in ((1, sides), (2, second)):
-            if v in runs and runs[v]["timed_out"]:
-                errors.append(f"{v} run {run}: timed out at {runs[v]['limit_s']:.0f} s")
-        for c in cells:
-            if f"{v}_error" in c:
-                what = "double cannot run" if c[f"{v}_double_cannot_run"] else "ERROR"
-                errors.append(f"{v} cell {c['cell']}: {what}")
-            elif f"{v}2_error" in c:  # run 2 stopped where run 1 did not
-                errors.append(f"{v} run 2 cell {c['cell']}: ERROR")
-    errors += [
-        f"{v}: values not read back ({sides[v]['dump_error']})"
-        for v in sides
-        if "dump_error" in sides[v]
+    counts = ", ".join(f"{diffs.count(k)} {k}" for k in sorted(set(diffs)))
+    row["stdout"] = counts or ("same" if runs else "-")
+    errors = [
+        f"{run}: timed out at {s['limit_s']:.0f} s" for run, s in runs.items() if s["timed_out"]
     ]
-    errors += r.get("skipped", []) + ([r["cell_mismatch"]] if "cell_mismatch" in r else [])
+    for run in RUNS:
+        for c in cells:
+            if f"{run}_error" in c:
+                what = "double cannot run" if c[f"{run}_double_cannot_run"] else "ERROR"
+                errors.append(f"{run} cell {c['cell']}: {what}")
+    errors += [
+        f"{run}: values not read back ({s['dump_error']})"
+        for run, s in runs.items()
+        if "dump_error" in s
+    ]
+    errors += r.get("skipped", []) + r.get("notes", [])
+    errors += [r["cell_mismatch"]] if "cell_mismatch" in r else []
     row["errors"] = "; ".join(errors) or "-"
     return row
 
 
-def _speedup(cells: list[dict[str, Any]], okey: str, gkey: str, runs: dict[str, Any]) -> str:
-    """Original over rewrite, summed over the cells both runs timed (* partial)."""
-    common = [c for c in cells if okey in c and gkey in c]
-    o, g = sum(c[okey] for c in common), sum(c[gkey] for c in common)
+def _speedup(cells: list[dict[str, Any]], base: str, new: str, runs: dict[str, Any]) -> str:
+    """`base` run over `new` run, summed over the cells both timed (* partial)."""
+    common = [c for c in cells if f"{base}_s" in c and f"{new}_s" in c]
+    o, g = sum(c[f"{base}_s"] for c in common), sum(c[f"{new}_s"] for c in common)
     if not common or g <= 0:
         return "-"
-    partial = len(common) < len(cells) or any(s.get("timed_out") for s in runs.values())
+    partial = len(common) < len(cells) or any(
+        runs[x]["timed_out"] for x in (base, new) if x in runs
+    )
     return f"{o / g:.1f}x" + ("*" if partial else "")
 
 
+def _cell_rows(results: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """One row per code cell: measured times and speedup beside the prediction. The
+    predicted seconds columns appear only when the analysis gave such figures."""
+    extra = [
+        (key, col)
+        for key, col in (("first_run_s", "pred 1st s"), ("session_s", "pred session s"))
+        if any(key in c.get("predicted", {}) for r in results for c in r.get("cells", []))
+    ]
+    rows = []
+    for r in results:
+        for c in r.get("cells", []):
+            p = c.get("predicted", {})
+            warm, cold, orig = c.get("warm_s"), c.get("cold_s"), c.get("orig_s")
+            row = {
+                "notebook": r["name"],
+                "cell": str(c["cell"]),
+                "orig s": _seconds(orig),
+                "warm s": _seconds(warm),
+                "cold s": _seconds(cold),
+                "cold-warm": _seconds(None if cold is None or warm is None else cold - warm),
+                "warm x": "-" if not orig or not warm else f"{orig / warm:.2f}x",
+                "pred x": _predicted_speedup(p),
+            }
+            for key, col in extra:
+                row[col] = _seconds(p.get(key))
+            row["source (rewrite)"] = c.get("source", "")
+            rows.append(row)
+    return rows
+
+
+def _predicted_speedup(p: dict[str, Any]) -> str:
+    """A cell's predicted speedup; in brackets when a refusal named it."""
+    if "speedup" not in p:
+        return "-"
+    return f"({p['speedup']:g}x)" if p.get("refused") else f"{p['speedup']:g}x"
+
+
 def _details(r: dict[str, Any]) -> list[str]:
-    """The lines under the table that say what differs."""
+    """The lines under the tables that say what differs."""
     lines = []
     for c in r.get("cells", []):
-        for v in VARIANTS:
-            if f"{v}_error" in c:
-                lines.append(f"{r['name']} {v} cell {c['cell']}: {c[f'{v}_error']}")
+        for run in RUNS:
+            if f"{run}_error" in c:
+                lines.append(f"{r['name']} {run} cell {c['cell']}: {c[f'{run}_error']}")
         if "stdout_diff" in c:
             d = c["stdout_diff"]
             lines.append(f"{r['name']} cell {c['cell']} stdout {d['kind']}: {d['detail']}")
@@ -753,29 +971,62 @@ def table(results: list[dict[str, Any]]) -> str:
         return "(no notebooks run)\n"
     text = _columns(rows)
     text.append(
-        "orig 1/2, gpu cold/warm: sum of the cells' seconds (the run's process wall clock, "
-        "imports and run 1's final pickle included); run 1 of each side is compared, the rewrite's "
-        "with an empty CuPy kernel cache (every NVRTC compile paid), run 2 with the cache run 1 "
-        "filled; speedup warm = orig 2 / gpu warm, cold = orig 1 / gpu cold, over the cells both "
-        "runs timed (* partial)"
+        "orig, gpu warm, gpu cold: sum of the cells' seconds (the run's process wall clock, "
+        "imports and the compared run's final pickle included); gpu cold: the rewrite with an "
+        "empty CuPy kernel cache (every NVRTC compile paid), gpu warm: a fresh process with the "
+        "cache cold filled (every later session); warm x = orig / gpu warm, cold x = orig / gpu "
+        "cold, over the cells both runs timed (* partial); compile s = cold - warm summed over "
+        "the cells; pred x: the speedup the per-cell predictions imply for the measured "
+        "original (predicted cells at orig / predicted, the others unchanged)"
     )
-    slow = [
-        {
-            "notebook": r["name"],
-            "cell": str(c["cell"]),
-            "gpu warm": _seconds(c["gpu_warm_s"]),
-            "gpu cold": _seconds(c["gpu_cold_s"]),
-            "orig": _seconds(c["orig_s"]) + ("" if c["orig_run"] == 2 else " (run 1)"),
-            "source (rewrite)": c["source"],
-        }
-        for r in results
-        for c in r.get("slowest_cells", [])
-    ]
-    if slow:
-        text += ["", f"the rewrite's {SLOWEST} slowest cells per notebook (by warm time)"]
-        text += _columns(slow)
+    cell_rows = _cell_rows(results)
+    if cell_rows:
+        text += ["", "per cell: measured (orig, gpu warm, gpu cold) and predicted"]
+        text += _columns(cell_rows)
+        text.append(
+            "pred x: the analysis's best predicted speedup for the cell; (in brackets): the "
+            "figure a refusal names (the rewrite leaves that cell on the host)"
+        )
     details = [x for r in results for x in _details(r)]
     return "\n".join(text + ([""] + details if details else [])) + "\n"
+
+
+# ---------------------------------------------------------------------------------------
+# Merging several calls
+
+
+def merge(files: list[Path]) -> dict[str, Any]:
+    """Several calls' results.json as one report, notebooks by name. A notebook in more than
+    one file: the first file that ran it, then each run (and its cells' figures) that only a
+    later file has (a --warm-only call after a cold one); a skip is kept only where no file
+    ran the notebook."""
+    merged: dict[str, dict[str, Any]] = {}
+    double = False
+    for path in files:
+        report = json.loads(path.read_text())
+        double = double or bool(report.get("cupy_test_double"))
+        for r in report.get("notebooks", []):
+            have = merged.get(r["name"])
+            if have is None or (not have.get("runs") and r.get("runs")):
+                merged[r["name"]] = dict(r, merged_from=str(path))
+                continue
+            for run, side in r.get("runs", {}).items():
+                if run in have.get("runs", {}):
+                    continue
+                have["runs"][run] = dict(side, merged_from=str(path))
+                by_cell = {c["cell"]: c for c in have.get("cells", [])}
+                for c in r.get("cells", []):
+                    into = by_cell.setdefault(c["cell"], {"cell": c["cell"]})
+                    into.update({k: v for k, v in c.items() if k.startswith(f"{run}_")})
+                have["cells"] = [by_cell[k] for k in sorted(by_cell)]
+    return {
+        "cupy_test_double": double,
+        "merged_from": [str(f) for f in files],
+        "notebooks": [merged[k] for k in sorted(merged)],
+    }
+
+
+# ---------------------------------------------------------------------------------------
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -783,7 +1034,25 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("names", nargs="*", help="notebooks (default: every bench/notebooks/*.py)")
     p.add_argument("--out", type=Path, help="table.txt, results.json, notebooks.tar.gz")
     p.add_argument("--cupy-double", action="store_true", help="CuPy TEST DOUBLE (no speeds)")
-    p.add_argument("--deadline-s", type=float, default=240.0, help="per notebook, both first runs")
+    p.add_argument("--deadline-s", type=float, default=240.0, help="per notebook, all its runs")
+    p.add_argument(
+        "--cache-dir", type=Path, help="kernel caches, DIR/NAME (default: TMPDIR, dropped)"
+    )
+    p.add_argument(
+        "--warm-only", action="store_true", help="no cold run where DIR/NAME holds kernels"
+    )
+    p.add_argument("--orig-twice", action="store_true", help="run the original a second time")
+    p.add_argument(
+        "--estimates",
+        type=Path,
+        action="append",
+        default=[],
+        help="a results.json with newer figures (repeatable)",
+    )
+    p.add_argument("--plan-groups", type=int, metavar="N", help="print N groups, run nothing")
+    p.add_argument(
+        "--merge", type=Path, nargs="+", metavar="PATH", help="OUT A.json B.json ...: join calls"
+    )
     p.add_argument("--src-dir", type=Path, default=ROOT / "bench" / "notebooks")
     p.add_argument("--fixed-dir", type=Path, default=ROOT / "bench" / "notebooks" / "out")
     p.add_argument(
@@ -792,10 +1061,24 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.child:
         return run_child(*map(Path, args.child), double=args.cupy_double)
+    names = args.names or sorted(f.stem for f in args.src_dir.glob("*.py"))
+    walls = measured_walls(args.estimates)
+    if args.plan_groups:
+        print(plan_text(names, walls, args))
+        return 0
+    if args.merge:
+        if len(args.merge) < 2:
+            p.error("--merge OUT RESULTS.json [RESULTS.json ...]")
+        out, files = args.merge[0], args.merge[1:]
+        out.mkdir(parents=True, exist_ok=True)
+        report = merge(files)
+        (out / "results.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
+        (out / "table.txt").write_text(table(report["notebooks"]))
+        print(table(report["notebooks"]))
+        return 0
     if args.out is None:
         p.error("--out is required")
     deadline = time.perf_counter() + float(os.environ.get("BENCH_DEADLINE_S", "540"))
-    names = args.names or sorted(f.stem for f in args.src_dir.glob("*.py"))
     missing = [n for n in names if not (args.fixed_dir / f"{n}.gpu.py").exists()]
     if missing:
         p.error(f"no rewrite for {', '.join(missing)}: run bench/notebooks_fix.sh (needs Node)")
@@ -810,24 +1093,28 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="run_notebooks.") as tmp:
         work, logs = Path(tmp), Path(tmp) / "logs"
         logs.mkdir()
-        # every first run before any second run: when time is short, the second runs go first
         for name in names:
-            if deadline - time.perf_counter() < 10:
-                results.append({"name": name, "skipped": ["overall deadline (BENCH_DEADLINE_S)"]})
-                continue
             print(f"{name}", flush=True)
-            results.append(bench_notebook(name, args, logs, work, deadline))
-            save(args, results, logs)
-        for r in results:
-            second_runs(r, args, logs, work, deadline)
+            results.append(bench_notebook(name, args, (logs, work), deadline, walls))
             save(args, results, logs)
     print(table(results))
     return 0
 
 
+def plan_text(names: list[str], walls: Walls, args: argparse.Namespace) -> str:
+    """The groups of --plan-groups, each with its estimated seconds, and each notebook's."""
+    runs = _planned_runs(args, None)
+    need = {n: sum(run_estimates(n, walls, runs).values()) for n in names}
+    lines = [f"runs per notebook: {', '.join(runs)} (+ the parent's comparison); estimated s:"]
+    lines.append("  " + ", ".join(f"{n} {need[n]:.0f}" for n in names))
+    for k, group in enumerate(plan_groups(names, need, args.plan_groups), 1):
+        lines.append(f"group {k} (~{sum(need[n] for n in group):.0f} s): {' '.join(group)}")
+    return "\n".join(lines)
+
+
 def save(args: argparse.Namespace, results: list[dict[str, Any]], logs: Path) -> None:
     """DIR/results.json, DIR/table.txt and DIR/notebooks.tar.gz (both of them, and each run's
-    log and per-cell jsonl), rewritten after every notebook so that a run cut short keeps what
+    log and per-cell jsonl), rewritten after every notebook so that a call cut short keeps what
     it did. The logs go into the archive only, not loose into DIR: the GPU machine's tool
     returns few files from its output folder (6 of about 40 came back) and leaves the rest."""
     report = {"cupy_test_double": args.cupy_double, "python": sys.version, "notebooks": results}

@@ -72,66 +72,202 @@ def test_printed_text_is_compared_by_form_then_precision(orig: str, gpu: str, ki
     assert (got[0] if got else None) == kind
 
 
-def test_each_side_runs_twice_and_the_logs_come_back_in_one_archive(
-    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Both sides of a two-cell notebook, each run twice in fresh processes (no CuPy here:
-    the "rewrite" is the original itself): run 1 is compared, run 2 only timed; DIR keeps
-    table.txt, results.json and one archive holding them and every run's log and cells."""
-    src, out = tmp_path / "src", tmp_path / "out"
+def _tiny(tmp_path: pathlib.Path) -> tuple[pathlib.Path, list[tuple[str, str]]]:
+    """A two-cell notebook whose "rewrite" is itself (no CuPy here), with an analysis that
+    predicts 4x for its second cell and refuses its first at 0.9x."""
+    src = tmp_path / "src"
     src.mkdir()
     cells = [("code", "import numpy as np\nx = np.arange(6.0)"), ("code", "s = x.sum()\nprint(s)")]
     (src / "tiny.py").write_text(nb_percent.render(cells))
     (src / "tiny.gpu.py").write_text(nb_percent.render(cells))
+    analysis = {
+        "files": [
+            {
+                "cells": [
+                    {
+                        "index": 0,
+                        "suggestions": [],
+                        "refusals": [
+                            {"rule": "GPU101", "reason": "6 B: predicted 0.9x (CPU 1 us)"}
+                        ],
+                    },
+                    {
+                        "index": 1,
+                        "suggestions": [
+                            {"rule": "GPU101", "predicted_speedup": 2.0},
+                            {
+                                "rule": "GPU105",
+                                "predicted_speedup": 4.0,
+                                "predicted_first_run_s": 1.5,
+                            },
+                        ],
+                        "refusals": [],
+                    },
+                ]
+            }
+        ]
+    }
+    (src / "tiny.analyze.json").write_text(json.dumps(analysis))
+    return src, cells
+
+
+def test_runs_cold_warm_then_orig_beside_the_predictions(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Default runs of one notebook, each in a fresh process: the rewrite cold (its kernel
+    cache emptied first), warm (same cache), the original once; the first rewrite run and the
+    original are compared; each cell's times sit beside its prediction; DIR keeps table.txt,
+    results.json and one archive of every run's log and cells."""
+    src, _ = _tiny(tmp_path)
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    (cache / "tiny").mkdir(parents=True)
+    (cache / "tiny" / "stale.cubin").write_text("left by an earlier call")
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    argv = ["--out", str(out), "--src-dir", str(src), "--fixed-dir", str(src), "tiny"]
-    assert run_notebooks.main(argv) == 0
+    argv = ["--out", str(out), "--src-dir", str(src), "--fixed-dir", str(src)]
+    assert run_notebooks.main([*argv, "--cache-dir", str(cache), "tiny"]) == 0
     assert sorted(p.name for p in out.iterdir()) == [
         "notebooks.tar.gz",
         "results.json",
         "table.txt",
     ]
     (r,) = json.loads((out / "results.json").read_text())["notebooks"]
-    assert set(r["second"]) == {"orig", "gpu"} and "skipped" not in r
-    assert [x["status"] for x in r["values"]] == ["equal", "equal"]  # s, x: run 1 compared
+    assert list(r["runs"]) == ["cold", "warm", "orig"] and r["compared"] == "cold"
+    assert r["runs"]["cold"]["cache_files_before"] == 0  # emptied: a cold run compiles all
+    assert not (cache / "tiny" / "stale.cubin").exists()
+    assert [x["status"] for x in r["values"]] == ["equal", "equal"]  # s, x
     for c in r["cells"]:
-        assert {"orig_s", "gpu_s", "orig2_s", "gpu2_s"} <= set(c)
-    warm = {c["cell"]: c["gpu2_s"] for c in r["cells"]}
-    assert [c["cell"] for c in r["slowest_cells"]] == sorted(warm, key=lambda k: -warm[k])
-    assert r["slowest_cells"][0]["source"] in ("import numpy as np", "s = x.sum()")
+        assert {"orig_s", "cold_s", "warm_s"} <= set(c) and "orig2_s" not in c
+    first, second = r["cells"]
+    assert first["predicted"] == {"speedup": 0.9, "rule": "GPU101", "refused": True}
+    assert second["predicted"] == {"speedup": 4.0, "rule": "GPU105", "first_run_s": 1.5}
+    assert second["source"] == "s = x.sum()"
     with tarfile.open(out / "notebooks.tar.gz") as tar:
         names = set(tar.getnames())
-    runs = {
-        f"logs/tiny.{v}.{n}.{ext}"
-        for v in ("orig", "gpu")
-        for n in (1, 2)
+    logs = {
+        f"logs/tiny.{run}.{ext}"
+        for run in ("cold", "warm", "orig")
         for ext in ("log", "cells.jsonl")
     }
-    assert names == {"results.json", "table.txt"} | runs
-    head = (out / "table.txt").read_text().splitlines()[0].split()
-    assert head[:8] == ["notebook", "cells", "orig", "1", "orig", "2", "gpu", "cold"]
+    assert names == {"results.json", "table.txt"} | logs
+    lines = (out / "table.txt").read_text().splitlines()
+    assert lines[0].split()[:8] == [
+        "notebook",
+        "cells",
+        "orig",
+        "gpu",
+        "warm",
+        "gpu",
+        "cold",
+        "warm",
+    ]
+    head = next(x for x in lines if "cold-warm" in x)
+    assert "pred x" in head and "pred 1st s" in head and "pred session s" not in head
+    rows = [x.split() for x in lines if x.startswith("tiny ")]
+    assert rows[1][7:9] == ["(0.9x)", "-"] and rows[2][7:9] == ["4x", "1.500"]
 
 
-def test_second_runs_are_skipped_first_when_time_is_short(tmp_path: pathlib.Path) -> None:
-    """A notebook whose first runs took 100 s gets no second runs with 50 s left, and the
-    table says why; its slowest cells then fall back to the cold-cache times."""
-    side = {"wall_s": 50.0, "rc": 0, "timed_out": False, "limit_s": 240.0, "cells": []}
-    r = {
-        "name": "nb",
-        "sides": {"orig": dict(side), "gpu": dict(side)},
-        "cells": [
-            {"cell": 1, "orig_s": 1.0, "gpu_s": 4.0},
-            {"cell": 2, "orig_s": 30.0, "gpu_s": 3.0},
+def test_a_notebook_that_does_not_fit_is_skipped_whole(tmp_path: pathlib.Path) -> None:
+    """With 50 s left, a notebook estimated at 100 s a run is not started (no run cut
+    halfway), and the table says how long it needs; one that fits still runs."""
+    src, _ = _tiny(tmp_path)
+    args = argparse.Namespace(
+        src_dir=src,
+        fixed_dir=src,
+        cache_dir=tmp_path / "cache",
+        warm_only=False,
+        orig_twice=False,
+        deadline_s=240.0,
+        cupy_double=False,
+    )
+    walls = {"tiny": {"orig": 100.0, "cold": 100.0, "warm": 10.0}}
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    r = run_notebooks.bench_notebook(
+        "tiny", args, (logs, tmp_path), time.perf_counter() + 50, walls
+    )
+    assert "runs" not in r and not list(logs.iterdir())
+    assert r["skipped"] == ["not run: needs ~278 s, 50 s left (BENCH_DEADLINE_S)"]
+    assert "needs ~278 s" in run_notebooks._summary(r)["errors"]
+    walls = {"tiny": {"orig": 1.0, "cold": 1.0, "warm": 1.0, "overhead": 1.0}}
+    r = run_notebooks.bench_notebook(
+        "tiny", args, (logs, tmp_path), time.perf_counter() + 50, walls
+    )
+    assert list(r["runs"]) == ["cold", "warm", "orig"] and "skipped" not in r
+
+
+def test_warm_only_skips_the_cold_run_only_where_the_cache_holds_kernels(
+    tmp_path: pathlib.Path,
+) -> None:
+    args = argparse.Namespace(warm_only=True, orig_twice=True)
+    assert run_notebooks._planned_runs(args, tmp_path / "none") == ["cold", "warm", "orig", "orig2"]
+    (tmp_path / "filled" / "kernels").mkdir(parents=True)
+    (tmp_path / "filled" / "kernels" / "k.cubin").write_bytes(b"\0")
+    assert run_notebooks._planned_runs(args, tmp_path / "filled") == ["warm", "orig", "orig2"]
+    args.warm_only = False
+    assert run_notebooks._planned_runs(args, tmp_path / "filled")[:2] == ["cold", "warm"]
+
+
+def test_groups_are_balanced_and_keep_the_given_order() -> None:
+    need = {"a": 100.0, "b": 90.0, "c": 60.0, "d": 50.0, "e": 40.0, "f": 10.0}
+    groups = run_notebooks.plan_groups(list(need), need, 3)
+    assert sorted(x for g in groups for x in g) == sorted(need)
+    assert all(g == sorted(g) for g in groups)
+    loads = sorted(sum(need[x] for x in g) for g in groups)
+    assert loads == [110.0, 110.0, 130.0]
+
+
+def test_run20_figures_are_read_back_from_its_results() -> None:
+    """Run 20's results.json (sides/second) give the estimates: b_signal's cold and warm run
+    of call 5 replace the built-in figures, a notebook without a second run keeps WARM_SHARE."""
+    run20 = BENCH / "results" / "2026-12-01-h200-run20"
+    walls = run_notebooks.measured_walls([run20 / "notebooks_3.results.json"])
+    assert (
+        round(walls["b_signal"]["cold"], 1) == 18.6 and round(walls["b_signal"]["warm"], 1) == 3.5
+    )
+    est = run_notebooks.run_estimates("i_denoise", walls, ["cold", "warm", "orig"])
+    assert est["warm"] == run_notebooks.WARM_SHARE * est["cold"]
+
+
+def test_merge_joins_calls_and_adds_a_later_warm_run(tmp_path: pathlib.Path) -> None:
+    side = {"wall_s": 2.0, "rc": 0, "timed_out": False, "limit_s": 60.0, "cells": []}
+    call1 = {
+        "cupy_test_double": False,
+        "notebooks": [
+            {
+                "name": "b",
+                "runs": {"cold": side, "orig": side},
+                "cells": [{"cell": 1, "cold_s": 3.0, "orig_s": 2.0, "predicted": {"speedup": 2.0}}],
+            },
+            {"name": "a", "skipped": ["not run: needs ~90 s, 20 s left (BENCH_DEADLINE_S)"]},
         ],
     }
-    args = argparse.Namespace(src_dir=tmp_path, fixed_dir=tmp_path, cupy_double=False)
-    run_notebooks.second_runs(r, args, tmp_path, tmp_path, time.perf_counter() + 50)
-    assert "second" not in r
-    assert any(s.startswith("second runs: no time left") for s in r["skipped"])
-    assert [(c["cell"], c["gpu_warm_s"], c["orig_run"]) for c in r["slowest_cells"]] == [
-        (1, None, 1),
-        (2, None, 1),
+    call2 = {
+        "cupy_test_double": False,
+        "notebooks": [
+            {"name": "a", "runs": {"cold": side, "warm": side, "orig": side}, "cells": []},
+            {
+                "name": "b",
+                "runs": {"warm": side, "orig": side},
+                "cells": [{"cell": 1, "warm_s": 0.5, "orig_s": 9.0}],
+            },
+        ],
+    }
+    files = []
+    for k, report in enumerate((call1, call2)):
+        files.append(tmp_path / f"call{k}.json")
+        files[-1].write_text(json.dumps(report))
+    out = tmp_path / "merged"
+    assert run_notebooks.main(["--merge", str(out), *map(str, files)]) == 0
+    a, b = json.loads((out / "results.json").read_text())["notebooks"]
+    assert a["name"] == "a" and "skipped" not in a and list(a["runs"]) == ["cold", "warm", "orig"]
+    assert list(b["runs"]) == ["cold", "orig", "warm"]
+    assert b["cells"] == [
+        {"cell": 1, "cold_s": 3.0, "orig_s": 2.0, "predicted": {"speedup": 2.0}, "warm_s": 0.5}
     ]
-    row = run_notebooks._summary(r)
-    assert (row["speedup warm"], row["speedup cold"]) == ("-", "4.4x")
-    assert "second runs: no time left" in row["errors"]
+    row = run_notebooks._summary(b)
+    assert (row["warm x"], row["cold x"], row["compile s"], row["pred x"]) == (
+        "4.0x",
+        "0.7x",
+        "2.50",
+        "2.0x",
+    )
