@@ -526,10 +526,10 @@ _REFUSED_AT = re.compile(r"\bpredicted (\d+(?:\.\d+)?)x")
 
 def predictions(analyze_json: Path) -> dict[int, dict[str, Any]]:
     """Cell index -> what `gpuoptimize analyze --format json` predicted for it: the best
-    suggestion's speedup (and rule), or where the cell was only refused, the speedup a refusal
-    names (`refused`: the rewrite leaves such a cell on the host); plus the suggestion's
-    predicted seconds where the analysis gives them (PREDICTED_SECONDS). Empty without the
-    file (a rewrite made by hand, or bench/notebooks_fix.sh not run)."""
+    suggestion's speedup and rule, with its optional figures (PREDICTED_EXTRA); or, where the
+    cell was only refused, the speedup a refusal names (`refused`: the rewrite leaves such a
+    cell on the host). Empty without the file (a rewrite made by hand, or
+    bench/notebooks_fix.sh not run); ValueError when it is not the analysis's JSON."""
     if not analyze_json.exists():
         return {}
     found: dict[int, dict[str, Any]] = {}
@@ -541,12 +541,10 @@ def predictions(analyze_json: Path) -> dict[int, dict[str, Any]]:
                 default=None,
             )
             if best is not None:
-                p = {"speedup": best["predicted_speedup"], "rule": best.get("rule")}
-                for key, names in PREDICTED_SECONDS.items():
-                    value = next((best[n] for n in names if _number(best.get(n))), None)
-                    if value is not None:
-                        p[key] = value
-                found[c["index"]] = p
+                found[c["index"]] = {
+                    "speedup": best["predicted_speedup"],
+                    "rule": best.get("rule"),
+                } | _extra_figures(best)
                 continue
             for x in c.get("refusals", []):
                 m = _REFUSED_AT.search(x.get("reason", ""))
@@ -564,27 +562,116 @@ def _number(x: Any) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
-#: Optional per-suggestion figures of the analysis JSON, read where present: our name ->
-#: the JSON names it may carry.
-PREDICTED_SECONDS = {
-    "first_run_s": ("predicted_first_run_s", "first_run_seconds"),
-    "session_s": ("predicted_session_s", "session_seconds"),
-}
+#: Optional figures of a suggestion in the analysis JSON, read where present (the analysis
+#: adds them over time; matched by a word of their JSON name, `..._ms` read as milliseconds):
+#: our key, the word, the per-cell table's column. first_run_s: the cell's predicted GPU
+#: seconds with an empty kernel cache (against "cold s"); session_s: in a fresh process with
+#: the cache filled (against "warm s"); resident_x: the speedup with the data kept on the device.
+PREDICTED_EXTRA = (
+    ("first_run_s", "first_run", "pred cold s"),
+    ("session_s", "session", "pred warm s"),
+    ("resident_x", "resident", "pred resident x"),
+)
+
+
+def _extra_figures(suggestion: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, word, _ in PREDICTED_EXTRA:
+        for name, value in suggestion.items():
+            if word in name and _number(value):
+                out[key] = value / 1000 if name.endswith("_ms") else value
+                break
+    return out
+
+
+#: A duration as the analysis prints it (costmodel.ts formatSeconds): "161 µs", "2 min 5 s".
+_DURATION = r"(\d+ min \d+ s|-?[\d.]+ (?:ns|µs|ms|s))"
+_UNIT_S = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def _duration_s(text: str) -> float:
+    if "min" in text:
+        minutes, _, rest = text.partition(" min ")
+        return 60 * int(minutes) + int(rest.split()[0])
+    value, unit = text.split()
+    return float(value) * _UNIT_S[unit]
+
+
+def fix_prediction(fix_log: Path) -> dict[str, Any] | None:
+    """The whole-notebook figure `gpuoptimize fix` printed (NAME.fix.log, bench/notebooks_fix.sh)
+    over the cells its rewrite moves to the GPU: `text` as printed, `pays`, and the seconds it
+    names where found: cpu_s (those cells on the CPU), session_s (on the GPU in a fresh process,
+    kernel cache filled), first_run_s (session_s plus the compiles of a machine's first run),
+    rerun_s (re-run in the same process). None when the log has no such line (an older CLI)."""
+    if not fix_log.exists():
+        return None
+    line = next(
+        (
+            x.strip()
+            for x in fix_log.read_text(encoding="utf-8", errors="replace").splitlines()
+            if x.strip().startswith(("predicted: ", "warning: the whole-notebook"))
+        ),
+        None,
+    )
+    if line is None:
+        return None
+    out: dict[str, Any] = {"pays": line.startswith("predicted: "), "text": line}
+    found = re.search(
+        rf"take ~{_DURATION} on the CPU and ~{_DURATION} on the GPU per session", line
+    )
+    if found:
+        out["cpu_s"], out["session_s"] = map(_duration_s, found.groups())
+    found = re.search(rf"{_DURATION} re-run in the same session", line)
+    if found:
+        out["rerun_s"] = _duration_s(found.group(1))
+    found = re.search(rf"first run adds ~{_DURATION} of kernel compiles", line)
+    if found and "session_s" in out:
+        out["first_run_s"] = out["session_s"] + _duration_s(found.group(1))
+    return out
+
+
+def changed_cells(cells: dict[str, list[tuple[str, str]]]) -> list[int]:
+    """The code cells whose source the rewrite changed (those it moves to the GPU, and host
+    cells it only gives a conversion): what fix's whole-notebook figure is held against."""
+    return [
+        k
+        for k, ((kind, a), (_, b)) in enumerate(zip(cells["orig"], cells["gpu"], strict=False))
+        if kind == "code" and a != b
+    ]
+
+
+def implied_seconds(cells: list[dict[str, Any]], key: str) -> float | None:
+    """The notebook's predicted seconds by the per-cell figure `key` (first_run_s,
+    session_s): each cell that has it counts it, every other cell its measured orig_s (the
+    rewrite leaves it on the host, or only converts), as do cells the rewrite did not change.
+    None without the original's times or any such figure."""
+    timed = [c for c in cells if "orig_s" in c]
+    figure = {c["cell"]: c["predicted"][key] for c in timed if key in c.get("predicted", {})}
+    figure = {
+        k: v for k, v in figure.items() if k in {c["cell"] for c in timed if c.get("changed")}
+    }
+    if not figure:
+        return None
+    return sum(figure.get(c["cell"], c["orig_s"]) for c in timed)
 
 
 def implied_speedup(cells: list[dict[str, Any]]) -> float | None:
     """The whole-notebook speedup the per-cell predictions imply for the measured original:
-    each cell with a (not refused) predicted speedup p takes orig_s / p, every other cell its
-    orig_s (the rewrite leaves it, or only converts). None without the original's times or
-    any prediction."""
+    each cell the rewrite changed with a (not refused) predicted speedup p takes orig_s / p,
+    every other cell its orig_s (the rewrite leaves it on the host, or only converts: the
+    analysis's per-cell suggestion is not always what the whole-notebook plan does). None
+    without the original's times or any such prediction."""
     timed = [c for c in cells if "orig_s" in c]
-    if not timed or not any("speedup" in c.get("predicted", {}) for c in timed):
+    speed = {
+        c["cell"]: c["predicted"]["speedup"]
+        for c in timed
+        if c.get("changed")
+        and c.get("predicted", {}).get("speedup", 0) > 0
+        and not c["predicted"].get("refused")
+    }
+    if not speed:
         return None
-    gpu = 0.0
-    for c in timed:
-        p = c.get("predicted", {})
-        ok = p.get("speedup", 0) > 0 and not p.get("refused")
-        gpu += c["orig_s"] / p["speedup"] if ok else c["orig_s"]
+    gpu = sum(c["orig_s"] / speed.get(c["cell"], 1.0) for c in timed)
     return sum(c["orig_s"] for c in timed) / gpu if gpu > 0 else None
 
 
@@ -769,7 +856,14 @@ def bench_notebook(
     result["compared"] = dumped.get("gpu")
     if [k for k, _ in cells["orig"]] != [k for k, _ in cells["gpu"]]:
         result["cell_mismatch"] = "the rewrite's cells are not the original's one for one"
-    result["cells"] = _cells(name, cells, sides, dumped, args)
+    try:
+        speed = predictions(args.fixed_dir / f"{name}.analyze.json")
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        speed = {}
+        result.setdefault("notes", []).append(f"{name}.analyze.json not read: {exc!r}"[:200])
+    result["cells"] = _cells(cells, sides, dumped, speed, args)
+    result["changed_cells"] = changed_cells(cells)
+    result["fix_prediction"] = fix_prediction(args.fixed_dir / f"{name}.fix.log")
     orig, gpu = sides.get(dumped.get("orig", "")), sides.get(dumped.get("gpu", ""))
     # values are compared only between two finished runs: a run that stopped early holds
     # the state of some cell in the middle, not the notebook's results
@@ -791,17 +885,16 @@ def bench_notebook(
 
 
 def _cells(
-    name: str,
     cells: dict[str, list[tuple[str, str]]],
     sides: dict[str, dict[str, Any]],
     dumped: dict[str, str],
+    speed: dict[int, dict[str, Any]],
     args: argparse.Namespace,
 ) -> list[dict[str, Any]]:
     """Per code cell: each run's seconds and error, the rewrite's first source line, the
     product's prediction, and how the compared runs' printed text differs."""
     from gpuoptimize import _cell
 
-    speed = predictions(args.fixed_dir / f"{name}.analyze.json")
     _, random_cells = random_names(cells["orig"], cells["gpu"])
     per_cell: dict[int, dict[str, Any]] = {}
     for run, side in sides.items():
@@ -814,7 +907,9 @@ def _cells(
                 c[f"{run}_error"] = r["error"]
                 c[f"{run}_double_cannot_run"] = r["double_cannot_run"]
     gpu_run = dumped.get("gpu")
+    changed = set(changed_cells(cells))
     for index, c in per_cell.items():
+        c["changed"] = index in changed
         c["source"] = _first_line(cells["gpu"][index][1] if index < len(cells["gpu"]) else "")
         if index in speed:
             c["predicted"] = speed[index]
@@ -858,6 +953,9 @@ def _summary(r: dict[str, Any]) -> dict[str, str]:
     row["compile s"] = f"{sum(c['cold_s'] - c['warm_s'] for c in both):.2f}" if both else "-"
     implied = implied_speedup(cells)
     row["pred x"] = "-" if implied is None else f"{implied:.1f}x"
+    for col, key in (("pred warm s", "session_s"), ("pred cold s", "first_run_s")):
+        s = implied_seconds(cells, key)
+        row[col] = "-" if s is None else f"{s:.2f}"
     if "values" in r:
         counts = {"equal": 0, "statistical": 0, "not_equal": 0, "unverified": 0}
         for x in r["values"]:
@@ -906,7 +1004,7 @@ def _cell_rows(results: list[dict[str, Any]]) -> list[dict[str, str]]:
     predicted seconds columns appear only when the analysis gave such figures."""
     extra = [
         (key, col)
-        for key, col in (("first_run_s", "pred 1st s"), ("session_s", "pred session s"))
+        for key, _, col in PREDICTED_EXTRA
         if any(key in c.get("predicted", {}) for r in results for c in r.get("cells", []))
     ]
     rows = []
@@ -922,12 +1020,49 @@ def _cell_rows(results: list[dict[str, Any]]) -> list[dict[str, str]]:
                 "cold s": _seconds(cold),
                 "cold-warm": _seconds(None if cold is None or warm is None else cold - warm),
                 "warm x": "-" if not orig or not warm else f"{orig / warm:.2f}x",
+                "changed": "yes" if c.get("changed") else "",
                 "pred x": _predicted_speedup(p),
             }
             for key, col in extra:
-                row[col] = _seconds(p.get(key))
+                x = p.get(key)
+                row[col] = f"{x:g}x" if key.endswith("_x") and x is not None else _seconds(x)
             row["source (rewrite)"] = c.get("source", "")
             rows.append(row)
+    return rows
+
+
+def _fix_rows(results: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Per notebook, `gpuoptimize fix`'s whole-notebook figure beside what the cells its
+    rewrite changed measured: CPU seconds against orig, per-session against warm, first run
+    against cold."""
+    rows = []
+    for r in results:
+        f = r.get("fix_prediction")
+        if not f or not r.get("runs"):
+            continue
+        changed = set(r.get("changed_cells", []))
+        cells = [c for c in r.get("cells", []) if c["cell"] in changed]
+
+        def measured(run: str, cells: list[dict[str, Any]] = cells) -> float | None:
+            have = [c[f"{run}_s"] for c in cells if f"{run}_s" in c]
+            return sum(have) if have and len(have) == len(cells) else None
+
+        orig, warm, cold = measured("orig"), measured("warm"), measured("cold")
+        rows.append(
+            {
+                "notebook": r["name"],
+                "changed cells": str(len(changed)),
+                "orig s": _seconds(orig),
+                "pred cpu s": _seconds(f.get("cpu_s")),
+                "warm s": _seconds(warm),
+                "pred session s": _seconds(f.get("session_s")),
+                "cold s": _seconds(cold),
+                "pred 1st run s": _seconds(f.get("first_run_s")),
+                "warm x": "-" if not orig or not warm else f"{orig / warm:.2f}x",
+                "pred x": (f"{f['cpu_s'] / f['session_s']:.2f}x" if f.get("session_s") else "-"),
+                "pays": "yes" if f["pays"] else "no",
+            }
+        )
     return rows
 
 
@@ -948,6 +1083,8 @@ def _details(r: dict[str, Any]) -> list[str]:
         if "stdout_diff" in c:
             d = c["stdout_diff"]
             lines.append(f"{r['name']} cell {c['cell']} stdout {d['kind']}: {d['detail']}")
+    if r.get("runs") and r.get("fix_prediction"):
+        lines.append(f"{r['name']} fix {r['fix_prediction']['text']}")
     for x in r.get("values", []):
         if x["status"] in ("not_equal", "unverified"):
             lines.append(f"{r['name']} {x['name']}: {x['status']} ({x['method']}) {x['detail']}")
@@ -977,15 +1114,31 @@ def table(results: list[dict[str, Any]]) -> str:
         "cache cold filled (every later session); warm x = orig / gpu warm, cold x = orig / gpu "
         "cold, over the cells both runs timed (* partial); compile s = cold - warm summed over "
         "the cells; pred x: the speedup the per-cell predictions imply for the measured "
-        "original (predicted cells at orig / predicted, the others unchanged)"
+        "original (predicted cells at orig / predicted, the others unchanged); pred warm s, "
+        "pred cold s: the per-cell predicted fresh-session and first-run seconds where the "
+        "analysis gives them, the other cells at their orig time"
     )
     cell_rows = _cell_rows(results)
     if cell_rows:
         text += ["", "per cell: measured (orig, gpu warm, gpu cold) and predicted"]
         text += _columns(cell_rows)
         text.append(
-            "pred x: the analysis's best predicted speedup for the cell; (in brackets): the "
-            "figure a refusal names (the rewrite leaves that cell on the host)"
+            "changed: the rewrite changed the cell's source; pred x: the analysis's best "
+            "predicted speedup for the cell on its own (the whole-notebook plan may still leave "
+            "it on the host: then not changed); (in brackets): the figure a refusal names"
+        )
+    fix_rows = _fix_rows(results)
+    if fix_rows:
+        text += [
+            "",
+            "gpuoptimize fix's whole-notebook figure (per session) against the cells it changed",
+        ]
+        text += _columns(fix_rows)
+        text.append(
+            "pred cpu s / session s / 1st run s: the cells fix moves to the GPU on the CPU, on the "
+            "GPU in a fresh process with the kernel cache filled, and on a machine's first run "
+            "(NAME.fix.log); measured: the cells whose source the rewrite changed (those, and "
+            "host cells given a conversion)"
         )
     details = [x for r in results for x in _details(r)]
     return "\n".join(text + ([""] + details if details else [])) + "\n"
@@ -1001,10 +1154,12 @@ def merge(files: list[Path]) -> dict[str, Any]:
     later file has (a --warm-only call after a cold one); a skip is kept only where no file
     ran the notebook."""
     merged: dict[str, dict[str, Any]] = {}
-    double = False
+    double, trees = False, []
     for path in files:
         report = json.loads(path.read_text())
         double = double or bool(report.get("cupy_test_double"))
+        if report.get("rewrites_made_at") not in trees:
+            trees.append(report.get("rewrites_made_at"))
         for r in report.get("notebooks", []):
             have = merged.get(r["name"])
             if have is None or (not have.get("runs") and r.get("runs")):
@@ -1022,6 +1177,7 @@ def merge(files: list[Path]) -> dict[str, Any]:
     return {
         "cupy_test_double": double,
         "merged_from": [str(f) for f in files],
+        "rewrites_made_at": trees,
         "notebooks": [merged[k] for k in sorted(merged)],
     }
 
@@ -1080,7 +1236,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--out is required")
     deadline = time.perf_counter() + float(os.environ.get("BENCH_DEADLINE_S", "540"))
     missing = [n for n in names if not (args.fixed_dir / f"{n}.gpu.py").exists()]
-    if missing:
+    if len(missing) == len(names):
         p.error(f"no rewrite for {', '.join(missing)}: run bench/notebooks_fix.sh (needs Node)")
     args.out.mkdir(parents=True, exist_ok=True)
     if args.cupy_double:
@@ -1095,6 +1251,9 @@ def main(argv: list[str] | None = None) -> int:
         logs.mkdir()
         for name in names:
             print(f"{name}", flush=True)
+            if name in missing:  # its fix failed: the others still run
+                results.append({"name": name, "skipped": ["no rewrite (see notebooks_fix.sh)"]})
+                continue
             results.append(bench_notebook(name, args, (logs, work), deadline, walls))
             save(args, results, logs)
     print(table(results))
@@ -1117,7 +1276,13 @@ def save(args: argparse.Namespace, results: list[dict[str, Any]], logs: Path) ->
     log and per-cell jsonl), rewritten after every notebook so that a call cut short keeps what
     it did. The logs go into the archive only, not loose into DIR: the GPU machine's tool
     returns few files from its output folder (6 of about 40 came back) and leaves the rest."""
-    report = {"cupy_test_double": args.cupy_double, "python": sys.version, "notebooks": results}
+    tree = args.fixed_dir / "TREE"  # written by bench/notebooks_fix.sh
+    report = {
+        "cupy_test_double": args.cupy_double,
+        "python": sys.version,
+        "rewrites_made_at": tree.read_text().strip() if tree.exists() else None,
+        "notebooks": results,
+    }
     (args.out / "results.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
     (args.out / "table.txt").write_text(table(results))
     partial = args.out / "notebooks.tar.gz.part"

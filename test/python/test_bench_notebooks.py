@@ -73,13 +73,14 @@ def test_printed_text_is_compared_by_form_then_precision(orig: str, gpu: str, ki
 
 
 def _tiny(tmp_path: pathlib.Path) -> tuple[pathlib.Path, list[tuple[str, str]]]:
-    """A two-cell notebook whose "rewrite" is itself (no CuPy here), with an analysis that
-    predicts 4x for its second cell and refuses its first at 0.9x."""
+    """A two-cell notebook and a "rewrite" (no CuPy here) that changes its second cell only,
+    with an analysis that predicts 4x for that cell and refuses the first at 0.9x."""
     src = tmp_path / "src"
     src.mkdir()
     cells = [("code", "import numpy as np\nx = np.arange(6.0)"), ("code", "s = x.sum()\nprint(s)")]
     (src / "tiny.py").write_text(nb_percent.render(cells))
-    (src / "tiny.gpu.py").write_text(nb_percent.render(cells))
+    rewrite = [cells[0], ("code", "s = x.sum()  # the rewrite's cell\nprint(s)")]
+    (src / "tiny.gpu.py").write_text(nb_percent.render(rewrite))
     analysis = {
         "files": [
             {
@@ -140,7 +141,8 @@ def test_runs_cold_warm_then_orig_beside_the_predictions(
     first, second = r["cells"]
     assert first["predicted"] == {"speedup": 0.9, "rule": "GPU101", "refused": True}
     assert second["predicted"] == {"speedup": 4.0, "rule": "GPU105", "first_run_s": 1.5}
-    assert second["source"] == "s = x.sum()"
+    assert second["source"] == "s = x.sum()  # the rewrite's cell"
+    assert (first["changed"], second["changed"]) == (False, True)
     with tarfile.open(out / "notebooks.tar.gz") as tar:
         names = set(tar.getnames())
     logs = {
@@ -161,9 +163,14 @@ def test_runs_cold_warm_then_orig_beside_the_predictions(
         "warm",
     ]
     head = next(x for x in lines if "cold-warm" in x)
-    assert "pred x" in head and "pred 1st s" in head and "pred session s" not in head
+    assert "pred x" in head and "pred cold s" in head and "pred warm s" not in head
+    summary = run_notebooks._summary(r)
+    assert (
+        summary["pred cold s"] == f"{first['orig_s'] + 1.5:.2f}" and summary["pred warm s"] == "-"
+    )
     rows = [x.split() for x in lines if x.startswith("tiny ")]
-    assert rows[1][7:9] == ["(0.9x)", "-"] and rows[2][7:9] == ["4x", "1.500"]
+    assert rows[1][7:9] == ["(0.9x)", "-"]  # not changed: no "yes" column
+    assert rows[2][7:10] == ["yes", "4x", "1.500"]
 
 
 def test_a_notebook_that_does_not_fit_is_skipped_whole(tmp_path: pathlib.Path) -> None:
@@ -236,7 +243,15 @@ def test_merge_joins_calls_and_adds_a_later_warm_run(tmp_path: pathlib.Path) -> 
             {
                 "name": "b",
                 "runs": {"cold": side, "orig": side},
-                "cells": [{"cell": 1, "cold_s": 3.0, "orig_s": 2.0, "predicted": {"speedup": 2.0}}],
+                "cells": [
+                    {
+                        "cell": 1,
+                        "changed": True,
+                        "cold_s": 3.0,
+                        "orig_s": 2.0,
+                        "predicted": {"speedup": 2.0},
+                    }
+                ],
             },
             {"name": "a", "skipped": ["not run: needs ~90 s, 20 s left (BENCH_DEADLINE_S)"]},
         ],
@@ -262,7 +277,14 @@ def test_merge_joins_calls_and_adds_a_later_warm_run(tmp_path: pathlib.Path) -> 
     assert a["name"] == "a" and "skipped" not in a and list(a["runs"]) == ["cold", "warm", "orig"]
     assert list(b["runs"]) == ["cold", "orig", "warm"]
     assert b["cells"] == [
-        {"cell": 1, "cold_s": 3.0, "orig_s": 2.0, "predicted": {"speedup": 2.0}, "warm_s": 0.5}
+        {
+            "cell": 1,
+            "changed": True,
+            "cold_s": 3.0,
+            "orig_s": 2.0,
+            "predicted": {"speedup": 2.0},
+            "warm_s": 0.5,
+        }
     ]
     row = run_notebooks._summary(b)
     assert (row["warm x"], row["cold x"], row["compile s"], row["pred x"]) == (
@@ -271,3 +293,23 @@ def test_merge_joins_calls_and_adds_a_later_warm_run(tmp_path: pathlib.Path) -> 
         "2.50",
         "2.0x",
     )
+
+
+def test_fix_whole_notebook_figure_is_read_from_its_log(tmp_path: pathlib.Path) -> None:
+    """`gpuoptimize fix` prints its whole-notebook figure in words: its seconds are read back
+    (µs, ms, s, min) to hold against the cells the rewrite changed."""
+    log = tmp_path / "nb.fix.log"
+    log.write_text(
+        "nb.gpu.ipynb: 3 change(s) from nb.ipynb\n"
+        "  warning: the whole-notebook rewrite is not predicted to pay for this notebook: its GPU "
+        "cells' work is not faster on the GPU by enough; the cells it moves to the GPU take "
+        "~1.28 s on the CPU and ~2 min 5 s on the GPU per session (import cupy ~700 ms, first "
+        "uses of libraries and kernels ~30 ms included; 161 µs re-run in the same session), "
+        "0.01x; this machine's first run adds ~2.07 s of kernel compiles (then kept)\n"
+    )
+    f = run_notebooks.fix_prediction(log)
+    assert f is not None and not f["pays"] and f["text"].startswith("warning: the whole")
+    assert (f["cpu_s"], f["session_s"]) == (1.28, 125.0)
+    assert f["rerun_s"] == pytest.approx(161e-6) and f["first_run_s"] == pytest.approx(127.07)
+    log.write_text("nb.gpu.ipynb: 3 change(s) from nb.ipynb\n")
+    assert run_notebooks.fix_prediction(log) is None
