@@ -50,6 +50,11 @@ the next ones are still tried. A run's own time limit (RUN_FACTOR times its esti
 least RUN_MIN_S) only stops a run that hangs. `--plan-groups N` prints the notebooks in N
 groups of about equal estimated time, one device call each, and runs nothing.
 
+Before the first notebook (not under --cupy-double) one throwaway process imports NumPy, SciPy,
+pandas and CuPy and runs one kernel (WARM_UP), so that what a machine pays once whatever the
+notebook (libraries read into the OS file cache, the driver's set-up) is not charged to the
+first notebook's cold run.
+
 Kernel cache. Each notebook has its own cache folder, --cache-dir DIR/NAME (default: under
 TMPDIR, gone after the call), emptied before its cold run. With `--warm-only` a notebook
 whose folder already holds kernels (an earlier call on the same machine filled it) runs warm
@@ -1249,6 +1254,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="run_notebooks.") as tmp:
         work, logs = Path(tmp), Path(tmp) / "logs"
         logs.mkdir()
+        if not args.cupy_double:
+            args.warm_up = warm_up(work)
+            print(f"machine warm-up: {args.warm_up}", flush=True)
         for name in names:
             print(f"{name}", flush=True)
             if name in missing:  # its fix failed: the others still run
@@ -1256,15 +1264,61 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             results.append(bench_notebook(name, args, (logs, work), deadline, walls))
             save(args, results, logs)
+        save(args, results, logs)  # also when every notebook was skipped
     print(table(results))
     return 0
+
+
+#: What the machine's first CuPy process pays once, whatever the notebook (the libraries read
+#: from disk into the OS file cache, the driver's set-up): run before the first notebook so
+#: that its cold run is not charged for it. Its kernel cache is a throwaway one.
+WARM_UP = """
+import importlib
+for m in ("numpy", "scipy.signal", "scipy.ndimage", "pandas", "matplotlib.pyplot",
+          "cupyx.scipy.ndimage", "cupyx.scipy.signal", "cupyx.scipy.sparse"):
+    try:
+        importlib.import_module(m)
+    except ImportError:
+        pass
+import cupy
+cupy.ones(4).sum()
+cupy.cuda.Device().synchronize()
+"""
+#: The warm-up's usual seconds, for planning (it may take up to 8 times that).
+WARM_UP_S = 15.0
+
+
+def warm_up(work: Path) -> dict[str, Any]:
+    """Run WARM_UP in a fresh process: its wall seconds and exit status."""
+    env = dict(os.environ, MPLBACKEND="Agg", CUPY_CACHE_DIR=str(work / "warm_up_cache"))
+    t0 = time.perf_counter()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", WARM_UP],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=8 * WARM_UP_S,
+        )
+        rc, tail = done.returncode, done.stderr.strip().splitlines()[-1:]
+    except subprocess.TimeoutExpired:
+        rc, tail = None, ["timed out"]
+    shutil.rmtree(work / "warm_up_cache", ignore_errors=True)
+    return {
+        "wall_s": round(time.perf_counter() - t0, 1),
+        "rc": rc,
+        "error": tail[0] if tail else "",
+    }
 
 
 def plan_text(names: list[str], walls: Walls, args: argparse.Namespace) -> str:
     """The groups of --plan-groups, each with its estimated seconds, and each notebook's."""
     runs = _planned_runs(args, None)
     need = {n: sum(run_estimates(n, walls, runs).values()) for n in names}
-    lines = [f"runs per notebook: {', '.join(runs)} (+ the parent's comparison); estimated s:"]
+    lines = [
+        f"runs per notebook: {', '.join(runs)} (+ the parent's comparison); estimated s "
+        f"(a call adds ~{WARM_UP_S:.0f} s of machine warm-up):"
+    ]
     lines.append("  " + ", ".join(f"{n} {need[n]:.0f}" for n in names))
     for k, group in enumerate(plan_groups(names, need, args.plan_groups), 1):
         lines.append(f"group {k} (~{sum(need[n] for n in group):.0f} s): {' '.join(group)}")
@@ -1281,6 +1335,7 @@ def save(args: argparse.Namespace, results: list[dict[str, Any]], logs: Path) ->
         "cupy_test_double": args.cupy_double,
         "python": sys.version,
         "rewrites_made_at": tree.read_text().strip() if tree.exists() else None,
+        "machine_warm_up": getattr(args, "warm_up", None),
         "notebooks": results,
     }
     (args.out / "results.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
