@@ -5,7 +5,9 @@
  * CuPy 13/14) and the cupy-cuda13x 14.2.0 namespace on the H200 test machine (2026-11-30, with
  * test/fixtures/cupy-api/check_names.py: every name below exists in numpy 2.5.2 and cupy). A name missing
  * here is treated as "CuPy lacks it" and the rule refuses (or keeps the call on the host where
- * the call is I/O): an unknown function never silently becomes a `cp.` call.
+ * the call is I/O): an unknown function never silently becomes a `cp.` call. Two that CuPy lacks
+ * get a device form written from CuPy's own calls instead: `nanpercentile` and `nanquantile`
+ * along an axis (rules/arrays/nan-quantile.ts).
  */
 
 const list = (text: string): ReadonlySet<string> => new Set(text.split(/\s+/).filter(Boolean));

@@ -39,6 +39,7 @@ import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '
 import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
 import { atomicSumNote, flatIndexRewrites, unsupportedArgumentRefusals } from './api-limits';
+import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
 import { morphologyIterationEdits } from './morphology-iterations';
@@ -492,6 +493,29 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
   }
 
+  // np.nanpercentile / np.nanquantile along an axis, which CuPy lacks: a sort and NumPy's
+  // interpolation on the device (./nan-quantile.ts), through a definition named below; of a
+  // host-only value, NumPy's on the host
+  const nanQuantileEdits: TextEdit[] = [];
+  const nanQuantileRefs: LibraryRef[] = [];
+  for (const r of refs) {
+    if (r.action !== 'refuse' || !isNanQuantile(r.qualified)) {
+      continue;
+    }
+    if (hostOnly.some(e => isInside(r.node, e))) {
+      r.action = 'keep';
+      continue;
+    }
+    const rw = nanQuantileRewrite(r.node, r.qualified, model, cell);
+    if (typeof rw === 'string') {
+      r.reason = rw;
+    } else {
+      Object.assign(r, { action: 'cupy', reason: undefined });
+      nanQuantileEdits.push(...rw.edits);
+      nanQuantileRefs.push(r);
+    }
+  }
+
   // a function the cell defines that later cells call runs for every caller: rewritten, it
   // would hand them CuPy arrays (no copy back reaches a return value). One only this cell calls
   // (an RK4 step's right-hand side) computes on the device for this cell's device arrays; what
@@ -680,6 +704,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     takenHere.add(name);
     return name;
   };
+  const nanQuantileName = nanQuantileRefs.length > 0 ? claim(freshName(NAN_QUANTILE_BASE_NAME, used)) : null;
+  nanQuantileRefs.forEach(r => (r.replacement = nanQuantileName!));
 
   // Which inputs are read-only (get a device copy under a new name) or rebound in place.
   const deviceNames = union(localArrays, residentInputs, deviceInputs);
@@ -741,7 +767,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       }
     }
   }
-  edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp), ...uploads.edits, ...pandasOperands.edits, ...normEdits);
+  edits.push(...measurementEdits(rewrittenRefs, model, cell, cp), ...sequenceArgumentEdits(rewrittenRefs, model, cell, cp), ...uploads.edits, ...pandasOperands.edits, ...normEdits, ...nanQuantileEdits);
   const morphology = morphologyIterationEdits(rewrittenRefs, cell.source);
   edits.push(...morphology.edits);
   if (morphology.note) {
@@ -1117,6 +1143,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     fused.edits.push(...code.inserts.map(i => insert(i.at, i.text)));
     fused.definitions.push(code.definition);
   }
+  if (nanQuantileName) {
+    fused.definitions.push(nanQuantileDefinition(nanQuantileName, cp));
+  }
   const unfusedEdits = edits.slice();
   edits.length = 0;
   edits.push(...fused.edits);
@@ -1134,6 +1163,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     insertFirst(edits, insert(prologueAt, prologue.join('\n') + '\n'));
   }
   const plainPrologue = hoist ? prologue : prologue.slice(0, prologue.length - fusedLines(fused.definitions, prologue));
+  if (nanQuantileName && !hoist) {
+    // not a fused kernel: the candidate without fusion calls it too
+    plainPrologue.push(...(plainPrologue.length > 0 ? [''] : []), nanQuantileDefinition(nanQuantileName, cp));
+  }
   if (plainPrologue.length > 0) {
     insertFirst(unfusedEdits, insert(prologueAt, plainPrologue.join('\n') + '\n'));
   }
@@ -3552,9 +3585,12 @@ function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>, model: Notebo
         // each iteration does array work and stores its result: a large slice (`est[k] = x`, a
         // time step over (200000, 4) arrays) is GPU-sized work each step, and its store an
         // asynchronous device copy; a number or a small array (a bootstrap, a parameter scan) is
-        // kernel launches for little work, which only batching the iterations pays for
+        // kernel launches for little work, which only batching the iterations pays for. A small
+        // array stored from a step that rebinds a large one (a Kalman step over 20000 (4, 4)
+        // covariances storing each track's (20000,) innovation statistic) is GPU-sized work too.
         const item = model.inferValue(right, cell);
-        const large = item.kind === 'ndarray' && item.size !== undefined && item.size >= SMALL_ARRAY_ELEMENTS;
+        const isLarge = (v: typeof item): boolean => v.kind === 'ndarray' && v.size !== undefined && v.size >= SMALL_ARRAY_ELEMENTS;
+        const large = isLarge(item) || (item.kind === 'ndarray' && !isZeroD(item) && rebindsLargeArray(body, model, cell, isLarge));
         if (!large) {
           reason = `a Python loop that stores ${isZeroD(item) || item.kind === 'scalar' ? 'one number' : item.kind === 'ndarray' ? 'one small array' : 'one result'} per iteration in \`${target.text}\`, each from array work: on the GPU every iteration would be several kernel launches for little data; batch the iterations into one array computation (all resamples or parameters at once) for the GPU, or keep the loop on the host`;
         }
@@ -3566,6 +3602,22 @@ function checkLoops(root: SyntaxNode, arrays: ReadonlySet<string>, model: Notebo
     return !reason;
   });
   return reason;
+}
+
+/**
+ * Does a loop body bind a name to a large array each iteration (`P = np.einsum("ij,njk,lk->nil",
+ * F, P, F) + Q` over 20000 stacked (4, 4) matrices)? Then each iteration is GPU-sized array work,
+ * whatever the size of what it stores.
+ */
+function rebindsLargeArray(body: SyntaxNode, model: NotebookModel, cell: CellModel, isLarge: (v: ReturnType<NotebookModel['inferValue']>) => boolean): boolean {
+  let hit = false;
+  walkTypes(body, ['assignment'], s => {
+    const target = field(s, 'left');
+    const right = field(s, 'right');
+    hit ||= target?.type === 'identifier' && !!right && isLarge(model.inferValue(right, cell));
+    return !hit;
+  });
+  return hit;
 }
 
 /**
@@ -4498,7 +4550,8 @@ export function estimateWork(
           work.fftFlops = (work.fftFlops ?? 0) + f;
           work.passes += (times * 2 * fraction(a0, largest)) / 3;
           work.launches += times * 2;
-        } else if (name === 'sort' || name === 'argsort' || name === 'unique' || name === 'median' || name === 'percentile') {
+        } else if (/^(sort|argsort|unique|median|percentile|nanpercentile|nanquantile)$/.test(name)) {
+          // (a nan-quantile's device form sorts along its axis: ./nan-quantile.ts)
           const f = times * 4 * elems * Math.log2(Math.max(2, elems));
           work.flops += f;
           work.sortOps = (work.sortOps ?? 0) + f;

@@ -1,0 +1,112 @@
+/**
+ * `np.nanpercentile(a, q, axis=k)` / `np.nanquantile(a, q, axis=k)` on the device. CuPy 14.2 has
+ * no nan-quantile (it has `percentile`, `quantile` and `nanmedian`: cupy/_statistics/order.py,
+ * meanvar.py), and NumPy computes one along an axis slice by slice (`np.apply_along_axis` of its
+ * 1-d quantile: a Python call per slice, 11.8 s for the 259200 slices of a (240, 360, 720) float32
+ * field). The device form sorts along the axis once and interpolates every slice at once:
+ *
+ * - CuPy's sort puts NaNs last, as NumPy's does (cupy/cuda/cupy_thrust.cu), so a slice's j-th
+ *   valid value is its j-th sorted one, and `n`, its count of valid values, is the axis length
+ *   less its NaNs;
+ * - NumPy's 'linear' method (its default; numpy/lib/_function_base_impl.py `_quantile`,
+ *   `_get_indexes`, `_get_gamma`, `_lerp`, NumPy 2.4) takes the virtual index `v = (n - 1) * q`
+ *   in float64, the sorted values at `floor(v)` and `floor(v) + 1` (both the last valid one where
+ *   `v >= n - 1`, the weight then counted from index -1: `v + 1`), and interpolates in the array's
+ *   dtype: `above - (above - below) * (1 - g)` where the weight `g >= 0.5`, else
+ *   `below + (above - below) * g`. A q given as a Python number is a weak scalar there, so the
+ *   weights are rounded to the array's dtype and a float32 field gives float32 values;
+ * - an all-NaN slice has only NaNs to take: NaN, as NumPy gives (without its RuntimeWarning).
+ *
+ * The same values as NumPy's bit for bit (float32 and float64, infinities included: checked
+ * against NumPy 2.4.6 over random fields with NaNs, all-NaN and one-value slices). Only what this
+ * form reproduces is rewritten: a float32 or float64 array, a q written as a number (an array of
+ * quantiles, or a NumPy scalar, which NumPy does not treat as weak, is not), an integer axis, and
+ * no argument besides. Anything else keeps the cell's refusal, with the reason.
+ */
+import { insert } from '../../edits';
+import type { CellModel, NotebookModel } from '../../notebook';
+import type { SyntaxNode } from '../../parser';
+import { callArguments, field, unparen } from '../../syntax';
+import type { TextEdit } from '../../types';
+
+/** The NumPy functions this form replaces, with the factor that makes their q a quantile. */
+const NAN_QUANTILES: ReadonlyMap<string, string> = new Map([
+  ['numpy.nanpercentile', ' / 100'],
+  ['numpy.nanquantile', '']
+]);
+
+/** The name the definition is given where it is free (cupy-rewrite.ts picks a fresh one). */
+export const NAN_QUANTILE_BASE_NAME = 'nanquantile_linear';
+
+export function isNanQuantile(qualified: string): boolean {
+  return NAN_QUANTILES.has(qualified);
+}
+
+/**
+ * The rewrite of one `np.nanpercentile`/`np.nanquantile` call (`fn` is its callee): the edits
+ * besides the callee's replacement (`q` -> `q / 100` for a percentile, which is NumPy's own
+ * `np.true_divide(q, 100)` in float64), or why the call stays NumPy's.
+ */
+export function nanQuantileRewrite(fn: SyntaxNode, qualified: string, model: NotebookModel, cell: CellModel): { edits: TextEdit[] } | string {
+  const call = fn.parent;
+  const name = qualified.slice('numpy.'.length);
+  const lacks = `CuPy has no ${name}`;
+  if (call?.type !== 'call' || field(call, 'function')?.id !== fn.id) {
+    return `numpy.${name} is not called here: ${lacks}`;
+  }
+  const { positional, keywords } = callArguments(call);
+  const a = positional[0];
+  const q = positional[1] ?? keywords.get('q');
+  const axis = positional[2] ?? keywords.get('axis');
+  const others = [...keywords.keys()].filter(k => k !== 'q' && k !== 'axis');
+  if (!a || !q || positional.length > 3 || others.length > 0) {
+    return `${lacks}; its device form here (a sort along the axis and NumPy's 'linear' interpolation) takes an array, one q and an integer axis only, not \`${clip(call.text)}\`'s arguments`;
+  }
+  const qe = unparen(q);
+  if (qe.type !== 'integer' && qe.type !== 'float') {
+    return `${lacks}; its device form here needs q written as a number: NumPy interpolates in the array's dtype only for a Python number q (weak), and an array of quantiles adds an axis (\`${clip(q.text)}\`)`;
+  }
+  const ax = axis ? unparen(axis) : null;
+  if (!ax || !(ax.type === 'integer' || (ax.type === 'unary_operator' && /^-\s*\d+$/.test(ax.text)))) {
+    return `${lacks}; its device form here works along one axis given as an integer (\`${axis ? clip(axis.text) : 'axis=None'}\`: the flattened array is not rewritten)`;
+  }
+  const dtype = model.inferValue(a, cell).dtype;
+  if (dtype !== 'float32' && dtype !== 'float64') {
+    return `${lacks}; its device form here reproduces NumPy's for float32 and float64 arrays, and \`${clip(a.text)}\`'s dtype is ${dtype ? dtype : 'not known here'}`;
+  }
+  const factor = NAN_QUANTILES.get(qualified) ?? '';
+  return { edits: factor ? [insert(q.endIndex, factor)] : [] };
+}
+
+/**
+ * The definition the rewritten calls use, `name(a, q, axis)`: NumPy's nan-quantile of `a` along
+ * `axis` (method 'linear', one quantile q in [0, 1]), as the file's doc block derives it.
+ */
+export function nanQuantileDefinition(name: string, cp: string): string {
+  return [
+    `def ${name}(a, q, axis):`,
+    `    # np.nanquantile(a, q, axis=axis) (np.nanpercentile's q / 100), NumPy's 'linear' method,`,
+    `    # which CuPy lacks: NaNs sort last, so a slice's j-th valid value is its j-th sorted one`,
+    `    s = ${cp}.sort(a, axis=axis)`,
+    `    n = ${cp}.expand_dims(s.shape[axis] - ${cp}.count_nonzero(${cp}.isnan(s), axis=axis), axis)`,
+    `    v = (n - 1) * q`,
+    `    top = v >= n - 1`,
+    `    lo = ${cp}.where(top, n - 1, ${cp}.floor(v).astype(n.dtype))`,
+    `    hi = ${cp}.where(top, n - 1, lo + 1)`,
+    `    # NumPy's weight: v's fraction, or v + 1 at the top (NumPy's index there is -1)`,
+    `    g = v - ${cp}.where(top, -1, lo)`,
+    `    # an all-NaN slice (n == 0) reads its first sorted value, NaN: its quantile is NaN`,
+    `    below = ${cp}.take_along_axis(s, ${cp}.maximum(lo, 0), axis=axis)`,
+    `    above = ${cp}.take_along_axis(s, ${cp}.maximum(hi, 0), axis=axis)`,
+    `    d = above - below`,
+    `    # the weights rounded to the array's dtype, as NumPy's are for a q given as a number`,
+    `    out = ${cp}.where(g >= 0.5, above - d * (1 - g).astype(s.dtype), below + d * g.astype(s.dtype))`,
+    `    return ${cp}.squeeze(out, axis=axis)`,
+    ''
+  ].join('\n');
+}
+
+function clip(text: string): string {
+  const one = text.replace(/\s+/g, ' ');
+  return one.length > 50 ? `${one.slice(0, 47)}...` : one;
+}
