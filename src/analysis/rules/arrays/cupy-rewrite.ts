@@ -811,6 +811,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       `Eigenvectors and singular vectors are unique only up to each vector's sign (a phase, for complex ones): cuSOLVER may pick other signs than LAPACK for \`${vectors[0].node.text}\`. The A/B results check compares real vectors up to each column's (or row's) sign and says so; complex ones it may report as different while both are right: check \`A @ v\` against \`v * w\` (or \`U * s @ Vt\` against \`A\`) instead.`
     );
   }
+  // CuPy checks a factorisation's info (a singular matrix) only under cupyx.errstate(linalg='raise'):
+  // cupy/linalg/_util.py, for the batched cuBLAS and the cuSOLVER paths alike (CuPy 14.2)
+  const solves = refs.find(r => r.action === 'cupy' && /^numpy\.linalg\.(solve|inv|tensorsolve|tensorinv)$/.test(r.qualified));
+  if (solves) {
+    notes.push(
+      `\`${solves.node.text}\` of a singular matrix raises LinAlgError in NumPy; on the device it raises nothing and gives inf or NaN (CuPy checks the factorisation only under \`cupyx.errstate(linalg='raise')\`, which waits for the device at each call).`
+    );
+  }
   if (normalRewrites > 0) {
     notes.push('`rng.normal(loc, scale, size)` became `loc + scale * rng.standard_normal(size)`: CuPy\'s Generator has no `normal`; the distribution is the same.');
   }
