@@ -231,8 +231,17 @@ def _wrap(f):
     return on_device
 
 
+# NumPy functions CuPy 14.2 does not have (cupy/_statistics/order.py has percentile, quantile
+# and nanmedian only): real CuPy raises AttributeError for them, and so does the double, so a
+# rewrite that called them would fail here as on the GPU (the product writes their device form:
+# src/analysis/rules/arrays/nan-quantile.ts)
+_NOT_IN_CUPY = frozenset({"nanpercentile", "nanquantile"})
+
+
 def __getattr__(name):
     """Everything else is NumPy's, with array results returned as double device arrays."""
+    if name in _NOT_IN_CUPY:
+        raise AttributeError(f"module 'cupy' has no attribute {name!r}")
     attr = getattr(_np, name)
     if isinstance(attr, type):  # dtypes and classes stay as they are (dtype=cp.float32)
         return attr
