@@ -20,7 +20,7 @@ import {
   NUMPY_PASSTHROUGH_NAMES,
   REDUCTIONS
 } from './apis/cupy';
-import { normaliseDtype, promoteTypes, promoteWeak, scalarType, shapeSize, trueDivideDtype, UNKNOWN, ValueInfo } from './values';
+import { isDeviceIncompatibleDtype, normaliseDtype, promoteTypes, promoteWeak, scalarType, shapeSize, trueDivideDtype, UNKNOWN, ValueInfo } from './values';
 
 /** Cells larger than this are not analysed (a clear diagnostic instead of a slow parse). */
 export const MAX_CELL_CHARS = 200_000;
@@ -874,8 +874,15 @@ export class NotebookModel {
       case 'concatenated_string':
         return { kind: 'string', origin: 'literal' };
       case 'list':
-      case 'tuple':
-        return { kind: 'sequence', origin: 'literal', size: kids(n).length };
+      case 'tuple': {
+        // items that make np.array a unicode or object array (a string, None: literalArray) are
+        // kept as the sequence's dtype, so that `np.array(labels)` of a name bound to it is one
+        // too; a list of numbers gets none (its items may be names of any type)
+        const lit = literalArray(n);
+        return lit && isDeviceIncompatibleDtype(lit.dtype)
+          ? { kind: 'sequence', origin: 'literal', size: kids(n).length, dtype: lit.dtype }
+          : { kind: 'sequence', origin: 'literal', size: kids(n).length };
+      }
       case 'identifier': {
         const frame = this.frames.length > 0 ? this.frames[this.frames.length - 1] : undefined;
         if (frame && n.tree === frame.definition.tree && n.startIndex >= frame.definition.startIndex && n.endIndex <= frame.definition.endIndex) {
@@ -949,8 +956,9 @@ export class NotebookModel {
         return parts.some(v => v.kind === 'ndarray') ? broadcastValues(parts, 'bool') : { kind: 'scalar', dtype: 'bool', origin: 'inferred' };
       }
       case 'conditional_expression': {
-        const first = kids(n)[0];
-        return first ? this.inferValue(first, cell) : UNKNOWN;
+        // either branch may run: what both give
+        const [then, , otherwise] = kids(n).filter(k => k.type !== 'comment');
+        return then && otherwise ? eitherValue(this.inferValue(then, cell), this.inferValue(otherwise, cell)) : UNKNOWN;
       }
       case 'function_definition':
       case 'lambda': {
@@ -1700,6 +1708,43 @@ function sameBindings(a: readonly Binding[], b: readonly Binding[] | undefined):
   return true;
 }
 
+/** The dtype NumPy gives each Python number type. */
+const PYTHON_NUMBER_DTYPES = { bool: 'bool', int: 'int64', float: 'float64', complex: 'complex128' } as const;
+
+/**
+ * The value of `a if c else b` without knowing `c`: the branches' own where they agree (origin
+ * aside); else what holds for both. Two numbers of one dtype keep it where both are Python numbers
+ * (weak) or both NumPy scalars (strong); two strings are a string. Two arrays of one dtype,
+ * library and device keep their rank, each dimension the branches share (the others unknown) and
+ * their size where equal (an upper bound only where both are the same bound). Branches whose kind,
+ * dtype, library or device differ give unknown: a dtype left out would read as float64 to the cost
+ * model and the rewrite's NEP 50 checks, and an array on either side of the device boundary is no
+ * one thing.
+ */
+function eitherValue(a: ValueInfo, b: ValueInfo): ValueInfo {
+  if (sameValue(a, b)) {
+    return a.origin === b.origin ? a : { ...a, origin: 'inferred' };
+  }
+  if (a.kind === 'string' && b.kind === 'string') {
+    return { kind: 'string', origin: 'inferred' };
+  }
+  const t = scalarType(a);
+  if (t && t === scalarType(b)) {
+    // two numbers of one type (`2.0 if big else 0.5`): that type, the value not known
+    return t.strong ? { kind: 'scalar', dtype: t.dtype, origin: 'inferred', library: 'numpy' } : { kind: 'scalar', dtype: PYTHON_NUMBER_DTYPES[t.python], origin: 'inferred' };
+  }
+  if (a.kind !== 'ndarray' || b.kind !== 'ndarray' || a.dtype === undefined || a.dtype !== b.dtype || a.library !== b.library || a.device !== b.device) {
+    return UNKNOWN;
+  }
+  const shape = a.shape && b.shape && a.shape.length === b.shape.length ? a.shape.map((d, k) => (d === b.shape![k] ? d : null)) : undefined;
+  const size = a.size === b.size && !!a.approx === !!b.approx ? a.size : undefined;
+  const out: ValueInfo = { kind: 'ndarray', shape, dtype: a.dtype, size, origin: 'inferred', library: a.library, device: a.device };
+  if (size !== undefined && a.approx) {
+    out.approx = true;
+  }
+  return out;
+}
+
 /** The same value, wherever each figure comes from (`origin` aside). */
 function sameValue(a: ValueInfo, b: ValueInfo): boolean {
   return a.origin === b.origin ? deepEqual(a, b) : deepEqual({ ...a, origin: b.origin }, b);
@@ -2020,6 +2065,27 @@ function onDevice(v: ValueInfo): ValueInfo {
 /** A 0-d array: what NumPy's scalar results are once on the device (CuPy returns 0-d arrays). */
 function zeroD(dtype: string | undefined, library: string): ValueInfo {
   return { kind: 'ndarray', shape: [], size: 1, dtype, origin: 'inferred', library, device: library === 'cupy' ? 'gpu' : 'host' };
+}
+
+/**
+ * `np.round(x, decimals)` / `np.around`: elementwise, x's shape and dtype whatever `decimals`
+ * (NumPy 2.4: an integer array stays integer, float32 stays float32). A number gives a NumPy scalar
+ * (`np.round(2.5)` is a float64, `np.round(3)` an int64), a 0-d device array in CuPy. A bool array
+ * raises in NumPy (the multiply by 10**decimals cannot be cast back): unknown.
+ */
+function roundedValue(x: ValueInfo, library: string): ValueInfo {
+  if (x.kind === 'scalar') {
+    const dtype = scalarsDtype([x]);
+    return dtype === undefined || dtype === 'bool' ? UNKNOWN : library === 'cupy' ? zeroD(dtype, library) : { kind: 'scalar', dtype, origin: 'inferred', library: 'numpy' };
+  }
+  if (x.kind !== 'ndarray' || x.dtype === 'bool') {
+    return UNKNOWN;
+  }
+  const out = copyOf(x);
+  out.origin = 'inferred';
+  out.library = library;
+  out.device = library === 'cupy' ? 'gpu' : 'host';
+  return out;
 }
 
 /** The keyword's value when it is the literal True (False, absent or not a literal: false). */
@@ -3135,7 +3201,9 @@ function numpyCallValue(
       out.origin = 'inferred';
       return out;
     }
-    return arrayValue(undefined, dtype, library, 'inferred');
+    // a list of strings bound to a name (`labels = ["a", "b"]`): a unicode array, of a length
+    // the list's later appends may change
+    return arrayValue(undefined, dtype ?? (base.kind === 'sequence' ? base.dtype : undefined), library, 'inferred');
   }
   if (single && name === 'arange') {
     const nums = positional.map(p => model.constantValue(p, cell));
@@ -3244,6 +3312,9 @@ function numpyCallValue(
     // NumPy returns a Python bool, CuPy a 0-d bool array: modelled as the 0-d result the rewrite
     // has on the device (and brings back with `.item()`, rules/arrays/cupy-rewrite.ts)
     return zeroD('bool', library);
+  }
+  if (single && (name === 'round' || name === 'around') && args[0] && !keywords.has('out')) {
+    return roundedValue(args[0], library);
   }
   if (single && ELEMENTWISE_UFUNCS.has(name) && args.length > 0 && args.every(a => a.kind === 'scalar')) {
     // a ufunc of numbers: NumPy gives a NumPy scalar (strong under NEP 50: `np.exp(2.0) * f32` is

@@ -19,7 +19,11 @@ export interface ValueInfo {
   kind: ValueKind;
   /** Dimensions; `null` where a dimension is not known. */
   shape?: (number | null)[];
-  /** NumPy dtype name: float64, float32, int64, bool, complex128, object, str, structured... */
+  /**
+   * NumPy dtype name: float64, float32, int64, bool, complex128, object, str, structured... For a
+   * list or tuple literal (`sequence`), only the str or object dtype `np.array` makes of it (items
+   * that are strings, None): what keeps an array of it off the device.
+   */
   dtype?: string;
   /** Element count, when every dimension is known. */
   size?: number;

@@ -556,6 +556,56 @@ describe('order statistics, diag, solve, bincount, grids and fancy indexing', ()
   });
 });
 
+describe('rounding, conditional expressions and named string lists (checked against NumPy 2.4)', () => {
+  it('np.round and np.around keep the shape and dtype, decimals given or not', () => {
+    const cases: [string, string, (number | null)[] | undefined, string | undefined][] = [
+      ['np.round(p)', 'ndarray', [2050, 2050], 'float32'],
+      ['np.around(p, 2)', 'ndarray', [2050, 2050], 'float32'],
+      ['np.round(i64, decimals=-1)', 'ndarray', [1000], 'int64'],
+      ['np.round(b * 0.5, 3)', 'ndarray', [4, 5, 6], 'float32'],
+      ['np.round(2.5)', 'scalar', undefined, 'float64'],
+      ['np.round(3)', 'scalar', undefined, 'int64'],
+      ['np.round(np.float32(2.5))', 'scalar', undefined, 'float32'],
+      // NumPy raises for a bool array (and makes float16 of a bool number)
+      ['np.round(a > 0)', 'unknown', undefined, undefined],
+      ['np.round(True)', 'unknown', undefined, undefined]
+    ];
+    const vs = values(cases.map(c => c[0]));
+    cases.forEach(([expr, kind, shape, dtype], i) => expect({ expr, kind: vs[i].kind, shape: vs[i].shape, dtype: vs[i].dtype }).toEqual({ expr, kind, shape, dtype }));
+    expect(vs[4].library).toBe('numpy');
+  });
+
+  it('a conditional expression is typed only as far as both branches agree', () => {
+    const cases: [string, string, (number | null)[] | undefined, string | undefined][] = [
+      ['p if N > 2 else c', 'ndarray', [null, null], 'float32'],
+      ['b if N > 2 else b[:, :, ::-1]', 'ndarray', [4, 5, 6], 'float32'],
+      ['a if N > 2 else b', 'unknown', undefined, undefined],
+      ['f32 if N > 2 else f32.astype(np.float64)', 'unknown', undefined, undefined],
+      ['f32 if N > 2 else 0.0', 'unknown', undefined, undefined],
+      ['2.0 if N > 2 else 0.5', 'scalar', undefined, 'float64'],
+      ['2 if N > 2 else 0.5', 'unknown', undefined, undefined],
+      ['np.float32(2) if N > 2 else 0.5', 'unknown', undefined, undefined]
+    ];
+    const vs = values(cases.map(c => c[0]));
+    cases.forEach(([expr, kind, shape, dtype], i) => expect({ expr, kind: vs[i].kind, shape: vs[i].shape, dtype: vs[i].dtype }).toEqual({ expr, kind, shape, dtype }));
+    expect(vs[0].size).toBeUndefined();
+    expect(vs[1].size).toBe(120);
+    // the value of one branch is not the expression's
+    expect(vs[5].value).toBeUndefined();
+  });
+
+  it('np.array of a name bound to a list of strings is a unicode array, as of the list itself', () => {
+    const m = model(cellsOf('import numpy as np', 'labels = ["cat", "dog", "cat"]\nnums = [1.0, 2.0]\nl = np.array(labels)\nk = np.asarray(labels)\nn = np.array(nums)\ns = np.array(["a", "b"])'));
+    const cell = m.cells[1];
+    expect(m.valueAfter('l', cell)).toMatchObject({ kind: 'ndarray', dtype: 'str' });
+    expect(m.valueAfter('k', cell)).toMatchObject({ kind: 'ndarray', dtype: 'str' });
+    expect(m.valueAfter('s', cell)).toMatchObject({ kind: 'ndarray', dtype: 'str', shape: [2] });
+    // a list of numbers bound to a name stays as untyped as before
+    expect(m.valueAfter('n', cell).dtype).toBeUndefined();
+    expect(m.valueAfter('labels', cell)).toMatchObject({ kind: 'sequence', dtype: 'str', size: 3 });
+  });
+});
+
 describe('chained assignment', () => {
   it('gives every target the last value (NX = NY = 512)', () => {
     const m = model(cellsOf('import numpy as np\nNX = NY = 512\nu = np.zeros((NY, NX))'));

@@ -5,7 +5,7 @@
  * functions, so only these checks keep such rewrites from failing on a real GPU.
  */
 import { CUPY_UNSUPPORTED_ARGUMENTS } from '../../apis/cupy';
-import { replace } from '../../edits';
+import { insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, isValueIdentifier, kids, unparen, walkTypes } from '../../syntax';
@@ -20,14 +20,15 @@ interface MappedRef {
 
 /**
  * Why each call of a mapped NumPy function passes an argument its CuPy namesake does not take
- * (`np.packbits(bits, axis=1)`: NotImplementedError on the device): one reason per call.
+ * (`np.packbits(bits, axis=1)`: NotImplementedError on the device): one reason per call. Calls
+ * `rewritten` otherwise (lastAxisBitEdits) are not.
  */
-export function unsupportedArgumentRefusals(refs: readonly MappedRef[]): string[] {
+export function unsupportedArgumentRefusals(refs: readonly MappedRef[], rewritten: ReadonlySet<number> = new Set()): string[] {
   const out: string[] = [];
   for (const r of refs) {
     const call = r.node.parent;
     const limits = r.qualified.startsWith('numpy.') ? CUPY_UNSUPPORTED_ARGUMENTS.get(r.qualified.slice('numpy.'.length)) : undefined;
-    if (r.action !== 'cupy' || !limits || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id) {
+    if (r.action !== 'cupy' || !limits || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id || rewritten.has(call.id)) {
       continue;
     }
     const { positional, keywords } = callArguments(call);
@@ -40,6 +41,55 @@ export function unsupportedArgumentRefusals(refs: readonly MappedRef[]): string[
     }
   }
   return out;
+}
+
+/**
+ * `np.packbits(a, axis=-1)` and `np.unpackbits(a, axis=-1)` (or axis=ndim-1) of an array whose
+ * shape is known, which CuPy 14.2 refuses (its packbits and unpackbits take axis=None only,
+ * cupy/_binary/packing.py) but computes exactly with the flattened array reshaped: unpacking,
+ * every byte becomes its 8 bits in place, so the C-ordered bits of the flattened array are the
+ * rows' bits one row after another (`.reshape(d0, ..., -1)`); packing, the same holds where each
+ * row fills whole bytes (a last dimension n with n % 8 == 0: no byte takes bits of two rows;
+ * NumPy pads every row of another length with zeros, which the flattened packing does not).
+ * Either bitorder packs each byte the same way on both. The axis argument becomes None, and the
+ * reshape, to the leading dimensions and -1, is appended to the call: one reshape of a
+ * C-contiguous result, a view. A 1-D array needs none. Not done for an empty array (a -1 beside a
+ * zero dimension is ambiguous), a shape not known, nor `unpackbits(..., count=)` (refused).
+ * Returns the edits and the ids of the calls they rewrite.
+ */
+export function lastAxisBitEdits(refs: readonly MappedRef[], model: NotebookModel, cell: CellModel): { edits: TextEdit[]; calls: Set<number> } {
+  const edits: TextEdit[] = [];
+  const calls = new Set<number>();
+  for (const r of refs) {
+    const call = r.node.parent;
+    const packing = r.qualified === 'numpy.packbits';
+    if (r.action !== 'cupy' || (!packing && r.qualified !== 'numpy.unpackbits') || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id) {
+      continue;
+    }
+    const { positional, keywords } = callArguments(call);
+    const axis = keywords.get('axis') ?? positional[1];
+    const input = keywords.get('a') ?? positional[0];
+    const count = keywords.get('count') ?? positional[2];
+    if (!axis || !input || axis.text === 'None' || positional.some(p => p.type === 'list_splat' || p.type === 'dictionary_splat') || (!packing && count && count.text !== 'None')) {
+      continue;
+    }
+    const v = model.inferValue(input, cell);
+    const shape = v.kind === 'ndarray' && !v.approx ? v.shape : undefined;
+    const k = model.constantValue(axis, cell);
+    if (!shape || shape.length === 0 || !shape.every(d => d !== null && d > 0) || (k !== -1 && k !== shape.length - 1)) {
+      continue;
+    }
+    const last = shape[shape.length - 1]!;
+    if (packing && last % 8 !== 0) {
+      continue;
+    }
+    edits.push(replace(axis.startIndex, axis.endIndex, 'None'));
+    if (shape.length > 1) {
+      edits.push(insert(call.endIndex, `.reshape(${[...shape.slice(0, -1), -1].join(', ')})`));
+    }
+    calls.add(call.id);
+  }
+  return { edits, calls };
 }
 
 /** The root name of `a`, `a[i]`, `a.b[...]` (what the device names are checked against). */

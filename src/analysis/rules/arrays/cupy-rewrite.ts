@@ -38,11 +38,11 @@ import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
-import { atomicSumNote, flatIndexRewrites, unsupportedArgumentRefusals } from './api-limits';
+import { atomicSumNote, flatIndexRewrites, lastAxisBitEdits, unsupportedArgumentRefusals } from './api-limits';
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
-import { morphologyIterationEdits } from './morphology-iterations';
+import { iterateStructureRefusals, morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
 import { isNormMethod, normRewrite } from './scipy-norm';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
@@ -792,7 +792,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       edits.push(insert(index.startIndex, 'int('), insert(index.endIndex, ')'));
     }
   }
-  refusals.push(...binRuleRefusals(refs, model, cell), ...unsupportedArgumentRefusals(refs));
+  const lastAxisBits = lastAxisBitEdits(refs, model, cell);
+  edits.push(...lastAxisBits.edits);
+  refusals.push(...binRuleRefusals(refs, model, cell), ...unsupportedArgumentRefusals(refs, lastAxisBits.calls), ...iterateStructureRefusals(refs, model, cell));
   const atomics = atomicSumNote(refs, model, cell);
   if (atomics) {
     notes.push(atomics);
@@ -1891,9 +1893,22 @@ function untypedArrayOperands(root: SyntaxNode, model: NotebookModel, cell: Cell
   });
 }
 
-/** Python's number constructors and functions, and the modules whose functions give Python numbers. */
+/** Python's number constructors and builtins that give a Python number. */
 const PYTHON_NUMBER_BUILTINS: ReadonlySet<string> = new Set(['int', 'float', 'complex', 'bool', 'len', 'ord']);
-const PYTHON_NUMBER_MODULES = /^(math|cmath|random|time|statistics)\./;
+/**
+ * Every function of math and cmath gives a number but frexp, modf and polar (tuples); of random,
+ * time and statistics only these do. random.choice and statistics.mode give an item of the data
+ * (any type), random.sample and random.choices a list, statistics.quantiles a list: those are
+ * untyped operands like any call (untypedCallOperands).
+ */
+const PYTHON_NUMBER_FUNCTIONS = new RegExp(
+  [
+    '^(math|cmath)\\.(?!(frexp|modf|polar)$)\\w+$',
+    '^random\\.(random|uniform|triangular|randint|randrange|getrandbits|betavariate|binomialvariate|expovariate|gammavariate|gauss|lognormvariate|normalvariate|vonmisesvariate|paretovariate|weibullvariate)$',
+    '^time\\.(time|perf_counter|monotonic|process_time|thread_time)(_ns)?$',
+    '^statistics\\.(mean|fmean|geometric_mean|harmonic_mean|median|median_low|median_high|median_grouped|pstdev|pvariance|stdev|variance|covariance|correlation)$'
+  ].join('|')
+);
 
 /** Whether callee `fn` gives a Python number whatever its arguments (`complex(dt, 0.5)`, `math.exp(x)`). */
 function pythonNumberCall(fn: SyntaxNode, model: NotebookModel): boolean {
@@ -1901,8 +1916,15 @@ function pythonNumberCall(fn: SyntaxNode, model: NotebookModel): boolean {
     return true;
   }
   const q = model.qualifiedName(fn);
-  return !!q && PYTHON_NUMBER_MODULES.test(q);
+  return !!q && PYTHON_NUMBER_FUNCTIONS.test(q);
 }
+
+/**
+ * The Python functions that give a list (random.sample, random.choices): never a number, so
+ * copying one to the device where it meets a device array is exact whatever that array's dtype
+ * (NumPy and CuPy make the same int64 or float64 array of it).
+ */
+const PYTHON_LIST_FUNCTIONS: ReadonlySet<string> = new Set(['random.sample', 'random.choices']);
 
 /** dtypes a Python number promotes to as a 0-d array does: copying one to the device changes nothing. */
 const PYTHON_NUMBER_SAFE_DTYPES: ReadonlySet<string> = new Set(['bool', 'int64', 'float64', 'complex128']);
@@ -1916,8 +1938,11 @@ const PYTHON_NUMBER_SAFE_DTYPES: ReadonlySet<string> = new Set(['bool', 'int64',
  * prologue uses for names (prologueLines) is not open to it: a Python number made a 0-d device
  * array is no weak scalar under NEP 50, which is exact only where the other side is bool, int64,
  * float64 or complex128 (what the number promotes to anyway). Elsewhere (a float32 `ref`) the
- * cell is refused. Calls in a def or lambda (their names are locals), calls giving a Python
- * number (pythonNumberCall) and calls handed the cell's device arrays are not looked at.
+ * cell is refused. A call known to give a list (PYTHON_LIST_FUNCTIONS) is copied whatever the
+ * other side's dtype. A name the cell bound to such a call (untypedLocalCall) is copied where it
+ * is an operand, as the call would be, and keeps its host value elsewhere. Calls in a def or
+ * lambda (their names are locals), calls giving a Python number (pythonNumberCall) and calls
+ * handed the cell's device arrays are not looked at.
  */
 function untypedCallOperands(
   root: SyntaxNode,
@@ -1937,9 +1962,13 @@ function untypedCallOperands(
     }
     const operands = op.type === 'binary_operator' ? [field(op, 'left'), field(op, 'right')].filter((o): o is SyntaxNode => !!o) : kids(op).filter(k => k.type !== 'comment');
     for (const operand of operands) {
-      const call = unparen(operand);
+      const bare = unparen(operand);
+      // a name the cell bound to such a call (`frame = load_frame(p)`, then `frame - ref`) is
+      // copied where it is an operand, as the call would be: the name keeps the host value
+      const local = bare.type === 'identifier' ? untypedLocalCall(bare, model, cell) : null;
+      const call = local ?? bare;
       const fn = call.type === 'call' ? field(call, 'function') : null;
-      if (!fn || refs.some(r => isInside(r.node, fn)) || model.inferValue(call, cell).kind !== 'unknown' || out.copied.some(c => c.id === call.id) || pythonNumberCall(fn, model)) {
+      if (!fn || refs.some(r => isInside(r.node, fn)) || model.inferValue(call, cell).kind !== 'unknown' || out.copied.some(c => c.id === bare.id) || pythonNumberCall(fn, model)) {
         continue;
       }
       // a notebook function handed the cell's device arrays (`decimate(sig_gpu, 2)`) computes
@@ -1952,18 +1981,40 @@ function untypedCallOperands(
       if (others.length === 0) {
         continue;
       }
-      const unsafe = others.map(o => model.inferValue(o, cell)).find(v => v.kind !== 'ndarray' || v.dtype === undefined || !PYTHON_NUMBER_SAFE_DTYPES.has(v.dtype));
+      const q = model.qualifiedName(fn);
+      const list = !!q && PYTHON_LIST_FUNCTIONS.has(q);
+      const unsafe = list ? undefined : others.map(o => model.inferValue(o, cell)).find(v => v.kind !== 'ndarray' || v.dtype === undefined || !PYTHON_NUMBER_SAFE_DTYPES.has(v.dtype));
       if (unsafe) {
+        const what = local ? `\`${bare.text}\` (\`${clip(call.text)}\`)` : `\`${clip(call.text)}\``;
         out.refusals.push(
-          `\`${clip(call.text)}\` gives a value the analysis cannot type and meets device arrays${unsafe.dtype ? ` of ${unsafe.dtype}` : ''} in \`${operatorOf(op)}\`: a NumPy array there is a TypeError on CuPy, and a Python number copied to the device would change the result's dtype; bind it in a cell of its own (\`v = ${clip(call.text)}\`) so this cell copies it only where it is an array`
+          `${what} gives a value the analysis cannot type and meets device arrays${unsafe.dtype ? ` of ${unsafe.dtype}` : ''} in \`${operatorOf(op)}\`: a NumPy array there is a TypeError on CuPy, and a Python number copied to the device would change the result's dtype; bind it in a cell of its own (\`${local ? bare.text : 'v'} = ${clip(call.text)}\`) so this cell copies it only where it is an array`
         );
       } else {
-        out.copied.push(call);
+        out.copied.push(bare);
       }
     }
     return true;
   });
   return out;
+}
+
+/**
+ * The call whose value name `n` holds where it is read, when the cell bound it so at top level
+ * (`frame = load_frame(p)`) and binds it nowhere inside a loop, branch or function, nor updates
+ * it: what reaches `n` is that call's value. Else null.
+ */
+function untypedLocalCall(n: SyntaxNode, model: NotebookModel, cell: CellModel): SyntaxNode | null {
+  const facts = cell.facts!;
+  if (facts.localIds.has(n.startIndex)) {
+    return null; // a comprehension's or lambda's own name
+  }
+  const bindings = facts.assignments.filter(a => a.name === n.text);
+  const reaching = bindings.filter(a => a.at <= n.startIndex).pop();
+  const value = reaching?.value ? unparen(reaching.value) : null;
+  if (!value || value.type !== 'call' || bindings.some(a => a.nested || a.augmented) || facts.mutates.has(n.text) || model.inferValue(n, cell).kind !== 'unknown') {
+    return null;
+  }
+  return value;
 }
 
 /**
