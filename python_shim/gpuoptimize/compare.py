@@ -368,9 +368,102 @@ def _dtype_consequence(da: Any, db: Any) -> str:
     return "a different width: later arithmetic promotes differently (and overflows elsewhere)"
 
 
-#: Object arrays up to this many elements are compared element by element (as a list is);
-#: larger ones with `==` over the whole array.
+#: Object arrays up to this many elements are compared element by element (as a list is).
+#: In larger ones every element's class and every plain value (number, string, None...) is
+#: compared, and this many of the other elements (arrays, objects: the costly ones), evenly
+#: spaced; when those all match, the array is unverified, not equal.
 _OBJECT_ELEMENTS = 10_000
+
+
+def _compare_objects(
+    name: str, a: Any, b: Any, rtol: float | None, atol: float | None, random: bool
+) -> OutputComparison:
+    """Two object arrays of one shape (`fig, axes = plt.subplots(1, 2)`: Axes; a ragged stack
+    of arrays; a column of Python numbers), as host containers: each pair of elements as those
+    values are (`_element`: a device array where the original has a NumPy one differs)."""
+    import numpy as np
+
+    fa, fb = a.ravel(), b.ravel()
+
+    def at(i: int) -> str:
+        return f"{name}[{', '.join(str(int(k)) for k in np.unravel_index(i, a.shape))}]"
+
+    if a.size <= _OBJECT_ELEMENTS:
+        parts = [_element(at(i), fa[i], fb[i], rtol, atol, random) for i in range(a.size)]
+        return _combine(name, parts, "elementwise", None)
+    ta = [type(x) for x in fa]
+    other_class = np.flatnonzero([t is not type(y) for t, y in zip(ta, fb, strict=True)])
+    if other_class.size:
+        i = int(other_class[0])
+        first = _element(at(i), fa[i], fb[i], rtol, atol, random)
+        if first.method != "type":
+            first = _type_mismatch(at(i), fa[i], fb[i])
+        return OutputComparison(
+            name,
+            NOT_EQUAL,
+            "type",
+            detail=f"{other_class.size} of {a.size} elements are of another class, first "
+            f"{first.name}: {first.detail}",
+        )
+    parts: list[OutputComparison] = []
+    plain = np.zeros(a.size, dtype=bool)
+    codes: dict[type, int] = {}
+    code = np.fromiter((codes.setdefault(t, len(codes)) for t in ta), np.intp, len(ta))
+    for cls, k in codes.items():
+        where = np.flatnonzero(code == k)
+        as_array = _plain_values(cls, fa[where], fb[where])
+        if as_array is None:
+            continue
+        plain[where] = True
+        xa, xb = as_array
+        label = f"{name}[<{cls.__name__} elements>]"
+        if xa.dtype.kind == "O":
+            # str, None, dates, ints beyond int64...: `==` is their value equality
+            bad = [k for k, (x, y) in enumerate(zip(xa, xb, strict=True)) if not x == y]
+            detail = f"{len(bad)} differ, first {at(int(where[bad[0]]))}" if bad else None
+            parts.append(OutputComparison(label, NOT_EQUAL if bad else EQUAL, "==", detail=detail))
+            continue
+        r = _compare_array_values(label, xa, xb, rtol, atol, random)
+        if r.status != EQUAL and r.detail:
+            # the index in the detail counts that class's elements only
+            r.detail = f"{r.detail} (among the {where.size} {cls.__name__} elements)"
+        parts.append(r)
+    others = np.flatnonzero(~plain)
+    chosen = others
+    if others.size > _OBJECT_ELEMENTS:
+        chosen = others[np.linspace(0, others.size - 1, _OBJECT_ELEMENTS).astype(np.intp)]
+    parts += [_element(at(int(i)), fa[i], fb[i], rtol, atol, random) for i in chosen]
+    r = _combine(name, parts, "elementwise", None)
+    what = (
+        f"{a.size} elements: every element's class compared, the {int(plain.sum())} numbers and "
+        f"plain values (str, None...) by value, {chosen.size} of the {others.size} others "
+        + ("(all)" if chosen.size == others.size else "(evenly spaced, first and last included)")
+    )
+    if r.status == EQUAL and chosen.size < others.size:
+        r.status = UNVERIFIED
+        what += f": those all equal, the other {others.size - chosen.size} not compared"
+    r.detail = "; ".join(filter(None, [what, r.detail]))
+    return r
+
+
+def _plain_values(cls: type, xa: Any, xb: Any) -> tuple[Any, Any] | None:
+    """Elements of one class `cls` from two object arrays as two arrays their values compare
+    in: a NumPy scalar's dtype, float64/complex128 for Python floats and complexes, int64 for
+    Python ints that fit, bool for bools, and the objects themselves for plain values whose
+    `==` is value equality (str, None, dates...: compared exactly). None for anything else."""
+    import numpy as np
+
+    if issubclass(cls, np.generic):
+        return xa.astype(np.dtype(cls)), xb.astype(np.dtype(cls))
+    py = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}.get(cls)
+    try:
+        if py is not None:
+            return xa.astype(py), xb.astype(py)
+    except OverflowError:  # a Python int beyond int64: exactly, as an object
+        return xa, xb
+    if issubclass(cls, _VALUE_TYPES):
+        return xa, xb
+    return None
 
 
 def _compare_array_values(
@@ -380,14 +473,8 @@ def _compare_array_values(
 
     notes: list[str] = []
     kinds = {a.dtype.kind, b.dtype.kind}
-    if kinds == {"O"} and a.size <= _OBJECT_ELEMENTS:
-        # an object array holds Python objects (`fig, axes = plt.subplots(1, 2)`: Axes; a ragged
-        # stack of arrays): each pair is compared as those values are, one by one
-        parts = [
-            _compare(f"{name}[{', '.join(map(str, i))}]", a[i], b[i], rtol, atol, random)
-            for i in np.ndindex(a.shape)
-        ]
-        return _combine(name, parts, "elementwise", None)
+    if kinds == {"O"}:
+        return _compare_objects(name, a, b, rtol, atol, random)
     if not kinds <= set("biufc"):
         # Strings, objects, datetimes...: exact equality element by element.
         try:
@@ -438,7 +525,8 @@ def _compare_array_values(
     if n_bad == 0:
         return OutputComparison(name, EQUAL, method, max_abs, max_rel, "; ".join(notes) or None)
     if random and a.dtype.kind in "iuf" and b.dtype.kind in "iuf":
-        return _compare_statistically(name, fa[finite].real, fb[finite].real, notes)
+        shaped = (fa.real, fb.real) if bool(finite.all()) else None
+        return _compare_statistically(name, fa[finite].real, fb[finite].real, notes, shaped)
     beyond = (
         f"{n_bad} of {a.size} element(s) ({_pct(n_bad, a.size)}) beyond the elementwise tolerance"
     )
@@ -532,12 +620,17 @@ def _pct(n: int, total: int) -> str:
     return f"{p:.2g}%" if p < 10 else f"{p:.0f}%"
 
 
-def _compare_statistically(name: str, a: Any, b: Any, notes: list[str]) -> OutputComparison:
+def _compare_statistically(
+    name: str, a: Any, b: Any, notes: list[str], shaped: tuple[Any, Any] | None = None
+) -> OutputComparison:
     """Two samples from random streams: same distribution, not the same numbers.
 
     Tolerances shrink with the sample size as 1/sqrt(n): the mean within 5 standard
     errors, the standard deviation within 5 of its standard errors, and the two-sample
-    Kolmogorov-Smirnov distance under its critical value at alpha = 0.001.
+    Kolmogorov-Smirnov distance under its critical value at alpha = 0.001. These assume
+    independent values, as raw draws are; values computed from draws (a filtered noise image,
+    a running sum) are correlated with their neighbours, so n is their effective sample size
+    (`_effective_size`, from `shaped`: the two arrays in their shapes), n / the design effect.
     """
     import numpy as np
 
@@ -550,11 +643,13 @@ def _compare_statistically(name: str, a: Any, b: Any, notes: list[str]) -> Outpu
             else f"random output with only {min(n, m)} values: too few to compare by statistics"
         )
         return OutputComparison(name, UNVERIFIED, method, detail=what)
+    deff, why = _design_effect(*shaped) if shaped is not None and n == m else (1.0, "")
+    n_eff, m_eff = n / deff, m / deff
     mean_a, mean_b = float(a.mean()), float(b.mean())
     std_a, std_b = float(a.std()), float(b.std())
     scale = max(std_a, std_b, 1e-300)
-    mean_tol = 5.0 * scale * math.sqrt(1.0 / n + 1.0 / m)
-    std_tol = 5.0 * scale * math.sqrt(1.0 / (2 * n) + 1.0 / (2 * m))
+    mean_tol = 5.0 * scale * math.sqrt(1.0 / n_eff + 1.0 / m_eff)
+    std_tol = 5.0 * scale * math.sqrt(1.0 / (2 * n_eff) + 1.0 / (2 * m_eff))
     qs = np.array([0.05, 0.25, 0.5, 0.75, 0.95])
     qa, qb = np.quantile(a, qs), np.quantile(b, qs)
     sa, sb = np.sort(a.ravel()), np.sort(b.ravel())
@@ -567,7 +662,7 @@ def _compare_statistically(name: str, a: Any, b: Any, notes: list[str]) -> Outpu
             )
         )
     )
-    ks_crit = 1.95 * math.sqrt((n + m) / (n * m))  # c(alpha=0.001)
+    ks_crit = 1.95 * math.sqrt((n_eff + m_eff) / (n_eff * m_eff))  # c(alpha=0.001)
     failures = []
     if abs(mean_a - mean_b) > mean_tol:
         failures.append(f"mean {mean_a:.6g} vs {mean_b:.6g} (tolerance {mean_tol:.3g})")
@@ -580,10 +675,66 @@ def _compare_statistically(name: str, a: Any, b: Any, notes: list[str]) -> Outpu
         f"random output compared by statistics: |d mean|={abs(mean_a - mean_b):.3g}, "
         f"|d std|={abs(std_a - std_b):.3g}, max quantile diff={max_q:.3g}, KS={ks:.3g}"
     )
+    if deff > 1.0:
+        summary += (
+            f"; correlated values ({why}): tolerances for an effective sample size of "
+            f"{n_eff:.0f} of {n} (design effect {deff:.3g})"
+        )
     notes = [*notes, summary]
     if failures:
         return OutputComparison(name, NOT_EQUAL, method, detail="; ".join(notes + failures))
     return OutputComparison(name, STATISTICAL, method, detail="; ".join(notes))
+
+
+#: Fewest blocks for estimating a design effect from block means (fewer: values taken as
+#: independent, the strictest reading).
+_MIN_BLOCKS = 64
+
+
+def _design_effect(a: Any, b: Any) -> tuple[float, str]:
+    """How many times the variance of a mean of `a` exceeds that of independent values
+    (1: independent), and in words what it was estimated from; never below 1.
+
+    Block means (batch means): `a` cut along each axis into blocks of about sqrt(length);
+    deff = block size x variance of the block means / variance of the values. Two estimates,
+    the smaller one kept:
+    - from the baseline `a` alone: the candidate cannot make its own check looser than the
+      baseline's own correlation allows; but a structure the values share across draws (an
+      image's shapes under the noise) varies between blocks too and would count as correlation;
+    - from the difference `a - b`: a structure both sides share cancels and only the two draws'
+      correlated noise is left; a candidate's wrong structure would not cancel, which is why
+      the baseline's estimate bounds it.
+    Raw draws (independent values) get about 1 from both: as strict as before."""
+    import numpy as np
+
+    if a.shape != b.shape or a.ndim == 0:
+        return 1.0, ""
+    edges = [max(1, math.isqrt(length)) for length in a.shape]
+    counts = [length // e for length, e in zip(a.shape, edges, strict=True)]
+    if math.prod(counts) < _MIN_BLOCKS:
+        return 1.0, ""
+    trimmed = tuple(slice(0, c * e) for c, e in zip(counts, edges, strict=True))
+    split = [d for c, e in zip(counts, edges, strict=True) for d in (c, e)]
+    inner = tuple(range(1, 2 * a.ndim, 2))
+    size = math.prod(edges)
+
+    blocks = math.prod(counts)
+    # independent values give 1 within about sqrt(2 / blocks) (the variance of a variance
+    # estimate): below 1 + 4 of those, the values are taken as independent
+    noise = 4.0 * math.sqrt(2.0 / blocks)
+
+    def deff(x: Any) -> float:
+        var = float(x.var())
+        if var == 0.0:
+            return 1.0
+        means = x[trimmed].reshape(split).mean(axis=inner)
+        found = size * float(means.var()) / var
+        return found if found > 1.0 + noise else 1.0
+
+    d_a = deff(np.asarray(a, dtype=np.float64))
+    d_ab = deff(np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64))
+    what = "the baseline's block means" if d_a <= d_ab else "the difference's block means"
+    return min(d_a, d_ab), f"estimated from {what}, blocks of {'x'.join(map(str, edges))}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -889,6 +1040,48 @@ def compare(
         )
 
 
+def _element(
+    name: str, a: Any, b: Any, rtol: float | None, atol: float | None, random: bool
+) -> OutputComparison:
+    """One element of a host container (a list, tuple, dict, object array, dataclass or
+    SimpleNamespace). Where it lives is part of it: a top-level name the residency plan keeps
+    on the device is a device array by design (the rewrite's later cells read it there, its
+    host boundaries copy it), but a device array inside a container the original filled with
+    NumPy arrays reaches host code as it is: `np.stack(feats)`, `pd.DataFrame(d)` or matplotlib
+    raise on it (CuPy refuses implicit copies to the host), so that is a difference, whatever
+    the values."""
+    host_a, host_b = to_host(a), to_host(b)
+    if (host_a is not a) != (host_b is not b):
+        where_a = _where(a, host_a) if host_a is not a else _describe(a)
+        where_b = _where(b, host_b) if host_b is not b else _describe(b)
+        if host_a is not a:
+            why = "code that read it on the device (CuPy) now gets a host value"
+        else:
+            why = (
+                "host code that reads it later (NumPy, pandas, matplotlib) refuses a device "
+                "value inside a container: CuPy does not copy to the host implicitly"
+            )
+        return OutputComparison(
+            name,
+            NOT_EQUAL,
+            "type",
+            detail=f"{name} is a {where_b} where the original has {where_a}: {why}",
+        )
+    return _compare(name, a, b, rtol, atol, random)
+
+
+def _where(x: Any, host: Any) -> str:
+    """A device value's kind in words, for `x` that `to_host` copied to `host`: `cupy.ndarray
+    (float32, shape (3,))` (the CuPy array's class, whatever module defines it), a 0-d one as
+    `0-d cupy.ndarray (float64)`, or its class for other libraries."""
+    np = sys.modules.get("numpy")
+    root = _type_root(x)
+    if root in ("cupy", "cupyx") and np is not None and isinstance(host, np.ndarray):
+        shape = f"0-d cupy.ndarray ({host.dtype})" if host.ndim == 0 else None
+        return shape or f"cupy.ndarray ({host.dtype}, shape {host.shape})"
+    return f"{_qualname(x)} (device)"
+
+
 def _compare(
     name: str, a: Any, b: Any, rtol: float | None, atol: float | None, random: bool
 ) -> OutputComparison:
@@ -922,7 +1115,7 @@ def _compare(
                 name, NOT_EQUAL, "length", detail=f"length {len(a)} vs {len(b)}"
             )
         pairs = enumerate(zip(a, b, strict=True))
-        parts = [_compare(f"{name}[{i}]", x, y, rtol, atol, random) for i, (x, y) in pairs]
+        parts = [_element(f"{name}[{i}]", x, y, rtol, atol, random) for i, (x, y) in pairs]
         return _combine(name, parts, "elementwise", _container_change(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
         if set(a) != set(b):
@@ -930,7 +1123,7 @@ def _compare(
             return OutputComparison(
                 name, NOT_EQUAL, "keys", detail=f"keys differ: {', '.join(missing)}"
             )
-        parts = [_compare(f"{name}[{k!r}]", a[k], b[k], rtol, atol, random) for k in a]
+        parts = [_element(f"{name}[{k!r}]", a[k], b[k], rtol, atol, random) for k in a]
         return _combine(name, parts, "by key", _container_change(a, b))
     if isinstance(a, _VALUE_TYPES) and isinstance(b, _VALUE_TYPES):
         if type(a) is not type(b):
@@ -944,7 +1137,7 @@ def _compare(
             return OutputComparison(
                 name, NOT_EQUAL, "fields", detail=f"fields differ: {', '.join(missing)}"
             )
-        parts = [_compare(f"{name}.{k}", fa[k], fb[k], rtol, atol, random) for k in fa]
+        parts = [_element(f"{name}.{k}", fa[k], fb[k], rtol, atol, random) for k in fa]
         return _combine(name, parts, "by field", None)
     if type(a) is not type(b) and not (dev_a or dev_b or _gpu_library(a) or _gpu_library(b)):
         # two host objects of different classes: whatever they hold, later code that reads
@@ -1271,7 +1464,11 @@ def _combine(
     detail = None
     if worst is not None:
         nested = worst.method in ("elementwise", "by key", "by field") and worst.detail
-        detail = worst.detail if nested else f"{worst.name}: {worst.detail or worst.status}"
+        # a detail that names its element already (`feats[1] is a cupy.ndarray where...`)
+        named = bool(worst.detail and worst.detail.startswith(f"{worst.name} "))
+        detail = (
+            worst.detail if nested or named else f"{worst.name}: {worst.detail or worst.status}"
+        )
     if container_differs:
         elements = {
             EQUAL: "elements equal",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from gpuoptimize.compare import compare
 from gpuoptimize.harness import run_ab
 
 
@@ -91,3 +92,167 @@ def test_a_float64_spectrum_keeps_float64s_tolerance() -> None:
     out = _outputs(_CENTROID, rounded, ns)
     assert out["centroid"].status == "not_equal", out["centroid"]
     assert out["feat"].status == "not_equal", out["feat"]
+
+
+# -- device values inside host containers -------------------------------------------------
+
+
+def test_a_device_array_inside_a_host_container_differs(cp) -> None:  # noqa: ANN001
+    # later host code (np.stack(feats['x']), pd.DataFrame, matplotlib) refuses a CuPy array in
+    # a list the original filled with NumPy arrays: the A/B says where it is
+    ns = {"np": np, "rows": np.arange(12.0).reshape(4, 3)}
+    baseline = "feats = {'x': [r * 2 for r in rows], 'n': len(rows)}"
+    candidate = (
+        "import cupy as cp\nfeats = {'x': [cp.asarray(r) * 2 for r in rows], 'n': len(rows)}"
+    )
+    r = run_ab(baseline, candidate, ns, budget_s=0.02, min_runs=2)
+    f = next(o for o in r.outputs if o.name == "feats")
+    assert f.status == "not_equal" and f.method == "by key", f
+    assert (
+        "feats['x'][0] is a cupy.ndarray (float64, shape (3,)) where the original has "
+        "numpy.ndarray (float64, shape (3,))" in (f.detail or "")
+    )
+    assert r.verdict == "not_equal"
+    # the same values as host arrays (the rewrite copied them back) are equal
+    back = "import cupy as cp\nfeats = {'x': [cp.asnumpy(cp.asarray(r) * 2) for r in rows], 'n': 4}"
+    r = run_ab(baseline, back, ns, budget_s=0.02, min_runs=2)
+    assert r.match_status == "equal", r.outputs
+
+
+def test_a_top_level_device_array_is_compared_after_its_copy(cp) -> None:  # noqa: ANN001
+    # a name the residency plan keeps on the device is a CuPy array by design: by its values
+    x = np.linspace(0, 1, 64)
+    assert compare("y", x, cp.asarray(x)).status == "equal"
+
+
+def test_device_values_in_tuples_object_arrays_and_records_differ(cp) -> None:  # noqa: ANN001
+    import types
+
+    x = np.linspace(0, 1, 8)
+    r = compare("t", (x, 1.0), (cp.asarray(x), 1.0))
+    assert r.status == "not_equal" and "t[0] is a cupy.ndarray" in r.detail
+    # a reduction's 0-d device array in a dict where the original has a NumPy scalar
+    r = compare("stats", {"mean": np.float64(0.5)}, {"mean": cp.asarray(x).mean()})
+    assert r.status == "not_equal"
+    assert (
+        "stats['mean'] is a 0-d cupy.ndarray (float64) where the original has numpy.float64 "
+        in (r.detail)
+    )
+    ragged = np.empty(2, dtype=object)
+    ragged[:] = [x, x[:3]]
+    dev = np.empty(2, dtype=object)
+    dev[:] = [x, cp.asarray(x[:3])]
+    r = compare("ragged", ragged, dev)
+    assert r.status == "not_equal" and "ragged[1] is a cupy.ndarray" in r.detail
+    rec = compare("rec", types.SimpleNamespace(v=x), types.SimpleNamespace(v=cp.asarray(x)))
+    assert rec.status == "not_equal" and "rec.v is a cupy.ndarray" in rec.detail
+    # the other way round: code that read it on the device gets a host array
+    r = compare("d", [cp.asarray(x)], [x])
+    assert r.status == "not_equal"
+    assert "d[0] is a numpy.ndarray (float64, shape (8,)) where the original has cupy" in r.detail
+
+
+# -- large object arrays ---------------------------------------------------------------------
+
+
+def _ragged(n: int) -> np.ndarray:
+    out = np.empty(n, dtype=object)
+    out[:] = [np.arange(i % 5 + 1, dtype=np.float64) + i for i in range(n)]
+    return out
+
+
+def test_a_large_object_array_of_numbers_is_compared_value_by_value() -> None:
+    # 20,000 Python floats (and strings): all compared by value, at float64's tolerance; the old
+    # `==` over the whole array could only say "unverified", and `==` is exact
+    a = np.array([float(i) for i in range(20_000)] + ["s"] * 10, dtype=object)
+    b = a.copy()
+    b[:20_000] = [float(i) * (1 + 1e-12) for i in range(20_000)]
+    r = compare("col", a, b)
+    assert r.status == "equal", r
+    assert "20010 elements: every element's class compared" in r.detail
+    b[12_345] = 12_345.5
+    r = compare("col", a, b)
+    assert r.status == "not_equal" and "first at index (12345,)" in r.detail, r
+    c = a.copy()
+    c[20_005] = "t"
+    r = compare("col", a, c)
+    assert r.status == "not_equal" and "first col[20005]" in r.detail, r
+    d = a.copy()
+    d[7] = np.float64(7.0)  # a NumPy scalar where the original has a Python float: NEP 50
+    r = compare("col", a, d)
+    assert r.status == "not_equal" and r.method == "type" and "col[7]" in r.detail, r
+
+
+def test_a_large_object_array_of_arrays_is_compared_by_a_stated_sample() -> None:
+    a = _ragged(30_000)
+    r = compare("chunks", a, _ragged(30_000))
+    # 10,000 of the 30,000 arrays compared, evenly spaced: all equal, the rest not seen
+    assert r.status == "unverified", r
+    assert "10000 of the 30000 others (evenly spaced, first and last included)" in r.detail
+    assert "the other 20000 not compared" in r.detail
+    b = _ragged(30_000)
+    b[-1] = b[-1] + 1.0  # the last element is always in the sample
+    r = compare("chunks", a, b)
+    assert r.status == "not_equal" and "chunks[29999]" in r.detail, r
+    b = _ragged(30_000)
+    b[2] = list(b[2])  # not in the sample, but every element's class is compared
+    r = compare("chunks", a, b)
+    assert r.status == "not_equal" and "chunks[2]" in r.detail, r
+    # a small one is compared element by element, as before
+    assert compare("chunks", _ragged(100), _ragged(100)).status == "equal"
+
+
+# -- values computed from random draws --------------------------------------------------------
+
+
+def _noise_image(seed: int, sigma: float = 0.15, smooth: float = 4.0, scale: float = 1.0):
+    """A disc under noise (i_denoise's X-ray projection in small), and that image smoothed:
+    two draws of it share the disc; their smoothed pixels are correlated with their
+    neighbours (an effective sample size about 1/200 of the pixel count)."""
+    from scipy import ndimage as ndi
+
+    yy, xx = np.mgrid[0:512, 0:512]
+    disc = ((xx - 256) ** 2 + (yy - 256) ** 2 < 170**2).astype(np.float64)
+    noisy = disc + np.random.default_rng(seed).normal(0, sigma, size=disc.shape)
+    return noisy, ndi.gaussian_filter(noisy, smooth) * scale
+
+
+def test_an_image_computed_from_noise_is_compared_at_its_effective_sample_size() -> None:
+    # two draws of a smoothed noise image: a KS test at the pixel count (262,144 values taken
+    # as independent) rejects them; at the effective sample size the statistics match
+    _, a = _noise_image(1)
+    _, b = _noise_image(2)
+    r = compare("den", a, b, random=True)
+    assert r.status == "statistical", r
+    assert "correlated values (estimated from the difference's block means" in r.detail
+    assert "effective sample size of" in r.detail
+
+
+def test_an_image_computed_from_noise_that_is_wrong_still_differs() -> None:
+    # each rewrite mistake a denoising cell can make still fails at the effective sample size:
+    # another filter width, an offset, a gain, too much noise (the raw draw fails as well)
+    noisy_a, a = _noise_image(1)
+    wider = compare("den", a, _noise_image(2, smooth=6.0)[1], random=True)
+    assert wider.status == "not_equal", wider
+    assert compare("den", a, _noise_image(2)[1] + 0.02, random=True).status == "not_equal"
+    assert compare("den", a, _noise_image(2, scale=1.03)[1], random=True).status == "not_equal"
+    noisy_b, b = _noise_image(2, sigma=0.3)
+    assert compare("den", a, b, random=True).status == "not_equal"
+    assert compare("noisy", noisy_a, noisy_b, random=True).status == "not_equal"
+
+
+def test_raw_draws_keep_the_independent_samples_test() -> None:
+    # independent values show no correlation: no design effect, and a 1% gain fails
+    a = np.random.default_rng(1).normal(size=(512, 512))
+    b = np.random.default_rng(2).normal(size=(512, 512))
+    r = compare("x", a, b, random=True)
+    assert r.status == "statistical" and "correlated" not in r.detail, r
+    assert compare("x", a, b * 1.02, random=True).status == "not_equal"
+    # a candidate whose values are correlated where the baseline's are not cannot loosen its
+    # own check: the baseline's estimate bounds it
+    from scipy import ndimage as ndi
+
+    smooth = ndi.gaussian_filter(b, 3.0)
+    smooth = smooth / smooth.std()
+    r = compare("x", a, smooth, random=True)
+    assert r.status == "not_equal" and "correlated" not in r.detail, r
