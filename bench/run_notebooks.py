@@ -647,13 +647,14 @@ def changed_cells(cells: dict[str, list[tuple[str, str]]]) -> list[int]:
 
 def implied_seconds(cells: list[dict[str, Any]], key: str) -> float | None:
     """The notebook's predicted seconds by the per-cell figure `key` (first_run_s,
-    session_s): each cell that has it counts it, every other cell its measured orig_s (the
-    rewrite leaves it on the host, or only converts), as do cells the rewrite did not change.
-    None without the original's times or any such figure."""
+    session_s): each cell the rewrite changed that has it counts it, every other cell its
+    measured orig_s (the rewrite leaves it on the host, or only converts). None without the
+    original's times or any such figure."""
     timed = [c for c in cells if "orig_s" in c]
-    figure = {c["cell"]: c["predicted"][key] for c in timed if key in c.get("predicted", {})}
     figure = {
-        k: v for k, v in figure.items() if k in {c["cell"] for c in timed if c.get("changed")}
+        c["cell"]: c["predicted"][key]
+        for c in timed
+        if c.get("changed") and key in c.get("predicted", {})
     }
     if not figure:
         return None
@@ -866,7 +867,8 @@ def bench_notebook(
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         speed = {}
         result.setdefault("notes", []).append(f"{name}.analyze.json not read: {exc!r}"[:200])
-    result["cells"] = _cells(cells, sides, dumped, speed, args)
+    random, random_cells = random_names(cells["orig"], cells["gpu"])
+    result["cells"] = _cells(cells, sides, dumped, (speed, random_cells), args)
     result["changed_cells"] = changed_cells(cells)
     result["fix_prediction"] = fix_prediction(args.fixed_dir / f"{name}.fix.log")
     orig, gpu = sides.get(dumped.get("orig", "")), sides.get(dumped.get("gpu", ""))
@@ -874,7 +876,6 @@ def bench_notebook(
     # the state of some cell in the middle, not the notebook's results
     finished = [s for s in (orig, gpu) if s and s["values"] is not None and not _stopped(s)]
     if len(finished) == 2 and "cell_mismatch" not in result:
-        random, _ = random_names(cells["orig"], cells["gpu"])
         values, notes = compare_values(
             orig["values"],  # type: ignore[index]
             gpu["values"],  # type: ignore[index]
@@ -893,14 +894,15 @@ def _cells(
     cells: dict[str, list[tuple[str, str]]],
     sides: dict[str, dict[str, Any]],
     dumped: dict[str, str],
-    speed: dict[int, dict[str, Any]],
+    facts: tuple[dict[int, dict[str, Any]], set[int]],
     args: argparse.Namespace,
 ) -> list[dict[str, Any]]:
     """Per code cell: each run's seconds and error, the rewrite's first source line, the
-    product's prediction, and how the compared runs' printed text differs."""
+    product's prediction, and how the compared runs' printed text differs. `facts`: the
+    predictions by cell, and the cells that read random-stream values."""
     from gpuoptimize import _cell
 
-    _, random_cells = random_names(cells["orig"], cells["gpu"])
+    speed, random_cells = facts
     per_cell: dict[int, dict[str, Any]] = {}
     for run, side in sides.items():
         for r in side["cells"]:
