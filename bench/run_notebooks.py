@@ -529,9 +529,15 @@ def compare_text(a: str, b: str, random: bool, clocks: bool = False) -> tuple[st
 _REFUSED_AT = re.compile(r"\bpredicted (\d+(?:\.\d+)?)x")
 
 
+#: How a suggestion's reason starts when the analysis had no array sizes for the cell (data
+#: read from files it cannot size statically): its predicted_speedup is then a placeholder 1.
+_NO_SIZES = "array sizes unknown"
+
+
 def predictions(analyze_json: Path) -> dict[int, dict[str, Any]]:
     """Cell index -> what `gpuoptimize analyze --format json` predicted for it: the best
-    suggestion's speedup and rule, with its optional figures (PREDICTED_EXTRA); or, where the
+    priced suggestion's speedup and rule, with its optional figures (PREDICTED_EXTRA); where
+    every suggestion lacked array sizes, `unknown` (their 1x is no prediction); or, where the
     cell was only refused, the speedup a refusal names (`refused`: the rewrite leaves such a
     cell on the host). Empty without the file (a rewrite made by hand, or
     bench/notebooks_fix.sh not run); ValueError when it is not the analysis's JSON."""
@@ -540,11 +546,16 @@ def predictions(analyze_json: Path) -> dict[int, dict[str, Any]]:
     found: dict[int, dict[str, Any]] = {}
     for f in json.loads(analyze_json.read_text()).get("files", []):
         for c in f.get("cells", []):
+            priced = [s for s in c.get("suggestions", []) if _number(s.get("predicted_speedup"))]
+            unknown = [s for s in priced if str(s.get("reason", "")).startswith(_NO_SIZES)]
             best = max(
-                (s for s in c.get("suggestions", []) if _number(s.get("predicted_speedup"))),
+                (s for s in priced if s not in unknown),
                 key=lambda s: s["predicted_speedup"],
                 default=None,
             )
+            if best is None and unknown:
+                found[c["index"]] = {"unknown": True, "rule": unknown[0].get("rule")}
+                continue
             if best is not None:
                 found[c["index"]] = {
                     "speedup": best["predicted_speedup"],
@@ -607,7 +618,8 @@ def fix_prediction(fix_log: Path) -> dict[str, Any] | None:
     over the cells its rewrite moves to the GPU: `text` as printed, `pays`, and the seconds it
     names where found: cpu_s (those cells on the CPU), session_s (on the GPU in a fresh process,
     kernel cache filled), first_run_s (session_s plus the compiles of a machine's first run),
-    rerun_s (re-run in the same process). None when the log has no such line (an older CLI)."""
+    rerun_s (re-run in the same process), unpriced (GPU cells it could not size, not counted).
+    None when the log has no such line (an older CLI)."""
     if not fix_log.exists():
         return None
     line = next(
@@ -632,6 +644,9 @@ def fix_prediction(fix_log: Path) -> dict[str, Any] | None:
     found = re.search(rf"first run adds ~{_DURATION} of kernel compiles", line)
     if found and "session_s" in out:
         out["first_run_s"] = out["session_s"] + _duration_s(found.group(1))
+    found = re.search(r"cells? ([\d, ]+) not counted", line)
+    if found:
+        out["unpriced"] = [int(x) for x in found.group(1).split(",")]
     return out
 
 
@@ -959,7 +974,10 @@ def _summary(r: dict[str, Any]) -> dict[str, str]:
     both = [c for c in cells if "cold_s" in c and "warm_s" in c]
     row["compile s"] = f"{sum(c['cold_s'] - c['warm_s'] for c in both):.2f}" if both else "-"
     implied = implied_speedup(cells)
-    row["pred x"] = "-" if implied is None else f"{implied:.1f}x"
+    unknown = sum(1 for c in cells if c.get("changed") and c.get("predicted", {}).get("unknown"))
+    row["pred x"] = ("-" if implied is None else f"{implied:.1f}x") + (
+        f" ({unknown} ?)" if unknown else ""
+    )
     for col, key in (("pred warm s", "session_s"), ("pred cold s", "first_run_s")):
         s = implied_seconds(cells, key)
         row[col] = "-" if s is None else f"{s:.2f}"
@@ -1068,13 +1086,16 @@ def _fix_rows(results: list[dict[str, Any]]) -> list[dict[str, str]]:
                 "warm x": "-" if not orig or not warm else f"{orig / warm:.2f}x",
                 "pred x": (f"{f['cpu_s'] / f['session_s']:.2f}x" if f.get("session_s") else "-"),
                 "pays": "yes" if f["pays"] else "no",
+                "unpriced cells": ",".join(map(str, f.get("unpriced", []))) or "-",
             }
         )
     return rows
 
 
 def _predicted_speedup(p: dict[str, Any]) -> str:
-    """A cell's predicted speedup; in brackets when a refusal named it."""
+    """A cell's predicted speedup; in brackets when a refusal named it, ? when unsized."""
+    if p.get("unknown"):
+        return "?"
     if "speedup" not in p:
         return "-"
     return f"({p['speedup']:g}x)" if p.get("refused") else f"{p['speedup']:g}x"
@@ -1121,7 +1142,8 @@ def table(results: list[dict[str, Any]]) -> str:
         "cache cold filled (every later session); warm x = orig / gpu warm, cold x = orig / gpu "
         "cold, over the cells both runs timed (* partial); compile s = cold - warm summed over "
         "the cells; pred x: the speedup the per-cell predictions imply for the measured "
-        "original (predicted cells at orig / predicted, the others unchanged); pred warm s, "
+        "original (predicted cells at orig / predicted, the others unchanged; (k ?): k changed "
+        "cells without a figure, array sizes unknown); pred warm s, "
         "pred cold s: the per-cell predicted fresh-session and first-run seconds where the "
         "analysis gives them, the other cells at their orig time"
     )
@@ -1132,7 +1154,8 @@ def table(results: list[dict[str, Any]]) -> str:
         text.append(
             "changed: the rewrite changed the cell's source; pred x: the analysis's best "
             "predicted speedup for the cell on its own (the whole-notebook plan may still leave "
-            "it on the host: then not changed); (in brackets): the figure a refusal names"
+            "it on the host: then not changed); (in brackets): the figure a refusal names; ?: "
+            "no figure, the analysis had no array sizes (data read from files)"
         )
     fix_rows = _fix_rows(results)
     if fix_rows:

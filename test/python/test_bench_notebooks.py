@@ -305,11 +305,43 @@ def test_fix_whole_notebook_figure_is_read_from_its_log(tmp_path: pathlib.Path) 
         "cells' work is not faster on the GPU by enough; the cells it moves to the GPU take "
         "~1.28 s on the CPU and ~2 min 5 s on the GPU per session (import cupy ~700 ms, first "
         "uses of libraries and kernels ~30 ms included; 161 µs re-run in the same session), "
-        "0.01x; this machine's first run adds ~2.07 s of kernel compiles (then kept)\n"
+        "0.01x; this machine's first run adds ~2.07 s of kernel compiles (then kept); "
+        "cells 6, 12 not counted (array sizes unknown)\n"
     )
     f = run_notebooks.fix_prediction(log)
     assert f is not None and not f["pays"] and f["text"].startswith("warning: the whole")
     assert (f["cpu_s"], f["session_s"]) == (1.28, 125.0)
     assert f["rerun_s"] == pytest.approx(161e-6) and f["first_run_s"] == pytest.approx(127.07)
+    assert f["unpriced"] == [6, 12]
     log.write_text("nb.gpu.ipynb: 3 change(s) from nb.ipynb\n")
     assert run_notebooks.fix_prediction(log) is None
+
+
+def test_a_suggestion_without_array_sizes_is_no_prediction(tmp_path: pathlib.Path) -> None:
+    """The analysis gives 1x when it could not size a cell's arrays (data read from files):
+    shown as ?, and left out of the notebook's implied figure; a priced suggestion of the
+    same cell is used instead."""
+    unsized = {"rule": "GPU102", "predicted_speedup": 1, "reason": "array sizes unknown: run it"}
+    priced = {"rule": "GPU101", "predicted_speedup": 0.8, "reason": "1.2 MB: launches"}
+    analysis = {
+        "files": [
+            {
+                "cells": [
+                    {"index": 1, "suggestions": [unsized]},
+                    {"index": 2, "suggestions": [unsized, priced]},
+                ]
+            }
+        ]
+    }
+    path = tmp_path / "nb.analyze.json"
+    path.write_text(json.dumps(analysis))
+    got = run_notebooks.predictions(path)
+    assert got == {1: {"unknown": True, "rule": "GPU102"}, 2: {"speedup": 0.8, "rule": "GPU101"}}
+    cells = [
+        {"cell": 1, "changed": True, "orig_s": 1.0, "predicted": got[1]},
+        {"cell": 2, "changed": True, "orig_s": 0.8, "predicted": got[2]},
+    ]
+    assert run_notebooks.implied_speedup(cells) == pytest.approx(1.8 / 2.0)
+    r = {"name": "nb", "runs": {}, "cells": cells}
+    assert run_notebooks._summary(r)["pred x"] == "0.9x (1 ?)"
+    assert [row["pred x"] for row in run_notebooks._cell_rows([r])] == ["?", "0.8x"]
