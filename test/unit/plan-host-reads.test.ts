@@ -183,7 +183,9 @@ describe('residency plan: host code reading resident arrays', () => {
         'for k in range(5):\n    z[k] = 0.0',
         't = z[::4] + 1.0',
         'for k in range(5):\n    z[k] = 1.0',
-        'u = np.exp(z) * np.cos(x) + np.sin(z)'
+        'u = np.exp(z) * np.cos(x) + np.sin(z)',
+        // rng drawn from again: its stream stays NumPy's, so cell 1 draws x and y on the host
+        'print(rng.random())'
       )
     );
     // cell 4 would move z (32 MB) in for a pass over a quarter of it, and cell 5 bring it back

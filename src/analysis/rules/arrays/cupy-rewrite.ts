@@ -44,6 +44,7 @@ import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupC
 import { functionRuns } from './function-runs';
 import { iterateStructureRefusals, morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
+import { startsOverNext, updatedInPlaceAfter } from './rebinds';
 import { isNormMethod, normRewrite } from './scipy-norm';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
 
@@ -171,7 +172,8 @@ const SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
 const CALL = ['call'];
 const INTERPOLATION = ['interpolation'];
 const IDENTIFIER = ['identifier'];
-const FOR_STATEMENT = ['for_statement'];
+/** A `for` loop and a comprehension's `for` clause: Python iterating over something. */
+const PYTHON_ITERATION = ['for_statement', 'for_in_clause'];
 const LOOPS = ['for_statement', 'while_statement'];
 const ASSIGNMENTS = ['assignment', 'augmented_assignment'];
 const BINARY_OR_CALL = ['binary_operator', 'call'];
@@ -667,13 +669,13 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const generators = generatorCalls(root, model, cell, [...localArrays, ...arrayInputs, ...residentInputs], new Set(residentInputs), refs, cp);
   randomCalls += generators.draws;
   refusals.push(...generators.refusals);
-  const { rangeRewrites, hostRngCalls, hostCopies: hostDrawCopies } = generators;
+  const { rangeRewrites, hostRngCalls, hostCopies: hostDrawCopies, seeded } = generators;
   refusals.push(...movedGeneratorRefusals(root, refs, model, cell));
 
   // Draws cast to float32/float64 (`np.random.rand(n).astype(np.float32)`): generated in that
   // dtype on the device (cuRAND fills float32 directly: half the bytes, no cast pass).
   const castRewrites = castDraws(root, model, cell, cp);
-  const normalRewrites = rangeRewrites.length;
+  const normalRewrites = rangeRewrites.length - seeded.filter(d => !d.normal).length;
   rangeRewrites.push(...castRewrites);
 
   // 3. Loops: element-by-element loops and recurrences belong to kernels, not to CuPy calls,
@@ -704,6 +706,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     takenHere.add(name);
     return name;
   };
+  seeded.forEach(d => claim(d.device));
   const nanQuantileName = nanQuantileRefs.length > 0 ? claim(freshName(NAN_QUANTILE_BASE_NAME, used)) : null;
   nanQuantileRefs.forEach(r => (r.replacement = nanQuantileName!));
 
@@ -824,6 +827,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   if (normalRewrites > 0) {
     notes.push('`rng.normal(loc, scale, size)` became `loc + scale * rng.standard_normal(size)`: CuPy\'s Generator has no `normal`; the distribution is the same.');
   }
+  for (const { rng, device } of new Map(seeded.map(d => [d.rng, d])).values()) {
+    notes.push(
+      `\`${rng}\` is a NumPy Generator made in another cell and read by no later cell: its draws here are made on the device by \`${device}\`, a CuPy Generator seeded from it, so they never cross PCIe and a rerun of the notebook draws the same numbers; \`${rng}\` itself moves on by one integer instead of by the draws.`
+    );
+  }
   // a set-up loop's array, filled on the host: copied to the device once, after the loop
   for (const setup of setups) {
     edits.push(insert(setup.loop.endIndex, `\n${setup.name} = ${cp}.asarray(${setup.name})`));
@@ -939,7 +947,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     if (plan || leftAsWritten(name, cell, model)) {
       continue;
     }
-    if (model.readersAfter(name, cell).length > 0) {
+    // (a value the next cell using the name replaces at once, `q = q0.copy()`, is read by none)
+    if (model.readersAfter(name, cell).length > 0 && !startsOverNext(name, cell, model)) {
       bringBack.push(name);
     } else {
       leftOnDevice.push(name);
@@ -1163,6 +1172,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // prologue: import and transfers, after the cell's leading imports/comments
   const prologueAt = prologueOffset(root, cell.source);
   const prologue = prologueLines(root, model, cell, cp, importLine, imports, transfers, sliced, new Set(untypedOperands));
+  prologue.push(...seededGeneratorLines(seeded, cp));
   const hoist = plan?.hoisted !== undefined;
   if (fused.definitions.length > 0 && !hoist) {
     // a blank line separates the definitions from imports/transfers above them
@@ -1518,9 +1528,22 @@ function generatorCalls(
   resident: ReadonlySet<string>,
   refs: readonly LibraryRef[],
   cp: string
-): { draws: number; refusals: string[]; rangeRewrites: TextEdit[]; hostRngCalls: SyntaxNode[]; hostCopies: Map<number, SyntaxNode> } {
+): { draws: number; refusals: string[]; rangeRewrites: TextEdit[]; hostRngCalls: SyntaxNode[]; hostCopies: Map<number, SyntaxNode>; seeded: { rng: string; device: string; normal: boolean }[] } {
   const assignments = cell.facts!.assignments;
-  const out = { draws: 0, refusals: [] as string[], rangeRewrites: [] as TextEdit[], hostRngCalls: [] as SyntaxNode[], hostCopies: new Map<number, SyntaxNode>() };
+  const out = {
+    draws: 0,
+    refusals: [] as string[],
+    rangeRewrites: [] as TextEdit[],
+    hostRngCalls: [] as SyntaxNode[],
+    hostCopies: new Map<number, SyntaxNode>(),
+    /**
+     * Draws of host Generators made on the device (deviceDrawFrom), each also in rangeRewrites,
+     * with the name of the CuPy Generator that draws them (one per host Generator and cell).
+     */
+    seeded: [] as { rng: string; device: string; normal: boolean }[]
+  };
+  /** Host Generators (by name) whose draws here may move to the device (movableHostGenerator). */
+  const movable = new Map<string, boolean>();
   walkTypes(root, CALL, n => {
     const fn = field(n, 'function');
     const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
@@ -1580,13 +1603,76 @@ function generatorCalls(
           `\`${obj.text}.${method}(...)\` calls a NumPy Generator made in another cell on \`${arrayArg}\`, which this cell ${where} (NumPy's Generator takes no CuPy array): rewrite the cell that makes \`${obj.text}\` first, or keep this cell on the host`
         );
       } else if (n.parent?.type !== 'expression_statement') {
-        out.hostRngCalls.push(n);
-        out.hostCopies.set(n.id, hostDrawCopyPoint(n, model, cell, new Set(onDevice), refs));
+        const name = out.seeded.find(d => d.rng === obj.text)?.device ?? freshName(`${obj.text}_gpu`, x => takenInNotebook(x, model));
+        const device = deviceDrawFrom(n, obj.text, name, method, model, cell, movable);
+        if (device) {
+          out.draws += 1;
+          out.rangeRewrites.push(device);
+          out.seeded.push({ rng: obj.text, device: name, normal: method === 'normal' });
+        } else {
+          out.hostRngCalls.push(n);
+          out.hostCopies.set(n.id, hostDrawCopyPoint(n, model, cell, new Set(onDevice), refs));
+        }
       }
     }
     return true;
   });
   return out;
+}
+
+/**
+ * A draw from a NumPy Generator made in another cell, drawn on the device instead:
+ * `rng.standard_normal(size)` -> `rng_gpu.standard_normal(size)` (`normal` through
+ * standard_normal), `device` the CuPy Generator the cell's prologue seeds from the host one
+ * (`rng_gpu = cp.random.default_rng(int(rng.integers(2**63)))`, seededGeneratorLines), so a rerun of
+ * the notebook draws the same numbers again and the draw never crosses PCIe. Its numbers are
+ * not NumPy's (cuRAND's stream; the same distribution), as for a Generator made in the cell, and
+ * the host Generator moves on by one integer, not by the draw: so only where no later cell reads
+ * the Generator (its later draws stay NumPy's, bit for bit) and every use of it in this cell is
+ * such a draw (movableHostGenerator). Null: the draw stays on the host and is copied over.
+ */
+function deviceDrawFrom(call: SyntaxNode, rng: string, device: string, method: string, model: NotebookModel, cell: CellModel, movable: Map<string, boolean>): TextEdit | null {
+  if (!movable.has(rng)) {
+    movable.set(rng, movableHostGenerator(rng, model, cell));
+  }
+  // (a draw of one number, `rng.random()`, stays NumPy's: nothing to gain on the device)
+  if (!movable.get(rng) || callArguments(call).keywords.has('out') || model.inferValue(call, cell).kind !== 'ndarray') {
+    return null;
+  }
+  if (method === 'normal') {
+    return normalViaStandardNormal(call, device, model);
+  }
+  const obj = field(field(call, 'function')!, 'object')!;
+  return CUPY_GENERATOR_METHODS.has(method) ? replace(obj.startIndex, obj.endIndex, device) : null;
+}
+
+/** The prologue lines that make the CuPy Generators of `seeded` (deviceDrawFrom), one per host Generator. */
+function seededGeneratorLines(seeded: readonly { rng: string; device: string }[], cp: string): string[] {
+  return [...new Map(seeded.map(d => [d.device, d.rng]))].map(([device, rng]) => `${device} = ${cp}.random.default_rng(int(${rng}.integers(2**63)))`);
+}
+
+/**
+ * May the draws of `rng`, a Generator made in another cell, move to the device (deviceDrawFrom)?
+ * Yes where it was made by `np.random.default_rng(...)` or `np.random.Generator(...)` (not a
+ * RandomState: the seed is drawn with `integers`), no later cell reads it, and every use of it in
+ * this cell is a draw whose value the cell uses (`rng.standard_normal(n)`, not handed on, not on
+ * a line of its own), of a method CuPy's Generator has (or `normal`), with no `out=` (a host array).
+ */
+function movableHostGenerator(rng: string, model: NotebookModel, cell: CellModel): boolean {
+  const made = model.lastWriterBefore(rng, cell)?.facts?.assignments.filter(a => a.name === rng) ?? [];
+  const generator = (a: { value: SyntaxNode | null }): boolean => {
+    const fn = a.value?.type === 'call' ? field(a.value, 'function') : null;
+    return !!fn && /^numpy\.random\.(default_rng|Generator)$/.test(model.qualifiedName(fn) ?? '');
+  };
+  if (made.length === 0 || !made.every(generator) || model.readersAfter(rng, cell).length > 0 || !cell.tree) {
+    return false;
+  }
+  return globalReferences(cell.tree.rootNode, rng).every(r => {
+    const attribute = r.parent?.type === 'attribute' && field(r.parent, 'object')?.id === r.id ? r.parent : null;
+    const call = attribute?.parent?.type === 'call' && field(attribute.parent, 'function')?.id === attribute.id ? attribute.parent : null;
+    const method = attribute ? field(attribute, 'attribute')?.text ?? '' : '';
+    return !!call && call.parent?.type !== 'expression_statement' && (CUPY_GENERATOR_METHODS.has(method) || method === 'normal') && !callArguments(call).keywords.has('out');
+  });
 }
 
 /**
@@ -2059,8 +2145,10 @@ function hostCopyEdits(
       out.copiedBytes.push(v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0);
     }
   }
-  // iterating over a device array in Python: one small copy per element; iterate on the host
-  walkTypes(root, FOR_STATEMENT, n => {
+  // iterating over a device array in Python (a loop, a comprehension's clause): one small copy
+  // per element, and each item a 0-d device array where NumPy gives a host scalar (a slice bound
+  // `x[:, lag:]` then waits for the device); iterate on the host
+  walkTypes(root, PYTHON_ITERATION, n => {
     const right = field(n, 'right');
     if (right && mentions(right, names.localDevice) && model.inferValue(right, cell).kind === 'ndarray') {
       out.edits.push(insert(right.startIndex, `${cp}.asnumpy(`), insert(right.endIndex, ')'));

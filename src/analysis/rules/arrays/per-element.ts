@@ -150,16 +150,22 @@ export function perElementPython(root: SyntaxNode, model: NotebookModel, cell: C
     return k === 'ndarray';
   };
   /**
-   * How many items iterating over `n` yields, as far as the model knows its shape: the length of
-   * its first dimension (`elements`: all its elements, `a.flat`), or null (not an array, or a
-   * shape not known).
+   * How many items iterating over `n` yields at most, as far as the model knows its shape: the
+   * length of its first dimension (`elements`: all its elements, `a.flat`), or null (not an
+   * array, or neither shape nor size known). Where the model knows only a bound on the size (the
+   * `np.unique` of 30 values: at most 30), that bound bounds the items too: no axis is longer
+   * than the size of a non-empty array.
    */
   const arrayCount = (n: SyntaxNode, elements = false): number | null => {
     const v = model.inferValue(n, cell);
-    if (v.kind !== 'ndarray' || !v.shape || v.approx || v.shape.length === 0) {
+    if (v.kind !== 'ndarray' || v.shape?.length === 0) {
       return null;
     }
-    return elements ? shapeSize(v.shape) ?? null : v.shape[0];
+    if (v.shape && !v.approx) {
+      return elements ? shapeSize(v.shape) ?? null : v.shape[0];
+    }
+    // (a size of 0 says nothing about the first dimension: shape (5, 0))
+    return v.size !== undefined && v.size > 0 ? v.size : null;
   };
   /**
    * The items of an iterable whose items are an array's elements (or rows): `count` how many (an
