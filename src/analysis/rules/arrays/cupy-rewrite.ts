@@ -2168,7 +2168,7 @@ function sharedBringBackRefusals(root: SyntaxNode, model: NotebookModel, cell: C
   for (const name of names) {
     const escapes = globalReferences(root, name).map(r => escapingUse(r, model)).filter(e => e !== null);
     const holders = [name, ...escapes.flatMap(e => (e.named ? e.holders : []))];
-    if (escapes.length > 0 && updatedInPlaceFrom(holders, cell.index + 1, model)) {
+    if (escapes.length > 0 && updatedInPlaceAfter(holders, cell, model)) {
       const e = escapes[0];
       const holder = e.holders[0];
       const how =
