@@ -25,6 +25,9 @@ const setup = [
   'row = rng.random(5000)'
 ].join('\n');
 
+/** A third cell that draws from rng again, so the target cell's draws stay NumPy's (host draws copied over). */
+const LATER_DRAW = 'print(w.mean(), rng.random())';
+
 /** The GPU103 suggestion for the target cell (cell 1), with `later` as a third cell. */
 function suggestion(target: string, later = 'print(w.mean())') {
   const result = analyzeNotebook(cellsOf(setup, target, later));
@@ -76,7 +79,8 @@ describe('statements grouped into one kernel', () => {
   });
 
   it("draws a later statement's random input before the kernel runs (a generator reads no result)", () => {
-    const c = suggestion('y = np.sqrt(x)\nw = y * 2.0 + rng.random(20_000_000)')!.gpu103!.candidate;
+    // (a later cell draws from rng again: its stream stays NumPy's, its draws on the host)
+    const c = suggestion('y = np.sqrt(x)\nw = y * 2.0 + rng.random(20_000_000)', LATER_DRAW)!.gpu103!.candidate;
     expect(c).toContain("'const double y = sqrt(x); w = y * 2.0 + arg1'");
     // the host generator's draw is copied in whole, also where it ends the statement
     expect(c).toContain('\nw = w_kernel(x_gpu, cp.asarray(rng.random(20_000_000)))\n');
@@ -88,7 +92,7 @@ describe('statements grouped into one kernel', () => {
       ['w = rng.random(20_000_000) * np.sqrt(x) * 2.0', 'w_kernel(cp.asarray(rng.random(20_000_000)), x_gpu)'],
       ['w = np.sqrt(x) * rng.random(20_000_000) + 2.0', 'w_kernel(x_gpu, cp.asarray(rng.random(20_000_000)))']
     ]) {
-      expect(suggestion(target).gpu103!.candidate).toContain(`\nw = ${call}\n`);
+      expect(suggestion(target, LATER_DRAW).gpu103!.candidate).toContain(`\nw = ${call}\n`);
     }
   });
 
