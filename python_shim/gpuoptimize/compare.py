@@ -21,14 +21,19 @@ changed and why later cells see it) when the candidate changes
 - a container's type (list -> tuple, dict -> OrderedDict), a frame's kind, a sparse
   matrix's class or format (csr_matrix -> csr_array: `*` is a matrix product for one, an
   elementwise product for the other).
-Where the data lives is not a type change: a CuPy array is compared with a NumPy array by
+Where a name's value lives is not a type change: a CuPy array is compared with a NumPy array by
 dtype, shape and values, and a CuPy 0-d array (what CuPy's reductions return: a device has
 no scalars) with a NumPy scalar of the same dtype is compared by value, the detail saying so
 (NumPy promotes 0-d arrays and NumPy scalars alike, and the residency plan converts at host
-boundaries). Sparse matrices (SciPy, or cupyx copied to the host) are compared by class,
-shape, dtype, nnz and their index arrays exactly, then data with the tolerances: a matrix
-whose duplicates were summed (or whose indices were sorted) is not_equal even where every
-product with it agrees, and the detail says it is the same matrix stored differently.
+boundaries). Inside a host container (a list, tuple, dict, object array, dataclass) it is one:
+a device value where the original holds a host one is "not_equal", method "type", naming the
+element (`feats['x'][0] is a cupy.ndarray ... where the original has numpy.ndarray ...`), since
+host code that reads the container later gets it as it is and refuses it.
+
+Sparse matrices (SciPy, or cupyx copied to the host) are compared by class, shape, dtype, nnz
+and their index arrays exactly, then data with the tolerances: a matrix whose duplicates were
+summed (or whose indices were sorted) is not_equal even where every product with it agrees,
+and the detail says it is the same matrix stored differently.
 
 Plain Python: numpy and pandas are imported only when a value needs them.
 """
@@ -448,12 +453,15 @@ def _compare_objects(
 
 def _plain_values(cls: type, xa: Any, xb: Any) -> tuple[Any, Any] | None:
     """Elements of one class `cls` from two object arrays as two arrays their values compare
-    in: a NumPy scalar's dtype, float64/complex128 for Python floats and complexes, int64 for
+    in: a NumPy number's dtype, float64/complex128 for Python floats and complexes, int64 for
     Python ints that fit, bool for bools, and the objects themselves for plain values whose
-    `==` is value equality (str, None, dates...: compared exactly). None for anything else."""
+    `==` is value equality (str, None, dates, np.str_...: compared exactly). None for anything
+    else."""
     import numpy as np
 
     if issubclass(cls, np.generic):
+        if np.dtype(cls).kind not in "biufc":
+            return xa, xb  # np.str_, np.datetime64...: exactly, as objects
         return xa.astype(np.dtype(cls)), xb.astype(np.dtype(cls))
     py = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}.get(cls)
     try:
