@@ -424,7 +424,7 @@ def _compare_objects(
         label = f"{name}[<{cls.__name__} elements>]"
         if xa.dtype.kind == "O":
             # str, None, dates, ints beyond int64...: `==` is their value equality
-            bad = [k for k, (x, y) in enumerate(zip(xa, xb, strict=True)) if not x == y]
+            bad = [j for j, (x, y) in enumerate(zip(xa, xb, strict=True)) if not x == y]
             detail = f"{len(bad)} differ, first {at(int(where[bad[0]]))}" if bad else None
             parts.append(OutputComparison(label, NOT_EQUAL if bad else EQUAL, "==", detail=detail))
             continue
