@@ -44,6 +44,7 @@ import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupC
 import { functionRuns } from './function-runs';
 import { iterateStructureRefusals, morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
+import { integerOfTranscendental, smallHostArrays } from './small-host-arrays';
 import { startsOverNext, updatedInPlaceAfter } from './rebinds';
 import { isNormMethod, normRewrite } from './scipy-norm';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
@@ -426,8 +427,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // 1. NumPy / SciPy references
   const refs = libraryRefs(root, model, cp);
 
-  // what is built only for a host consumer stays on the host
-  const hostOnly = refs.length > 0 ? hostOnlyExpressions(root, model, cell) : [];
+  // what is built only for a host consumer stays on the host, and so do small arrays made from
+  // numbers that host code walks or that meet device data only where copied in (small-host-arrays.ts)
+  const smallHost = refs.length > 0 ? smallHostArrays(root, model, cell, globalReferences, c => isHostConsumerCall(c, model, cell, new Set())) : [];
+  const hostOnly = refs.length > 0 ? [...hostOnlyExpressions(root, model, cell), ...smallHost.map(s => s.value)] : [];
   if (hostOnly.length > 0) {
     for (const r of refs) {
       if (r.action === 'cupy' && hostOnly.some(e => isInside(r.node, e))) {
@@ -741,6 +744,28 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   if (uploads.uploaded.length > 0) {
     notes.push(
       `Arrays made from pandas data (\`.to_numpy()\`, \`.values\`, NumPy's functions of columns that give arrays) or by an estimator (\`.predict(...)\`) are NumPy arrays on the host, which CuPy's operators and functions do not take: each is copied to the device once, where it meets device work (\`${cp}.asarray(...)\`); a NumPy ufunc of such arrays runs on the device on the copies.`
+    );
+  }
+
+  // small host arrays meeting device work are copied in there (`cp.asarray(lags) * dt_b`): a few
+  // hundred bytes each, where making them on the device would launch kernels for them and, for
+  // integers from a transcendental function, could change them (small-host-arrays.ts)
+  const onDevice = (e: SyntaxNode): boolean => mentions(e, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, e));
+  const smallCopies = smallHost.flatMap(s => s.meetings).filter(m => {
+    if (m.kind !== 'call') {
+      return onDevice(m.partner);
+    }
+    const fn = field(m.partner, 'function');
+    return (!!fn && refs.some(r => r.action === 'cupy' && isInside(r.node, fn))) || kids(field(m.partner, 'arguments') ?? m.partner).some(a => mentions(a, deviceNames));
+  });
+  for (const m of smallCopies) {
+    edits.push(replace(m.use.startIndex, m.use.endIndex, `${cp}.asarray(${m.use.text})`));
+  }
+  const rounded = smallHost.filter(s => integerOfTranscendental(s.value, model));
+  if (rounded.length > 0) {
+    const copied = smallCopies.length > 0 ? `, copied to the device where it meets device data (\`${cp}.asarray(...)\`)` : '';
+    notes.push(
+      `\`${rounded[0].name}\` (integers made from numbers through a transcendental function) stays NumPy's on the host${copied}: the device's pow, exp or log may differ from NumPy's in the last bit, and a last-bit difference across an integer changes the integer (an index, a lag) and everything computed at it.`
     );
   }
 
@@ -3189,32 +3214,14 @@ function hostOnlyExpressions(root: SyntaxNode, model: NotebookModel, cell: CellM
   // over one): made on the device, each item would be a 0-d device array, and every call taking
   // it as a host parameter (a cupyx filter's sigma, a Python `if`) would wait for the GPU; kept
   // NumPy, its items are host scalars (small by construction: at most SMALL_ITERATIONS items)
-  // (or bound to a name first, `sigmas = np.linspace(...)`, that only such loops read in this
-  // cell: a later cell reading it gets the host array, copied in where device work needs it, 48
-  // bytes for six float64s, not a device array brought back for every loop)
-  const loopIterables: SyntaxNode[] = [];
+  // (one bound to a name first, `sigmas = np.linspace(...)`, is small-host-arrays.ts's)
   walkTypes(root, ['for_statement', 'for_in_clause'], n => {
     const right = field(n, 'right');
     if (right && !readsArray(right) && isSmallHostParameterArray(right, model, cell)) {
       out.push(right);
-    } else if (right) {
-      loopIterables.push(unparen(right));
     }
     return true;
   });
-  for (const name of new Set(loopIterables.filter(r => r.type === 'identifier').map(r => r.text))) {
-    const binds = cell.facts!.assignments.filter(a => a.name === name);
-    const value = binds.length === 1 && !binds[0].augmented && !binds[0].nested ? binds[0].value : null;
-    const iterated = (r: SyntaxNode): boolean => loopIterables.some(l => l.id === r.id) || (!!value?.parent && isInside(r, field(value.parent, 'left') ?? value));
-    if (
-      value &&
-      !readsArray(value) &&
-      isSmallHostParameterArray(value, model, cell) &&
-      globalReferences(root, name).every(iterated)
-    ) {
-      out.push(value);
-    }
-  }
   // a container the cell binds (`d = {"x": np.random.rand(n)}`) hands its elements to later
   // cells, which no copy back reaches: elements that read no array are made on the host
   walkTypes(root, ASSIGNMENTS, n => {

@@ -1,0 +1,281 @@
+/**
+ * Small arrays made from constants, kept NumPy's on the host.
+ *
+ * A cell often makes a few parameters or indices from numbers alone and walks them with a host
+ * loop, indexes with them or fits against them:
+ *
+ *     lags = np.unique(np.logspace(0, np.log10(n_t // 2), 30).astype(int))
+ *     msd = np.array([np.mean(np.sum((traj[:, lag:] - traj[:, :-lag]) ** 2, axis=2)) for lag in lags])
+ *     D_fit = np.polyfit(lags * dt_b, msd, 1)[0] / 4
+ *
+ * Made on the device, `lags` costs kernel launches for 30 numbers, a copy back to iterate it
+ * (`for lag in cp.asnumpy(lags)`), and worse, may hold other numbers: `.astype(int)` truncates,
+ * and a pow one ulp apart from NumPy's changes an index (NumPy gives 10**log10(500) as
+ * 499.99999999999994, so 499; a device pow may give 500.0, so 500), which changes every lag and
+ * every value computed at it. An expert keeps it NumPy's and copies it in where it meets device
+ * data, once per such use (`cp.polyfit(cp.asarray(lags) * dt_b, msd, 1)`: 240 bytes).
+ *
+ * Kept on the host: a name the cell binds once to an array reading no array (numbers and host
+ * scalars only), made by NumPy, of at most SMALL_HOST_ELEMENTS elements as the model knows its
+ * size (an exact shape, or an upper bound such as np.unique's), or of any size when it converts a
+ * transcendental result to integers (integerOfTranscendental: those integers must be NumPy's),
+ * whose every use in the cell is one of:
+ * - the iterable of a loop or comprehension (its items host numbers);
+ * - an argument of a host consumer (`plt.plot`) or of a Python builtin (`print`, `len`);
+ * - an index of a subscript (`x[lags]`), an operand of arithmetic or comparison with an array,
+ *   or an argument of a NumPy call: where that is device work (known once the rewrite has placed
+ *   the cell's arrays), the use is copied in (`cp.asarray(lags)`); else it stays host code;
+ * - any of these through arithmetic with numbers or a subscript by numbers (`lags * dt_b`,
+ *   `lags[-1]`: their uses are `lags`'s).
+ * Any other use (a method call, a binding of a new name from it, an update in place) leaves the
+ * array to the rewrite as before: on the device. Large arrays stay on the device (`np.arange(n)`
+ * of a million elements made on the host would cost its copy's bandwidth; the device makes it).
+ */
+import { TRANSCENDENTAL_UFUNCS } from '../../apis/cupy';
+import type { CellModel, NotebookModel } from '../../notebook';
+import type { SyntaxNode } from '../../parser';
+import { callArguments, field, isValueIdentifier, kids, operatorOf, walkTypes } from '../../syntax';
+import { shapeSize } from '../../values';
+
+/**
+ * Elements at most of an array from constants kept on the host. The host makes one of 4096
+ * float64s in a few microseconds (NumPy's per-call overhead dominates), and copying its 32 KiB in
+ * where it meets device data costs one transfer's latency (~10 us): about one kernel launch, what
+ * making it on the device would cost anyway (more for a chain of calls), so the device saves
+ * nothing. Beyond that the copy's bytes start to count, and the array is data: made on the device.
+ */
+export const SMALL_HOST_ELEMENTS = 4096;
+
+/** NumPy's array makers whose values are powers (`base ** linspace`): transcendental per element. */
+const TRANSCENDENTAL_MAKERS: ReadonlySet<string> = new Set(['logspace', 'geomspace']);
+/** NumPy's functions that round to integral values (as floats, made integers next). */
+const ROUNDINGS: ReadonlySet<string> = new Set(['floor', 'ceil', 'rint', 'trunc', 'fix', 'round', 'around']);
+
+/** A use of a kept array that meets array work: copied in there if that work runs on the device. */
+export interface ArrayMeeting {
+  /** The reference to the kept name to copy in (`lags` in `lags * dt_b`). */
+  use: SyntaxNode;
+  /**
+   * What it meets: the call it is an argument of (device work when the rewrite makes it a CuPy
+   * call), the other operand of the operator, or the array the subscript indexes.
+   */
+  partner: SyntaxNode;
+  kind: 'call' | 'operand' | 'index';
+}
+
+/** An array bound from constants that stays NumPy's. */
+export interface SmallHostArray {
+  name: string;
+  /** The value it is bound to: kept NumPy (no reference in it rewritten). */
+  value: SyntaxNode;
+  meetings: ArrayMeeting[];
+}
+
+/**
+ * The arrays of this module (see the file's documentation) in `root`. `references` lists the
+ * cell's references to a module-level name (shadowed ones left out); `hostConsumer` says whether a
+ * call hands its arguments to host code.
+ */
+export function smallHostArrays(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  references: (root: SyntaxNode, name: string) => SyntaxNode[],
+  hostConsumer: (call: SyntaxNode) => boolean
+): SmallHostArray[] {
+  const isArray = (k: SyntaxNode): boolean => {
+    const kind = model.inferValue(k, cell).kind;
+    return kind === 'ndarray' || kind === 'sparse' || kind === 'rng';
+  };
+  const readsArray = (e: SyntaxNode): boolean => {
+    let hit = false;
+    walkTypes(e, ['identifier'], k => {
+      hit ||= isValueIdentifier(k) && isArray(k);
+      return !hit;
+    });
+    return hit;
+  };
+  const out: SmallHostArray[] = [];
+  const assignments = cell.facts?.assignments ?? [];
+  for (const name of new Set(assignments.map(a => a.name))) {
+    const binds = assignments.filter(a => a.name === name);
+    const value = binds.length === 1 && !binds[0].augmented && !binds[0].nested ? binds[0].value : null;
+    const left = value?.parent?.type === 'assignment' ? field(value.parent, 'left') : null;
+    if (!value || left?.type !== 'identifier' || readsArray(value) || !madeByNumpy(value, model)) {
+      continue;
+    }
+    const v = model.inferValue(value, cell);
+    if (v.kind !== 'ndarray' || v.library === 'cupy' || v.shape?.length === 0) {
+      continue;
+    }
+    // an exact size, or the model's upper bound (np.unique's)
+    const size = v.shape && !v.approx ? shapeSize(v.shape) : v.size;
+    const small = size !== undefined && size <= SMALL_HOST_ELEMENTS;
+    const rounded = integerOfTranscendental(value, model);
+    if (!small && !rounded) {
+      continue;
+    }
+    const meetings: ArrayMeeting[] = [];
+    const uses = references(root, name).filter(r => r.id !== left.id);
+    if (uses.length === 0 || !uses.every(r => hostUse(r, readsArray, hostConsumer, model, meetings))) {
+      continue;
+    }
+    // each meeting is a copy in, each host use of a device array a copy back (a wait for the
+    // device too): kept where it saves copies (`lags`: iterated once, met once), not where only
+    // device work reads it (`f = np.ones(n)` solved against: `cp.ones` fills it where it is used).
+    // A meeting a loop (or a function) repeats is a copy per run, which a device array made once
+    // saves. Integers from a transcendental function are kept whatever the copies (their values
+    // matter more), if small; a large one is copied in at one place at most, never in a loop
+    const repeated = meetings.some(m => repeats(m.use, value));
+    const keep = rounded ? small || (meetings.length <= 1 && !repeated) : small && !repeated && meetings.length <= uses.length - meetings.length;
+    if (!keep) {
+      continue;
+    }
+    out.push({ name, value, meetings });
+  }
+  return out;
+}
+
+/** Python's builtins that read a NumPy array as host values (`print(lags[-1])`, `len(lags)`). */
+const HOST_BUILTINS: ReadonlySet<string> = new Set(['print', 'len', 'int', 'float', 'str', 'repr', 'format', 'list', 'tuple', 'sorted', 'enumerate', 'zip', 'min', 'max', 'sum']);
+
+/** Nodes whose body may run more than once per run of the cell. */
+const REPEATING = new Set(['for_statement', 'while_statement', 'list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression', 'function_definition', 'lambda']);
+
+/** Does `use` lie in a loop, comprehension or function that does not hold `binding`? */
+function repeats(use: SyntaxNode, binding: SyntaxNode): boolean {
+  for (let p = use.parent; p; p = p.parent) {
+    if (REPEATING.has(p.type) && !(binding.startIndex >= p.startIndex && binding.endIndex <= p.endIndex)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Does `e` make its array with NumPy (a `numpy.` call in it: not a literal list or another library's)? */
+function madeByNumpy(e: SyntaxNode, model: NotebookModel): boolean {
+  let hit = false;
+  walkTypes(e, ['call'], c => {
+    const fn = field(c, 'function');
+    hit ||= !!fn && !!model.qualifiedName(fn)?.startsWith('numpy.');
+    return !hit;
+  });
+  return hit;
+}
+
+/**
+ * Does `e` convert a transcendental result to integers: `.astype(int)` (any integer dtype), a
+ * rounding (np.floor, np.rint...) or a floor division (`//`) of an expression holding a pow, exp,
+ * log, trigonometric function, np.logspace or np.geomspace? Such integers are kept NumPy's
+ * whatever their count: the device's libm and NumPy's may differ in the last bit (both within
+ * their ulp bounds), and a last-bit difference across an integer changes the integer (NumPy's
+ * 10**log10(500) is 499.99999999999994, truncated to 499; 500.0 on a device truncates to 500),
+ * so indices, lags or sizes made on the device could differ from NumPy's, and everything computed
+ * at them.
+ */
+export function integerOfTranscendental(e: SyntaxNode, model: NotebookModel): boolean {
+  let hit = false;
+  walkTypes(e, ['call', 'binary_operator'], n => {
+    if (hit) {
+      return false;
+    }
+    if (n.type === 'binary_operator') {
+      hit = operatorOf(n) === '//' && kids(n).some(k => transcendental(k, model));
+      return !hit;
+    }
+    const fn = field(n, 'function');
+    const args = callArguments(n);
+    if (fn?.type === 'attribute' && field(fn, 'attribute')?.text === 'astype') {
+      const dtype = args.positional[0] ?? args.keywords.get('dtype');
+      const obj = field(fn, 'object');
+      hit = !!dtype && !!obj && /(^|[^a-z])u?int(p|c|8|16|32|64)?\b|['"][iu]\d?['"]/.test(dtype.text) && transcendental(obj, model);
+    } else {
+      const q = fn ? model.qualifiedName(fn) : null;
+      hit = !!q?.startsWith('numpy.') && ROUNDINGS.has(q.slice('numpy.'.length)) && [...args.positional, ...args.keywords.values()].some(a => transcendental(a, model));
+    }
+    return !hit;
+  });
+  return hit;
+}
+
+/** Does `e` compute a transcendental function (a power included: `**`, np.logspace)? */
+function transcendental(e: SyntaxNode, model: NotebookModel): boolean {
+  let hit = false;
+  walkTypes(e, ['call', 'binary_operator'], n => {
+    if (n.type === 'binary_operator') {
+      hit ||= operatorOf(n) === '**';
+    } else {
+      const fn = field(n, 'function');
+      const q = fn ? model.qualifiedName(fn) : null;
+      const name = q?.startsWith('numpy.') ? q.slice('numpy.'.length) : q?.startsWith('math.') ? q.slice('math.'.length) : null;
+      hit ||= !!name && (TRANSCENDENTAL_UFUNCS.has(name) || TRANSCENDENTAL_MAKERS.has(name) || name === 'pow');
+    }
+    return !hit;
+  });
+  return hit;
+}
+
+/**
+ * Is the reference `r` a use that keeps its array on the host (see the file's documentation)?
+ * Uses that meet array work are added to `meetings`.
+ */
+function hostUse(
+  r: SyntaxNode,
+  readsArray: (e: SyntaxNode) => boolean,
+  hostConsumer: (call: SyntaxNode) => boolean,
+  model: NotebookModel,
+  meetings: ArrayMeeting[]
+): boolean {
+  let n = r;
+  for (;;) {
+    const p = n.parent;
+    if (!p) {
+      return false;
+    }
+    if (p.type === 'parenthesized_expression' || p.type === 'unary_operator') {
+      n = p;
+    } else if (p.type === 'binary_operator' || p.type === 'comparison_operator') {
+      const other = kids(p).find(k => k.id !== n.id);
+      if (!other || kids(p).length !== 2) {
+        return false;
+      }
+      if (readsArray(other)) {
+        meetings.push({ use: r, partner: other, kind: 'operand' });
+        return true;
+      }
+      // arithmetic with numbers: the array's, on the host; its result is used as the array is
+      n = p;
+    } else if ((p.type === 'for_statement' || p.type === 'for_in_clause') && field(p, 'right')?.id === n.id) {
+      return true;
+    } else if (p.type === 'subscript' && field(p, 'value')?.id === n.id) {
+      // a part of it picked by numbers (`lags[-1]`, `lags[:3]`): used as it is
+      if (kids(p).some(k => k.id !== n.id && readsArray(k))) {
+        return false;
+      }
+      n = p;
+    } else if (p.type === 'subscript') {
+      const indexed = field(p, 'value');
+      if (indexed && readsArray(indexed)) {
+        meetings.push({ use: r, partner: indexed, kind: 'index' });
+        return true;
+      }
+      return false;
+    } else if (p.type === 'argument_list' || (p.type === 'keyword_argument' && field(p, 'value')?.id === n.id && p.parent?.type === 'argument_list')) {
+      const call = (p.type === 'argument_list' ? p : p.parent!).parent;
+      const fn = call ? field(call, 'function') : null;
+      if (!call || !fn) {
+        return false;
+      }
+      if (hostConsumer(call) || (fn.type === 'identifier' && HOST_BUILTINS.has(fn.text))) {
+        return true;
+      }
+      if (model.qualifiedName(fn)?.startsWith('numpy.')) {
+        meetings.push({ use: r, partner: call, kind: 'call' });
+        return true;
+      }
+      return false;
+    } else {
+      return false;
+    }
+  }
+}
