@@ -2474,8 +2474,40 @@ function numberLiterals(node: SyntaxNode): boolean {
   if (n.type === 'list' || n.type === 'tuple') {
     return kids(n).every(numberLiterals);
   }
-  const arg = n.type === 'unary_operator' ? field(n, 'argument') : n;
-  return arg !== null && (arg.type === 'integer' || arg.type === 'float');
+  return literalArithmetic(n) !== undefined;
+}
+
+/**
+ * The dtype NumPy gives a number written with literals and arithmetic (`0.3**2`, `-2`, `1/4`,
+ * `2*3`): int64 where every literal is an integer and the operators keep integers (`+ - * // %`,
+ * `**` with a non-negative integer literal exponent), float64 where a float literal or `/` (or
+ * a negative power) appears; undefined for anything else (names, calls, complex literals).
+ */
+function literalArithmetic(node: SyntaxNode): 'int64' | 'float64' | undefined {
+  const n = unparen(node);
+  if (n.type === 'integer') {
+    return /[jJ]$/.test(n.text) ? undefined : 'int64';
+  }
+  if (n.type === 'float') {
+    return /[jJ]$/.test(n.text) ? undefined : 'float64';
+  }
+  if (n.type === 'unary_operator') {
+    const arg = field(n, 'argument');
+    return arg && n.text.trimStart()[0] !== '~' ? literalArithmetic(arg) : undefined;
+  }
+  if (n.type === 'binary_operator') {
+    const l = field(n, 'left');
+    const r = field(n, 'right');
+    const op = field(n, 'operator')?.text;
+    const a = l ? literalArithmetic(l) : undefined;
+    const b = r ? literalArithmetic(r) : undefined;
+    if (!a || !b || !op || !['+', '-', '*', '/', '//', '%', '**'].includes(op)) {
+      return undefined;
+    }
+    const negativePower = op === '**' && unparen(r!).type !== 'integer';
+    return a === 'float64' || b === 'float64' || op === '/' || negativePower ? 'float64' : 'int64';
+  }
+  return undefined;
 }
 
 function literalArray(node: SyntaxNode): { shape: number[]; dtype: string } | undefined {
@@ -2492,7 +2524,7 @@ function literalArray(node: SyntaxNode): { shape: number[]; dtype: string } | un
     if (sub) {
       inner = sub.shape;
       dtype = widen(dtype, sub.dtype);
-    } else if (item.type === 'float') {
+    } else if (literalArithmetic(item) === 'float64') {
       dtype = widen(dtype, 'float64');
     } else if (isStringExpression(item)) {
       dtype = 'str';

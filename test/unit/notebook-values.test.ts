@@ -606,6 +606,25 @@ describe('rounding, conditional expressions and named string lists (checked agai
   });
 });
 
+describe('arrays of number literals written with arithmetic', () => {
+  it('types np.diag and np.array of literal arithmetic as NumPy 2.4 does (float where a float literal, / or a negative power appears)', () => {
+    const vs = values(['np.diag([0.3**2, 0.3**2])', 'np.array([-1.5, 2])', 'np.array([2 * 3, 7 // 2, -4])', 'np.array([1 / 4, 2])', 'np.diag([2**-1, 1])', 'np.diag([1, 2])']);
+    expect(vs.map(v => [v.kind, v.shape, v.dtype])).toEqual([
+      ['ndarray', [2, 2], 'float64'],
+      ['ndarray', [2], 'float64'],
+      ['ndarray', [3], 'int64'],
+      ['ndarray', [2], 'float64'],
+      ['ndarray', [2, 2], 'float64'],
+      ['ndarray', [2, 2], 'int64']
+    ]);
+  });
+
+  it('leaves a list holding a name or a complex literal untyped for np.diag', () => {
+    const vs = values(['np.diag([N * 0.5, 1.0])', 'np.diag([1j, 2.0])']);
+    expect(vs.map(v => v.dtype)).toEqual([undefined, undefined]);
+  });
+});
+
 describe('chained assignment', () => {
   it('gives every target the last value (NX = NY = 512)', () => {
     const m = model(cellsOf('import numpy as np\nNX = NY = 512\nu = np.zeros((NY, NX))'));
