@@ -579,7 +579,7 @@ def _number(x: Any) -> bool:
 
 
 #: Optional figures of a suggestion in the analysis JSON, read where present (the analysis
-#: adds them over time; matched by a word of their JSON name, `..._ms` read as milliseconds):
+#: adds them over time; matched by a word of their JSON name and its unit, see _extra_figures):
 #: our key, the word, the per-cell table's column. first_run_s: the cell's predicted GPU
 #: seconds with an empty kernel cache (against "cold s"); session_s: in a fresh process with
 #: the cache filled (against "warm s"); resident_x: the speedup with the data kept on the device.
@@ -591,10 +591,17 @@ PREDICTED_EXTRA = (
 
 
 def _extra_figures(suggestion: dict[str, Any]) -> dict[str, Any]:
+    """PREDICTED_EXTRA's figures of one suggestion: a seconds figure only from a name that
+    says seconds (`_s`, `_ms`, `second`), a speedup only from one that says `speedup`."""
     out: dict[str, Any] = {}
     for key, word, _ in PREDICTED_EXTRA:
         for name, value in suggestion.items():
-            if word in name and _number(value):
+            unit_ok = (
+                "speedup" in name
+                if key.endswith("_x")
+                else name.endswith(("_s", "_ms")) or "second" in name
+            )
+            if word in name and unit_ok and _number(value):
                 out[key] = value / 1000 if name.endswith("_ms") else value
                 break
     return out
