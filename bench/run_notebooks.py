@@ -657,9 +657,40 @@ def fix_prediction(fix_log: Path) -> dict[str, Any] | None:
     return out
 
 
+def fix_plan(fix_log: Path) -> dict[int, str]:
+    """Cell index -> what `gpuoptimize fix` did with it, from NAME.fix.log's `cell N: ...`
+    lines: "gpu" (runs on the GPU: what its whole-notebook figure counts), "import" (the cell
+    it adds `import cupy` to), "host" (kept on the host, and why), "copies" (a host cell given
+    conversions). Empty for a log without such lines."""
+    if not fix_log.exists():
+        return {}
+    plan = {}
+    for line in fix_log.read_text(encoding="utf-8", errors="replace").splitlines():
+        found = re.match(r"  cell (\d+): (.*)", line)
+        if not found:
+            continue
+        what = found.group(2)
+        plan[int(found.group(1))] = (
+            "gpu"
+            if "runs on the GPU" in what
+            else "import"
+            if what.startswith("imports CuPy")
+            else "host"
+            if what.startswith("stays on the host")
+            else "copies"
+        )
+    return plan
+
+
+def _on_gpu(c: dict[str, Any]) -> bool:
+    """Whether the rewrite runs a cell on the GPU: fix's own word where its log has one, else
+    whether it changed the cell."""
+    return c["plan"] == "gpu" if "plan" in c else bool(c.get("changed"))
+
+
 def changed_cells(cells: dict[str, list[tuple[str, str]]]) -> list[int]:
     """The code cells whose source the rewrite changed (those it moves to the GPU, and host
-    cells it only gives a conversion): what fix's whole-notebook figure is held against."""
+    cells it only gives a conversion)."""
     return [
         k
         for k, ((kind, a), (_, b)) in enumerate(zip(cells["orig"], cells["gpu"], strict=False))
@@ -669,14 +700,14 @@ def changed_cells(cells: dict[str, list[tuple[str, str]]]) -> list[int]:
 
 def implied_seconds(cells: list[dict[str, Any]], key: str) -> float | None:
     """The notebook's predicted seconds by the per-cell figure `key` (first_run_s,
-    session_s): each cell the rewrite changed that has it counts it, every other cell its
+    session_s): each cell the rewrite runs on the GPU that has it counts it, every other its
     measured orig_s (the rewrite leaves it on the host, or only converts). None without the
     original's times or any such figure."""
     timed = [c for c in cells if "orig_s" in c]
     figure = {
         c["cell"]: c["predicted"][key]
         for c in timed
-        if c.get("changed") and key in c.get("predicted", {})
+        if _on_gpu(c) and key in c.get("predicted", {})
     }
     if not figure:
         return None
@@ -685,7 +716,8 @@ def implied_seconds(cells: list[dict[str, Any]], key: str) -> float | None:
 
 def implied_speedup(cells: list[dict[str, Any]]) -> float | None:
     """The whole-notebook speedup the per-cell predictions imply for the measured original:
-    each cell the rewrite changed with a (not refused) predicted speedup p takes orig_s / p,
+    each cell the rewrite runs on the GPU with a (not refused) predicted speedup p takes
+    orig_s / p,
     every other cell its orig_s (the rewrite leaves it on the host, or only converts: the
     analysis's per-cell suggestion is not always what the whole-notebook plan does). None
     without the original's times or any such prediction."""
@@ -693,7 +725,7 @@ def implied_speedup(cells: list[dict[str, Any]]) -> float | None:
     speed = {
         c["cell"]: c["predicted"]["speedup"]
         for c in timed
-        if c.get("changed")
+        if _on_gpu(c)
         and c.get("predicted", {}).get("speedup", 0) > 0
         and not c["predicted"].get("refused")
     }
@@ -890,9 +922,11 @@ def bench_notebook(
         speed = {}
         result.setdefault("notes", []).append(f"{name}.analyze.json not read: {exc!r}"[:200])
     random, random_cells = random_names(cells["orig"], cells["gpu"])
-    result["cells"] = _cells(cells, sides, dumped, (speed, random_cells), args)
+    fix_log = args.fixed_dir / f"{name}.fix.log"
+    facts = (speed, random_cells, fix_plan(fix_log))
+    result["cells"] = _cells(cells, sides, dumped, facts, args)
     result["changed_cells"] = changed_cells(cells)
-    result["fix_prediction"] = fix_prediction(args.fixed_dir / f"{name}.fix.log")
+    result["fix_prediction"] = fix_prediction(fix_log)
     orig, gpu = sides.get(dumped.get("orig", "")), sides.get(dumped.get("gpu", ""))
     # values are compared only between two finished runs: a run that stopped early holds
     # the state of some cell in the middle, not the notebook's results
@@ -916,15 +950,15 @@ def _cells(
     cells: dict[str, list[tuple[str, str]]],
     sides: dict[str, dict[str, Any]],
     dumped: dict[str, str],
-    facts: tuple[dict[int, dict[str, Any]], set[int]],
+    facts: tuple[dict[int, dict[str, Any]], set[int], dict[int, str]],
     args: argparse.Namespace,
 ) -> list[dict[str, Any]]:
     """Per code cell: each run's seconds and error, the rewrite's first source line, the
     product's prediction, and how the compared runs' printed text differs. `facts`: the
-    predictions by cell, and the cells that read random-stream values."""
+    predictions by cell, the cells that read random-stream values, fix's plan by cell."""
     from gpuoptimize import _cell
 
-    speed, random_cells = facts
+    speed, random_cells, plan = facts
     per_cell: dict[int, dict[str, Any]] = {}
     for run, side in sides.items():
         for r in side["cells"]:
@@ -939,6 +973,8 @@ def _cells(
     changed = set(changed_cells(cells))
     for index, c in per_cell.items():
         c["changed"] = index in changed
+        if index in plan:
+            c["plan"] = plan[index]
         c["source"] = _first_line(cells["gpu"][index][1] if index < len(cells["gpu"]) else "")
         if index in speed:
             c["predicted"] = speed[index]
@@ -981,7 +1017,7 @@ def _summary(r: dict[str, Any]) -> dict[str, str]:
     both = [c for c in cells if "cold_s" in c and "warm_s" in c]
     row["compile s"] = f"{sum(c['cold_s'] - c['warm_s'] for c in both):.2f}" if both else "-"
     implied = implied_speedup(cells)
-    unknown = sum(1 for c in cells if c.get("changed") and c.get("predicted", {}).get("unknown"))
+    unknown = sum(1 for c in cells if _on_gpu(c) and c.get("predicted", {}).get("unknown"))
     row["pred x"] = ("-" if implied is None else f"{implied:.1f}x") + (
         f" ({unknown} ?)" if unknown else ""
     )
@@ -1052,7 +1088,7 @@ def _cell_rows(results: list[dict[str, Any]]) -> list[dict[str, str]]:
                 "cold s": _seconds(cold),
                 "cold-warm": _seconds(None if cold is None or warm is None else cold - warm),
                 "warm x": "-" if not orig or not warm else f"{orig / warm:.2f}x",
-                "changed": "yes" if c.get("changed") else "",
+                "plan": c.get("plan", "changed" if c.get("changed") else ""),
                 "pred x": _predicted_speedup(p),
             }
             for key, col in extra:
@@ -1064,16 +1100,15 @@ def _cell_rows(results: list[dict[str, Any]]) -> list[dict[str, str]]:
 
 
 def _fix_rows(results: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """Per notebook, `gpuoptimize fix`'s whole-notebook figure beside what the cells its
-    rewrite changed measured: CPU seconds against orig, per-session against warm, first run
-    against cold."""
+    """Per notebook, `gpuoptimize fix`'s whole-notebook figure beside what the cells it runs
+    on the GPU (and the one it adds `import cupy` to, which the figure counts) measured: CPU
+    seconds against orig, per-session against warm, first run against cold."""
     rows = []
     for r in results:
         f = r.get("fix_prediction")
         if not f or not r.get("runs"):
             continue
-        changed = set(r.get("changed_cells", []))
-        cells = [c for c in r.get("cells", []) if c["cell"] in changed]
+        cells = [c for c in r.get("cells", []) if _on_gpu(c) or c.get("plan") == "import"]
 
         def measured(run: str, cells: list[dict[str, Any]] = cells) -> float | None:
             have = [c[f"{run}_s"] for c in cells if f"{run}_s" in c]
@@ -1083,7 +1118,7 @@ def _fix_rows(results: list[dict[str, Any]]) -> list[dict[str, str]]:
         rows.append(
             {
                 "notebook": r["name"],
-                "changed cells": str(len(changed)),
+                "gpu cells": str(len(cells)),
                 "orig s": _seconds(orig),
                 "pred cpu s": _seconds(f.get("cpu_s")),
                 "warm s": _seconds(warm),
@@ -1159,23 +1194,24 @@ def table(results: list[dict[str, Any]]) -> str:
         text += ["", "per cell: measured (orig, gpu warm, gpu cold) and predicted"]
         text += _columns(cell_rows)
         text.append(
-            "changed: the rewrite changed the cell's source; pred x: the analysis's best "
-            "predicted speedup for the cell on its own (the whole-notebook plan may still leave "
-            "it on the host: then not changed); (in brackets): the figure a refusal names; ?: "
-            "no figure, the analysis had no array sizes (data read from files)"
+            "plan: what fix did with the cell (its log): gpu, import (adds import cupy), host "
+            "(kept there), copies (conversions only), changed (no word in the log); pred x: the "
+            "analysis's best predicted speedup for the cell on its own (the whole-notebook plan "
+            "may still keep it on the host); (in brackets): the figure a refusal names; ?: no "
+            "figure, the analysis had no array sizes (data read from files)"
         )
     fix_rows = _fix_rows(results)
     if fix_rows:
         text += [
             "",
-            "gpuoptimize fix's whole-notebook figure (per session) against the cells it changed",
+            "gpuoptimize fix's whole-notebook figure against the cells it runs on the GPU",
         ]
         text += _columns(fix_rows)
         text.append(
             "pred cpu s / session s / 1st run s: the cells fix moves to the GPU on the CPU, on the "
             "GPU in a fresh process with the kernel cache filled, and on a machine's first run "
-            "(NAME.fix.log); measured: the cells whose source the rewrite changed (those, and "
-            "host cells given a conversion)"
+            "(NAME.fix.log); measured: those cells and the one given `import cupy` (gpu "
+            "cells: their count; without fix's per-cell lines, every changed cell)"
         )
     details = [x for r in results for x in _details(r)]
     return "\n".join(text + ([""] + details if details else [])) + "\n"

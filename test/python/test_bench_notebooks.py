@@ -169,8 +169,8 @@ def test_runs_cold_warm_then_orig_beside_the_predictions(
         summary["pred cold s"] == f"{first['orig_s'] + 1.5:.2f}" and summary["pred warm s"] == "-"
     )
     rows = [x.split() for x in lines if x.startswith("tiny ")]
-    assert rows[1][7:9] == ["(0.9x)", "-"]  # not changed: no "yes" column
-    assert rows[2][7:10] == ["yes", "4x", "1.500"]
+    assert rows[1][7:9] == ["(0.9x)", "-"]  # not changed: the plan column is empty
+    assert rows[2][7:10] == ["changed", "4x", "1.500"]
 
 
 def test_a_notebook_that_does_not_fit_is_skipped_whole(tmp_path: pathlib.Path) -> None:
@@ -296,11 +296,17 @@ def test_merge_joins_calls_and_adds_a_later_warm_run(tmp_path: pathlib.Path) -> 
 
 
 def test_fix_whole_notebook_figure_is_read_from_its_log(tmp_path: pathlib.Path) -> None:
-    """`gpuoptimize fix` prints its whole-notebook figure in words: its seconds are read back
-    (µs, ms, s, min) to hold against the cells the rewrite changed."""
+    """`gpuoptimize fix` prints its whole-notebook figure in words and what it did per cell:
+    the seconds are read back (µs, ms, s, min), and each cell's part (the GPU cells are what
+    the figure is held against)."""
     log = tmp_path / "nb.fix.log"
     log.write_text(
         "nb.gpu.ipynb: 3 change(s) from nb.ipynb\n"
+        "  cell 1: imports CuPy (import cupy as cp)\n"
+        "      + import cupy as cp\n"
+        "  cell 5: GPU101 runs on the GPU; moves tas to the device once\n"
+        "  cell 7: stays on the host: 9.59 ms on the GPU in a fresh kernel against 51.6 ms\n"
+        "  cell 8: brings gmean back to the host (used in host code)\n"
         "  warning: the whole-notebook rewrite is not predicted to pay for this notebook: its GPU "
         "cells' work is not faster on the GPU by enough; the cells it moves to the GPU take "
         "~1.28 s on the CPU and ~2 min 5 s on the GPU per session (import cupy ~700 ms, first "
@@ -313,6 +319,7 @@ def test_fix_whole_notebook_figure_is_read_from_its_log(tmp_path: pathlib.Path) 
     assert (f["cpu_s"], f["session_s"]) == (1.28, 125.0)
     assert f["rerun_s"] == pytest.approx(161e-6) and f["first_run_s"] == pytest.approx(127.07)
     assert f["unpriced"] == [6, 12]
+    assert run_notebooks.fix_plan(log) == {1: "import", 5: "gpu", 7: "host", 8: "copies"}
     log.write_text("nb.gpu.ipynb: 3 change(s) from nb.ipynb\n")
     assert run_notebooks.fix_prediction(log) is None
 
