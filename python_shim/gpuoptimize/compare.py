@@ -25,10 +25,15 @@ Where a name's value lives is not a type change: a CuPy array is compared with a
 dtype, shape and values, and a CuPy 0-d array (what CuPy's reductions return: a device has
 no scalars) with a NumPy scalar of the same dtype is compared by value, the detail saying so
 (NumPy promotes 0-d arrays and NumPy scalars alike, and the residency plan converts at host
-boundaries). Inside a host container (a list, tuple, dict, object array, dataclass) it is one:
-a device value where the original holds a host one is "not_equal", method "type", naming the
-element (`feats['x'][0] is a cupy.ndarray ... where the original has numpy.ndarray ...`), since
-host code that reads the container later gets it as it is and refuses it.
+boundaries). Inside a host container (a list, tuple, dict, object array, dataclass) it is
+compared by value too, but the comparison keeps a detail that starts with `HELD_ON_DEVICE`
+(`held on the device: feats['x'][0] is a cupy.ndarray ... where the original has
+numpy.ndarray ...`), which the harness turns into a warning: host code that reads the container
+later (np.stack, pandas, matplotlib) gets the device value as it is and refuses it. The rewrite
+copies a container's device values back wherever the notebook shows the container or a later
+cell reads it; one that only its own cell uses (a pair of sums added up) may keep them, and a
+per-cell check cannot see the later cells, so this is a warning, not a failure. The other way
+round (a host value where the original held a device one) is "not_equal", method "type".
 
 Sparse matrices (SciPy, or cupyx copied to the host) are compared by class, shape, dtype, nnz
 and their index arrays exactly, then data with the tolerances: a matrix whose duplicates were
@@ -1056,26 +1061,37 @@ def _element(
     on the device is a device array by design (the rewrite's later cells read it there, its
     host boundaries copy it), but a device array inside a container the original filled with
     NumPy arrays reaches host code as it is: `np.stack(feats)`, `pd.DataFrame(d)` or matplotlib
-    raise on it (CuPy refuses implicit copies to the host), so that is a difference, whatever
-    the values."""
+    raise on it (CuPy refuses implicit copies to the host). The rewrite copies such values back
+    where the notebook shows the container or a later cell reads it, so one left on the device
+    is compared by value with a `HELD_ON_DEVICE` detail the harness reports as a warning (a
+    per-cell check cannot see whether a later cell reads it). A host value where the original
+    held a device one is a difference: code that read it on the device gets a host value."""
     host_a, host_b = to_host(a), to_host(b)
     if (host_a is not a) != (host_b is not b):
         where_a = _where(a, host_a) if host_a is not a else _describe(a)
         where_b = _where(b, host_b) if host_b is not b else _describe(b)
         if host_a is not a:
-            why = "code that read it on the device (CuPy) now gets a host value"
-        else:
-            why = (
-                "host code that reads it later (NumPy, pandas, matplotlib) refuses a device "
-                "value inside a container: CuPy does not copy to the host implicitly"
+            return OutputComparison(
+                name,
+                NOT_EQUAL,
+                "type",
+                detail=f"{name} is a {where_b} where the original has {where_a}: code that read"
+                " it on the device (CuPy) now gets a host value",
             )
-        return OutputComparison(
-            name,
-            NOT_EQUAL,
-            "type",
-            detail=f"{name} is a {where_b} where the original has {where_a}: {why}",
+        r = _compare(name, a, b, rtol, atol, random)
+        held = (
+            f"{HELD_ON_DEVICE}{name} is a {where_b} where the original has {where_a}: host code"
+            " that reads the container later (NumPy, pandas, matplotlib) must copy it"
+            " (cp.asnumpy): CuPy does not copy to the host implicitly"
         )
+        r.detail = "; ".join(filter(None, [held, r.detail]))
+        return r
     return _compare(name, a, b, rtol, atol, random)
+
+
+#: How a comparison's detail starts when an element of a host container is a device value
+#: where the original's is a host one (`_element`); the harness reports it as a warning.
+HELD_ON_DEVICE = "held on the device: "
 
 
 def _where(x: Any, host: Any) -> str:
@@ -1469,7 +1485,11 @@ def _combine(
     abs_errs = [p.max_abs_err for p in parts if p.max_abs_err is not None]
     rel_errs = [p.max_rel_err for p in parts if p.max_rel_err is not None]
     worst = next((p for p in parts if p.status == status and p.status != EQUAL), None)
+    # an element held on the device is named even where every value matches (a warning)
+    held = next((p.detail for p in parts if (p.detail or "").startswith(HELD_ON_DEVICE)), None)
     detail = None
+    if worst is None and held is not None:
+        detail = held
     if worst is not None:
         nested = worst.method in ("elementwise", "by key", "by field") and worst.detail
         # a detail that names its element already (`feats[1] is a cupy.ndarray where...`)

@@ -65,6 +65,7 @@ from . import _cell
 from .compare import (
     DEFAULT_TOLERANCES,
     EQUAL,
+    HELD_ON_DEVICE,
     NOT_EQUAL,
     RANDOM_SCALAR_DETAIL,
     STATISTICAL,
@@ -1506,6 +1507,13 @@ def _compare_outputs(
             o.status == EQUAL and _runs_disagree(o.name, b_runs, c_runs, rtol, atol)
         ):
             out[i] = compare_random_scalar(o.name, b_runs, c_runs)
+    # a device value left inside a host container: equal by value, but later host code must
+    # copy it (compare._element)
+    notes += [
+        o.detail
+        for o in out
+        if o.status != NOT_EQUAL and (o.detail or "").startswith(HELD_ON_DEVICE)
+    ]
     return out, notes
 
 
