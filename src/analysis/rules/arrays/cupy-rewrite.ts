@@ -431,6 +431,8 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // numbers that host code walks or that meet device data only where copied in (small-host-arrays.ts)
   const smallHost = refs.length > 0 ? smallHostArrays(root, model, cell, globalReferences, c => isHostConsumerCall(c, model, cell, new Set())) : [];
   const hostOnly = refs.length > 0 ? [...hostOnlyExpressions(root, model, cell), ...smallHost.map(s => s.value)] : [];
+  // (one copied in as it is bound gives a device array all the same)
+  const copiedAsBound = new Set(smallHost.filter(s => s.meetings.some(m => m.kind === 'bind')).map(s => s.value.id));
   if (hostOnly.length > 0) {
     for (const r of refs) {
       if (r.action === 'cupy' && hostOnly.some(e => isInside(r.node, e))) {
@@ -586,7 +588,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       continue;
     }
     // (not one bound to a value kept NumPy on the host: hostOnlyExpressions)
-    if ((v.kind === 'ndarray' || v.kind === 'rng' || (v.kind === 'sparse' && sparseOnDevice)) && !boundToHostCall(a) && !(a.value && hostOnly.includes(a.value))) {
+    if ((v.kind === 'ndarray' || v.kind === 'rng' || (v.kind === 'sparse' && sparseOnDevice)) && !boundToHostCall(a) && !(a.value && hostOnly.includes(a.value) && !copiedAsBound.has(a.value.id))) {
       localArrays.add(a.name);
       hostScalars.delete(a.name);
     }
@@ -752,6 +754,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // integers from a transcendental function, could change them (small-host-arrays.ts)
   const onDevice = (e: SyntaxNode): boolean => mentions(e, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, e));
   const smallCopies = smallHost.flatMap(s => s.meetings).filter(m => {
+    if (m.kind === 'bind') {
+      return true;
+    }
     if (m.kind !== 'call') {
       return onDevice(m.partner);
     }
@@ -765,7 +770,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   if (rounded.length > 0) {
     const copied = smallCopies.length > 0 ? `, copied to the device where it meets device data (\`${cp}.asarray(...)\`)` : '';
     notes.push(
-      `\`${rounded[0].name}\` (integers made from numbers through a transcendental function) stays NumPy's on the host${copied}: the device's pow, exp or log may differ from NumPy's in the last bit, and a last-bit difference across an integer changes the integer (an index, a lag) and everything computed at it.`
+      `\`${rounded[0].name ?? clip(rounded[0].value.text)}\` (integers made from numbers through a transcendental function) stays NumPy's on the host${copied}: the device's pow, exp or log may differ from NumPy's in the last bit, and a last-bit difference across an integer changes the integer (an index, a lag) and everything computed at it.`
     );
   }
 

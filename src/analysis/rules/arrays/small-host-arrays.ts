@@ -27,6 +27,9 @@
  *   the cell's arrays), the use is copied in (`cp.asarray(lags)`); else it stays host code;
  * - any of these through arithmetic with numbers or a subscript by numbers (`lags * dt_b`,
  *   `lags[-1]`: their uses are `lags`'s).
+ * Such integers written where they are used (`x[np.logspace(0, 3, 30).astype(int)]`), or bound to
+ * a name not kept (`idx = np.rint(...)`, then `idx.sum()`), are kept and copied in the same way
+ * (the name then bound to the copy: `idx = cp.asarray(np.rint(...))`).
  * Any other use (a method call, a binding of a new name from it, an update in place) leaves the
  * array to the rewrite as before: on the device. Large arrays stay on the device (`np.arange(n)`
  * of a million elements made on the host would cost its copy's bandwidth; the device makes it).
@@ -57,15 +60,17 @@ export interface ArrayMeeting {
   use: SyntaxNode;
   /**
    * What it meets: the call it is an argument of (device work when the rewrite makes it a CuPy
-   * call), the other operand of the operator, or the array the subscript indexes.
+   * call), the other operand of the operator, the array the subscript indexes, or the assignment.
    */
   partner: SyntaxNode;
-  kind: 'call' | 'operand' | 'index';
+  /** `bind`: the binding of a name the rewrite puts on the device (copied in as it is bound). */
+  kind: 'call' | 'operand' | 'index' | 'bind';
 }
 
 /** An array bound from constants that stays NumPy's. */
 export interface SmallHostArray {
-  name: string;
+  /** The name bound to it; none where it is written where it is used. */
+  name?: string;
   /** The value it is bound to: kept NumPy (no reference in it rewritten). */
   value: SyntaxNode;
   meetings: ArrayMeeting[];
@@ -133,6 +138,26 @@ export function smallHostArrays(
     }
     out.push({ name, value, meetings });
   }
+  // the same integers written where they are used (`x[np.logspace(0, 3, 30).astype(int)]`), or
+  // bound to a name kept above for no other reason (`idx = np.rint(...)` read by a method): the
+  // conversion stays NumPy's, copied in where it meets device work (as it is bound: the name is
+  // then the device's), on the rules above
+  walkTypes(root, ['call', 'binary_operator'], n => {
+    if (out.some(s => n.startIndex >= s.value.startIndex && n.endIndex <= s.value.endIndex) || !roundsTranscendental(n, model) || readsArray(n)) {
+      return true;
+    }
+    const v = model.inferValue(n, cell);
+    const size = v.shape && !v.approx ? shapeSize(v.shape) : v.size;
+    const meetings: ArrayMeeting[] = [];
+    if (v.kind === 'ndarray' && v.shape?.length !== 0 && hostUse(n, readsArray, hostConsumer, model, meetings, true)) {
+      const small = size !== undefined && size <= SMALL_HOST_ELEMENTS;
+      if (small || (meetings.length <= 1 && !meetings.some(m => repeats(m.use, n)))) {
+        out.push({ value: n, meetings });
+        return false;
+      }
+    }
+    return true;
+  });
   return out;
 }
 
@@ -176,26 +201,29 @@ function madeByNumpy(e: SyntaxNode, model: NotebookModel): boolean {
 export function integerOfTranscendental(e: SyntaxNode, model: NotebookModel): boolean {
   let hit = false;
   walkTypes(e, ['call', 'binary_operator'], n => {
-    if (hit) {
-      return false;
-    }
-    if (n.type === 'binary_operator') {
-      hit = operatorOf(n) === '//' && kids(n).some(k => transcendental(k, model));
-      return !hit;
-    }
-    const fn = field(n, 'function');
-    const args = callArguments(n);
-    if (fn?.type === 'attribute' && field(fn, 'attribute')?.text === 'astype') {
-      const dtype = args.positional[0] ?? args.keywords.get('dtype');
-      const obj = field(fn, 'object');
-      hit = !!dtype && !!obj && /(^|[^a-z])u?int(p|c|8|16|32|64)?\b|['"][iu]\d?['"]/.test(dtype.text) && transcendental(obj, model);
-    } else {
-      const q = fn ? model.qualifiedName(fn) : null;
-      hit = !!q?.startsWith('numpy.') && ROUNDINGS.has(q.slice('numpy.'.length)) && [...args.positional, ...args.keywords.values()].some(a => transcendental(a, model));
-    }
+    hit ||= roundsTranscendental(n, model);
     return !hit;
   });
   return hit;
+}
+
+/** Is `n` itself such a conversion (the `.astype(int)` call, the `np.floor` call, the `//`)? */
+function roundsTranscendental(n: SyntaxNode, model: NotebookModel): boolean {
+  if (n.type === 'binary_operator') {
+    return operatorOf(n) === '//' && kids(n).some(k => transcendental(k, model));
+  }
+  if (n.type !== 'call') {
+    return false;
+  }
+  const fn = field(n, 'function');
+  const args = callArguments(n);
+  if (fn?.type === 'attribute' && field(fn, 'attribute')?.text === 'astype') {
+    const dtype = args.positional[0] ?? args.keywords.get('dtype');
+    const obj = field(fn, 'object');
+    return !!dtype && !!obj && /(^|[^a-z])u?int(p|c|8|16|32|64|_)?\b|['"][iu]\d?['"]/.test(dtype.text) && transcendental(obj, model);
+  }
+  const q = fn ? model.qualifiedName(fn) : null;
+  return !!q?.startsWith('numpy.') && ROUNDINGS.has(q.slice('numpy.'.length)) && [...args.positional, ...args.keywords.values()].some(a => transcendental(a, model));
 }
 
 /** Does `e` compute a transcendental function (a power included: `**`, np.logspace)? */
@@ -217,14 +245,15 @@ function transcendental(e: SyntaxNode, model: NotebookModel): boolean {
 
 /**
  * Is the reference `r` a use that keeps its array on the host (see the file's documentation)?
- * Uses that meet array work are added to `meetings`.
+ * Uses that meet array work are added to `meetings`; with `bind`, a binding of a name is one.
  */
 function hostUse(
   r: SyntaxNode,
   readsArray: (e: SyntaxNode) => boolean,
   hostConsumer: (call: SyntaxNode) => boolean,
   model: NotebookModel,
-  meetings: ArrayMeeting[]
+  meetings: ArrayMeeting[],
+  bind = false
 ): boolean {
   let n = r;
   for (;;) {
@@ -245,6 +274,9 @@ function hostUse(
       }
       // arithmetic with numbers: the array's, on the host; its result is used as the array is
       n = p;
+    } else if (bind && p.type === 'assignment' && field(p, 'right')?.id === n.id && field(p, 'left')?.type === 'identifier') {
+      meetings.push({ use: r, partner: p, kind: 'bind' });
+      return true;
     } else if ((p.type === 'for_statement' || p.type === 'for_in_clause') && field(p, 'right')?.id === n.id) {
       return true;
     } else if (p.type === 'subscript' && field(p, 'value')?.id === n.id) {
