@@ -14,13 +14,18 @@
  * Two predictions of the same work:
  * - `predict`: the cell run on its own, as the rewrite of that one cell (the suggestion's
  *   figure): the cell's own host->device copies of its inputs and its device->host copies for
- *   host consumers are charged, and the first run's compile of kernels the cell defines is
- *   reported beside the steady figure (`firstRunSeconds`);
+ *   host consumers are charged;
  * - `predictResident`: the cell inside the whole-notebook rewrite (`plan.ts`): data already on
- *   the device, kernels defined once in the import cell; no copies, no compile.
+ *   the device, kernels defined once in the import cell; no copies.
+ * Both give the steady figure (`speedup`: a warm process, what the A/B harness measures) and,
+ * from the cell's first uses (`WorkEstimate.firstUse`, priced by apis/first-use.ts: libraries set
+ * up, built-in and cupyx kernels loaded or compiled), the GPU seconds in a fresh kernel with
+ * CuPy's kernel cache warm (`freshSessionSeconds`: every session after the first) and on the
+ * machine's first run (`firstRunSeconds`: NVRTC compiles).
  * A single-cell prediction under `NOT_A_SPEEDUP` is not a speedup: its reason says so and why.
  * The prediction is a hypothesis for ranking and refusing; the A/B run is the evidence.
  */
+import { FIRST_USE_H200, type FirstUseCharge } from './apis/first-use';
 import type { DeviceProfile, H200Figure, Prediction } from './types';
 import { formatBytes } from './values';
 
@@ -97,18 +102,11 @@ export const MEASURED_H200 = {
   /**
    * First run of a kernel the cell defines (ElementwiseKernel, RawKernel, fused function):
    * stencil_slices' one-pass RawKernel, first run 203 ms - median 30.6 ms (run 2). CuPy caches
-   * the compiled kernel on disk, so later sessions pay much less.
+   * the compiled kernel on disk, so later sessions pay much less. The first-use probe of
+   * 2026-12-02 measured an ElementwiseKernel's compile at the same 170 ms (apis/first-use.ts,
+   * which prices every first use, this one included).
    */
   kernelCompileSeconds: 0.17,
-  /**
-   * First call of cupyx.scipy.signal's second-order-section filters, compiled by NVRTC at that
-   * call (H200, 2026-12-01, CuPy 14.2.0, 2M float64 samples; bench/results/2026-12-01-h200-run20/
-   * iir_probe.txt): sosfilt's first call 3307 ms against 1.4 ms again; sosfiltfilt's first call
-   * after it 777 ms more (7.3 ms again). CuPy's kernel cache keeps them on disk: once per
-   * machine, not per session.
-   */
-  sosfiltCompileSeconds: 3.3,
-  sosfiltfiltExtraCompileSeconds: 0.78,
   /**
    * The doctor's own calibration on the H200, bench run 6 (bench/results/2026-12-01-h200-run6,
    * `all.txt`), at the sizes it copies since 5b1b5ee: a 480 MiB device copy (max(8 x L2, 256 MiB))
@@ -386,11 +384,13 @@ export interface WorkEstimate {
   /** Kernels the cell itself defines (compiled at its first run, not in the resident form). */
   kernelsDefined?: number;
   /**
-   * Kernels a library compiles at the cell's first call of it (cupyx.scipy.signal's sosfilt),
-   * what they are in words and how long that takes: charged to the first run beside
-   * `kernelsDefined`, never to the resident form.
+   * What the cell uses for the first time in its process, priced (apis/first-use.ts): the
+   * libraries it sets up, the cupyx.scipy functions and built-in kernels it runs, the kernels it
+   * defines (compiled with an empty kernel cache, `cold`; loaded from it, `warm`). When set, it
+   * includes the kernels of `kernelsDefined`, which are not charged again; absent, only those are
+   * (at the profile's compile time, and the table's load time).
    */
-  libraryCompile?: { what: string; seconds: number };
+  firstUse?: FirstUseCharge;
   /**
    * Random values the cell draws, uniform and otherwise (normal, gamma...): cuRAND generates
    * them well below the copy bandwidth, so the device charges them per value.
@@ -474,9 +474,9 @@ export function predict(
   const cell = estimate(work, device);
   const speedup = cell.gpuSeconds > 0 ? cell.cpuSeconds / cell.gpuSeconds : 1;
   const residentSpeedup = resident.gpuSeconds > 0 ? resident.cpuSeconds / resident.gpuSeconds : 1;
-  const compile = (work.kernelsDefined ?? 0) * (device.kernelCompileSeconds ?? MEASURED_H200.kernelCompileSeconds) + (work.libraryCompile?.seconds ?? 0);
-  const firstRunSeconds = cell.gpuSeconds + compile;
-  const firstRunSpeedup = firstRunSeconds > 0 ? cell.cpuSeconds / firstRunSeconds : 1;
+  const first = firstUseOf(work, device);
+  const firstRunSeconds = cell.gpuSeconds + (first?.cold ?? 0);
+  const freshSessionSeconds = cell.gpuSeconds + (first?.warm ?? 0);
 
   let reason = cell.reason;
   if (speedup < NOT_A_SPEEDUP && fitsOnDevice(cell.bytes, device) && residentSpeedup >= NOT_A_SPEEDUP && cell.transferSeconds > 0) {
@@ -488,9 +488,8 @@ export function predict(
       (wholeNotebook
         ? `${wholeNotebook.why}: ${formatSpeedup(wholeNotebook.speedup)} there`
         : `it pays only with the data kept on the device across cells (whole-notebook rewrite: ${formatSpeedup(residentSpeedup)})`);
-  } else if (compile > 0 && firstRunSpeedup < NOT_A_SPEEDUP && speedup >= NOT_A_SPEEDUP) {
-    const compiled = [(work.kernelsDefined ?? 0) > 0 ? plural(work.kernelsDefined ?? 0, 'kernel', 'kernels') : '', work.libraryCompile?.what ?? ''].filter(Boolean).join(' and ');
-    reason = `${reason}; its first run also compiles ${compiled} (~${formatSeconds(compile)}): ${formatSpeedup(firstRunSpeedup)} that time`;
+  } else if (first && speedup >= NOT_A_SPEEDUP) {
+    reason = `${reason}${firstUseClause(cell.cpuSeconds, cell.gpuSeconds, first)}`;
   }
   return {
     speedup,
@@ -499,9 +498,48 @@ export function predict(
     transferSeconds: cell.transferSeconds,
     reason,
     firstRunSeconds,
+    freshSessionSeconds,
+    ...(first ? { firstUse: first.what } : {}),
     residentSpeedup: wholeNotebook?.speedup ?? residentSpeedup,
     ...predictedFor(device, work)
   };
+}
+
+/**
+ * The cell's first uses (`WorkEstimate.firstUse`), or, without them, the compile and load of the
+ * kernels it defines; null when there are none.
+ */
+function firstUseOf(work: WorkEstimate, device: DeviceProfile): FirstUseCharge | null {
+  if (work.firstUse) {
+    return work.firstUse;
+  }
+  const n = work.kernelsDefined ?? 0;
+  if (n === 0) {
+    return null;
+  }
+  return {
+    cold: n * (device.kernelCompileSeconds ?? MEASURED_H200.kernelCompileSeconds),
+    warm: n * FIRST_USE_H200.generatedKernels.elementwise.warm,
+    what: plural(n, 'generated kernel', 'generated kernels')
+  };
+}
+
+/**
+ * What first uses do to a cell that is a speedup in a warm process, in words (empty when they
+ * change nothing that matters): not a speedup even in a later session, where its CPU time cannot
+ * pay for loading what it uses; or not on the machine's first run (the compiles), paying from the
+ * second session on.
+ */
+function firstUseClause(cpuSeconds: number, gpuSeconds: number, first: FirstUseCharge): string {
+  const fresh = gpuSeconds + first.warm;
+  const cold = gpuSeconds + first.cold;
+  if (cpuSeconds / fresh < NOT_A_SPEEDUP) {
+    return `; in a fresh kernel its ${formatSeconds(cpuSeconds)} on the CPU cannot pay for loading ${first.what} (~${formatSeconds(first.warm)}, from CuPy's kernel cache): ${formatSpeedup(cpuSeconds / fresh)} there, ${formatSpeedup(cpuSeconds / cold)} on a machine's first run (compiles, ~${formatSeconds(first.cold)})`;
+  }
+  if (cpuSeconds / cold < NOT_A_SPEEDUP) {
+    return `; its first run on a machine also compiles ${first.what} (~${formatSeconds(first.cold)}): ${formatSpeedup(cpuSeconds / cold)} that time; it pays from the second session on (${formatSpeedup(cpuSeconds / fresh)} in a fresh kernel, the kernels loaded from CuPy's cache)`;
+  }
+  return '';
 }
 
 /** What a single cell copies, in words: its inputs to the device, its results back, or both. */
@@ -512,17 +550,24 @@ function copied(work: WorkEstimate): string {
   return work.hostToDeviceBytes > 0 ? 'its inputs to the device' : 'its results back to the host';
 }
 
-/** The cell inside the whole-notebook rewrite: data on the device, kernels defined once. */
+/**
+ * The cell inside the whole-notebook rewrite: data on the device, kernels defined once (the plan
+ * gives `work.firstUse` the first uses no earlier GPU cell made; the kernels the cell defines
+ * are not charged otherwise).
+ */
 export function predictResident(work: WorkEstimate, device: DeviceProfile = DEFAULT_DEVICE_PROFILE): Prediction {
   const resident = estimate(residentWork(work), device);
   const speedup = resident.gpuSeconds > 0 ? resident.cpuSeconds / resident.gpuSeconds : 1;
+  const first = work.firstUse ?? null;
   return {
     speedup,
     cpuSeconds: resident.cpuSeconds,
     gpuSeconds: resident.gpuSeconds,
     transferSeconds: 0,
-    reason: resident.reason,
-    firstRunSeconds: resident.gpuSeconds,
+    reason: first && speedup >= NOT_A_SPEEDUP ? `${resident.reason}${firstUseClause(resident.cpuSeconds, resident.gpuSeconds, first)}` : resident.reason,
+    firstRunSeconds: resident.gpuSeconds + (first?.cold ?? 0),
+    freshSessionSeconds: resident.gpuSeconds + (first?.warm ?? 0),
+    ...(first ? { firstUse: first.what } : {}),
     residentSpeedup: speedup,
     ...predictedFor(device, residentWork(work))
   };

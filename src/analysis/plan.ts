@@ -57,7 +57,8 @@
  * same cell, right after the imports: a fused function re-created by every execution of its cell
  * would be re-traced every time (references/cupy.md#fusion).
  */
-import { DEFAULT_DEVICE_PROFILE, DEVICE_MEMORY_SHARE, fitsOnDevice, formatSeconds, formatSpeedupBelow, predict, predictResident } from './costmodel';
+import { FIRST_USE_H200, kernelKey } from './apis/first-use';
+import { DEFAULT_DEVICE_PROFILE, DEVICE_MEMORY_SHARE, fitsOnDevice, formatSeconds, formatSpeedup, formatSpeedupBelow, NOT_A_SPEEDUP, predict, predictResident } from './costmodel';
 import { applyEdits, insert, replace } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
 import { maskIPython } from './ipython';
@@ -65,6 +66,7 @@ import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers, parameterNames } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
 import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, inPlaceUpdate, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { cellFirstUses, withFirstUses } from './rules/arrays/shared';
 import { field, isValueIdentifier, kids, unparen, walk } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
 import { formatBytes, valueBytes, type ValueInfo } from './values';
@@ -75,6 +77,14 @@ export interface PlanOptions {
   device?: DeviceProfile;
   /** Cells predicted below this speedup stay on the host (default 1.5). */
   minSpeedup?: number;
+  /**
+   * What a cell's GPU version must pay for to be moved there: 'fresh' (default), a session that
+   * starts with a fresh kernel, the cell's first uses loaded and what it saves at least
+   * `MIN_SESSION_SAVING_SECONDS`; 'warm', its steady figure alone, as in a process that already
+   * loaded everything (cells re-run many times in one session). The tests of the plan's data
+   * movement use 'warm': their notebooks are kept small.
+   */
+  session?: 'fresh' | 'warm';
 }
 
 /** One place where data moves, for the UI and the report. */
@@ -118,6 +128,32 @@ export interface ResidencyPlan {
   definitions: { name: string; cellIndex: number; text: string }[];
   /** The cell that holds `definitions` (-1 when there are none). */
   definitionsCell: number;
+  /** The whole-notebook figure per session (null when no cell runs on the GPU). */
+  figures: NotebookFigures | null;
+}
+
+/**
+ * What the whole-notebook rewrite is predicted to cost and save, over the cells it moves to the
+ * GPU (the other cells run the same code on both sides). Seconds per session: the CPU's, and the
+ * GPU's in a fresh kernel with CuPy's kernel cache warm (every session after the machine's first:
+ * `import cupy`, cupyx imports, library set-up and kernel loads included); the machine's first
+ * run adds the NVRTC compiles on top (apis/first-use.ts).
+ */
+export interface NotebookFigures {
+  cpuSeconds: number;
+  /** The GPU cells in a warm process (re-runs in the same session). */
+  gpuSeconds: number;
+  freshSessionSeconds: number;
+  /** What the machine's first run adds to `freshSessionSeconds` (compiles). */
+  firstRunExtraSeconds: number;
+  /** The `import cupy` the rewrite adds (0 when the notebook imports CuPy itself), in the figures above. */
+  importSeconds: number;
+  /** GPU cells whose sizes are unknown: no figure, not counted. */
+  unpriced: number[];
+  /** Is a later session predicted a speedup (at least `NOT_A_SPEEDUP`)? */
+  pays: boolean;
+  /** The figures, and when it does not pay why, in words. */
+  summary: string;
 }
 
 /** Computes the residency plan and the whole-notebook rewrite. */
@@ -133,7 +169,7 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
   // host, so the passes end)
   const kept = new Map<number, string>();
   for (;;) {
-    const pass = planPass(cells, models, model, parser, device, minSpeedup, kept);
+    const pass = planPass(cells, models, model, parser, device, minSpeedup, kept, opts.session ?? 'fresh');
     const more = hostOnlyProducers(pass.produced, pass.plan, model, device, minSpeedup).filter(([index]) => !kept.has(index));
     if (more.length === 0) {
       return pass.plan;
@@ -250,7 +286,8 @@ function planPass(
   parser: PythonParser,
   device: DeviceProfile,
   minSpeedup: number,
-  kept: ReadonlyMap<number, string>
+  kept: ReadonlyMap<number, string>,
+  session: 'fresh' | 'warm'
 ): { plan: ResidencyPlan; produced: Produced[] } {
   const { alias: cp, importLine } = cupyAlias(model);
   const produced: Produced[] = [];
@@ -270,6 +307,9 @@ function planPass(
   // host copies of resident arrays host cells made (`x_host = cp.asnumpy(x)`): a later host cell
   // reads the same copy while the array is unchanged, rather than copying it again
   const hostCopies = new Map<string, HostCopy>();
+  // first uses the GPU cells so far made (apis/first-use.ts): a later cell finds them loaded
+  const seen = new Set<string>();
+  const totals = { cpu: 0, gpu: 0, fresh: 0, cold: 0, unpriced: [] as number[] };
 
   for (const cell of models) {
     if (cell.kind !== 'code' || !cell.tree || !cell.facts || cell.syntaxError || cell.skipped) {
@@ -281,6 +321,8 @@ function planPass(
     let worth = false;
     let rule: string | undefined;
     let slow: string | null = null;
+    let priced: Prediction | null = null;
+    let uses: string[] = [];
     if (analysis && analysis.applicable && !analysis.refusal) {
       // the data stays on the device across the plan's cells: copies are not the cell's to pay,
       // except an array another name may share: the cell copies it in, and writes it back if it
@@ -289,7 +331,12 @@ function planPass(
       // a host array moved in for good is the cell's to pay when no later cell reads it: nothing
       // else on the device uses the copy (`est` built by a host loop, read once here)
       const firstIn = [...analysis.transfers.keys()].filter(n => !analysis.hostKept.has(n) && !leftDevice.has(n) && !readLater(n, cell, model));
-      const { copies, prediction } = planPrediction(cell, model, analysis, device, returning, firstIn);
+      // its first uses no earlier GPU cell made (a kernel an earlier cell defined under another
+      // name is that one: `definitionTwin`)
+      uses = cellFirstUses(cell, model, analysis).keys;
+      const loaded = new Set([...seen, ...analysis.definitions.filter(d => definitionTwin(d, definitions) !== undefined).map(kernelKey)]);
+      const work = withFirstUses(cell, model, analysis, device, loaded);
+      const { copies, prediction } = planPrediction(cell, model, { ...analysis, work }, device, returning, firstIn);
       worth = !analysis.sizeKnown || prediction.speedup >= minSpeedup;
       // (prediction, with copies charged, carries the data-resident figure too)
       if (!worth && copies.in + copies.returnIn + copies.firstIn + copies.out > 0 && (prediction.residentSpeedup ?? 0) >= minSpeedup) {
@@ -299,6 +346,12 @@ function planPass(
         worth = false;
         slow = kept.get(cell.index)!;
       }
+      const loss = worth && analysis.sizeKnown && session === 'fresh' ? sessionLoss(cell, model, resident, prediction, device) : null;
+      if (loss !== null) {
+        worth = false;
+        slow = loss;
+      }
+      priced = analysis.sizeKnown ? prediction : null;
       rule = analysis.scipyCompute > 0 || analysis.sparseOps > 0 ? 'GPU102' : analysis.chains.length > 0 || analysis.stencil ? 'GPU103' : analysis.numpyCompute === 0 && analysis.randomCalls > 0 ? 'GPU104' : 'GPU101';
     }
     const ownCompute = analysis ? analysis.numpyCompute + analysis.scipyCompute + analysis.randomCalls + analysis.arrayOperators + analysis.arrayMethods : 0;
@@ -354,6 +407,15 @@ function planPass(
       }
       out[cell.index] = { ...out[cell.index], source };
       gpuCells.push(cell.index);
+      uses.forEach(k => seen.add(k));
+      if (priced) {
+        totals.cpu += priced.cpuSeconds;
+        totals.gpu += priced.gpuSeconds;
+        totals.fresh += priced.freshSessionSeconds ?? priced.gpuSeconds;
+        totals.cold += priced.firstRunSeconds ?? priced.gpuSeconds;
+      } else {
+        totals.unpriced.push(cell.index);
+      }
       const moved = [...analysis.transfers.keys()].filter(n => !analysis.hostKept.has(n));
       const copied = [...analysis.hostKept];
       for (const name of moved) {
@@ -462,7 +524,79 @@ function planPass(
     }
   }
   changes.sort((a, b) => a.cellIndex - b.cellIndex);
-  return { plan: { cells: out, changes, transfers, gpuCells, definitions, definitionsCell }, produced };
+  const figures = gpuCells.length > 0 ? notebookFigures(totals, importLine ? FIRST_USE_H200.importCupy : 0) : null;
+  return { plan: { cells: out, changes, transfers, gpuCells, definitions, definitionsCell, figures }, produced };
+}
+
+/**
+ * Seconds a GPU cell of the whole-notebook rewrite must save per session over the CPU, in a fresh
+ * kernel (its first uses loaded), to be moved there. Below it a cell stays on the host: bench run
+ * 20 timed the same NumPy cell 10-50 ms apart from one fresh process to the next (k_audio cell 7:
+ * 55 and 82 ms; cell 13: 13 and 19 ms), and the model's error on cells of milliseconds is of the
+ * same order (launch, synchronisation and allocation latencies it counts only roughly), so a
+ * smaller predicted saving is not one anybody could measure, while the rewrite's cost (code that
+ * reads CuPy, values that match only to rounding) is real. A cell reading arrays resident on the
+ * device needs no margin: there the host version pays copying them back.
+ */
+export const MIN_SESSION_SAVING_SECONDS = 0.05;
+
+/**
+ * Why a cell that pays in a warm process does not pay per session, or null when it does: in a
+ * fresh kernel (its first uses loaded from CuPy's kernel cache, the libraries it uses set up) it
+ * saves less than `MIN_SESSION_SAVING_SECONDS` over the CPU, or, when it reads arrays resident on
+ * the device, costs more than the CPU and the copies of them back to the host together (whole
+ * arrays: an upper bound where the host version would copy only the part it reads).
+ */
+function sessionLoss(cell: CellModel, model: NotebookModel, resident: ReadonlySet<string>, p: Prediction, device: DeviceProfile): string | null {
+  const fresh = p.freshSessionSeconds ?? p.gpuSeconds;
+  const read = [...cell.facts!.inputs].filter(n => resident.has(n));
+  const bytes = read.reduce((a, n) => a + (valueBytes(model.valueBefore(n, cell, 0)) ?? 0), 0);
+  const copyBack = read.length > 0 ? bytes / (device.deviceToHost ?? device.hostToDevice) + device.launchOverhead : 0;
+  if (fresh + (read.length > 0 ? 0 : MIN_SESSION_SAVING_SECONDS) <= p.cpuSeconds + copyBack) {
+    return null;
+  }
+  const loads = fresh - p.gpuSeconds;
+  const first = p.firstRunSeconds !== undefined ? `, ${formatSeconds(p.firstRunSeconds)} on a machine's first run, which compiles them` : '';
+  const against = `${formatSeconds(fresh)} on the GPU in a fresh kernel against ${formatSeconds(p.cpuSeconds)} on the CPU${copyBack > 0 ? ` and ${formatSeconds(copyBack)} to copy ${read.join(', ')} back to it` : ''}`;
+  const why =
+    p.firstUse && loads >= p.cpuSeconds
+      ? `its ${formatSeconds(p.cpuSeconds)} on the CPU cannot pay for loading ${p.firstUse} (~${formatSeconds(loads)} per session from CuPy's kernel cache${first}): ${against}`
+      : `${against}${p.firstUse ? ` (loading ${p.firstUse} included${first})` : ''}: ${fresh > p.cpuSeconds + copyBack ? 'no saving' : `it saves under ${formatSeconds(MIN_SESSION_SAVING_SECONDS)} per session`}`;
+  return `stays on the host: ${why} (${formatSpeedup(p.speedup)} re-run in the same session)`;
+}
+
+/** The whole-notebook figure from the GPU cells' totals and the `import cupy` the rewrite adds. */
+function notebookFigures(totals: { cpu: number; gpu: number; fresh: number; cold: number; unpriced: number[] }, importSeconds: number): NotebookFigures {
+  const fresh = totals.fresh + importSeconds;
+  const extra = totals.cold - totals.fresh;
+  const priced = totals.cpu > 0 || totals.gpu > 0;
+  const pays = !priced || fresh * NOT_A_SPEEDUP <= totals.cpu;
+  const unpriced = totals.unpriced.length > 0 ? `; cell${totals.unpriced.length === 1 ? '' : 's'} ${totals.unpriced.join(', ')} not counted (array sizes unknown)` : '';
+  const figures = priced
+    ? `the cells it moves to the GPU take ~${formatSeconds(totals.cpu)} on the CPU and ~${formatSeconds(fresh)} on the GPU per session ` +
+      `(${importSeconds > 0 ? `import cupy ~${formatSeconds(importSeconds)}, ` : ''}first uses of libraries and kernels ~${formatSeconds(totals.fresh - totals.gpu)} included; ` +
+      `${formatSeconds(totals.gpu)} re-run in the same session), ${formatSpeedup(fresh > 0 ? totals.cpu / fresh : 1)}; ` +
+      `this machine's first run adds ~${formatSeconds(extra)} of kernel compiles (then kept in CuPy's kernel cache)`
+    : 'array sizes unknown: no figure';
+  if (pays) {
+    return { cpuSeconds: totals.cpu, gpuSeconds: totals.gpu, freshSessionSeconds: fresh, firstRunExtraSeconds: extra, importSeconds, unpriced: totals.unpriced, pays, summary: `${figures}${unpriced}` };
+  }
+  const overhead = fresh - totals.gpu;
+  const saved = totals.cpu - totals.gpu;
+  const why =
+    totals.gpu * NOT_A_SPEEDUP <= totals.cpu
+      ? `importing CuPy and loading what its cells use (~${formatSeconds(overhead)}) ${overhead >= saved ? 'costs more than' : 'takes most of what'} the GPU saves on their work (~${formatSeconds(saved)})`
+      : `its GPU cells' work itself is not predicted faster on the GPU (${formatSeconds(totals.gpu)} against ${formatSeconds(totals.cpu)} on the CPU)`;
+  return {
+    cpuSeconds: totals.cpu,
+    gpuSeconds: totals.gpu,
+    freshSessionSeconds: fresh,
+    firstRunExtraSeconds: extra,
+    importSeconds,
+    unpriced: totals.unpriced,
+    pays,
+    summary: `the whole-notebook rewrite is not predicted to pay for this notebook: ${why}; ${figures}${unpriced}`
+  };
 }
 
 /** What a GPU cell copies on every run: arrays another name may share (never resident). */

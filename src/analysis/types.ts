@@ -128,8 +128,19 @@ export interface Prediction {
   transferSeconds: number;
   /** Why the prediction is what it is, in one line (e.g. "1.2 MB: too small to pay for launches"). */
   reason: string;
-  /** GPU seconds of the cell's first run: `gpuSeconds` plus compiling the kernels it defines. */
+  /**
+   * GPU seconds of the cell's first run on a machine, CuPy's kernel cache empty: `gpuSeconds`
+   * plus its first uses compiled (the kernels it defines, the built-in and cupyx kernels it runs)
+   * and the libraries it sets up (apis/first-use.ts).
+   */
   firstRunSeconds?: number;
+  /**
+   * GPU seconds in a fresh kernel with the kernel cache warm (every later session): `gpuSeconds`
+   * plus its first uses loaded from the cache and the libraries set up.
+   */
+  freshSessionSeconds?: number;
+  /** Those first uses, in words ("3 built-in kernels, cuFFT"), when there are any. */
+  firstUse?: string;
   /** The same work inside the whole-notebook rewrite: data already on the device, no copies. */
   residentSpeedup?: number;
   /**

@@ -5,6 +5,8 @@
  *                               [--min-speedup X] [--device FILE] [--no-refusals] [--no-color]
  *   gpuoptimize fix NOTEBOOK [-o OUT] [--force] [--device FILE]
  *
+ * `fix` writes nothing (exit 1) when the rewrite is predicted to lose time every session
+ * (`ResidencyPlan.figures`), unless `--force`: the panel asks before writing it the same way.
  * Exit codes, as linters use them: 0 no findings, 1 findings, 2 usage or input errors
  * (including "nothing could be analysed"). Findings are suggestions; the reasons the engine
  * kept cells on the CPU (refusals) are reported but are not findings.
@@ -42,10 +44,12 @@ commands:
       --no-color                 no colours, even on a terminal
   fix NOTEBOOK      write the whole-notebook GPU rewrite (residency plan applied) as a new notebook
       -o, --output OUT           where to write (default: NOTEBOOK with .gpu.ipynb)
-      --force                    overwrite OUT if it exists (needed when OUT is NOTEBOOK)
+      --force                    overwrite OUT if it exists (needed when OUT is NOTEBOOK), and
+                                 write the rewrite even when it is not predicted to pay
       --device FILE              as for analyze
 
-exit codes: 0 no findings (suggestions), 1 findings, 2 usage or input errors
+exit codes: 0 no findings (suggestions), 1 findings, 2 usage or input errors;
+fix: 0 written, 1 not written (the rewrite is not predicted to pay; --force writes it), 2 errors
 `;
 
 export class UsageError extends Error {}
@@ -346,6 +350,12 @@ export async function fix(args: string[], io: Io): Promise<number> {
   const device = deviceOption(devicePath, io);
   const p = await parser();
   const rewrite = rewriteNotebook(loaded.cells, { parser: p, ...(device ? { device } : {}) });
+  const style = io.isTTY && !io.env.NO_COLOR ? ansiStyle : plainStyle;
+  // a rewrite predicted to lose time every session is not written unless asked for
+  if (rewrite.figures && !rewrite.figures.pays && !force) {
+    io.stdout(`${style.yellow('not written')}: ${rewrite.figures.summary}; pass --force to write it anyway\n`);
+    return 1;
+  }
   const nb = loaded.notebook ?? {
     nbformat: 4,
     nbformat_minor: 5,
@@ -372,8 +382,10 @@ export async function fix(args: string[], io: Io): Promise<number> {
   });
   const written = { ...nb, metadata: { ...nb.metadata, gpuoptimize: { rewritten_from: basename(input), version: VERSION } }, cells };
   writeFileSync(out, JSON.stringify(written, null, 1) + '\n');
-  const style = io.isTTY && !io.env.NO_COLOR ? ansiStyle : plainStyle;
   io.stdout(`${style.bold(out)}: ${rewrite.changes.length} change(s) from ${input}\n`);
+  if (rewrite.figures) {
+    io.stdout(`  ${rewrite.figures.pays ? 'predicted' : style.yellow('warning')}: ${rewrite.figures.summary}\n`);
+  }
   for (const ch of rewrite.changes) {
     io.stdout(`  cell ${ch.cellIndex}: ${ch.rule ? ch.rule + ' ' : ''}${ch.summary}\n`);
     if (ch.randomOnDevice) {

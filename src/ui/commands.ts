@@ -5,7 +5,7 @@
  * the palette, the cell context menu and the keyboard shortcut need.
  */
 import { JupyterFrontEnd } from '@jupyterlab/application';
-import { ICommandPalette, ISessionContextDialogs, Notification } from '@jupyterlab/apputils';
+import { Dialog, ICommandPalette, ISessionContextDialogs, Notification, showDialog } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import type { Suggestion } from '../analysis/types';
@@ -212,7 +212,15 @@ export function registerCommands(ctx: CommandContext): void {
         return;
       }
       try {
-        await openRewrittenNotebook(app, notebook, ctx.rewriter, model.deviceProfile);
+        await openRewrittenNotebook(app, notebook, ctx.rewriter, model.deviceProfile, async why => {
+          // as `gpuoptimize fix` without --force: a rewrite predicted to lose time is written only when asked
+          const answer = await showDialog({
+            title: 'The GPU rewrite is not predicted to pay',
+            body: `${why.charAt(0).toUpperCase()}${why.slice(1)}.`,
+            buttons: [Dialog.cancelButton({ label: 'Keep the notebook as it is' }), Dialog.warnButton({ label: 'Write the rewrite anyway' })]
+          });
+          return answer.button.accept;
+        });
       } catch (err) {
         Notification.error(`The notebook could not be rewritten: ${(err as Error).message}`);
       }

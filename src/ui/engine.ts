@@ -65,7 +65,8 @@ export function createPlanRewriter(assets: ParserAssets): NotebookRewriter {
         t =>
           `cell ${t.cellIndex + 1}: \`${t.name}\` ${t.direction === 'to-device' ? 'moves to the GPU' : 'comes back to the host'} (${t.reason})`
       ),
-      method: 'notebook-wide (data stays on the GPU between cells; it moves only where listed below)'
+      method: 'notebook-wide (data stays on the GPU between cells; it moves only where listed below)',
+      ...(plan.figures ? { figures: { pays: plan.figures.pays, summary: plan.figures.summary } } : {})
     };
   };
 }

@@ -18,6 +18,11 @@ export interface NotebookRewrite {
   method: string;
   /** Where data crosses between host and device, one line each (when the planner says). */
   transfers?: string[];
+  /**
+   * The predicted seconds per session over the cells moved to the GPU (the planner's
+   * `ResidencyPlan.figures`): whether a later session is a speedup, and the figures in words.
+   */
+  figures?: { pays: boolean; summary: string };
 }
 
 /** `device`: the kernel's device profile, when known (else the analysis' H200 defaults). */
@@ -41,6 +46,7 @@ export function rewriteSummary(sourceName: string, rewrite: NotebookRewrite): st
     '',
     `${rewrite.changes.length} change${rewrite.changes.length === 1 ? '' : 's'}, planned ${rewrite.method}:`,
     '',
+    ...(rewrite.figures ? [`${rewrite.figures.pays ? 'Predicted' : '**Warning**'}: ${rewrite.figures.summary}.`, ''] : []),
     ...lines,
     ...(rewrite.transfers && rewrite.transfers.length > 0
       ? ['', 'Host↔device transfers:', '', ...rewrite.transfers.map(t => `- ${t}`)]
@@ -50,13 +56,18 @@ export function rewriteSummary(sourceName: string, rewrite: NotebookRewrite): st
   ].join('\n');
 }
 
-/** Writes `<name>-gpu.ipynb` (or `-gpu-2`, ...) beside the notebook and opens it. */
+/**
+ * Writes `<name>-gpu.ipynb` (or `-gpu-2`, ...) beside the notebook and opens it; its path, or
+ * null when the rewrite is not predicted to pay and `confirm` (shown why) declines to write it,
+ * as the CLI's `fix` writes such a rewrite only with `--force`.
+ */
 export async function openRewrittenNotebook(
   app: JupyterFrontEnd,
   panel: NotebookPanel,
   rewriter: NotebookRewriter,
-  device: DeviceProfile | null = null
-): Promise<string> {
+  device: DeviceProfile | null = null,
+  confirm: (why: string) => Promise<boolean> = async () => true
+): Promise<string | null> {
   const model = panel.model;
   if (!model) {
     throw new Error('the notebook has not loaded yet');
@@ -69,6 +80,9 @@ export async function openRewrittenNotebook(
     source: Array.isArray(cell.source) ? cell.source.join('') : cell.source
   }));
   const rewrite = await rewriter(cells, device);
+  if (rewrite.figures && !rewrite.figures.pays && !(await confirm(rewrite.figures.summary))) {
+    return null;
+  }
 
   const newCells: nbformat.ICell[] = json.cells.map((cell, index) => {
     const source = rewrite.sources.get(cells[index].id);

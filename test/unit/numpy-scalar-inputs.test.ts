@@ -5,8 +5,12 @@
  * would receive; a 0-d result the plan keeps on the device stays a device value.
  * Rule fixtures: GPU103/flag-numpy-scalar-input-stays-host, GPU103/flag-zero-d-array-input-copied.
  */
-import { rewriteNotebook } from '../../src/analysis/plan';
+import { rewriteNotebook as planNotebook, type PlanOptions, type ResidencyPlan } from '../../src/analysis/plan';
+import type { CellInput } from '../../src/analysis/types';
 import { cellsOf, parser } from './helpers';
+
+/** The plan judged by steady figures: these notebooks are small, and test data movement, not first-use costs. */
+const rewriteNotebook = (cells: CellInput[], opts: PlanOptions = {}): ResidencyPlan => planNotebook(cells, { session: 'warm', ...opts });
 
 beforeAll(async () => {
   await parser();

@@ -7,9 +7,13 @@
 import { DEFAULT_DEVICE_PROFILE, predictResident } from '../../src/analysis/costmodel';
 import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import { analyzeNotebook } from '../../src/analysis/engine';
-import { rewriteNotebook } from '../../src/analysis/plan';
+import { rewriteNotebook as planNotebook, type PlanOptions, type ResidencyPlan } from '../../src/analysis/plan';
+import type { CellInput } from '../../src/analysis/types';
 import { analyseArrayCell } from '../../src/analysis/rules/arrays/cupy-rewrite';
 import { cellsOf, parser } from './helpers';
+
+/** The plan judged by steady figures: these notebooks are small, and test data movement, not first-use costs. */
+const rewriteNotebook = (cells: CellInput[], opts: PlanOptions = {}): ResidencyPlan => planNotebook(cells, { session: 'warm', ...opts });
 
 beforeAll(async () => {
   await parser();

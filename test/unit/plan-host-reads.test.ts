@@ -5,8 +5,12 @@
  * each input moved there once. Only a host cell that changes an array (in place here) brings it
  * back for good; the next GPU cell moves it in again, once.
  */
-import { rewriteNotebook } from '../../src/analysis/plan';
+import { rewriteNotebook as planNotebook, type PlanOptions, type ResidencyPlan } from '../../src/analysis/plan';
+import type { CellInput } from '../../src/analysis/types';
 import { cellsOf, parser } from './helpers';
+
+/** The plan judged by steady figures: these notebooks are small, and test data movement, not first-use costs. */
+const rewriteNotebook = (cells: CellInput[], opts: PlanOptions = {}): ResidencyPlan => planNotebook(cells, { session: 'warm', ...opts });
 
 beforeAll(async () => {
   await parser();

@@ -6,8 +6,12 @@
  * is, and a value that would carry device arrays into host code (a lambda) brings them back.
  */
 import { analyzeNotebook } from '../../src/analysis/engine';
-import { rewriteNotebook } from '../../src/analysis/plan';
+import { rewriteNotebook as planNotebook, type PlanOptions, type ResidencyPlan } from '../../src/analysis/plan';
+import type { CellInput } from '../../src/analysis/types';
 import { cellsOf, parser } from './helpers';
+
+/** The plan judged by steady figures: these notebooks are small, and test data movement, not first-use costs. */
+const rewriteNotebook = (cells: CellInput[], opts: PlanOptions = {}): ResidencyPlan => planNotebook(cells, { session: 'warm', ...opts });
 
 beforeAll(async () => {
   await parser();

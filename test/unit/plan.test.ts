@@ -1,7 +1,11 @@
-import { rewriteNotebook } from '../../src/analysis/plan';
+import { rewriteNotebook as planNotebook, type PlanOptions, type ResidencyPlan } from '../../src/analysis/plan';
+import type { CellInput } from '../../src/analysis/types';
 import { existsSync, readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { cellsOf, parser, percentCells } from './helpers';
+
+/** The plan judged by steady figures: these notebooks are small, and test data movement, not first-use costs. */
+const rewriteNotebook = (cells: CellInput[], opts: PlanOptions = {}): ResidencyPlan => planNotebook(cells, { session: 'warm', ...opts });
 
 beforeAll(async () => {
   await parser();

@@ -6,9 +6,12 @@
 import { analyzeNotebook } from '../../src/analysis/engine';
 import type { NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
-import { rewriteNotebook } from '../../src/analysis/plan';
+import { rewriteNotebook as planNotebook, type PlanOptions, type ResidencyPlan } from '../../src/analysis/plan';
 import type { CellInput } from '../../src/analysis/types';
 import { cellsOf, parser, notebookModel } from './helpers';
+
+/** The plan judged by steady figures: these notebooks are small, and test data movement, not first-use costs. */
+const rewriteNotebook = (cells: CellInput[], opts: PlanOptions = {}): ResidencyPlan => planNotebook(cells, { session: 'warm', ...opts });
 
 let p: PythonParser;
 beforeAll(async () => {

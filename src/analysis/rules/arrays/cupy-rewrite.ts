@@ -28,7 +28,8 @@
  */
 import { CUPY_CONCATENATORS, cupyHasNumpyPath, CUPY_GENERATOR_METHODS, CUPY_RENAMED, ELEMENTWISE_UFUNCS, NUMPY_HOST_IO_CONSUMERS, NUMPY_HOST_IO_PRODUCERS, NUMPY_PASSTHROUGH_NAMES, NUMPY_REFUSED, NUMPY_UFUNC_NIN, REDUCTIONS, TRANSCENDENTAL_UFUNCS } from '../../apis/cupy';
 import { CUPYX_INACCURATE, cupyxHasScipyPath, cupyxModuleOf, cupyxNeedsRapids } from '../../apis/cupyx';
-import { formatSeconds, MEASURED_H200, WorkEstimate } from '../../costmodel';
+import { cupyxUseKeys, firstUseCharge } from '../../apis/first-use';
+import { formatSeconds, WorkEstimate } from '../../costmodel';
 import { applyEdits, insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
 import { ARRAY_MUTATING_METHODS, type CellFacts } from '../../facts';
@@ -1267,13 +1268,11 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     refs.filter(r => r.action === 'cupy' && /^scipy\.signal\.sosfilt(filt)?$/.test(r.qualified) && r.node.parent?.type === 'call' && field(r.node.parent, 'function')?.id === r.node.id).map(r => r.qualified)
   );
   if (sosCalls.size > 0) {
+    // the compile itself is charged with the cell's other first uses (apis/first-use.ts)
     const names = [...sosCalls].map(q => `\`${q.slice(q.lastIndexOf('.') + 1)}\``).join(' and ');
-    work.libraryCompile = {
-      what: `cupyx.scipy.signal's filter kernels`,
-      seconds: MEASURED_H200.sosfiltCompileSeconds + (sosCalls.has('scipy.signal.sosfiltfilt') ? MEASURED_H200.sosfiltfiltExtraCompileSeconds : 0)
-    };
+    const compile = firstUseCharge({ keys: [...new Set([...sosCalls].flatMap(cupyxUseKeys))] })!.cold;
     notes.push(
-      `The first call of cupyx.scipy.signal's ${names} compiles the filter kernels with NVRTC (~0.8-3.3 s per function measured on the H200, CuPy 14.2.0; ~${formatSeconds(work.libraryCompile.seconds)} counted in the first run's figure), once per machine: CuPy's kernel cache keeps them on disk for later runs and sessions.`
+      `The first call of cupyx.scipy.signal's ${names} compiles the filter kernels with NVRTC (sosfilt ~4.6 s, sosfiltfilt ~1.8 s more, measured on the H200, CuPy 14.2.0; ~${formatSeconds(compile)} counted in the first run's figure), once per machine: CuPy's kernel cache keeps them on disk for later runs and sessions.`
     );
   }
   const unfusedWork = { ...work };

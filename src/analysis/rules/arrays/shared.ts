@@ -1,7 +1,9 @@
 /** Turning an array analysis into a rule outcome: the cost model's verdict and the text. */
-import { formatSeconds, formatSpeedup, formatSpeedupBelow, NOT_A_SPEEDUP, predict } from '../../costmodel';
+import { firstUseCharge, firstUses, type FirstUses } from '../../apis/first-use';
+import { formatSeconds, formatSpeedup, formatSpeedupBelow, NOT_A_SPEEDUP, predict, type WorkEstimate } from '../../costmodel';
+import type { CellModel, NotebookModel } from '../../notebook';
 import { firstCopiesIn, planPrediction } from '../../plan';
-import type { Prediction } from '../../types';
+import type { DeviceProfile, Prediction } from '../../types';
 import { describeArray } from '../../values';
 import type { RuleContext, RuleOutcome } from '../types';
 import type { ValueKind } from '../../values';
@@ -20,7 +22,9 @@ export function arrayPrediction(ctx: RuleContext, a: ArrayCellAnalysis): Predict
       reason: 'array sizes unknown: run the cells (or let the panel inspect the kernel) for a prediction'
     };
   }
-  const single = predict(a.work, ctx.options.device);
+  // the single-cell rewrite makes every first use of the cell itself (apis/first-use.ts)
+  const work = withFirstUses(ctx.cell, ctx.model, a, ctx.options.device);
+  const single = predict(work, ctx.options.device);
   // the whole-notebook rewrite's own copies: an array another name may share stays a host array
   // there too (its cell copies it in, and writes it back, on every run), and a host array no
   // earlier GPU cell left on the device and no later cell reads is moved in for this cell alone
@@ -30,7 +34,7 @@ export function arrayPrediction(ctx: RuleContext, a: ArrayCellAnalysis): Predict
   if (a.hostKept.size === 0 && firstIn.length === 0) {
     return single;
   }
-  const { copies, prediction: plan } = planPrediction(ctx.cell, ctx.model, a, ctx.options.device, [], firstIn);
+  const { copies, prediction: plan } = planPrediction(ctx.cell, ctx.model, { ...a, work }, ctx.options.device, [], firstIn);
   const list = (names: readonly string[]): string => names.map(n => `\`${n}\``).join(', ');
   const why = [
     copies.names.length > 0 ? `copies ${list(copies.names)} too, on every run (another name may share ${copies.names.length === 1 ? 'its' : 'their'} memory)` : '',
@@ -38,7 +42,21 @@ export function arrayPrediction(ctx: RuleContext, a: ArrayCellAnalysis): Predict
       ? `copies ${list(copies.moved)} in too, for this cell alone (${copies.moved.length === 1 ? 'a host array' : 'host arrays'} there too, read by no later cell)`
       : ''
   ].filter(Boolean);
-  return predict(a.work, ctx.options.device, { speedup: plan.speedup, why: `the whole-notebook rewrite ${why.join(', and ')}` });
+  return predict(work, ctx.options.device, { speedup: plan.speedup, why: `the whole-notebook rewrite ${why.join(', and ')}` });
+}
+
+/**
+ * The analysis' work with its first uses priced (`WorkEstimate.firstUse`): all of the cell's, or
+ * those `seen` (made by earlier cells of the same process) does not hold.
+ */
+export function withFirstUses(cell: CellModel, model: NotebookModel, a: ArrayCellAnalysis, device: DeviceProfile | undefined, seen?: ReadonlySet<string>): WorkEstimate {
+  const charge = firstUseCharge(cellFirstUses(cell, model, a), seen, device?.kernelCompileSeconds);
+  return charge ? { ...a.work, firstUse: charge } : a.work;
+}
+
+/** The first uses of the cell's rewrite (apis/first-use.ts `firstUses`). */
+export function cellFirstUses(cell: CellModel, model: NotebookModel, a: ArrayCellAnalysis): FirstUses {
+  return cell.tree ? firstUses(cell.tree.rootNode, a, n => model.inferValue(n, cell).kind === 'ndarray') : { keys: [] };
 }
 
 /**
@@ -112,8 +130,8 @@ export function arrayOutcome(
 
 /**
  * When the single-cell figure is no speedup, or below the user's minimum while the
- * device-resident one pays, or the first run (kernel compile) loses: a line for the
- * explanation and how much confidence it costs.
+ * device-resident one pays, or a fresh session (first uses loaded) or the machine's first run
+ * (first uses compiled) loses: a line for the explanation and how much confidence it costs.
  */
 export function singleCellCaveat(p: Prediction, minSpeedup: number): { text: string; penalty: number } | null {
   const resident = p.residentSpeedup ?? p.speedup;
@@ -136,10 +154,19 @@ export function singleCellCaveat(p: Prediction, minSpeedup: number): { text: str
       penalty: 0.15
     };
   }
-  const first = p.firstRunSeconds !== undefined && p.firstRunSeconds > 0 ? p.cpuSeconds / p.firstRunSeconds : p.speedup;
+  const ratio = (gpu: number | undefined): number => (gpu !== undefined && gpu > 0 ? p.cpuSeconds / gpu : p.speedup);
+  const fresh = ratio(p.freshSessionSeconds);
+  const first = ratio(p.firstRunSeconds);
+  const what = p.firstUse ?? 'its kernels';
+  if (fresh < NOT_A_SPEEDUP) {
+    return {
+      text: `In a fresh kernel (every new session) it is predicted ${formatSpeedup(fresh)}: loading ${what} from CuPy's kernel cache costs more than the cell saves (${formatSpeedup(first)} on a machine's first run, which compiles them); only re-runs in the same session are ${formatSpeedup(p.speedup)}.`,
+      penalty: 0.2
+    };
+  }
   if (first < NOT_A_SPEEDUP) {
     return {
-      text: `Its first run compiles the kernel it defines and is predicted ${formatSpeedup(first)} (no speedup); later runs ${formatSpeedup(p.speedup)}.`,
+      text: `Its first run on a machine compiles ${what} and is predicted ${formatSpeedup(first)} (no speedup); it pays from the second session on (${formatSpeedup(fresh)} in a fresh kernel, the kernels loaded from CuPy's cache; re-runs ${formatSpeedup(p.speedup)}).`,
       penalty: 0.1
     };
   }
