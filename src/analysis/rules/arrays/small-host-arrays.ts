@@ -26,7 +26,11 @@
  *   or an argument of a NumPy call: where that is device work (known once the rewrite has placed
  *   the cell's arrays), the use is copied in (`cp.asarray(lags)`); else it stays host code;
  * - any of these through arithmetic with numbers or a subscript by numbers (`lags * dt_b`,
- *   `lags[-1]`: their uses are `lags`'s).
+ *   `lags[-1]`: their uses are `lags`'s);
+ * and where that saves copies: no more uses meeting device work (copies in) than host uses (each
+ * a copy back of a device array), none in a loop the binding is not in (a copy per iteration).
+ * So `f = np.ones(n)` that only a solve reads stays `cp.ones(n)`. Integers from a transcendental
+ * function are kept whatever their copies if small, and with at most one outside loops if not.
  * Such integers written where they are used (`x[np.logspace(0, 3, 30).astype(int)]`), or bound to
  * a name not kept (`idx = np.rint(...)`, then `idx.sum()`), are kept and copied in the same way
  * (the name then bound to the copy: `idx = cp.asarray(np.rint(...))`).
