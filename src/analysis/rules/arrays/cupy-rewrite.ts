@@ -1682,16 +1682,23 @@ function seededGeneratorLines(seeded: readonly { rng: string; device: string }[]
 
 /**
  * May the draws of `rng`, a Generator made in another cell, move to the device (deviceDrawFrom)?
- * Yes where it was made by `np.random.default_rng(...)` or `np.random.Generator(...)` (not a
- * RandomState: the seed is drawn with `integers`), no later cell reads it, and every use of it in
+ * Yes where it was made unseeded by `np.random.default_rng()` (a seeded one promises the same
+ * numbers on every run; not a RandomState: the seed is drawn with `integers`), no later cell reads it, and every use of it in
  * this cell is a draw whose value the cell uses (`rng.standard_normal(n)`, not handed on, not on
  * a line of its own), of a method CuPy's Generator has (or `normal`), with no `out=` (a host array).
  */
 function movableHostGenerator(rng: string, model: NotebookModel, cell: CellModel): boolean {
   const made = model.lastWriterBefore(rng, cell)?.facts?.assignments.filter(a => a.name === rng) ?? [];
+  // an unseeded `np.random.default_rng()` only: a seed is the user's promise that the notebook
+  // draws the same numbers on every run, and the results (every value computed from the draws,
+  // masks and counts included) are compared with the original's by value; drawing from cuRAND
+  // instead would change them all (statistically equal only), so seeded draws stay NumPy's and
+  // are copied over
   const generator = (a: { value: SyntaxNode | null }): boolean => {
     const fn = a.value?.type === 'call' ? field(a.value, 'function') : null;
-    return !!fn && /^numpy\.random\.(default_rng|Generator)$/.test(model.qualifiedName(fn) ?? '');
+    const args = a.value?.type === 'call' ? callArguments(a.value) : null;
+    const unseeded = !!args && args.keywords.size === 0 && (args.positional.length === 0 || (args.positional.length === 1 && args.positional[0].type === 'none'));
+    return !!fn && unseeded && model.qualifiedName(fn) === 'numpy.random.default_rng';
   };
   if (made.length === 0 || !made.every(generator) || model.readersAfter(rng, cell).length > 0 || !cell.tree) {
     return false;
