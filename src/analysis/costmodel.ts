@@ -88,6 +88,50 @@ export const MEASURED_H200 = {
    */
   deviceCountSecondsPerElement: 17.5e-12,
   /**
+   * NumPy's loops that run per item, not per byte, priced per item on the host (the rules add
+   * them up in `WorkEstimate.hostLoopSeconds`). Timed with NumPy 2 on the 2-core CPU machine of
+   * session 11 (2026-12-02) and taken as they are for the H200's host: that host ran the cells
+   * below in about the time these rates give (single-threaded work, no faster there).
+   * - `np.einsum` without `optimize` walks its whole index space (every subscript letter's range
+   *   multiplied: "ij,njk,lk->nil" is n*i*j*k*l points) in one nditer loop: 2.7 ns per point for
+   *   F P F^T over 20,000 stacked 4x4 (5.1M points, 14 ms), 6.5 ns for "nij,jk,nkl->nil", 4.2
+   *   for H P H^T, 2.2-10 ns for the small ones; 4 ns taken. l_kalman cell 5 (99 steps of five
+   *   einsums, a batched solve and inv) then comes to ~5.4 s against 5.4 s (run 22) and 7.5 s (run
+   *   20) measured on the H200's host.
+   */
+  hostSecondsPerEinsumPoint: 4e-9,
+  /**
+   * Stacked small matrices (`np.linalg.solve`/`inv`/`det`... of (n, m, m)): LAPACK once per
+   * matrix through a gufunc, ~0.25 µs each plus ~6 ns per m^3 (inv of 20,000 2x2 0.28 µs each,
+   * 4x4 0.65 µs; solve of 2x2 with 2x4 right-hand sides 0.36 µs; det of 4x4 0.14 µs); the
+   * eigen and singular value decompositions ~3.5 times that per m^3 (eigh of 4x4 1.7 µs).
+   */
+  hostSecondsPerStackedMatrix: 0.25e-6,
+  hostSecondsPerStackedMatrixCube: 6e-9,
+  /**
+   * `np.nanpercentile`/`np.nanquantile` (and `nanmedian` of long axes) along an axis run
+   * `np.apply_along_axis`: a Python call per slice that drops the NaNs and partitions the rest,
+   * ~45 µs per slice plus ~35 ns per element here ((240, 20000) float32: 49 µs per slice;
+   * (1000, 5000): 73 µs; (60, 20000): 50 µs). g_climate cell 12 (259,200 slices of 240) measured
+   * 11.8 and 12.6 s on the H200's host, 47 µs a slice: 40 µs and 30 ns taken there.
+   */
+  hostSecondsPerQuantileSlice: 40e-6,
+  hostSecondsPerQuantileSliceElement: 30e-9,
+  /**
+   * `np.add.at(sums, lab, X)` (unbuffered ufunc.at): 127 ns per index into rows of 8 float32
+   * (16 ns per element); a scalar per index into a 1-D target takes NumPy 2's fast path, 1.5 ns.
+   */
+  hostSecondsPerUfuncAtElement: 16e-9,
+  hostSecondsPerUfuncAtScalar: 1.5e-9,
+  /**
+   * NumPy's inner loop set up once per row where the last axis is short: a broadcast subtraction
+   * into (200000, 12, 8) float32 took 37.5 ms against 6.2 ms for the same 19.2M elements flat, 13
+   * ns more per row of 8; `.sum(axis=2)` of it 45 ms against 6 ms, 16 ns more per output (i_kmeans
+   * cell 5's distance step, measured 12.8 and 14.9 s for its 50 iterations on the H200's host).
+   */
+  hostSecondsPerBroadcastRow: 13e-9,
+  hostSecondsPerReducedRow: 16e-9,
+  /**
    * cupyx CSR SpMV on a canonical matrix: 0.254 ms for 20M non-zeros (bench/RESULTS.md, run 3,
    * `bench/gpu_diagnostics.py`).
    */
@@ -370,6 +414,18 @@ export interface WorkEstimate {
    * host, the bincount's rate on the device.
    */
   countElements?: number;
+  /**
+   * Host seconds of NumPy loops the rules price per item (`MEASURED_H200`'s per-item rates:
+   * einsum's index space, stacked small matrices, per-slice quantiles, ufunc.at), on top of the
+   * streamed passes. The device's side of that work is in `flops`, `passes` and `launches`.
+   */
+  hostLoopSeconds?: number;
+  /**
+   * The part of `flops` the host does not run through BLAS: arithmetic of the work
+   * `hostLoopSeconds` prices (an einsum's contractions, stacked small matrices) or of sorts the
+   * host runs per slice. The device runs it, like all of `flops`, at `deviceFlops`.
+   */
+  loopFlops?: number;
   /** Non-zeros that sparse matrix products stream (per product, times how often it runs). */
   sparseNonZeros?: number;
   /** Non-zeros of SciPy matrices the cell converts to the device (sorted again on the device). */
@@ -604,7 +660,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const fft = work.fftFlops ?? 0;
   const sort = work.sortOps ?? 0;
   const filter = work.filterFlops ?? 0;
-  const blas = Math.max(0, work.flops - fft - sort - filter);
+  const blas = Math.max(0, work.flops - fft - sort - filter - (work.loopFlops ?? 0));
   const nonZeros = work.sparseNonZeros ?? 0;
   const cpuSeconds =
     (hostStreamed / device.hostBandwidth) * (work.hostPassFactor ?? 1) +
@@ -614,6 +670,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     sort / rates.hostSortOpsPerSecond +
     filter / rates.hostFilterFlops +
     nonZeros * rates.hostSparseSecondsPerNonZero +
+    (work.hostLoopSeconds ?? 0) +
     (work.labelElements ?? 0) * rates.hostLabelSecondsPerElement +
     ((work.measureElements ?? 0) + (work.countElements ?? 0)) * rates.hostMeasureSecondsPerElement;
   // each copy also pays a fixed latency (allocation, synchronisation) of about a launch

@@ -2959,6 +2959,14 @@ function fancyIndexValue(n: SyntaxNode, v: ValueInfo, model: NotebookModel, cell
   const value = field(n, 'value');
   const indices = kids(n).filter(k => k.id !== value?.id && k.type !== 'comment');
   const shape = v.shape;
+  if (indices.length === 2 && shape && shape.length >= 2 && Number.isInteger(model.constantValue(indices[1], cell))) {
+    // `X[idx, 0]`: the integer broadcasts against the index array, so the result has idx's shape
+    // then X's axes after the second
+    const index = model.inferValue(indices[0], cell);
+    return index.kind === 'ndarray' && !index.approx && index.shape && /^u?int/.test(index.dtype ?? '')
+      ? arrayValue([...index.shape, ...shape.slice(2)], v.dtype, v.library ?? 'numpy', 'inferred')
+      : undefined;
+  }
   if (indices.length !== 1 || !shape) {
     return undefined;
   }
@@ -3336,6 +3344,9 @@ function numpyCallValue(
   }
   if (single && (name === 'dot' || name === 'matmul') && args.length >= 2) {
     return matmulValue(args[0], args[1], name === 'dot');
+  }
+  if (single && name === 'einsum' && positional.length >= 2) {
+    return einsumValue(positional[0], args.slice(1), library);
   }
   if (single && name === 'argsort' && args[0]?.kind === 'ndarray') {
     return argsortValue(args[0], keywords.get('axis') ?? positional[1], library);
@@ -3722,10 +3733,44 @@ function solveValue(a: ValueInfo | undefined, b: ValueInfo | undefined, library:
   let shape: (number | null)[] | undefined;
   if (b?.kind === 'ndarray' && b.shape?.length === 1 && a.shape && a.shape.length >= 2) {
     shape = [...a.shape.slice(0, -2), b.shape[0] ?? a.shape[a.shape.length - 2]];
-  } else if (b?.kind === 'ndarray' && b.shape?.length === 2 && a.shape?.length === 2) {
+  } else if (b?.kind === 'ndarray' && b.shape && b.shape.length >= 2 && b.shape.length === a.shape?.length) {
+    // one matrix, or a stack of right-hand sides for a stack of the same length
     shape = b.shape;
   }
   return arrayValue(shape, dtype, library, 'inferred');
+}
+
+/**
+ * `np.einsum(subscripts, *operands)` with a literal subscripts string (no ellipsis) and operands
+ * of known rank, one subscript letter per axis: the output letters' lengths (explicit after
+ * `->`, else the letters used once, sorted, as NumPy does; a length of 1 broadcasts against the
+ * others, null where none is known) in the operands' promoted dtype. Unknown otherwise.
+ */
+function einsumValue(subscripts: SyntaxNode, operands: ValueInfo[], library: string): ValueInfo {
+  const m = /^[rRuU]?(['"])([a-zA-Z,\->\s]*)\1$/.exec(unparen(subscripts).text);
+  const [lhs, rhs] = m ? m[2].replace(/\s+/g, '').split('->') : [];
+  const inputs = lhs !== undefined ? lhs.split(',') : [];
+  if (inputs.length !== operands.length || operands.some((o, k) => o.kind !== 'ndarray' || o.shape?.length !== inputs[k].length)) {
+    return UNKNOWN;
+  }
+  const length = new Map<string, number | null>();
+  inputs.forEach((letters, k) =>
+    [...letters].forEach((l, d) => {
+      const n = operands[k].shape?.[d] ?? null;
+      const had = length.get(l);
+      length.set(l, had === undefined ? n : had === null || n === null ? (had ?? n) : Math.max(had, n));
+    })
+  );
+  const all = inputs.join('');
+  const output = rhs ?? [...length.keys()].filter(l => all.split(l).length === 2).sort().join('');
+  if ([...output].some(l => !length.has(l))) {
+    return UNKNOWN;
+  }
+  let dtype = operands[0].dtype;
+  for (const o of operands.slice(1)) {
+    dtype = dtype && o.dtype ? promoteTypes(dtype, o.dtype) : undefined;
+  }
+  return arrayValue([...output].map(l => length.get(l) ?? null), dtype, library, 'inferred');
 }
 
 /**
@@ -3845,6 +3890,18 @@ function arrayMethodValue(
     const out = copyOf(v);
     out.origin = 'inferred';
     return out;
+  }
+  if (method === 'transpose' && v.shape && keywords.size === 0) {
+    // no axes: reversed; axes given one by one or as a tuple of constants: in that order
+    const rank = v.shape.length;
+    const listed = positional.length === 1 && unparen(positional[0]).type === 'tuple' ? kids(unparen(positional[0])) : positional;
+    const order = listed.length === 0 ? v.shape.map((_, k) => rank - 1 - k) : listed.map(a => model.constantValue(a, cell));
+    if (order.length === rank && order.every(k => k !== undefined && Number.isInteger(k) && k >= -rank && k < rank)) {
+      const out = copyOf(v);
+      out.shape = order.map(k => (v.shape as (number | null)[])[((k as number) + rank) % rank]);
+      out.origin = 'inferred';
+      return out;
+    }
   }
   if (method === 'ravel' || method === 'flatten') {
     const out = copyOf(v);

@@ -43,6 +43,7 @@ import { atomicSumNote, flatIndexRewrites, lastAxisBitEdits, unsupportedArgument
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
+import { broadcasts, einsumWork, productFlops, quantileSliceWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
 import { iterateStructureRefusals, morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
 import { integerOfTranscendental, smallHostArrays } from './small-host-arrays';
@@ -4554,7 +4555,9 @@ export function estimateWork(
     uniformDraws: 0,
     normalDraws: 0,
     itemCopies: 0,
-    itemCopyBytes: 0
+    itemCopyBytes: 0,
+    hostLoopSeconds: 0,
+    loopFlops: 0
   };
 
   let sparseRows = 0;
@@ -4656,6 +4659,10 @@ export function estimateWork(
         } else if (ARITH_OPS.has(op) || COMPARE_OPS.has(op)) {
           work.passes += times * fraction(v, largest);
           work.launches += times;
+          const [l, r] = type === 'binary_operator' ? [field(n, 'left'), field(n, 'right')] : [null, null];
+          if (l && r && broadcasts(model.inferValue(l, cell), model.inferValue(r, cell))) {
+            work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * shortRowSeconds('broadcast', v, undefined, model, cell);
+          }
           if (op === '**') {
             const right = field(n, 'right');
             if (!right || !/^[234]$/.test(right.text)) {
@@ -4683,11 +4690,31 @@ export function estimateWork(
         consider(result);
         const elems = a0.size ?? result.size ?? 0;
         const args = callArguments(n);
+        // NumPy loops priced per item (./loop-work.ts); null where the shapes are not known
+        const loop =
+          single && name === 'einsum'
+            ? einsumWork(n, model, cell)
+            : head === 'linalg' && !single
+              ? stackedLinalgWork(name, a0)
+              : single && (name === 'nanpercentile' || name === 'nanquantile')
+                ? quantileSliceWork(n, a0, model, cell)
+                : name === 'at' && rest.split('.').length === 2
+                  ? ufuncAtWork(n, model, cell)
+                  : null;
         if (q.startsWith('numpy.random.') || head === 'random') {
           work.passes += (times * fraction(result, largest)) / 3;
           work.transcendentalOps += times * fraction(result, largest) * (/normal|randn|gamma|poisson|exponential/.test(name) ? 4 : 1);
           work.launches += times;
           countDraws(times * (result.size ?? 0), /normal|randn|gamma|poisson|exponential/.test(name));
+        } else if (loop !== null) {
+          // the host's loop at its measured per-item rate; the device's batched form by its
+          // arithmetic, launches and the elements it reads and writes
+          const blas = loop.hostBlasFlops ?? 0;
+          work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * loop.hostSeconds;
+          work.flops += times * loop.deviceFlops;
+          work.loopFlops = (work.loopFlops ?? 0) + times * Math.max(0, loop.deviceFlops - blas);
+          work.launches += times * loop.launches;
+          work.passes += (times * (largest?.size ? Math.min(1, loop.elementsMoved / largest.size) : 1)) / 3;
         } else if (single && ELEMENTWISE_UFUNCS.has(name)) {
           work.passes += times * fraction(result.kind === 'ndarray' ? result : a0, largest);
           work.launches += times;
@@ -4697,6 +4724,7 @@ export function estimateWork(
         } else if (single && REDUCTIONS.has(name)) {
           work.passes += (times * fraction(a0, largest)) * (1 / 3 + extraReductionPasses(name));
           work.launches += times;
+          work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * shortRowSeconds('reduce', a0, args.keywords.get('axis') ?? args.positional[1], model, cell);
         } else if (single && /^(concatenate|stack|vstack|hstack|row_stack|column_stack|dstack)$/.test(name) && result.kind === 'ndarray') {
           // a join reads its items and writes the result: a copy of the result's bytes
           work.passes += (times * 2 * fraction(result, largest)) / 3;
@@ -4705,9 +4733,10 @@ export function estimateWork(
           // a norm along an axis is a reduction (squares summed, one sqrt per result): memory-bound
           work.passes += (times * fraction(a0, largest)) / 3;
           work.launches += times * 2;
-        } else if ((single && (name === 'dot' || name === 'matmul' || name === 'tensordot' || name === 'einsum')) || head === 'linalg') {
+        } else if ((single && (name === 'dot' || name === 'matmul' || name === 'tensordot' || name === 'einsum' || name === 'inner' || name === 'vdot')) || head === 'linalg') {
           const n3 = elems > 0 ? Math.pow(Math.sqrt(elems), 3) : 0;
-          work.flops += times * (name === 'norm' ? 2 * elems : 2 * n3);
+          const product = single && name !== 'tensordot' && name !== 'einsum' ? productFlops(a0, argValue(1)) : null;
+          work.flops += times * (product ?? (name === 'norm' ? 2 * elems : 2 * n3));
           work.launches += times * 2;
         } else if (head === 'fft' || (q.startsWith('scipy.fft') || q.startsWith('scipy.signal.fftconvolve'))) {
           const f = times * 5 * elems * Math.log2(Math.max(2, elems));
@@ -4756,6 +4785,8 @@ export function estimateWork(
           if (REDUCTIONS.has(method)) {
             work.passes += (times * fraction(v, largest)) * (1 / 3 + extraReductionPasses(method));
             work.launches += times;
+            const axis = callArguments(n).keywords.get('axis') ?? callArguments(n).positional[0];
+            work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * shortRowSeconds('reduce', v, axis, model, cell);
           } else if (method === 'dot') {
             work.flops += times * 2 * Math.pow(Math.sqrt(v.size ?? 0), 3);
             work.launches += times;
@@ -4890,17 +4921,21 @@ function matmulFlops(n: SyntaxNode, model: NotebookModel, cell: CellModel): numb
   if (a?.shape?.length === 2 && b?.shape?.length === 2 && a.shape.every(d => d !== null) && b.shape[1] !== null) {
     return 2 * (a.shape[0] as number) * (a.shape[1] as number) * (b.shape[1] as number);
   }
+  const product = a && b ? productFlops(a, b) : null;
+  if (product !== null) {
+    return product;
+  }
   const size = a?.size ?? b?.size;
   return size ? 2 * Math.pow(Math.sqrt(size), 3) : 0;
 }
 
 /**
- * How often a loop's body runs: its iterable's count (`iterations`), else (unknown count,
- * `while`) 10.
+ * How often a loop's body runs: its iterable's count (`iterations`), a `while` loop's counter
+ * bound (`whileTrips`), else (unknown count) 10.
  */
 function loopTrips(loop: SyntaxNode, model: NotebookModel, cell: CellModel): number {
   const right = loop.type === 'for_statement' ? field(loop, 'right') : null;
-  return (right ? iterations(right, model, cell) : undefined) ?? 10;
+  return (right ? iterations(right, model, cell) : loop.type === 'while_statement' ? whileTrips(loop, model, cell) : undefined) ?? 10;
 }
 
 /**

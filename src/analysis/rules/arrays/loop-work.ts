@@ -1,0 +1,293 @@
+/**
+ * The work of NumPy calls that loop per item rather than stream per byte, for `estimateWork`
+ * (./cupy-rewrite.ts): the host's side priced per item at `MEASURED_H200`'s rates (costmodel.ts,
+ * where each is documented with where it was measured), the device's side as the CuPy call runs
+ * it (batched contractions and factorisations, one sort along the axis, atomic adds).
+ *
+ * - `np.einsum` without `optimize`: NumPy walks the whole index space of the subscripts in one
+ *   loop, so "ij,njk,lk->nil" costs n*i*j*k*l points, not the size of one operand; CuPy contracts
+ *   the operands pairwise (batched matrix products).
+ * - `np.linalg.solve`/`inv`/`det`/`eigh`... of a stack of small matrices: one LAPACK call per
+ *   matrix on the host; batched (cuBLAS getrf/getrs, cuSOLVER) on the device.
+ * - `np.nanpercentile`/`np.nanquantile` along an axis: a Python call per slice
+ *   (`np.apply_along_axis`); the device form sorts along the axis once (./nan-quantile.ts).
+ * - `np.<ufunc>.at(target, index, values)`: unbuffered, per element.
+ * - `np.dot`/`np.matmul`/`np.inner`/`np.vdot` by their operands' ranks (a vector product is 2n
+ *   flops, not a matrix's).
+ * - short rows: an elementwise operation that broadcasts, or a reduction along the last axis,
+ *   where that axis is short (`X[:, None, :] - C[None, :, :]` with 8 columns, `.sum(axis=2)` of
+ *   it): NumPy's inner loop runs once per row and its set-up is paid per row.
+ * - a `while` loop bounded by a counter (`while ... and it < max_iter:` with `it += 1`).
+ */
+import { MEASURED_H200 } from '../../costmodel';
+import type { CellModel, NotebookModel } from '../../notebook';
+import type { SyntaxNode } from '../../parser';
+import { callArguments, field, kids, operatorOf, unparen, walk } from '../../syntax';
+import type { ValueInfo } from '../../values';
+
+/** What one run of a call costs beyond `estimateWork`'s streamed passes. */
+export interface LoopWork {
+  /** Host seconds of the per-item loops (`WorkEstimate.hostLoopSeconds`). */
+  hostSeconds: number;
+  /** Device arithmetic (`WorkEstimate.flops`); on the host, BLAS runs `hostBlasFlops` of it. */
+  deviceFlops: number;
+  /** The part of `deviceFlops` the host runs through BLAS too (an einsum with `optimize`). */
+  hostBlasFlops?: number;
+  /** Kernel launches of the device form. */
+  launches: number;
+  /** Bytes the device form reads and writes, in elements of the call's operands and result. */
+  elementsMoved: number;
+}
+
+/** The shape of a value when every dimension is known. */
+function knownShape(v: ValueInfo): number[] | null {
+  return v.kind === 'ndarray' && !v.approx && v.shape !== undefined && v.shape.every(d => typeof d === 'number') ? (v.shape as number[]) : null;
+}
+
+/** The text of a plain string literal (`"ij,jk->ik"`), or null. */
+function stringLiteral(n: SyntaxNode): string | null {
+  const m = /^[rRuU]?(['"])([^'"\\]*)\1$/.exec(unparen(n).text);
+  return m ? m[2] : null;
+}
+
+/**
+ * `np.einsum(subscripts, *operands)` of operands whose shapes are known (no ellipsis): NumPy's
+ * index-space loop on the host (`optimize` given: pairwise BLAS contractions, the host's flops),
+ * pairwise batched contractions on the device. Null when the subscripts or a shape are not known.
+ */
+export function einsumWork(call: SyntaxNode, model: NotebookModel, cell: CellModel): LoopWork | null {
+  const args = callArguments(call);
+  const spec = args.positional[0] ? stringLiteral(args.positional[0]) : null;
+  if (spec === null || spec.includes('.')) {
+    return null;
+  }
+  const [lhs, rhs] = spec.replace(/\s+/g, '').split('->');
+  const inputs = lhs.split(',');
+  const operands = args.positional.slice(1).map(a => knownShape(model.inferValue(a, cell)));
+  if (inputs.length !== operands.length || operands.some(s => s === null)) {
+    return null;
+  }
+  const size = new Map<string, number>();
+  for (let k = 0; k < inputs.length; k++) {
+    const shape = operands[k] as number[];
+    if (inputs[k].length !== shape.length) {
+      return null;
+    }
+    // (a dimension of 1 broadcasts against the others' length)
+    [...inputs[k]].forEach((letter, d) => size.set(letter, Math.max(size.get(letter) ?? 1, shape[d])));
+  }
+  const letters = [...size.keys()];
+  const count = (ls: Iterable<string>): number => [...new Set(ls)].reduce((p, l) => p * (size.get(l) ?? 1), 1);
+  const output = rhs ?? letters.filter(l => inputs.join('').split(l).length === 2).sort().join('');
+  // left to right, as CuPy contracts them: each pair over its letters, keeping those a later
+  // operand or the output still needs
+  let current = inputs[0];
+  let pairwise = inputs.length === 1 ? count(current) : 0;
+  for (let k = 1; k < inputs.length; k++) {
+    const pair = current + inputs[k];
+    pairwise += count(pair);
+    const later = inputs.slice(k + 1).join('') + output;
+    current = [...new Set(pair)].filter(l => later.includes(l)).join('');
+  }
+  const elements = operands.reduce((s, shape) => s + (shape as number[]).reduce((p, d) => p * d, 1), 0) + count(output);
+  const optimized = args.keywords.has('optimize') && !/^(False|None)$/.test(args.keywords.get('optimize')?.text ?? '');
+  return {
+    hostSeconds: optimized ? 0 : count(letters) * MEASURED_H200.hostSecondsPerEinsumPoint,
+    hostBlasFlops: optimized ? 2 * pairwise : 0,
+    deviceFlops: 2 * pairwise,
+    launches: Math.max(1, 3 * (inputs.length - 1)),
+    elementsMoved: elements
+  };
+}
+
+/** np.linalg functions that factorise each matrix of a stack (the last two axes) on its own. */
+const STACKED_LINALG = /^(solve|inv|det|slogdet|cholesky|eig|eigh|eigvals|eigvalsh|svd|qr|pinv|matrix_power|matrix_rank)$/;
+
+/** Decompositions that iterate (eigen and singular values) cost this many factorisations' m^3. */
+const ITERATIVE_LINALG = /^(eig|eigh|eigvals|eigvalsh|svd|pinv|matrix_rank)$/;
+
+/**
+ * `np.linalg.<name>(a, ...)` of a stack of matrices `a` (3 or more axes, shape known): a LAPACK
+ * call per matrix on the host, batched on the device. Null for one matrix or an unknown shape.
+ */
+export function stackedLinalgWork(name: string, a: ValueInfo): LoopWork | null {
+  const shape = knownShape(a);
+  if (!STACKED_LINALG.test(name) || shape === null || shape.length < 3) {
+    return null;
+  }
+  const m = Math.max(shape[shape.length - 1], shape[shape.length - 2]);
+  const matrices = shape.slice(0, -2).reduce((p, d) => p * d, 1);
+  const factor = ITERATIVE_LINALG.test(name) ? 3.5 : 1;
+  const cube = m * m * m;
+  return {
+    hostSeconds: matrices * (MEASURED_H200.hostSecondsPerStackedMatrix + factor * cube * MEASURED_H200.hostSecondsPerStackedMatrixCube),
+    deviceFlops: matrices * factor * 2 * cube,
+    // factorisation, solve or inverse, and the copies around them (batched cuBLAS/cuSOLVER)
+    launches: 4,
+    elementsMoved: 2 * matrices * m * m
+  };
+}
+
+/**
+ * `np.nanpercentile(a, q, axis=k)` / `np.nanquantile` along one axis of an array of known shape:
+ * NumPy's `apply_along_axis`, a Python call per slice. Null without an integer axis (the whole
+ * array is one slice: priced as a sort).
+ */
+export function quantileSliceWork(call: SyntaxNode, a: ValueInfo, model: NotebookModel, cell: CellModel): LoopWork | null {
+  const shape = knownShape(a);
+  const args = callArguments(call);
+  const axisArg = args.keywords.get('axis') ?? args.positional[2];
+  const axis = axisArg ? model.constantValue(axisArg, cell) : undefined;
+  if (shape === null || shape.length < 2 || axis === undefined || !Number.isInteger(axis) || axis >= shape.length || axis < -shape.length) {
+    return null;
+  }
+  const length = shape[axis < 0 ? axis + shape.length : axis];
+  const elements = shape.reduce((p, d) => p * d, 1);
+  const slices = length > 0 ? elements / length : 0;
+  const sortOps = 4 * elements * Math.log2(Math.max(2, length));
+  return {
+    hostSeconds: slices * MEASURED_H200.hostSecondsPerQuantileSlice + elements * MEASURED_H200.hostSecondsPerQuantileSliceElement,
+    deviceFlops: sortOps,
+    launches: 3,
+    elementsMoved: elements
+  };
+}
+
+/**
+ * `np.<ufunc>.at(target, index, values)`: NumPy updates element by element (unbuffered); the
+ * device adds atomically in one kernel. Counted from the values (else the index times the
+ * target's rows); null when neither is known.
+ */
+export function ufuncAtWork(call: SyntaxNode, model: NotebookModel, cell: CellModel): LoopWork | null {
+  const [target, index, values] = callArguments(call).positional.map(a => model.inferValue(a, cell));
+  const t = target ? knownShape(target) : null;
+  const rowSize = t ? t.slice(1).reduce((p, d) => p * d, 1) : 1;
+  const count = values?.kind === 'ndarray' && values.size !== undefined ? values.size : index?.kind === 'ndarray' && index.size !== undefined ? index.size * rowSize : undefined;
+  if (count === undefined || target?.kind !== 'ndarray') {
+    return null;
+  }
+  const scalarPath = t !== null && t.length === 1;
+  return {
+    hostSeconds: count * (scalarPath ? MEASURED_H200.hostSecondsPerUfuncAtScalar : MEASURED_H200.hostSecondsPerUfuncAtElement),
+    deviceFlops: 0,
+    launches: 1,
+    elementsMoved: count
+  };
+}
+
+/**
+ * Flops of `np.dot`/`np.matmul`/`np.inner`/`np.vdot(a, b)` from the operands' ranks: a vector
+ * with anything is 2 x the other operand's size (a dot product, a matrix-vector product), two
+ * matrices 2 m k n; null where the ranks are not known (the caller's square-matrix guess).
+ */
+export function productFlops(a: ValueInfo, b: ValueInfo): number | null {
+  const rank = (v: ValueInfo): number | undefined => (v.kind === 'ndarray' ? v.shape?.length : undefined);
+  const [ra, rb] = [rank(a), rank(b)];
+  if (rb === 1 && a.size !== undefined) {
+    return 2 * a.size;
+  }
+  if (ra === 1 && b.size !== undefined) {
+    return 2 * b.size;
+  }
+  const sa = knownShape(a);
+  const sb = knownShape(b);
+  if (sa?.length === 2 && sb?.length === 2) {
+    return 2 * sa[0] * sa[1] * sb[1];
+  }
+  return null;
+}
+
+/**
+ * Trips of `while <cond>:` where the condition requires a counter below a constant bound (`it <
+ * max_iter`, alone or joined by `and`) and the body adds 1 to that counter (`it += 1`): the bound
+ * less the counter's constant start (0 where not known). A loop that may stop earlier (a
+ * convergence test joined by `and`) is priced at its bound: k-means and solvers at these sizes run
+ * to it more often than not. Undefined when the condition has no such bound.
+ */
+export function whileTrips(loop: SyntaxNode, model: NotebookModel, cell: CellModel): number | undefined {
+  const body = field(loop, 'body');
+  const conjuncts: SyntaxNode[] = [];
+  const split = (c: SyntaxNode): void => {
+    const u = unparen(c);
+    if (u.type === 'boolean_operator' && operatorOf(u) === 'and') {
+      kids(u).forEach(split);
+    } else {
+      conjuncts.push(u);
+    }
+  };
+  const condition = field(loop, 'condition');
+  if (!condition || !body) {
+    return undefined;
+  }
+  split(condition);
+  for (const c of conjuncts) {
+    const parts = c.type === 'comparison_operator' ? kids(c) : [];
+    const op = c.type === 'comparison_operator' ? operatorOf(c) : '';
+    if (parts.length !== 2 || parts[0].type !== 'identifier' || (op !== '<' && op !== '<=')) {
+      continue;
+    }
+    const counter = parts[0].text;
+    const bound = model.constantValue(parts[1], cell);
+    let stepped = false;
+    walk(body, n => {
+      stepped ||= n.type === 'augmented_assignment' && field(n, 'left')?.text === counter && operatorOf(n) === '+=' && field(n, 'right')?.text === '1';
+    });
+    if (bound === undefined || !stepped) {
+      continue;
+    }
+    const start = startValue(loop, counter, model, cell) ?? 0;
+    return Math.max(0, Math.ceil(bound - start) + (op === '<=' ? 1 : 0));
+  }
+  return undefined;
+}
+
+/** The constant the counter is set to by the last plain assignment before the loop in its block. */
+function startValue(loop: SyntaxNode, counter: string, model: NotebookModel, cell: CellModel): number | undefined {
+  let found: number | undefined;
+  for (const s of loop.parent ? kids(loop.parent) : []) {
+    if (s.id === loop.id) {
+      break;
+    }
+    const a = s.type === 'expression_statement' ? kids(s)[0] : null;
+    if (a?.type === 'assignment' && field(a, 'left')?.text === counter) {
+      const right = field(a, 'right');
+      found = right ? model.constantValue(right, cell) : undefined;
+    }
+  }
+  return found;
+}
+
+/** Rows at most this long pay NumPy's per-row inner-loop set-up visibly (`shortRowSeconds`). */
+const SHORT_ROW = 32;
+
+/**
+ * Host seconds NumPy spends setting up its inner loop per row, beyond the streamed bytes:
+ * - `broadcast`: an elementwise result `v` whose operands differ in shape, so the loop cannot be
+ *   flattened and runs per row of the last axis;
+ * - `reduce`: a reduction of `v` along its last axis (`axis`, the node: -1 or the last index),
+ *   once per output;
+ * both only where that axis is at most `SHORT_ROW` long and `v` has two axes or more. 0 otherwise.
+ */
+export function shortRowSeconds(kind: 'broadcast' | 'reduce', v: ValueInfo, axis: SyntaxNode | undefined, model: NotebookModel, cell: CellModel): number {
+  const shape = knownShape(v);
+  if (shape === null || shape.length < 2) {
+    return 0;
+  }
+  const last = shape[shape.length - 1];
+  if (last <= 0 || last > SHORT_ROW) {
+    return 0;
+  }
+  const rows = shape.reduce((p, d) => p * d, 1) / last;
+  if (kind === 'broadcast') {
+    return rows * MEASURED_H200.hostSecondsPerBroadcastRow;
+  }
+  const k = axis ? model.constantValue(axis, cell) : undefined;
+  return k === shape.length - 1 || k === -1 ? rows * MEASURED_H200.hostSecondsPerReducedRow : 0;
+}
+
+/** Do two operands of an elementwise operation have different known shapes (one broadcasts)? */
+export function broadcasts(a: ValueInfo, b: ValueInfo): boolean {
+  const sa = a.kind === 'ndarray' ? a.shape : undefined;
+  const sb = b.kind === 'ndarray' ? b.shape : undefined;
+  return sa !== undefined && sb !== undefined && (sa.length !== sb.length || sa.some((d, k) => d !== sb[k]));
+}
