@@ -132,6 +132,49 @@ export const MEASURED_H200 = {
   hostSecondsPerBroadcastRow: 13e-9,
   hostSecondsPerReducedRow: 16e-9,
   /**
+   * What NumPy's NaN-skipping reductions cost beyond the plain one, per float32 element of
+   * (240, 180, 360) with 1% NaNs (here; g_climate's cells on the H200's host): `nansum` 1.6 ns
+   * against 0.3 for `mean` (a copy with the NaNs replaced: 1.3 ns more), `nanmean` 2.6 ns (2.3
+   * more: the count too), `nanstd` 5.4 ns (5 more). g_climate cell 10 (one nan-free sum and a
+   * where over 62M) and cell 7 (nansum, nanmean over 62M float32) measured 0.46 and 1.1-1.4 s.
+   */
+  hostSecondsPerNanReducedElement: 1.3e-9,
+  hostSecondsPerNanMeanElement: 2.3e-9,
+  hostSecondsPerNanSpreadElement: 5e-9,
+  /**
+   * SciPy's filters, host seconds per element of the data (a median filter's per element of its
+   * window). Timed on the CPU machine of session 11 on 2048^2 float32 (gaussian sigma 1.2-3 20-31
+   * ns, median 3x3 123 ns, 5x5 379 ns, (1, 5) 41 ns, i.e. 14-16 ns per window element; uniform
+   * 51 15 ns, sobel 16 ns, shift order 1 16 ns, order 3 90 ns; savgol_filter(11, 3) 7.6 ns on
+   * float64; sosfilt and sosfiltfilt of an order-6 filter 7.8 and 23.5 ns a sample on 2M float64)
+   * and scaled to the H200's host by what it measured: the ndimage_filter workload (gaussian sigma
+   * 3 + median 3x3 of 4096^2 float32, 4.02 s: these rates give ~3.6 s), a_microscopy cell 3
+   * (gaussian, median 3x3, uniform 51: 3.42 s), g_register cell 9 (order-1 shifts, 0.14 s), the
+   * sosfiltfilt probe (45.8 ms for 2M samples, iir_probe.txt, as here). Before, every SciPy call
+   * was 20 flops an element at `hostFilterFlops`, 120 ns: ~4x too much for gaussian_filter and
+   * shift, 15x for savgol_filter.
+   */
+  hostScipyFilterSeconds: {
+    gaussian_filter: 35e-9,
+    uniform_filter: 20e-9,
+    sobel: 20e-9,
+    prewitt: 20e-9,
+    medianPerWindowElement: 20e-9,
+    interpolateLinear: 20e-9,
+    interpolateSpline: 120e-9,
+    savgol_filter: 10e-9,
+    sosfilt: 8e-9,
+    sosfiltfilt: 23e-9
+  },
+  /**
+   * cupyx.scipy.signal's IIR recursions, device seconds per sample: warm, `sosfiltfilt` of 2M
+   * float64 samples took 7.3 ms and `sosfilt` 1.4 ms on the H200 (run 20, iir_probe.txt): each
+   * signal runs in order on few threads, far from the copy bandwidth the passes assume (the model
+   * predicted 63.8x for sosfiltfilt against the ~6x measured).
+   */
+  deviceSosfiltSecondsPerSample: 0.7e-9,
+  deviceSosfiltfiltSecondsPerSample: 3.65e-9,
+  /**
    * cupyx CSR SpMV on a canonical matrix: 0.254 ms for 20M non-zeros (bench/RESULTS.md, run 3,
    * `bench/gpu_diagnostics.py`).
    */
@@ -426,6 +469,8 @@ export interface WorkEstimate {
    * host runs per slice. The device runs it, like all of `flops`, at `deviceFlops`.
    */
   loopFlops?: number;
+  /** Device seconds of work priced per item (`MEASURED_H200`'s IIR recursions), resident or not. */
+  deviceLoopSeconds?: number;
   /** Non-zeros that sparse matrix products stream (per product, times how often it runs). */
   sparseNonZeros?: number;
   /** Non-zeros of SciPy matrices the cell converts to the device (sorted again on the device). */
@@ -692,7 +737,8 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     (work.normalDraws ?? 0) * rates.deviceSecondsPerNormalDraw +
     (work.labelElements ?? 0) * rates.deviceLabelSecondsPerElement +
     (work.measureElements ?? 0) * rates.deviceMeasureSecondsPerElement +
-    (work.countElements ?? 0) * rates.deviceCountSecondsPerElement;
+    (work.countElements ?? 0) * rates.deviceCountSecondsPerElement +
+    (work.deviceLoopSeconds ?? 0);
   const gpuSeconds = computeSeconds + transferSeconds + hostKeptSeconds;
   const speedup = gpuSeconds > 0 ? cpuSeconds / gpuSeconds : 1;
 

@@ -1218,6 +1218,12 @@ export class NotebookModel {
       if (name === 'sum') {
         return pythonSumValue(this, n, cell) ?? { kind: 'scalar', origin: 'inferred' };
       }
+      if (name === 'len' && positional.length === 1) {
+        // of an array whose first axis is known: that length
+        const v = this.inferValue(positional[0], cell);
+        const rows = v.kind === 'ndarray' && !v.approx ? v.shape?.[0] : undefined;
+        return typeof rows === 'number' ? { kind: 'scalar', value: rows, origin: 'inferred' } : { kind: 'scalar', origin: 'inferred' };
+      }
       if (name === 'len' || name === 'max' || name === 'min' || name === 'abs') {
         return { kind: 'scalar', origin: 'inferred' };
       }
@@ -3345,6 +3351,14 @@ function numpyCallValue(
   if (single && (name === 'dot' || name === 'matmul') && args.length >= 2) {
     return matmulValue(args[0], args[1], name === 'dot');
   }
+  if (single && (name === 'real' || name === 'imag') && args[0]?.kind === 'ndarray') {
+    // the real or imaginary part, in the matching real dtype (of a real array: itself, or zeros)
+    const out = copyOf(args[0]);
+    out.dtype = realOf(args[0].dtype);
+    out.library = library;
+    out.origin = 'inferred';
+    return out;
+  }
   if (single && name === 'einsum' && positional.length >= 2) {
     return einsumValue(positional[0], args.slice(1), library);
   }
@@ -3433,6 +3447,17 @@ function numpyCallValue(
     return out;
   }
   const firstArray = args.find(a => a.kind === 'ndarray');
+  if (single && name === 'append' && firstArray && positional.length === 2 && !keywords.has('axis')) {
+    // without an axis both are flattened and joined: one axis of both sizes (a number counts
+    // one); the dtype as the rule below gives it (the first array's)
+    const sizes = args.map(a => (a.kind === 'ndarray' && !a.approx ? a.size : a.kind === 'scalar' ? 1 : undefined));
+    if (sizes.every(k => k !== undefined)) {
+      const total = (sizes as number[]).reduce((x, y) => x + y, 0);
+      const out: ValueInfo = { ...copyOf(firstArray), shape: [total], size: total, library, origin: 'inferred', device: library === 'cupy' ? 'gpu' : 'host' };
+      delete out.approx;
+      return out;
+    }
+  }
   if (firstArray) {
     // other array functions: an array of roughly the input's size
     const out = copyOf(firstArray);

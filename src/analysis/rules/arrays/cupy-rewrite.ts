@@ -43,7 +43,7 @@ import { atomicSumNote, flatIndexRewrites, lastAxisBitEdits, unsupportedArgument
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
-import { broadcasts, einsumWork, productFlops, quantileSliceWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
+import { broadcasts, einsumWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
 import { iterateStructureRefusals, morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
 import { integerOfTranscendental, smallHostArrays } from './small-host-arrays';
@@ -4557,7 +4557,8 @@ export function estimateWork(
     itemCopies: 0,
     itemCopyBytes: 0,
     hostLoopSeconds: 0,
-    loopFlops: 0
+    loopFlops: 0,
+    deviceLoopSeconds: 0
   };
 
   let sparseRows = 0;
@@ -4724,7 +4725,8 @@ export function estimateWork(
         } else if (single && REDUCTIONS.has(name)) {
           work.passes += (times * fraction(a0, largest)) * (1 / 3 + extraReductionPasses(name));
           work.launches += times;
-          work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * shortRowSeconds('reduce', a0, args.keywords.get('axis') ?? args.positional[1], model, cell);
+          work.hostLoopSeconds =
+            (work.hostLoopSeconds ?? 0) + times * (shortRowSeconds('reduce', a0, args.keywords.get('axis') ?? args.positional[1], model, cell) + nanReductionSeconds(name, a0));
         } else if (single && /^(concatenate|stack|vstack|hstack|row_stack|column_stack|dstack)$/.test(name) && result.kind === 'ndarray') {
           // a join reads its items and writes the result: a copy of the result's bytes
           work.passes += (times * 2 * fraction(result, largest)) / 3;
@@ -4739,7 +4741,7 @@ export function estimateWork(
           work.flops += times * (product ?? (name === 'norm' ? 2 * elems : 2 * n3));
           work.launches += times * 2;
         } else if (head === 'fft' || (q.startsWith('scipy.fft') || q.startsWith('scipy.signal.fftconvolve'))) {
-          const f = times * 5 * elems * Math.log2(Math.max(2, elems));
+          const f = times * (transformFlops(name, a0, args, model, cell) ?? 5 * elems * Math.log2(Math.max(2, elems)));
           work.flops += f;
           work.fftFlops = (work.fftFlops ?? 0) + f;
           work.passes += (times * 2 * fraction(a0, largest)) / 3;
@@ -4765,6 +4767,14 @@ export function estimateWork(
             work.measureElements = (work.measureElements ?? 0) + times * elems;
           }
           work.passes += times * fraction(a0, largest);
+          work.launches += times * 2;
+        } else if (q.startsWith('scipy.') && scipyFilterWork(q, n, model, cell) !== null) {
+          // a filter at its own measured rate (./loop-work.ts); the device streams its data twice
+          const filter = scipyFilterWork(q, n, model, cell) as NonNullable<ReturnType<typeof scipyFilterWork>>;
+          consider(filter.data);
+          work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * filter.hostSeconds;
+          work.deviceLoopSeconds = (work.deviceLoopSeconds ?? 0) + times * filter.deviceSeconds;
+          work.passes += times * 2 * fraction(filter.data, largest);
           work.launches += times * 2;
         } else if (q.startsWith('scipy.')) {
           // filters, special functions: several passes with real arithmetic per element
@@ -4911,6 +4921,40 @@ const SPARSE_NONZEROS_PER_ROW = 10;
 /** Passes beyond the one read: std/var subtract the mean and square into temporaries. */
 function extraReductionPasses(name: string): number {
   return name === 'std' || name === 'var' || name === 'nanstd' || name === 'nanvar' ? 2 : 0;
+}
+
+/** The 1-D transforms (along one axis), 2-D and n-D, of complex and of real data. */
+const FFT_TRANSFORM = /^(i?r?fft|i?hfft|i?dct|i?dst)([2n]?)$/;
+
+/**
+ * Flops of an FFT of `a` (5 N log2 N per transform of N points; 2.5 for the transforms of real
+ * data, rfft/hfft/dct/dst, half the work): N is the length along `axis` (the last by default) for
+ * the 1-D transforms, so a batch of 25,836 frames of 1024 costs 25,836 transforms of 1024 points,
+ * not one of 26M; the last two axes' for the 2-D ones, every axis for the n-D ones. Null for
+ * anything else, an unknown shape, or `axes`/`s` given (the caller's one transform of every
+ * element).
+ */
+function transformFlops(name: string, a: ValueInfo, args: ReturnType<typeof callArguments>, model: NotebookModel, cell: CellModel): number | null {
+  const m = FFT_TRANSFORM.exec(name);
+  const shape = a.kind === 'ndarray' && !a.approx ? a.shape : undefined;
+  if (!m || !shape || shape.length === 0 || !shape.every(d => typeof d === 'number') || args.keywords.has('axes') || args.keywords.has('s')) {
+    return null;
+  }
+  const dims = shape as number[];
+  const size = dims.reduce((p, d) => p * d, 1);
+  let points = size;
+  if (m[2] === '') {
+    const axisNode = args.keywords.get('axis') ?? (/dct|dst/.test(name) ? undefined : args.positional[2]);
+    const axis = axisNode ? model.constantValue(axisNode, cell) : -1;
+    if (axis === undefined || !Number.isInteger(axis) || axis >= dims.length || axis < -dims.length) {
+      return null;
+    }
+    points = dims[axis < 0 ? axis + dims.length : axis];
+  } else if (m[2] === '2') {
+    points = dims.length >= 2 ? dims[dims.length - 1] * dims[dims.length - 2] : size;
+  }
+  const perPoint = /r|h|dct|dst/.test(m[1]) ? 2.5 : 5;
+  return perPoint * size * Math.log2(Math.max(2, points));
 }
 
 function matmulFlops(n: SyntaxNode, model: NotebookModel, cell: CellModel): number {

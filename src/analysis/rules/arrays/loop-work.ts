@@ -17,13 +17,15 @@
  * - short rows: an elementwise operation that broadcasts, or a reduction along the last axis,
  *   where that axis is short (`X[:, None, :] - C[None, :, :]` with 8 columns, `.sum(axis=2)` of
  *   it): NumPy's inner loop runs once per row and its set-up is paid per row.
+ * - SciPy filters at their own measured rates per element (`scipyFilterWork`), the IIR
+ *   recursions also on the device (one thread walks each signal).
  * - a `while` loop bounded by a counter (`while ... and it < max_iter:` with `it += 1`).
  */
 import { MEASURED_H200 } from '../../costmodel';
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, kids, operatorOf, unparen, walk } from '../../syntax';
-import type { ValueInfo } from '../../values';
+import { itemSize, type ValueInfo } from '../../values';
 
 /** What one run of a call costs beyond `estimateWork`'s streamed passes. */
 export interface LoopWork {
@@ -281,8 +283,27 @@ export function shortRowSeconds(kind: 'broadcast' | 'reduce', v: ValueInfo, axis
   if (kind === 'broadcast') {
     return rows * MEASURED_H200.hostSecondsPerBroadcastRow;
   }
-  const k = axis ? model.constantValue(axis, cell) : undefined;
-  return k === shape.length - 1 || k === -1 ? rows * MEASURED_H200.hostSecondsPerReducedRow : 0;
+  const a = axis ? unparen(axis) : null;
+  const axes = a?.type === 'tuple' ? kids(a) : a ? [a] : [];
+  const alongLast = axes.some(x => {
+    const k = model.constantValue(x, cell);
+    return k === shape.length - 1 || k === -1;
+  });
+  return alongLast ? rows * MEASURED_H200.hostSecondsPerReducedRow : 0;
+}
+
+/**
+ * Host seconds NumPy's NaN-skipping reductions spend beyond the reduction itself: `nansum`,
+ * `nanmax`... copy the array with its NaNs replaced (`np.isnan`, a copy, `np.copyto`), `nanmean`
+ * also counts the values, `nanstd`/`nanvar` do both twice; per element of `v`, scaled from float32
+ * by the element size (the copies stream it). 0 for the other reductions.
+ */
+export function nanReductionSeconds(name: string, v: ValueInfo): number {
+  if (!name.startsWith('nan') || v.kind !== 'ndarray' || v.size === undefined) {
+    return 0;
+  }
+  const rate = name === 'nanstd' || name === 'nanvar' ? MEASURED_H200.hostSecondsPerNanSpreadElement : name === 'nanmean' ? MEASURED_H200.hostSecondsPerNanMeanElement : MEASURED_H200.hostSecondsPerNanReducedElement;
+  return v.size * rate * Math.max(1, itemSize(v.dtype) / 4);
 }
 
 /** Do two operands of an elementwise operation have different known shapes (one broadcasts)? */
@@ -290,4 +311,53 @@ export function broadcasts(a: ValueInfo, b: ValueInfo): boolean {
   const sa = a.kind === 'ndarray' ? a.shape : undefined;
   const sb = b.kind === 'ndarray' ? b.shape : undefined;
   return sa !== undefined && sb !== undefined && (sa.length !== sb.length || sa.some((d, k) => d !== sb[k]));
+}
+
+/**
+ * Host seconds per element of SciPy's filters (`MEASURED_H200.hostScipyFilterSeconds`, each with
+ * where it was measured): a median filter per element of its window.
+ */
+const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter|uniform_filter|sobel|prewitt|median_filter|shift|rotate|zoom|affine_transform|map_coordinates|savgol_filter|sosfilt|sosfiltfilt)$/;
+
+/**
+ * A SciPy filter's seconds on the host (its rate per element, a median filter's per element of
+ * its window) and, for the IIR recursions (`sosfilt`, `sosfiltfilt`), on the device, where a
+ * thread runs each signal's recursion in order, with the data it filters; null for other
+ * functions, data of unknown size and a median filter whose window is not a known `size`.
+ */
+export function scipyFilterWork(q: string, call: SyntaxNode, model: NotebookModel, cell: CellModel): { hostSeconds: number; deviceSeconds: number; data: ValueInfo } | null {
+  const m = SCIPY_FILTERS.exec(q);
+  const name = m?.[2] ?? '';
+  const args = callArguments(call);
+  // the data: the first argument, after the sections for the IIR filters (`sosfilt(sos, x)`)
+  const dataNode = /^sos/.test(name) ? (args.keywords.get('x') ?? args.positional[1]) : args.positional[0];
+  const a = dataNode ? model.inferValue(dataNode, cell) : null;
+  if (!m || a?.kind !== 'ndarray' || a.size === undefined) {
+    return null;
+  }
+  const rates = MEASURED_H200.hostScipyFilterSeconds;
+  let perElement: number;
+  if (name === 'median_filter') {
+    const size = args.keywords.get('size') ?? args.positional[1];
+    const u = size ? unparen(size) : null;
+    const rank = a.shape?.length;
+    const sides = u?.type === 'tuple' || u?.type === 'list' ? kids(u).map(k => model.constantValue(k, cell)) : u && rank ? Array.from({ length: rank }, () => model.constantValue(u, cell)) : [];
+    if (sides.length === 0 || sides.some(k => k === undefined)) {
+      return null;
+    }
+    perElement = rates.medianPerWindowElement * (sides as number[]).reduce((p, k) => p * k, 1);
+  } else if (/^(shift|rotate|zoom|affine_transform|map_coordinates)$/.test(name)) {
+    // spline order 3 by default: a prefilter and 4^d taps; order 0-1 a few taps
+    const order = args.keywords.get('order');
+    const k = order ? model.constantValue(order, cell) : 3;
+    perElement = k !== undefined && k <= 1 ? rates.interpolateLinear : rates.interpolateSpline;
+  } else {
+    perElement = rates[name as 'gaussian_filter' | 'uniform_filter' | 'sobel' | 'prewitt' | 'savgol_filter' | 'sosfilt' | 'sosfiltfilt'];
+  }
+  const iir = name === 'sosfilt' || name === 'sosfiltfilt';
+  return {
+    hostSeconds: a.size * perElement,
+    deviceSeconds: iir ? a.size * (name === 'sosfilt' ? MEASURED_H200.deviceSosfiltSecondsPerSample : MEASURED_H200.deviceSosfiltfiltSecondsPerSample) : 0,
+    data: a
+  };
 }
