@@ -2485,14 +2485,17 @@ function numberLiterals(node: SyntaxNode): boolean {
 
 /**
  * The dtype NumPy gives a number written with literals and arithmetic (`0.3**2`, `-2`, `1/4`,
- * `2*3`): int64 where every literal is an integer and the operators keep integers (`+ - * // %`,
- * `**` with a non-negative integer literal exponent), float64 where a float literal or `/` (or
- * a negative power) appears; undefined for anything else (names, calls, complex literals).
+ * `2*3`): int64 where the expression is an integer (every literal an integer, the operators
+ * `+ - * // %` and `**` with a non-negative exponent) that fits in int64 (NumPy makes 2**63 a
+ * uint64 and 10**20 an object), float64 where a float literal, `/` or a negative integer power
+ * appears; undefined for anything else: names, calls, complex literals, and a power with a
+ * non-integer exponent of a base that may be negative (`(-2) ** 0.5` is complex in Python).
  */
 function literalArithmetic(node: SyntaxNode): 'int64' | 'float64' | undefined {
   const n = unparen(node);
-  if (n.type === 'integer') {
-    return /[jJ]$/.test(n.text) ? undefined : 'int64';
+  const exact = integerLiteralValue(n);
+  if (exact !== undefined) {
+    return exact >= -(2n ** 63n) && exact < 2n ** 63n ? 'int64' : undefined;
   }
   if (n.type === 'float') {
     return /[jJ]$/.test(n.text) ? undefined : 'float64';
@@ -2510,10 +2513,70 @@ function literalArithmetic(node: SyntaxNode): 'int64' | 'float64' | undefined {
     if (!a || !b || !op || !['+', '-', '*', '/', '//', '%', '**'].includes(op)) {
       return undefined;
     }
-    const negativePower = op === '**' && unparen(r!).type !== 'integer';
-    return a === 'float64' || b === 'float64' || op === '/' || negativePower ? 'float64' : 'int64';
+    if (op === '**' && integerLiteralValue(unparen(r!)) === undefined) {
+      // a fractional power is real only of a base known not to be negative: a literal
+      const base = unparen(l!);
+      return base.type === 'integer' || base.type === 'float' ? 'float64' : undefined;
+    }
+    // (an integer ** a negative integer is a float: exact above gave no integer)
+    return 'float64';
   }
   return undefined;
+}
+
+/**
+ * The exact value of an integer expression of literals (`2**10`, `-(7 // 2)`, `0x1F * 3`), as
+ * Python computes it (floor division and modulo), or undefined: not all integers, a negative
+ * power, division by zero, or a power too large to be worth computing.
+ */
+function integerLiteralValue(node: SyntaxNode): bigint | undefined {
+  const n = unparen(node);
+  if (n.type === 'integer') {
+    if (/[jJ]$/.test(n.text)) {
+      return undefined;
+    }
+    try {
+      return BigInt(n.text.replace(/_/g, '').replace(/^0+(?=\d)/, ''));
+    } catch {
+      return undefined;
+    }
+  }
+  if (n.type === 'unary_operator') {
+    const arg = field(n, 'argument');
+    const v = arg ? integerLiteralValue(arg) : undefined;
+    const op = n.text.trimStart()[0];
+    return v === undefined ? undefined : op === '-' ? -v : op === '+' ? v : op === '~' ? -v - 1n : undefined;
+  }
+  if (n.type !== 'binary_operator') {
+    return undefined;
+  }
+  const l = field(n, 'left');
+  const r = field(n, 'right');
+  const x = l ? integerLiteralValue(l) : undefined;
+  const y = r ? integerLiteralValue(r) : undefined;
+  if (x === undefined || y === undefined) {
+    return undefined;
+  }
+  const floorDiv = (p: bigint, q: bigint): bigint => {
+    const d = p / q;
+    return (p % q !== 0n && (p < 0n) !== (q < 0n)) ? d - 1n : d;
+  };
+  switch (field(n, 'operator')?.text) {
+    case '+':
+      return x + y;
+    case '-':
+      return x - y;
+    case '*':
+      return x * y;
+    case '//':
+      return y === 0n ? undefined : floorDiv(x, y);
+    case '%':
+      return y === 0n ? undefined : x - y * floorDiv(x, y);
+    case '**':
+      return y < 0n || y > 4096n ? undefined : x ** y;
+    default:
+      return undefined;
+  }
 }
 
 function literalArray(node: SyntaxNode): { shape: number[]; dtype: string } | undefined {

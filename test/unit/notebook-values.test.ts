@@ -622,6 +622,12 @@ describe('arrays of number literals written with arithmetic', () => {
     const vs = values(['np.diag([N * 0.5, 1.0])', 'np.diag([1j, 2.0])']);
     expect(vs.map(v => v.dtype)).toEqual([undefined, undefined]);
   });
+
+  it('leaves untyped what NumPy makes complex, uint64 or object of literal arithmetic', () => {
+    // (-2) ** 0.5 is complex in Python; 2**63 is uint64 in NumPy, 10**20 an object
+    const vs = values(['np.diag([(-2) ** 0.5, 1.0])', 'np.diag([2**63, 1])', 'np.diag([10**20, 1])', 'np.diag([-(2**63), 1])', 'np.diag([7 % 2.0, 1])', 'np.diag([-(7 // 2), 1])', 'np.diag([4 ** 0.5, 1])']);
+    expect(vs.map(v => v.dtype)).toEqual([undefined, undefined, undefined, 'int64', 'float64', 'int64', 'float64']);
+  });
 });
 
 describe('chained assignment', () => {
