@@ -57,7 +57,7 @@
  * same cell, right after the imports: a fused function re-created by every execution of its cell
  * would be re-traced every time (references/cupy.md#fusion).
  */
-import { FIRST_USE_H200, kernelKey } from './apis/first-use';
+import { FIRST_USE_H200, firstUseCharge, kernelKey } from './apis/first-use';
 import { DEFAULT_DEVICE_PROFILE, DEVICE_MEMORY_SHARE, fitsOnDevice, formatSeconds, formatSpeedup, formatSpeedupBelow, NOT_A_SPEEDUP, predict, predictResident } from './costmodel';
 import { applyEdits, insert, replace } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
@@ -407,7 +407,6 @@ function planPass(
       }
       out[cell.index] = { ...out[cell.index], source };
       gpuCells.push(cell.index);
-      uses.forEach(k => seen.add(k));
       if (priced) {
         totals.cpu += priced.cpuSeconds;
         totals.gpu += priced.gpuSeconds;
@@ -415,7 +414,13 @@ function planPass(
         totals.cold += priced.firstRunSeconds ?? priced.gpuSeconds;
       } else {
         totals.unpriced.push(cell.index);
+        // its work has no figure, but what it loads first (a cupyx filter, cuFFT) is known and
+        // is not a later cell's to pay: charged to the session and first-run figures
+        const charge = firstUseCharge({ keys: uses }, seen, device.kernelCompileSeconds);
+        totals.fresh += charge?.warm ?? 0;
+        totals.cold += charge?.cold ?? 0;
       }
+      uses.forEach(k => seen.add(k));
       const moved = [...analysis.transfers.keys()].filter(n => !analysis.hostKept.has(n));
       const copied = [...analysis.hostKept];
       for (const name of moved) {

@@ -81,6 +81,18 @@ describe('whole-notebook plan, per session', () => {
     expect(two.figures!.freshSessionSeconds - two.figures!.gpuSeconds).toBeCloseTo(one.figures!.freshSessionSeconds - one.figures!.gpuSeconds, 6);
   });
 
+  it('charges the first uses of a cell whose sizes are unknown to the figures, not to no one', () => {
+    // an unpriced cell (its input read from a file) that first uses gaussian_filter before a
+    // priced one: the load and compile are still the notebook's to pay
+    const setup = 'import numpy as np\nfrom scipy import ndimage\nimg = np.random.rand(8192, 8192).astype(np.float32)\nother = np.load("data.npy")';
+    const alone = rewriteNotebook(cellsOf(setup, 'a = ndimage.gaussian_filter(img, 4.0)'));
+    const after = rewriteNotebook(cellsOf(setup, 'o = ndimage.gaussian_filter(other, 4.0)', 'a = ndimage.gaussian_filter(img, 4.0)'));
+    expect(after.gpuCells).toEqual(expect.arrayContaining([1, 2]));
+    expect(after.figures!.unpriced).toEqual([1]);
+    expect(after.figures!.firstRunExtraSeconds).toBeCloseTo(alone.figures!.firstRunExtraSeconds, 6);
+    expect(after.figures!.freshSessionSeconds).toBeCloseTo(alone.figures!.freshSessionSeconds, 6);
+  });
+
   it('says when the whole-notebook rewrite is not predicted to pay, and why', () => {
     // one cell saving ~0.1 s: less than importing CuPy costs every session
     const plan = rewriteNotebook(cellsOf('import numpy as np\nx = np.random.rand(4_000_000)', 'y = np.sqrt(x) * 2.0 + np.exp(-x) * np.sin(x) + np.cos(x)'));
