@@ -66,6 +66,18 @@ export function nanQuantileRewrite(fn: SyntaxNode, qualified: string, model: Not
   if (qe.type !== 'integer' && qe.type !== 'float') {
     return `${lacks}; its device form here needs q written as a number: NumPy interpolates in the array's dtype only for a Python number q (weak), and an array of quantiles adds an axis (\`${clip(q.text)}\`)`;
   }
+  const percent = qualified === 'numpy.nanpercentile';
+  // an integer quantile makes NumPy take the value at an integer index without interpolating
+  // (q = 1 of a slice holding inf is inf); the device form interpolates (inf - inf: NaN). A
+  // percentile's q / 100 is a float whatever q is
+  if (!percent && qe.type !== 'float') {
+    return `${lacks}; its device form here interpolates, and NumPy takes the value at the index directly for an integer q (\`${clip(q.text)}\`; written as a float, q interpolates in NumPy as on the device)`;
+  }
+  const qValue = Number(qe.text.replace(/_/g, ''));
+  const top = percent ? 100 : 1;
+  if (!(qValue >= 0 && qValue <= top)) {
+    return `${lacks}; NumPy raises ValueError for q outside [0, ${top}] (\`${clip(q.text)}\`), and the device form would not`;
+  }
   const ax = axis ? unparen(axis) : null;
   if (!ax || !(ax.type === 'integer' || (ax.type === 'unary_operator' && /^-\s*\d+$/.test(ax.text)))) {
     return `${lacks}; its device form here works along one axis given as an integer (\`${axis ? clip(axis.text) : 'axis=None'}\`: the flattened array is not rewritten)`;
