@@ -43,7 +43,7 @@ import { atomicSumNote, flatIndexRewrites, lastAxisBitEdits, unsupportedArgument
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
-import { broadcasts, einsumWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
+import { broadcasts, einsumWork, histogramWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
 import { iterateStructureRefusals, morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
 import { integerOfTranscendental, smallHostArrays } from './small-host-arrays';
@@ -2182,12 +2182,14 @@ function hostCopyEdits(
       out.copiedBytes.push(v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0);
     }
   }
-  // iterating over a device array in Python (a loop, a comprehension's clause): one small copy
-  // per element, and each item a 0-d device array where NumPy gives a host scalar (a slice bound
-  // `x[:, lag:]` then waits for the device); iterate on the host
+  // iterating over a 1-D device array in Python (a loop, a comprehension's clause): one small
+  // copy per element, and each item a 0-d device array where NumPy gives a host scalar (a slice
+  // bound `x[:, lag:]` then waits for the device); iterate on the host. The rows of a 2-D array
+  // stay device arrays: copied, each would be a NumPy row meeting device data (`cp.dot(row, w)`)
   walkTypes(root, PYTHON_ITERATION, n => {
     const right = field(n, 'right');
-    if (right && mentions(right, names.localDevice) && model.inferValue(right, cell).kind === 'ndarray') {
+    const v = right && mentions(right, names.localDevice) ? model.inferValue(right, cell) : undefined;
+    if (right && v?.kind === 'ndarray' && v.shape?.length === 1) {
       out.edits.push(insert(right.startIndex, `${cp}.asnumpy(`), insert(right.endIndex, ')'));
     }
     return true;
@@ -4701,7 +4703,9 @@ export function estimateWork(
                 ? quantileSliceWork(n, a0, model, cell)
                 : name === 'at' && rest.split('.').length === 2
                   ? ufuncAtWork(n, model, cell)
-                  : null;
+                  : single && /^histogram(2d|dd)?$/.test(name)
+                    ? histogramWork(name, n, model, cell)
+                    : null;
         if (q.startsWith('numpy.random.') || head === 'random') {
           work.passes += (times * fraction(result, largest)) / 3;
           work.transcendentalOps += times * fraction(result, largest) * (/normal|randn|gamma|poisson|exponential/.test(name) ? 4 : 1);
@@ -4735,6 +4739,7 @@ export function estimateWork(
           // a norm along an axis is a reduction (squares summed, one sqrt per result): memory-bound
           work.passes += (times * fraction(a0, largest)) / 3;
           work.launches += times * 2;
+          work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * shortRowSeconds('reduce', a0, args.keywords.get('axis') ?? args.positional[2], model, cell);
         } else if ((single && (name === 'dot' || name === 'matmul' || name === 'tensordot' || name === 'einsum' || name === 'inner' || name === 'vdot')) || head === 'linalg') {
           const n3 = elems > 0 ? Math.pow(Math.sqrt(elems), 3) : 0;
           const product = single && name !== 'tensordot' && name !== 'einsum' ? productFlops(a0, argValue(1)) : null;
