@@ -43,7 +43,7 @@ import { atomicSumNote, flatIndexRewrites, lastAxisBitEdits, unsupportedArgument
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
-import { broadcasts, einsumWork, histogramWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
+import { broadcasts, einsumWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
 import { iterateStructureRefusals, morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
 import { integerOfTranscendental, smallHostArrays } from './small-host-arrays';
@@ -4703,9 +4703,7 @@ export function estimateWork(
                 ? quantileSliceWork(n, a0, model, cell)
                 : name === 'at' && rest.split('.').length === 2
                   ? ufuncAtWork(n, model, cell)
-                  : single && /^histogram(2d|dd)?$/.test(name)
-                    ? histogramWork(name, n, model, cell)
-                    : null;
+                  : null;
         if (q.startsWith('numpy.random.') || head === 'random') {
           work.passes += (times * fraction(result, largest)) / 3;
           work.transcendentalOps += times * fraction(result, largest) * (/normal|randn|gamma|poisson|exponential/.test(name) ? 4 : 1);
@@ -4739,7 +4737,6 @@ export function estimateWork(
           // a norm along an axis is a reduction (squares summed, one sqrt per result): memory-bound
           work.passes += (times * fraction(a0, largest)) / 3;
           work.launches += times * 2;
-          work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * shortRowSeconds('reduce', a0, args.keywords.get('axis') ?? args.positional[2], model, cell);
         } else if ((single && (name === 'dot' || name === 'matmul' || name === 'tensordot' || name === 'einsum' || name === 'inner' || name === 'vdot')) || head === 'linalg') {
           const n3 = elems > 0 ? Math.pow(Math.sqrt(elems), 3) : 0;
           const product = single && name !== 'tensordot' && name !== 'einsum' ? productFlops(a0, argValue(1)) : null;
