@@ -172,6 +172,16 @@ export const MEASURED_H200 = {
    * signal runs in order on few threads, far from the copy bandwidth the passes assume (the model
    * predicted 63.8x for sosfiltfilt against the ~6x measured).
    */
+  /**
+   * NumPy's histograms, per sample on 4M float64 here: `np.histogram` with a bin count 20-26 ns
+   * (a division), with an array of edges 71 ns (a binary search); `np.histogram2d` 252 ns (two
+   * searches, `ravel_multi_index`, a bincount), taken as 125 ns per value of `histogramdd`'s
+   * samples. m_pic cell 7 (a histogram2d and a histogram of 4M) measured 0.95-1.13 s on the H200's
+   * host, these rates give 1.1 s.
+   */
+  hostSecondsPerHistogramSample: 25e-9,
+  hostSecondsPerHistogramSearch: 70e-9,
+  hostSecondsPerHistogramddValue: 125e-9,
   deviceSosfiltSecondsPerSample: 0.7e-9,
   deviceSosfiltfiltSecondsPerSample: 3.65e-9,
   /**

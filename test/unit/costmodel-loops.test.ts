@@ -228,3 +228,13 @@ describe('SciPy filters at their own rates (were 120 ns an element each)', () =>
     expectWithin(sos.speedup, 45.8 / 7.3, 1.5);
   });
 });
+
+describe('histograms', () => {
+  it('prices a histogram2d and a histogram of 4M samples near m_pic cell 7 (0.95-1.13 s; was 58 ms), within 2x', () => {
+    const seconds = cpuSeconds(
+      'import numpy as np\nrng = np.random.default_rng(1)\nxp = rng.random(4_000_000) * 10\nvp = rng.standard_normal(4_000_000)',
+      'H2, xe, ve = np.histogram2d(xp, vp, bins=(256, 200), range=[[0, 10], [-5, 5]])\nfv, vedges = np.histogram(vp, bins=400, range=(-5, 5), density=True)'
+    );
+    expectWithin(seconds, 0.95, 2);
+  });
+});

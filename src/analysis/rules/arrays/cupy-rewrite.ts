@@ -43,7 +43,7 @@ import { atomicSumNote, flatIndexRewrites, lastAxisBitEdits, unsupportedArgument
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
-import { broadcasts, einsumWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
+import { broadcasts, einsumWork, histogramWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
 import { iterateStructureRefusals, morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
 import { integerOfTranscendental, smallHostArrays } from './small-host-arrays';
@@ -4703,7 +4703,9 @@ export function estimateWork(
                 ? quantileSliceWork(n, a0, model, cell)
                 : name === 'at' && rest.split('.').length === 2
                   ? ufuncAtWork(n, model, cell)
-                  : null;
+                  : single && /^histogram(2d|dd)?$/.test(name)
+                    ? histogramWork(name, n, model, cell)
+                    : null;
         if (q.startsWith('numpy.random.') || head === 'random') {
           work.passes += (times * fraction(result, largest)) / 3;
           work.transcendentalOps += times * fraction(result, largest) * (/normal|randn|gamma|poisson|exponential/.test(name) ? 4 : 1);

@@ -12,6 +12,7 @@
  * - `np.nanpercentile`/`np.nanquantile` along an axis: a Python call per slice
  *   (`np.apply_along_axis`); the device form sorts along the axis once (./nan-quantile.ts).
  * - `np.<ufunc>.at(target, index, values)`: unbuffered, per element.
+ * - `np.histogram`/`histogram2d`/`histogramdd`: a search (or a division) per sample and axis.
  * - `np.dot`/`np.matmul`/`np.inner`/`np.vdot` by their operands' ranks (a vector product is 2n
  *   flops, not a matrix's).
  * - short rows: an elementwise operation that broadcasts, or a reduction along the last axis,
@@ -360,4 +361,28 @@ export function scipyFilterWork(q: string, call: SyntaxNode, model: NotebookMode
     deviceSeconds: iir ? a.size * (name === 'sosfilt' ? MEASURED_H200.deviceSosfiltSecondsPerSample : MEASURED_H200.deviceSosfiltfiltSecondsPerSample) : 0,
     data: a
   };
+}
+
+/**
+ * `np.histogram(a, bins)` (bins a count: a division per sample; edges given: a binary search),
+ * `np.histogram2d(x, y, ...)` and `np.histogramdd(sample, ...)` (a search per sample and axis,
+ * then a bincount of the flattened indices); the device counts with atomic adds in one pass.
+ * Null where the data's size is not known.
+ */
+export function histogramWork(name: string, call: SyntaxNode, model: NotebookModel, cell: CellModel): LoopWork | null {
+  const args = callArguments(call);
+  const a = args.positional[0] ? model.inferValue(args.positional[0], cell) : null;
+  if (a?.kind !== 'ndarray' || a.size === undefined) {
+    return null;
+  }
+  let seconds: number;
+  if (name === 'histogram') {
+    const bins = args.keywords.get('bins') ?? args.positional[1];
+    const edges = bins !== undefined && model.inferValue(bins, cell).kind === 'ndarray';
+    seconds = a.size * (edges ? MEASURED_H200.hostSecondsPerHistogramSearch : MEASURED_H200.hostSecondsPerHistogramSample);
+  } else {
+    // histogram2d's x (one value a sample); histogramdd's (N, D) sample: D values a sample
+    seconds = a.size * MEASURED_H200.hostSecondsPerHistogramddValue * (name === 'histogram2d' ? 2 : 1);
+  }
+  return { hostSeconds: seconds, deviceFlops: 0, launches: 2, elementsMoved: a.size };
 }
