@@ -432,7 +432,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // what is built only for a host consumer stays on the host, and so do small arrays made from
   // numbers that host code walks or that meet device data only where copied in (small-host-arrays.ts)
   const smallHost = refs.length > 0 ? smallHostArrays(root, model, cell, globalReferences, c => isHostConsumerCall(c, model, cell, new Set())) : [];
-  const hostOnly = refs.length > 0 ? [...hostOnlyExpressions(root, model, cell), ...smallHost.map(s => s.value)] : [];
+  const hostOnly = refs.length > 0 ? [...hostOnlyExpressions(root, model, cell), ...smallHost.flatMap(s => [s.value, ...s.hostCalls])] : [];
   // (one copied in as it is bound gives a device array all the same)
   const copiedAsBound = new Set(smallHost.filter(s => s.meetings.some(m => m.kind === 'bind')).map(s => s.value.id));
   if (hostOnly.length > 0) {

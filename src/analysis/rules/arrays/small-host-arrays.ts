@@ -26,7 +26,10 @@
  *   or an argument of a NumPy call: where that is device work (known once the rewrite has placed
  *   the cell's arrays), the use is copied in (`cp.asarray(lags)`); else it stays host code;
  * - any of these through arithmetic with numbers or a subscript by numbers (`lags * dt_b`,
- *   `lags[-1]`: their uses are `lags`'s);
+ *   `lags[-1]`: their uses are `lags`'s), or through a NumPy call reading no other array
+ *   (`np.log(lags)`): that call stays NumPy's, so a host consumer gets a host array
+ *   (`plt.plot(np.log(lags), ...)`), and where its result meets device data the result is what is
+ *   copied in (`cp.polyfit(cp.asarray(np.log(lags)), ...)`);
  * and where that saves copies: no more uses meeting device work (copies in) than host uses (each
  * a copy back of a device array), none in a loop the binding is not in (a copy per iteration).
  * So `f = np.ones(n)` that only a solve reads stays `cp.ones(n)`. Integers from a transcendental
@@ -60,7 +63,10 @@ const ROUNDINGS: ReadonlySet<string> = new Set(['floor', 'ceil', 'rint', 'trunc'
 
 /** A use of a kept array that meets array work: copied in there if that work runs on the device. */
 export interface ArrayMeeting {
-  /** The reference to the kept name to copy in (`lags` in `lags * dt_b`). */
+  /**
+   * What to copy in: the reference to the kept name (`lags` in `lags * dt_b`), or the NumPy call
+   * of it that stays NumPy's (`np.log(lags)`).
+   */
   use: SyntaxNode;
   /**
    * What it meets: the call it is an argument of (device work when the rewrite makes it a CuPy
@@ -78,6 +84,8 @@ export interface SmallHostArray {
   /** The value it is bound to: kept NumPy (no reference in it rewritten). */
   value: SyntaxNode;
   meetings: ArrayMeeting[];
+  /** The NumPy calls reading it and no other array (`np.log(lags)`): kept NumPy too. */
+  hostCalls: SyntaxNode[];
 }
 
 /**
@@ -125,8 +133,9 @@ export function smallHostArrays(
       continue;
     }
     const meetings: ArrayMeeting[] = [];
+    const hostCalls: SyntaxNode[] = [];
     const uses = references(root, name).filter(r => r.id !== left.id);
-    if (uses.length === 0 || !uses.every(r => hostUse(r, readsArray, hostConsumer, model, meetings))) {
+    if (uses.length === 0 || !uses.every(r => hostUse(r, readsArray, hostConsumer, model, meetings, hostCalls))) {
       continue;
     }
     // each meeting is a copy in, each host use of a device array a copy back (a wait for the
@@ -140,7 +149,7 @@ export function smallHostArrays(
     if (!keep) {
       continue;
     }
-    out.push({ name, value, meetings });
+    out.push({ name, value, meetings, hostCalls });
   }
   // the same integers written where they are used (`x[np.logspace(0, 3, 30).astype(int)]`), or
   // bound to a name kept above for no other reason (`idx = np.rint(...)` read by a method): the
@@ -153,10 +162,11 @@ export function smallHostArrays(
     const v = model.inferValue(n, cell);
     const size = v.shape && !v.approx ? shapeSize(v.shape) : v.size;
     const meetings: ArrayMeeting[] = [];
-    if (v.kind === 'ndarray' && v.shape?.length !== 0 && hostUse(n, readsArray, hostConsumer, model, meetings, true)) {
+    const hostCalls: SyntaxNode[] = [];
+    if (v.kind === 'ndarray' && v.shape?.length !== 0 && hostUse(n, readsArray, hostConsumer, model, meetings, hostCalls, true)) {
       const small = size !== undefined && size <= SMALL_HOST_ELEMENTS;
       if (small || (meetings.length <= 1 && !meetings.some(m => repeats(m.use, n)))) {
-        out.push({ value: n, meetings });
+        out.push({ value: n, meetings, hostCalls });
         return false;
       }
     }
@@ -250,6 +260,7 @@ function transcendental(e: SyntaxNode, model: NotebookModel): boolean {
 /**
  * Is the reference `r` a use that keeps its array on the host (see the file's documentation)?
  * Uses that meet array work are added to `meetings`; with `bind`, a binding of a name is one.
+ * The NumPy calls it goes through (reading no other array) are added to `hostCalls`.
  */
 function hostUse(
   r: SyntaxNode,
@@ -257,9 +268,12 @@ function hostUse(
   hostConsumer: (call: SyntaxNode) => boolean,
   model: NotebookModel,
   meetings: ArrayMeeting[],
+  hostCalls: SyntaxNode[],
   bind = false
 ): boolean {
   let n = r;
+  // what a meeting copies in: `r`, or the outermost NumPy call of it kept NumPy's
+  let use = r;
   for (;;) {
     const p = n.parent;
     if (!p) {
@@ -273,13 +287,13 @@ function hostUse(
         return false;
       }
       if (readsArray(other)) {
-        meetings.push({ use: r, partner: other, kind: 'operand' });
+        meetings.push({ use, partner: other, kind: 'operand' });
         return true;
       }
       // arithmetic with numbers: the array's, on the host; its result is used as the array is
       n = p;
     } else if (bind && p.type === 'assignment' && field(p, 'right')?.id === n.id && field(p, 'left')?.type === 'identifier') {
-      meetings.push({ use: r, partner: p, kind: 'bind' });
+      meetings.push({ use, partner: p, kind: 'bind' });
       return true;
     } else if ((p.type === 'for_statement' || p.type === 'for_in_clause') && field(p, 'right')?.id === n.id) {
       return true;
@@ -292,7 +306,7 @@ function hostUse(
     } else if (p.type === 'subscript') {
       const indexed = field(p, 'value');
       if (indexed && readsArray(indexed)) {
-        meetings.push({ use: r, partner: indexed, kind: 'index' });
+        meetings.push({ use, partner: indexed, kind: 'index' });
         return true;
       }
       return false;
@@ -306,7 +320,15 @@ function hostUse(
         return true;
       }
       if (model.qualifiedName(fn)?.startsWith('numpy.')) {
-        meetings.push({ use: r, partner: call, kind: 'call' });
+        const args = field(call, 'arguments');
+        if (args && kids(args).every(a => a.id === p.id || a.id === n.id || !readsArray(a))) {
+          // `np.log(lags)`: reads no other array, stays NumPy's; its result is used as the array is
+          hostCalls.push(call);
+          n = call;
+          use = call;
+          continue;
+        }
+        meetings.push({ use, partner: call, kind: 'call' });
         return true;
       }
       return false;
