@@ -2185,11 +2185,12 @@ function hostCopyEdits(
   // iterating over a 1-D device array in Python (a loop, a comprehension's clause): one small
   // copy per element, and each item a 0-d device array where NumPy gives a host scalar (a slice
   // bound `x[:, lag:]` then waits for the device); iterate on the host. The rows of a 2-D array
-  // stay device arrays: copied, each would be a NumPy row meeting device data (`cp.dot(row, w)`)
+  // stay device arrays: copied, each would be a NumPy row meeting device data (`cp.dot(row, w)`).
+  // An array of a shape not known here is mostly 1-D (np.unique, x[mask], np.nonzero(...)[0])
   walkTypes(root, PYTHON_ITERATION, n => {
     const right = field(n, 'right');
     const v = right && mentions(right, names.localDevice) ? model.inferValue(right, cell) : undefined;
-    if (right && v?.kind === 'ndarray' && v.shape?.length === 1) {
+    if (right && v?.kind === 'ndarray' && (v.shape === undefined || v.shape.length === 1)) {
       out.edits.push(insert(right.startIndex, `${cp}.asnumpy(`), insert(right.endIndex, ')'));
     }
     return true;
