@@ -88,6 +88,9 @@ export interface SmallHostArray {
   hostCalls: SyntaxNode[];
 }
 
+/** Attributes of an array that are host numbers or dtypes in NumPy and CuPy alike. */
+const METADATA: ReadonlySet<string> = new Set(['shape', 'size', 'ndim', 'dtype', 'itemsize', 'nbytes']);
+
 /**
  * The arrays of this module (see the file's documentation) in `root`. `references` lists the
  * cell's references to a module-level name (shadowed ones left out); `hostConsumer` says whether a
@@ -104,10 +107,20 @@ export function smallHostArrays(
     const kind = model.inferValue(k, cell).kind;
     return kind === 'ndarray' || kind === 'sparse' || kind === 'rng';
   };
+  // an array read for its metadata only (`traj.shape[1]`, `len(x)`) gives a Python number on
+  // either side: the expression reads no array data
+  const metadataOnly = (k: SyntaxNode): boolean => {
+    const p = k.parent;
+    if (p?.type === 'attribute' && field(p, 'object')?.id === k.id) {
+      return METADATA.has(field(p, 'attribute')?.text ?? '');
+    }
+    const call = p?.type === 'argument_list' ? p.parent : null;
+    return call?.type === 'call' && field(call, 'function')?.text === 'len' && kids(p!).length === 1;
+  };
   const readsArray = (e: SyntaxNode): boolean => {
     let hit = false;
     walkTypes(e, ['identifier'], k => {
-      hit ||= isValueIdentifier(k) && isArray(k);
+      hit ||= isValueIdentifier(k) && isArray(k) && !metadataOnly(k);
       return !hit;
     });
     return hit;
