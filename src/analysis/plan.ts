@@ -333,9 +333,10 @@ function planPass(
       const firstIn = [...analysis.transfers.keys()].filter(n => !analysis.hostKept.has(n) && !leftDevice.has(n) && !readLater(n, cell, model));
       // its first uses no earlier GPU cell made (a kernel an earlier cell defined under another
       // name is that one: `definitionTwin`)
-      uses = cellFirstUses(cell, model, analysis).keys;
+      const cellUses = cellFirstUses(cell, model, analysis);
+      uses = cellUses.keys;
       const loaded = new Set([...seen, ...analysis.definitions.filter(d => definitionTwin(d, definitions) !== undefined).map(kernelKey)]);
-      const work = withFirstUses(cell, model, analysis, device, loaded);
+      const work = withFirstUses(cell, model, analysis, device, loaded, cellUses);
       const { copies, prediction } = planPrediction(cell, model, { ...analysis, work }, device, returning, firstIn);
       worth = !analysis.sizeKnown || prediction.speedup >= minSpeedup;
       // (prediction, with copies charged, carries the data-resident figure too)

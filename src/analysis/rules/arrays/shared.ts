@@ -47,10 +47,18 @@ export function arrayPrediction(ctx: RuleContext, a: ArrayCellAnalysis): Predict
 
 /**
  * The analysis' work with its first uses priced (`WorkEstimate.firstUse`): all of the cell's, or
- * those `seen` (made by earlier cells of the same process) does not hold.
+ * those `seen` (made by earlier cells of the same process) does not hold. `uses`: the cell's first
+ * uses when the caller has them already (cellFirstUses walks the cell's tree).
  */
-export function withFirstUses(cell: CellModel, model: NotebookModel, a: ArrayCellAnalysis, device: DeviceProfile | undefined, seen?: ReadonlySet<string>): WorkEstimate {
-  const charge = firstUseCharge(cellFirstUses(cell, model, a), seen, device?.kernelCompileSeconds);
+export function withFirstUses(
+  cell: CellModel,
+  model: NotebookModel,
+  a: ArrayCellAnalysis,
+  device: DeviceProfile | undefined,
+  seen?: ReadonlySet<string>,
+  uses: FirstUses = cellFirstUses(cell, model, a)
+): WorkEstimate {
+  const charge = firstUseCharge(uses, seen, device?.kernelCompileSeconds);
   return charge ? { ...a.work, firstUse: charge } : a.work;
 }
 
