@@ -52,6 +52,24 @@
  * again; an array views of which stay resident cannot leave apart from them); if the cell's own
  * arrays still do not fit, it stays a host cell, with the reason in its change.
  *
+ * Which cells move is decided per session (`PlanOptions.session`, 'fresh' by default): a GPU cell
+ * must save `MIN_SESSION_SAVING_SECONDS` in a fresh kernel, its first uses loaded (apis/first-use.ts:
+ * `import cupyx.scipy.ndimage`, a cupyx function's kernels, cuFFT's plan...). A first use is paid
+ * once per process, by the first GPU cell that makes it, so cells are decided jointly, not each
+ * with all of its own first uses (`joinDeferred`): after a walk, the cells the session rule alone
+ * kept on the host are weighed again with the first uses the walk's GPU cells make taken as paid.
+ * One that then saves its margin alone moves (the GPU cell that loads what it uses comes later: it
+ * is relieved of the charge); cells that share a first use nobody pays yet, and each fail alone,
+ * move as a group when each would save its margin with the shared loads free and together they save
+ * the sum of their margins with them paid once, e.g. two cells of ~0.2 s that each call
+ * `ndimage.shift` (~0.37 s to load). The walk is made
+ * again with those cells on the GPU; each is charged, in order, only what no earlier GPU cell
+ * loaded, so its change and the whole-notebook figure (`NotebookFigures`) count each first use
+ * once, and its change says whom it moved with. Passes repeat until nothing changes: a cell joins
+ * at most once (a group one of whose members does not become a GPU cell after all is undone and
+ * never tried again) and the cells kept on the host only grow, so the passes end; cells and first
+ * uses are taken in notebook order, so the result is the same for the same notebook.
+ *
  * `import cupy as cp` is added once, to the first cell that imports something; the kernels the
  * GPU cells use (ElementwiseKernel objects, fused functions, RawKernels) are defined once, in the
  * same cell, right after the imports: a fused function re-created by every execution of its cell
@@ -168,14 +186,126 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
   // on the host when they make it slower (each further pass keeps at least one more cell on the
   // host, so the passes end)
   const kept = new Map<number, string>();
+  // cells that move to the GPU with others (`joinDeferred`): their first uses are paid once, by
+  // the first of them; a group whose member did not become a GPU cell after all is undone, and
+  // its cells are never joined again (so every cell joins at most once, and the passes end)
+  const joined = new Map<number, Joined>();
+  const noJoin = new Set<number>();
   for (;;) {
-    const pass = planPass(cells, models, model, parser, device, minSpeedup, kept, opts.session ?? 'fresh');
+    const pass = planPass(cells, models, model, parser, device, minSpeedup, kept, joined, opts.session ?? 'fresh');
     const more = hostOnlyProducers(pass.produced, pass.plan, model, device, minSpeedup).filter(([index]) => !kept.has(index));
-    if (more.length === 0) {
+    if (more.length > 0) {
+      more.forEach(([index, why]) => kept.set(index, why));
+      continue;
+    }
+    const gpu = new Set(pass.plan.gpuCells);
+    const broken = [...joined].filter(([, j]) => j.group.some(i => !gpu.has(i)));
+    if (broken.length > 0) {
+      for (const [index, j] of broken) {
+        joined.delete(index);
+        noJoin.add(index);
+        j.group.forEach(i => noJoin.add(i));
+      }
+      continue;
+    }
+    const join = joinDeferred(pass.deferred, pass.paid).filter(j => j.group.every(i => !joined.has(i) && !noJoin.has(i) && !kept.has(i)));
+    if (join.length === 0) {
       return pass.plan;
     }
-    more.forEach(([index, why]) => kept.set(index, why));
+    for (const j of join) {
+      j.group.forEach(i => joined.set(i, j));
+    }
   }
+}
+
+/**
+ * A GPU cell the session rule kept on the host (`sessionLoss`) although its steady figure pays:
+ * what joining it with others is weighed on (`joinDeferred`).
+ */
+interface Deferred {
+  index: number;
+  /** Seconds per session: the CPU's, and the GPU's steady figure with the cell's copies. */
+  cpu: number;
+  gpu: number;
+  /** Seconds the host version spends copying resident arrays it reads back (0 when it reads none). */
+  copyBack: number;
+  /** What the cell must save per session (`MIN_SESSION_SAVING_SECONDS`; 0 when it reads resident arrays). */
+  margin: number;
+  /** Its first uses (apis/first-use.ts keys), less the kernels an earlier cell defined under another name. */
+  keys: string[];
+}
+
+/** Cells moved to the GPU together: the group, its saving per session together, and its first uses paid once. */
+interface Joined {
+  group: number[];
+  saving: number;
+  /** The first uses the group shares, or that GPU cells of the plan make anyway, in words. */
+  shared: string;
+  /** The GPU cells (outside the group) that make some of those first uses anyway. */
+  makers: number[];
+}
+
+/**
+ * Which deferred cells (`Deferred`: kept on the host by the session rule alone) move to the GPU
+ * once their first uses are charged only once per process. `paid` holds the first uses the plan's
+ * GPU cells make (each key with the first GPU cell that makes it): a deferred cell charged those
+ * anyway pays nothing for them, and one that then saves its margin alone is moved. The others are
+ * weighed in groups linked by the first uses they share that no GPU cell pays: each member must
+ * save its own margin with those shared loads free (its work, and what it alone loads, must pay:
+ * the group does not carry cells of a few milliseconds each), and the group must save the sum of
+ * its members' margins with them paid once. Deterministic: cells and keys in notebook order.
+ */
+function joinDeferred(deferred: readonly Deferred[], paid: ReadonlyMap<string, number>): Joined[] {
+  const own = (d: Deferred): string[] => d.keys.filter(k => !paid.has(k));
+  const loads = (keys: readonly string[]): number => firstUseCharge({ keys: [...new Set(keys)] })?.warm ?? 0;
+  const work = (d: Deferred): number => d.cpu + d.copyBack - d.gpu;
+  const saving = (group: readonly Deferred[]): number => group.reduce((a, d) => a + work(d), 0) - loads(group.flatMap(own));
+  const makersOf = (group: readonly Deferred[]): number[] => [...new Set(group.flatMap(d => d.keys.filter(k => paid.has(k)).map(k => paid.get(k)!)))].sort((a, b) => a - b);
+  const out: Joined[] = [];
+  const alone = deferred.filter(d => saving([d]) >= d.margin);
+  for (const d of alone) {
+    out.push({ group: [d.index], saving: saving([d]), shared: firstUsesInWords(d.keys.filter(k => paid.has(k))), makers: makersOf([d]) });
+  }
+  // the others that pay with the loads they share with another of them free (until no more leave:
+  // one leaving can leave another's loads its own)
+  let rest = deferred.filter(d => !alone.includes(d));
+  const sharedWith = (d: Deferred, among: readonly Deferred[]): string[] => own(d).filter(k => among.some(e => e !== d && own(e).includes(k)));
+  for (let left = true; left; ) {
+    const next = rest.filter(d => work(d) - loads(own(d).filter(k => !sharedWith(d, rest).includes(k))) >= d.margin && sharedWith(d, rest).length > 0);
+    left = next.length < rest.length;
+    rest = next;
+  }
+  const grouped = new Set<Deferred>();
+  for (const d of rest) {
+    if (grouped.has(d)) {
+      continue;
+    }
+    const group = [d];
+    for (let grew = true; grew; ) {
+      grew = false;
+      const keys = new Set(group.flatMap(own));
+      for (const e of rest) {
+        if (!group.includes(e) && own(e).some(k => keys.has(k))) {
+          group.push(e);
+          grew = true;
+        }
+      }
+    }
+    group.sort((x, y) => x.index - y.index);
+    group.forEach(g => grouped.add(g));
+    if (saving(group) < group.reduce((a, g) => a + g.margin, 0)) {
+      continue;
+    }
+    out.push({ group: group.map(g => g.index), saving: saving(group), shared: firstUsesInWords(group.flatMap(g => sharedWith(g, group))), makers: makersOf(group) });
+  }
+  return out;
+}
+
+/** First uses in words: what `firstUseCharge` names, and the cupyx.scipy submodules imported. */
+function firstUsesInWords(keys: readonly string[]): string {
+  const imports = [...new Set(keys.filter(k => k.startsWith('submodule:scipy.')).map(k => `cupyx.${k.slice('submodule:'.length)}`))];
+  const named = firstUseCharge({ keys: [...new Set(keys)].filter(k => !k.startsWith('submodule:')) })?.what ?? '';
+  return [imports.length > 0 ? `the import of ${imports.join(', ')}` : '', named].filter(Boolean).join(', ');
 }
 
 /** What a GPU cell of a plan pass leaves on the device, and its work (`hostOnlyProducers`). */
@@ -287,8 +417,9 @@ function planPass(
   device: DeviceProfile,
   minSpeedup: number,
   kept: ReadonlyMap<number, string>,
+  joined: ReadonlyMap<number, Joined>,
   session: 'fresh' | 'warm'
-): { plan: ResidencyPlan; produced: Produced[] } {
+): { plan: ResidencyPlan; produced: Produced[]; deferred: Deferred[]; paid: Map<string, number> } {
   const { alias: cp, importLine } = cupyAlias(model);
   const produced: Produced[] = [];
 
@@ -309,6 +440,10 @@ function planPass(
   const hostCopies = new Map<string, HostCopy>();
   // first uses the GPU cells so far made (apis/first-use.ts): a later cell finds them loaded
   const seen = new Set<string>();
+  // each of them, with the first GPU cell that made it (`joinDeferred`)
+  const paid = new Map<string, number>();
+  // cells the session rule alone kept on the host (`joinDeferred` weighs them together)
+  const deferred: Deferred[] = [];
   const totals = { cpu: 0, gpu: 0, fresh: 0, cold: 0, unpriced: [] as number[] };
 
   for (const cell of models) {
@@ -323,6 +458,7 @@ function planPass(
     let slow: string | null = null;
     let priced: Prediction | null = null;
     let uses: string[] = [];
+    let joinedWith: string | null = null;
     if (analysis && analysis.applicable && !analysis.refusal) {
       // the data stays on the device across the plan's cells: copies are not the cell's to pay,
       // except an array another name may share: the cell copies it in, and writes it back if it
@@ -335,7 +471,8 @@ function planPass(
       // name is that one: `definitionTwin`)
       const cellUses = cellFirstUses(cell, model, analysis);
       uses = cellUses.keys;
-      const loaded = new Set([...seen, ...analysis.definitions.filter(d => definitionTwin(d, definitions) !== undefined).map(kernelKey)]);
+      const twinKeys = new Set(analysis.definitions.filter(d => definitionTwin(d, definitions) !== undefined).map(kernelKey));
+      const loaded = new Set([...seen, ...twinKeys]);
       const work = withFirstUses(cell, model, analysis, device, loaded, cellUses);
       const { copies, prediction } = planPrediction(cell, model, { ...analysis, work }, device, returning, firstIn);
       worth = !analysis.sizeKnown || prediction.speedup >= minSpeedup;
@@ -348,9 +485,13 @@ function planPass(
         slow = kept.get(cell.index)!;
       }
       const loss = worth && analysis.sizeKnown && session === 'fresh' ? sessionLoss(cell, model, resident, prediction, device) : null;
-      if (loss !== null) {
+      const join = joined.get(cell.index);
+      if (loss !== null && join) {
+        joinedWith = joinedSummary(cell.index, join);
+      } else if (loss !== null) {
         worth = false;
-        slow = loss;
+        slow = loss.why;
+        deferred.push({ index: cell.index, cpu: prediction.cpuSeconds, gpu: prediction.gpuSeconds, copyBack: loss.copyBack, margin: loss.margin, keys: uses.filter(k => !twinKeys.has(k)) });
       }
       priced = analysis.sizeKnown ? prediction : null;
       rule = analysis.scipyCompute > 0 || analysis.sparseOps > 0 ? 'GPU102' : analysis.chains.length > 0 || analysis.stencil ? 'GPU103' : analysis.numpyCompute === 0 && analysis.randomCalls > 0 ? 'GPU104' : 'GPU101';
@@ -421,7 +562,12 @@ function planPass(
         totals.fresh += charge?.warm ?? 0;
         totals.cold += charge?.cold ?? 0;
       }
-      uses.forEach(k => seen.add(k));
+      for (const k of uses) {
+        seen.add(k);
+        if (!paid.has(k)) {
+          paid.set(k, cell.index);
+        }
+      }
       const moved = [...analysis.transfers.keys()].filter(n => !analysis.hostKept.has(n));
       const copied = [...analysis.hostKept];
       for (const name of moved) {
@@ -457,7 +603,7 @@ function planPass(
         cellId: cell.id,
         rule,
         ...(analysis.randomCalls > 0 ? { randomOnDevice: true as const } : {}),
-        summary: `runs on the GPU${parts.length ? `; ${parts.join('; ')}` : ''}`
+        summary: `runs on the GPU${joinedWith ? ` ${joinedWith}` : ''}${parts.length ? `; ${parts.join('; ')}` : ''}`
       });
       continue;
     }
@@ -531,7 +677,7 @@ function planPass(
   }
   changes.sort((a, b) => a.cellIndex - b.cellIndex);
   const figures = gpuCells.length > 0 ? notebookFigures(totals, importLine ? FIRST_USE_H200.importCupy : 0) : null;
-  return { plan: { cells: out, changes, transfers, gpuCells, definitions, definitionsCell, figures }, produced };
+  return { plan: { cells: out, changes, transfers, gpuCells, definitions, definitionsCell, figures }, produced, deferred, paid };
 }
 
 /**
@@ -553,12 +699,19 @@ export const MIN_SESSION_SAVING_SECONDS = 0.05;
  * the device, costs more than the CPU and the copies of them back to the host together (whole
  * arrays: an upper bound where the host version would copy only the part it reads).
  */
-function sessionLoss(cell: CellModel, model: NotebookModel, resident: ReadonlySet<string>, p: Prediction, device: DeviceProfile): string | null {
+function sessionLoss(
+  cell: CellModel,
+  model: NotebookModel,
+  resident: ReadonlySet<string>,
+  p: Prediction,
+  device: DeviceProfile
+): { why: string; copyBack: number; margin: number } | null {
   const fresh = p.freshSessionSeconds ?? p.gpuSeconds;
   const read = [...cell.facts!.inputs].filter(n => resident.has(n));
   const bytes = read.reduce((a, n) => a + (valueBytes(model.valueBefore(n, cell, 0)) ?? 0), 0);
   const copyBack = read.length > 0 ? bytes / (device.deviceToHost ?? device.hostToDevice) + device.launchOverhead : 0;
-  if (fresh + (read.length > 0 ? 0 : MIN_SESSION_SAVING_SECONDS) <= p.cpuSeconds + copyBack) {
+  const margin = read.length > 0 ? 0 : MIN_SESSION_SAVING_SECONDS;
+  if (fresh + margin <= p.cpuSeconds + copyBack) {
     return null;
   }
   const loads = fresh - p.gpuSeconds;
@@ -568,7 +721,20 @@ function sessionLoss(cell: CellModel, model: NotebookModel, resident: ReadonlySe
     p.firstUse && loads >= p.cpuSeconds
       ? `its ${formatSeconds(p.cpuSeconds)} on the CPU cannot pay for loading ${p.firstUse} (~${formatSeconds(loads)} per session from CuPy's kernel cache${first}): ${against}`
       : `${against}${p.firstUse ? ` (loading ${p.firstUse} included${first})` : ''}: ${fresh > p.cpuSeconds + copyBack ? 'no saving' : `it saves under ${formatSeconds(MIN_SESSION_SAVING_SECONDS)} per session`}`;
-  return `stays on the host: ${why} (${formatSpeedup(p.speedup)} re-run in the same session)`;
+  return { why: `stays on the host: ${why} (${formatSpeedup(p.speedup)} re-run in the same session)`, copyBack, margin };
+}
+
+/** What a joined cell's change says after "runs on the GPU" (`Joined`). */
+function joinedSummary(index: number, j: Joined): string {
+  const others = j.group.filter(i => i !== index);
+  const cells = (ns: number[]): string => `cell${ns.length === 1 ? '' : 's'} ${ns.join(', ')}`;
+  const makers = j.makers.filter(i => !j.group.includes(i));
+  if (others.length === 0) {
+    return `with ${cells(makers)}, which ${makers.length === 1 ? 'needs' : 'need'} ${j.shared} too: loaded once, this cell saves ~${formatSeconds(j.saving)} per session (alone it would not pay for the loading)`;
+  }
+  const two = j.group.length === 2;
+  const too = makers.length > 0 ? ` (${cells(makers)} ${makers.length === 1 ? 'needs' : 'need'} some of it too)` : '';
+  return `together with ${cells(others)}: ${j.shared ? `${two ? 'both' : 'all'} need ${j.shared}, loaded once${too}, and ` : ''}together they save ~${formatSeconds(j.saving)} per session, which ${two ? 'neither' : 'none of them'} does alone`;
 }
 
 /** The whole-notebook figure from the GPU cells' totals and the `import cupy` the rewrite adds. */
