@@ -644,6 +644,8 @@ def _compare_statistically(
     independent values, as raw draws are; values computed from draws (a filtered noise image,
     a running sum) are correlated with their neighbours, so n is their effective sample size
     (`_effective_size`, from `shaped`: the two arrays in their shapes), n / the design effect.
+    A random walk (running sums of draws along an axis, `_walk_axis`) has no such effective
+    size: it is judged by its steps and start instead (`_compare_as_random_walk`).
     """
     import numpy as np
 
@@ -656,6 +658,10 @@ def _compare_statistically(
             else f"random output with only {min(n, m)} values: too few to compare by statistics"
         )
         return OutputComparison(name, UNVERIFIED, method, detail=what)
+    if shaped is not None:
+        walk = _compare_as_random_walk(name, *shaped, notes)
+        if walk is not None:
+            return walk
     deff, why = _design_effect(*shaped) if shaped is not None and n == m else (1.0, "")
     n_eff, m_eff = n / deff, m / deff
     mean_a, mean_b = float(a.mean()), float(b.mean())
@@ -697,6 +703,105 @@ def _compare_statistically(
     if failures:
         return OutputComparison(name, NOT_EQUAL, method, detail="; ".join(notes + failures))
     return OutputComparison(name, STATISTICAL, method, detail="; ".join(notes))
+
+
+#: A walk's values spread at least this many times more than its steps (variance): the
+#: values are running sums of the steps, not draws with some correlation between neighbours.
+_WALK_SPREAD = 16.0
+
+
+def _walk_axis(a: Any) -> int | None:
+    """The axis along which `a` is a random walk, or None: the steps along it (np.diff) look
+    like independent draws (no design effect in their block means) while the values spread
+    far more than the steps (a running sum of n steps spreads ~n/2 times their variance). Of
+    several such axes, the one with the smallest steps."""
+    import numpy as np
+
+    best: tuple[float, int] | None = None
+    var = float(a.var())
+    if var == 0.0:
+        return None
+    for axis, length in enumerate(a.shape):
+        if length < 2 * _WALK_SPREAD:
+            continue
+        steps = np.diff(a, axis=axis)
+        step_var = float(steps.var())
+        if step_var * _WALK_SPREAD > var:
+            continue
+        if not _uncorrelated(steps):
+            continue
+        if best is None or step_var < best[0]:
+            best = (step_var, axis)
+    return None if best is None else best[1]
+
+
+#: Largest lag-1 correlation between neighbours that still reads as independent draws
+#: (beside 5 standard errors of the estimate, 1/sqrt(n)).
+_MAX_NEIGHBOUR_CORRELATION = 0.05
+
+
+def _uncorrelated(x: Any) -> bool:
+    """Whether neighbouring values along every axis of `x` are uncorrelated (lag-1
+    correlation near 0), as independent draws are. Block means cannot tell for differences:
+    a block's mean of np.diff telescopes to its two ends."""
+    import numpy as np
+
+    c = x - x.mean()
+    var = float(np.mean(c * c))
+    if var == 0.0:
+        return False
+    for axis, length in enumerate(x.shape):
+        if length < 2:
+            continue
+        head = np.take(c, np.arange(length - 1), axis=axis)
+        tail = np.take(c, np.arange(1, length), axis=axis)
+        r = float(np.mean(head * tail)) / var
+        if abs(r) > max(_MAX_NEIGHBOUR_CORRELATION, 5.0 / math.sqrt(head.size)):
+            return False
+    return True
+
+
+def _compare_as_random_walk(name: str, a: Any, b: Any, notes: list[str]) -> OutputComparison | None:
+    """Running sums of draws (a random walk: `np.cumsum` of a draw along an axis) from two
+    streams. Their values are correlated over the whole axis, so no effective sample size of
+    the values holds (a walk's mean wanders by its whole spread from one draw to the next); the
+    law of a walk is that of its start and its steps, and those are compared instead: the
+    steps along the axis (np.diff), independent draws, by the statistics of independent
+    values, and the first slice along the axis (element by element when both sides start at
+    the same values, by statistics otherwise). The axis is chosen from the baseline alone
+    (`_walk_axis`), so a candidate cannot pick how it is judged. None when `a` is no walk."""
+    import numpy as np
+
+    if a.shape != b.shape or a.ndim == 0:
+        return None
+    axis = _walk_axis(a)
+    if axis is None:
+        return None
+    what = f"compared as a random walk along axis {axis} (its start and its steps)"
+    steps = _compare_statistically(
+        name, np.diff(a, axis=axis).ravel(), np.diff(b, axis=axis).ravel(), []
+    )
+    start_a, start_b = np.take(a, 0, axis=axis), np.take(b, 0, axis=axis)
+    if np.array_equal(start_a, start_b):
+        start = OutputComparison(name, EQUAL, "array_equal", detail="the same values")
+    else:
+        start = _compare_statistically(name, start_a.ravel(), start_b.ravel(), [])
+    parts = [f"steps: {steps.detail}", f"start: {start.detail}"]
+    if steps.status == STATISTICAL and start.status in (EQUAL, STATISTICAL):
+        return OutputComparison(
+            name,
+            STATISTICAL,
+            "statistical(random walk: steps and start)",
+            detail="; ".join([*notes, what, *parts]),
+        )
+    if steps.status == STATISTICAL and start.status == UNVERIFIED:
+        parts[1] = f"start: {start.detail} (the steps alone do not fix where the walk starts)"
+    return OutputComparison(
+        name,
+        NOT_EQUAL,
+        "statistical(random walk: steps and start)",
+        detail="; ".join([*notes, what, *parts]),
+    )
 
 
 #: Fewest blocks for estimating a design effect from block means (fewer: values taken as

@@ -266,3 +266,61 @@ def test_raw_draws_keep_the_independent_samples_test() -> None:
     smooth = smooth / smooth.std()
     r = compare("x", a, smooth, random=True)
     assert r.status == "not_equal" and "correlated" not in r.detail, r
+
+
+# -- random walks (running sums of draws) ----------------------------------------------------
+
+
+def _walk(seed: int, scale: float = 0.1, axis: int = 1, offset: float = 0.0):
+    """Brownian paths as a notebook makes them: np.cumsum of a (walkers, steps, 2) draw along
+    the steps (the GPU101 lag-comprehension fixture's `traj` in small)."""
+    steps = scale * np.random.default_rng(seed).standard_normal((500, 2000, 2))
+    return np.cumsum(steps, axis=axis) + offset
+
+
+def test_random_walks_from_two_streams_match_by_their_steps_and_start() -> None:
+    # a walk's values are correlated over the whole axis: no effective sample size of the
+    # values holds, and their own statistics reject most pairs of draws; its steps and start
+    # are independent draws and are compared instead
+    a = _walk(1)
+    for seed in (2, 3, 4):
+        r = compare("traj", a, _walk(seed), random=True)
+        assert r.status == "statistical", r
+        assert "random walk along axis 1" in r.detail
+    # a walk that starts at the same values on both sides (zeros) compares its start exactly
+    zeros = np.zeros((500, 1, 2))
+    r = compare(
+        "traj",
+        np.concatenate([zeros, a], axis=1),
+        np.concatenate([zeros, _walk(5)], axis=1),
+        random=True,
+    )
+    assert r.status == "statistical" and "start: the same values" in r.detail, r
+
+
+def test_a_wrong_random_walk_still_differs() -> None:
+    # each mistake a rewrite of a walk can make fails: steps 2% too large, the running sum
+    # along another axis, an offset of half a step, the walk reversed along its axis
+    a = _walk(1)
+    for b in (
+        _walk(2, scale=0.102),
+        _walk(2, axis=0),
+        _walk(2, axis=2),
+        _walk(2, offset=0.05),
+        _walk(2)[:, ::-1],
+    ):
+        r = compare("traj", a, b, random=True)
+        assert r.status == "not_equal", r
+
+
+def test_draws_and_smoothed_images_are_not_taken_for_walks() -> None:
+    # independent draws and a smoothed noise image are no walks (their steps are no
+    # independent draws, or the values spread no more than the steps): a wrong one is still
+    # judged by the values' own statistics
+    _, img = _noise_image(1)
+    r = compare("den", img, _noise_image(2, smooth=6.0)[1], random=True)
+    assert r.status == "not_equal" and "random walk" not in r.detail, r
+    x = np.random.default_rng(1).normal(size=(512, 512))
+    y = np.random.default_rng(2).normal(size=(512, 512)) * 1.02
+    r = compare("x", x, y, random=True)
+    assert r.status == "not_equal" and "random walk" not in r.detail, r
