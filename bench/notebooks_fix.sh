@@ -3,7 +3,7 @@
 # machine has no Node, so the rewrites it runs (bench/run_notebooks.py) are made here and
 # carried there. For each NAME.py, into bench/notebooks/out/ (git-ignored):
 #   NAME.ipynb          the notebook the CLI reads (bench/nb_percent.py, cells kept exactly)
-#   NAME.gpu.ipynb      `gpuoptimize fix NAME.ipynb -o NAME.gpu.ipynb --force`
+#   NAME.gpu.ipynb      `gpuoptimize fix NAME.ipynb -o NAME.gpu.ipynb --force --even-if-slower`
 #   NAME.gpu.py         the same rewrite as py-percent, which run_notebooks.py executes
 #   NAME.analyze.json   `gpuoptimize analyze --format json` (the per-cell predicted speedups)
 #   NAME.fix.log        what `fix` printed
@@ -39,7 +39,7 @@ for n in "${names[@]}"; do
     echo "$n: analyze failed ($rc)"; rm -f "$out/$n.analyze.part"; status=1; continue
   fi
   mv "$out/$n.analyze.part" "$out/$n.analyze.json"
-  rc=0; "${cli[@]}" fix "$out/$n.ipynb" -o "$out/$n.gpu.ipynb" --force > "$out/$n.fix.log" 2>&1 || rc=$?
+  rc=0; "${cli[@]}" fix "$out/$n.ipynb" -o "$out/$n.gpu.ipynb" --force --even-if-slower > "$out/$n.fix.log" 2>&1 || rc=$?
   if [ "$rc" -gt 1 ] || [ ! -s "$out/$n.gpu.ipynb" ]; then
     echo "$n: fix failed ($rc), see $out/$n.fix.log"; rm -f "$out/$n.gpu.ipynb"; status=1; continue
   fi

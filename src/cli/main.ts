@@ -3,10 +3,11 @@
  *
  *   gpuoptimize analyze PATH... [--format text|json|sarif] [--select IDS] [--ignore IDS]
  *                               [--min-speedup X] [--device FILE] [--no-refusals] [--no-color]
- *   gpuoptimize fix NOTEBOOK [-o OUT] [--force] [--device FILE]
+ *   gpuoptimize fix NOTEBOOK [-o OUT] [--force] [--even-if-slower] [--device FILE]
  *
  * `fix` writes nothing (exit 1) when the rewrite is predicted to lose time every session
- * (`ResidencyPlan.figures`), unless `--force`: the panel asks before writing it the same way.
+ * (`ResidencyPlan.figures`), unless `--even-if-slower`: the panel asks before writing it the same
+ * way. `--force` only lets `fix` replace an existing OUT.
  * Exit codes, as linters use them: 0 no findings, 1 findings, 2 usage or input errors
  * (including "nothing could be analysed"). Findings are suggestions; the reasons the engine
  * kept cells on the CPU (refusals) are reported but are not findings.
@@ -44,12 +45,14 @@ commands:
       --no-color                 no colours, even on a terminal
   fix NOTEBOOK      write the whole-notebook GPU rewrite (residency plan applied) as a new notebook
       -o, --output OUT           where to write (default: NOTEBOOK with .gpu.ipynb)
-      --force                    overwrite OUT if it exists (needed when OUT is NOTEBOOK), and
-                                 write the rewrite even when it is not predicted to pay
+      --force                    overwrite OUT if it exists (needed when OUT is NOTEBOOK)
+      --even-if-slower           write the rewrite even when it is not predicted to pay
+                                 (a later session at least 1.2x faster)
       --device FILE              as for analyze
 
 exit codes: 0 no findings (suggestions), 1 findings, 2 usage or input errors;
-fix: 0 written, 1 not written (the rewrite is not predicted to pay; --force writes it), 2 errors
+fix: 0 written, 1 not written (the rewrite is not predicted to pay; --even-if-slower writes it),
+     2 errors
 `;
 
 export class UsageError extends Error {}
@@ -311,6 +314,7 @@ export async function fix(args: string[], io: Io): Promise<number> {
   let input: string | undefined;
   let output: string | undefined;
   let force = false;
+  let evenIfSlower = false;
   let devicePath: string | null = null;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
@@ -322,6 +326,8 @@ export async function fix(args: string[], io: Io): Promise<number> {
       i++;
     } else if (a === '--force') {
       force = true;
+    } else if (a === '--even-if-slower') {
+      evenIfSlower = true;
     } else if (a.startsWith('-')) {
       throw new UsageError(`unknown option ${a}`);
     } else if (input === undefined) {
@@ -352,8 +358,8 @@ export async function fix(args: string[], io: Io): Promise<number> {
   const rewrite = rewriteNotebook(loaded.cells, { parser: p, ...(device ? { device } : {}) });
   const style = io.isTTY && !io.env.NO_COLOR ? ansiStyle : plainStyle;
   // a rewrite predicted to lose time every session is not written unless asked for
-  if (rewrite.figures && !rewrite.figures.pays && !force) {
-    io.stdout(`${style.yellow('not written')}: ${rewrite.figures.summary}; pass --force to write it anyway\n`);
+  if (rewrite.figures && !rewrite.figures.pays && !evenIfSlower) {
+    io.stdout(`${style.yellow('not written')}: ${rewrite.figures.summary}; pass --even-if-slower to write it anyway\n`);
     return 1;
   }
   const nb = loaded.notebook ?? {

@@ -213,7 +213,7 @@ export function registerCommands(ctx: CommandContext): void {
       }
       try {
         await openRewrittenNotebook(app, notebook, ctx.rewriter, model.deviceProfile, async why => {
-          // as `gpuoptimize fix` without --force: a rewrite predicted to lose time is written only when asked
+          // as `gpuoptimize fix` without --even-if-slower: a rewrite predicted to lose time is written only when asked
           const answer = await showDialog({
             title: 'The GPU rewrite is not predicted to pay',
             body: `${why.charAt(0).toUpperCase()}${why.slice(1)}.`,

@@ -59,7 +59,7 @@ export function rewriteSummary(sourceName: string, rewrite: NotebookRewrite): st
 /**
  * Writes `<name>-gpu.ipynb` (or `-gpu-2`, ...) beside the notebook and opens it; its path, or
  * null when the rewrite is not predicted to pay and `confirm` (shown why) declines to write it,
- * as the CLI's `fix` writes such a rewrite only with `--force`.
+ * as the CLI's `fix` writes such a rewrite only with `--even-if-slower`.
  */
 export async function openRewrittenNotebook(
   app: JupyterFrontEnd,

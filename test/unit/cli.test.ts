@@ -435,12 +435,14 @@ describe('gpuoptimize fix', () => {
     const before = readFileSync(input, 'utf8');
     const out = join(dir, 'pipeline.gpu.ipynb');
     // its GPU cells save ~0.5 s on the CPU's work, less than importing CuPy costs each session:
-    // not written without --force, and it says why
+    // not written without --even-if-slower (--force only overwrites), and it says why
     const refused = run(['fix', input]);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toMatch(/^not written: the whole-notebook rewrite is not predicted to pay for this notebook: importing CuPy and loading what its cells use \(~[\d.]+ ms\) costs more than the GPU saves on their work .*; pass --force to write it anyway\n$/);
+    expect(refused.stdout).toMatch(/^not written: the whole-notebook rewrite is not predicted to pay for this notebook: importing CuPy and loading what its cells use \(~[\d.]+ ms\) costs more than the GPU saves on their work .*; pass --even-if-slower to write it anyway\n$/);
     expect(existsSync(out)).toBe(false);
-    const r = run(['fix', input, '--force']);
+    expect(run(['fix', input, '--force']).code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+    const r = run(['fix', input, '--even-if-slower']);
     expect(r.code).toBe(0);
     expect(existsSync(out)).toBe(true);
     expect(r.stdout).toMatch(/change\(s\)/);
@@ -452,7 +454,8 @@ describe('gpuoptimize fix', () => {
     );
     expect(sources.join('\n')).toMatch(/import cupy as cp/);
     // again: refuses to overwrite its own output, and the input itself
-    expect(run(['fix', input]).code).toBe(2);
+    expect(run(['fix', input, '--even-if-slower']).code).toBe(2);
+    expect(run(['fix', input, '--even-if-slower', '--force']).code).toBe(0);
     const self = run(['fix', input, '-o', input]);
     expect(self.code).toBe(2);
     expect(self.stderr).toMatch(/input notebook/);
