@@ -434,11 +434,14 @@ describe('gpuoptimize fix', () => {
     copyFileSync(join(FIX, 'numpy_pipeline.ipynb'), input);
     const before = readFileSync(input, 'utf8');
     const out = join(dir, 'pipeline.gpu.ipynb');
-    // its GPU cells save ~0.5 s on the CPU's work, less than importing CuPy costs each session:
-    // not written without --even-if-slower (--force only overwrites), and it says why
+    // its GPU cells save ~0.6 s on the CPU's work, about what importing CuPy and loading their
+    // kernels cost each session: not written without --even-if-slower (--force only overwrites),
+    // and it says why
     const refused = run(['fix', input]);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toMatch(/^not written: the whole-notebook rewrite is not predicted to pay for this notebook: importing CuPy and loading what its cells use \(~[\d.]+ ms\) costs more than the GPU saves on their work .*; pass --even-if-slower to write it anyway\n$/);
+    expect(refused.stdout).toMatch(
+      /^not written: the whole-notebook rewrite is not predicted to pay for this notebook: importing CuPy and loading what its cells use \(~[\d.]+ ms\) (costs more than|takes most of what) the GPU saves on their work .*; pass --even-if-slower to write it anyway\n$/
+    );
     expect(existsSync(out)).toBe(false);
     expect(run(['fix', input, '--force']).code).toBe(1);
     expect(existsSync(out)).toBe(false);

@@ -4523,8 +4523,15 @@ export function estimateWork(
   const countedSizes = kept.countedSizes ?? [];
   const hostDraws = kept.hostDraws ?? [];
   let largest: ValueInfo | undefined;
+  // the passes are priced at the largest array's item size: of arrays as large, the widest of
+  // known dtype (a bool mask met before the float32 data it masks priced the cell at 1 byte an
+  // element); an unknown dtype neither displaces nor is displaced by a known one
   const consider = (v: ValueInfo): void => {
-    if (v.kind === 'ndarray' && v.size !== undefined && (largest?.size === undefined || v.size > largest.size)) {
+    if (
+      v.kind === 'ndarray' &&
+      v.size !== undefined &&
+      (largest?.size === undefined || v.size > largest.size || (v.size === largest.size && v.dtype !== undefined && largest.dtype !== undefined && itemSize(v.dtype) > itemSize(largest.dtype)))
+    ) {
       largest = v;
     }
   };
