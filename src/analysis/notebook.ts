@@ -12,7 +12,7 @@ import { FunctionPlan, functionPlan } from './function-plan';
 import { maskIPython, MaskResult } from './ipython';
 import { MEMO_NAMES, MEMO_VALUES } from './parser';
 import type { PythonParser, SyntaxNode, SyntaxTree } from './parser';
-import { callArguments, field, kids, operatorOf, unparen } from './syntax';
+import { callArguments, field, kids, operatorOf, unparen, walkTypes } from './syntax';
 import type { CellInput, RuntimeValueInfo } from './types';
 import {
   CUPY_NUMPY_FUNCTIONS,
@@ -3239,6 +3239,43 @@ function fftValue(name: string, data: ValueInfo, positional: SyntaxNode[], keywo
 }
 
 /** What `numpy.<path>(...)` (or `cupy.<path>(...)`) returns. */
+/**
+ * The array `np.load(path)` reads when an earlier cell of the notebook wrote that file with
+ * `np.save(path, x)` (the same string literal; np.save adds `.npy` to a path without it): x's
+ * shape and dtype as that cell has it, a NumPy array. The last such save before the load wins; a
+ * save in a function or a loop counts as well (it ran, or the file would not be there). Null when
+ * no earlier cell saves it, or x is not an array of known shape. So a notebook that writes its data
+ * and reads it back (the CLI has no kernel to ask) is sized as the panel would size it.
+ */
+function savedArray(pathNode: SyntaxNode, model: NotebookModel, cell: CellModel): ValueInfo | null {
+  const plain = (n: SyntaxNode): string | null => /^[rRuU]?(['"])([^'"\\{}]*)\1$/.exec(unparen(n).text)?.[2] ?? null;
+  const path = plain(pathNode);
+  if (path === null || !path.endsWith('.npy')) {
+    return null;
+  }
+  for (const earlier of model.cells.slice(0, cell.index).reverse()) {
+    const root = earlier.tree?.rootNode;
+    let found: ValueInfo | null | undefined;
+    if (root) {
+      walkTypes(root, ['call'], call => {
+        const fn = field(call, 'function');
+        const args = callArguments(call);
+        const file = args.positional[0] ? plain(args.positional[0]) : null;
+        const saved = file === null ? null : file.endsWith('.npy') ? file : `${file}.npy`;
+        if (fn && saved === path && args.positional[1] && model.qualifiedName(fn) === 'numpy.save') {
+          const v = model.inferValue(args.positional[1], earlier);
+          found = v.kind === 'ndarray' && v.shape !== undefined && v.dtype !== undefined ? arrayValue([...v.shape], v.dtype, 'numpy', 'inferred') : null;
+        }
+        return true;
+      });
+    }
+    if (found !== undefined) {
+      return found;
+    }
+  }
+  return null;
+}
+
 function numpyCallValue(
   parts: LibraryName,
   positional: SyntaxNode[],
@@ -3347,8 +3384,9 @@ function numpyCallValue(
     return arrayValue(undefined, dtypeArg(keywords, undefined) ?? 'float64', 'numpy', 'inferred');
   }
   if (single && name === 'load') {
-    // the dtype the file was saved with (float32 images, int16 samples...): not known here
-    return arrayValue(undefined, undefined, 'numpy', 'inferred');
+    // the dtype the file was saved with (float32 images, int16 samples...): not known here,
+    // unless an earlier cell of the notebook saved it (`savedArray`)
+    return (positional[0] && savedArray(positional[0], model, cell)) ?? arrayValue(undefined, undefined, 'numpy', 'inferred');
   }
   const args = positional.map(p => model.inferValue(p, cell));
   const tuple = numpyTupleValue(parts, positional, keywords, args, model, cell);

@@ -70,6 +70,12 @@
  * never tried again) and the cells kept on the host only grow, so the passes end; cells and first
  * uses are taken in notebook order, so the result is the same for the same notebook.
  *
+ * A cell whose array sizes are unknown (data read from a file: the panel's suggestions size arrays
+ * from the running kernel, the CLI cannot) has no figure. Judged per session, it stays on the host,
+ * with the reason (`unknownSizeStays`), unless it reads arrays resident on the device: then a host
+ * version would copy them back, and it moves, its change saying so. (A file an earlier cell wrote
+ * with `np.save` is not unknown: notebook.ts sizes `np.load` of it as what was saved.)
+ *
  * `import cupy as cp` is added once, to the first cell that imports something; the kernels the
  * GPU cells use (ElementwiseKernel objects, fused functions, RawKernels) are defined once, in the
  * same cell, right after the imports: a fused function re-created by every execution of its cell
@@ -99,8 +105,10 @@ export interface PlanOptions {
    * What a cell's GPU version must pay for to be moved there: 'fresh' (default), a session that
    * starts with a fresh kernel, the cell's first uses loaded and what it saves at least
    * `MIN_SESSION_SAVING_SECONDS`; 'warm', its steady figure alone, as in a process that already
-   * loaded everything (cells re-run many times in one session). The tests of the plan's data
-   * movement use 'warm': their notebooks are kept small.
+   * loaded everything (cells re-run many times in one session), a cell whose array sizes are
+   * unknown moved as one that pays (with 'fresh' it stays on the host unless it reads arrays
+   * resident on the device). The tests of the plan's data movement use 'warm': their notebooks are
+   * kept small, and many read their data from files.
    */
   session?: 'fresh' | 'warm';
 }
@@ -459,6 +467,8 @@ function planPass(
     let priced: Prediction | null = null;
     let uses: string[] = [];
     let joinedWith: string | null = null;
+    let unknownMoved: string | null = null;
+    let unknownStays = false;
     if (analysis && analysis.applicable && !analysis.refusal) {
       // the data stays on the device across the plan's cells: copies are not the cell's to pay,
       // except an array another name may share: the cell copies it in, and writes it back if it
@@ -475,7 +485,17 @@ function planPass(
       const loaded = new Set([...seen, ...twinKeys]);
       const work = withFirstUses(cell, model, analysis, device, loaded, cellUses);
       const { copies, prediction } = planPrediction(cell, model, { ...analysis, work }, device, returning, firstIn);
-      worth = !analysis.sizeKnown || prediction.speedup >= minSpeedup;
+      // a cell whose sizes are unknown has no figure: judged per session, it moves only to keep
+      // resident arrays it reads on the device (`unknownSizeStays`)
+      const residentRead = [...cell.facts.inputs].filter(n => resident.has(n));
+      worth = analysis.sizeKnown ? prediction.speedup >= minSpeedup : session === 'warm' || residentRead.length > 0;
+      if (!analysis.sizeKnown && session === 'fresh') {
+        if (worth) {
+          unknownMoved = `array sizes unknown here; moved since it reads ${residentRead.join(', ')}, resident on the device, which a host version would copy back`;
+        } else {
+          unknownStays = true;
+        }
+      }
       // (prediction, with copies charged, carries the data-resident figure too)
       if (!worth && copies.in + copies.returnIn + copies.firstIn + copies.out > 0 && (prediction.residentSpeedup ?? 0) >= minSpeedup) {
         slow = slowWithCopies(copies, prediction, minSpeedup);
@@ -501,6 +521,9 @@ function planPass(
     // prints (`print(y.mean())`) is a host boundary: those methods run on the device there too
     const methodsOnly = analysis !== null && ownCompute > 0 && ownCompute === analysis.arrayMethods;
     const boundaryKeepsAll = methodsOnly && !hostBoundary(cell, model, new Set(resident), cp).computesOnHost;
+    if (unknownStays && ownCompute > 0 && !boundaryKeepsAll) {
+      slow = unknownSizeStays; // (said only of a cell that would otherwise move)
+    }
     // device memory: what is on the device while the cell runs must fit (with room to spare)
     let evicted: string[] = [];
     let evictLines: string[] = [];
@@ -603,7 +626,7 @@ function planPass(
         cellId: cell.id,
         rule,
         ...(analysis.randomCalls > 0 ? { randomOnDevice: true as const } : {}),
-        summary: `runs on the GPU${joinedWith ? ` ${joinedWith}` : ''}${parts.length ? `; ${parts.join('; ')}` : ''}`
+        summary: `runs on the GPU${joinedWith ? ` ${joinedWith}` : ''}${unknownMoved ? ` (${unknownMoved})` : ''}${parts.length ? `; ${parts.join('; ')}` : ''}`
       });
       continue;
     }
@@ -679,6 +702,24 @@ function planPass(
   const figures = gpuCells.length > 0 ? notebookFigures(totals, importLine ? FIRST_USE_H200.importCupy : 0) : null;
   return { plan: { cells: out, changes, transfers, gpuCells, definitions, definitionsCell, figures }, produced, deferred, paid };
 }
+
+/**
+ * Why a cell the array rules would rewrite stays on the host when the sizes of its arrays are
+ * unknown (data read from a file, made by code the analysis cannot size; the panel sizes them from
+ * the running kernel, the CLI cannot) and it reads no array resident on the device. Without sizes
+ * there is no figure to weigh its work against what its GPU version pays in every session (the
+ * import of its cupyx submodule, its kernels' loads, copying its inputs in), and bench runs 22 and
+ * 23 measured what moving such cells unjudged did: of the 16 cells of a_microscopy, b_signal and
+ * e_reduce moved so, 8-9 were slower on the GPU, together 1.6 s on the CPU against 1.7-2.1 s on the
+ * GPU per session (b_signal's `find_peaks`: 1 ms against 0.68-0.78 s; e_reduce cell 5: 37 ms
+ * against 0.4-0.55 s). The price: cells that did win there (e_reduce's argsort, 0.6 s against 10
+ * ms) stay on the host too when their data comes from a file. One that reads resident arrays
+ * moves: a host version would copy them back, and what it makes from them stays on the device
+ * for the next GPU cell.
+ */
+const unknownSizeStays =
+  'stays on the host: the sizes of its arrays are not known here (data read from a file, or made by code the analysis cannot size), so there is no figure that its GPU version would pay, ' +
+  "and it reads no array the GPU cells before it leave on the device (the panel's suggestion for the cell, made with the running kernel's arrays, has a figure)";
 
 /**
  * Seconds a GPU cell of the whole-notebook rewrite must save per session over the CPU, in a fresh

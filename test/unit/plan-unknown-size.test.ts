@@ -1,0 +1,67 @@
+/**
+ * Cells whose array sizes the analysis cannot know (data read from a file; the CLI has no kernel
+ * to ask) in the whole-notebook plan, judged per session: such a cell stays on the host, with the
+ * reason, unless it reads arrays resident on the device (a host version would copy them back); and
+ * a file an earlier cell wrote with np.save is sized as what it saved.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'fs';
+import { join } from 'path';
+import { rewriteNotebook } from '../../src/analysis/plan';
+import { parser, percentCells } from './helpers';
+
+beforeAll(async () => {
+  await parser();
+});
+
+const fixture = (name: string) => percentCells(readFileSync(join(__dirname, '..', 'fixtures', 'plan', name, 'notebook.py'), 'utf8')).cells;
+const summary = (plan: ReturnType<typeof rewriteNotebook>, index: number): string => plan.changes.find(c => c.cellIndex === index)?.summary ?? '';
+const UNKNOWN = /^stays on the host: the sizes of its arrays are not known here \(data read from a file, or made by code the analysis cannot size\), so there is no figure that its GPU version would pay, and it reads no array the GPU cells before it leave on the device/;
+
+describe('whole-notebook plan: cells of unknown size', () => {
+  it('keeps a cell reading a file on the host, saying why', () => {
+    const plan = rewriteNotebook(fixture('unknown-size-stays'));
+    expect(plan.gpuCells).not.toContain(1);
+    expect(summary(plan, 1)).toMatch(UNKNOWN);
+  });
+
+  it('moves one that reads a resident array, saying so; the same data read from the file stays', () => {
+    const plan = rewriteNotebook(fixture('unknown-size-reads-resident'));
+    expect(plan.gpuCells).toEqual(expect.arrayContaining([1, 2]));
+    expect(summary(plan, 2)).toBe('runs on the GPU (array sizes unknown here; moved since it reads w, resident on the device, which a host version would copy back)');
+    expect(plan.figures!.unpriced).toEqual([2]);
+    expect(plan.gpuCells).not.toContain(3);
+    expect(summary(plan, 3)).toMatch(UNKNOWN);
+  });
+
+  it("moves it as before with session 'warm'", () => {
+    const plan = rewriteNotebook(fixture('unknown-size-stays'), { session: 'warm' });
+    expect(plan.gpuCells).toContain(1);
+  });
+
+  it('sizes np.load of a file an earlier cell np.save-d, and judges the cell by its figures', () => {
+    const plan = rewriteNotebook(fixture('saved-file-sized'));
+    expect(plan.gpuCells).toContain(1);
+    expect(plan.figures!.unpriced).toEqual([]);
+    // 1,000 values: too small to pay (not "sizes unknown")
+    expect(plan.gpuCells).not.toContain(2);
+    expect(summary(plan, 2)).not.toMatch(/not known/);
+  });
+});
+
+describe('plan fixtures, per session (test/fixtures/plan/<case>/: notebook.py -> rewritten.py)', () => {
+  const cases: [string, string, number[]][] = [
+    ['unknown-size-stays', 'a cell of unknown size (a file read) reading nothing resident stays on the host', []],
+    ['unknown-size-reads-resident', 'a cell of unknown size reading a resident array moves; one reading the file again stays', [0, 1, 2]],
+    ['saved-file-sized', "np.load of a file an earlier cell np.save-d is sized as what it saved: the big cell moves, the small one stays", [1]]
+  ];
+  it.each(cases)('%s: %s', (name, _what, gpuCells) => {
+    const dir = join(__dirname, '..', 'fixtures', 'plan', name);
+    const plan = rewriteNotebook(fixture(name));
+    const text = plan.cells.map(c => `# %%\n${c.source}\n`).join('\n');
+    if (process.env.UPDATE_FIXTURES === '1' || !existsSync(join(dir, 'rewritten.py'))) {
+      writeFileSync(join(dir, 'rewritten.py'), text);
+    }
+    expect(text).toBe(readFileSync(join(dir, 'rewritten.py'), 'utf8'));
+    expect(plan.gpuCells).toEqual(gpuCells);
+  });
+});
