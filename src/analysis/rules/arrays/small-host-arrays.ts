@@ -21,6 +21,8 @@
  * transcendental result to integers (integerOfTranscendental: those integers must be NumPy's),
  * whose every use in the cell is one of:
  * - the iterable of a loop or comprehension (its items host numbers);
+ * - a read of its metadata (`peaks.size`, `lags.shape[0]`): a host number on either side, so
+ *   neither a copy in nor a copy back (not counted as a host use below);
  * - an argument of a host consumer (`plt.plot`) or of a Python builtin (`print`, `len`);
  * - an index of a subscript (`x[lags]`), an operand of arithmetic or comparison with an array,
  *   or an argument of a NumPy call: where that is device work (known once the rewrite has placed
@@ -148,9 +150,11 @@ export function smallHostArrays(
     const meetings: ArrayMeeting[] = [];
     const hostCalls: SyntaxNode[] = [];
     const uses = references(root, name).filter(r => r.id !== left.id);
-    if (uses.length === 0 || !uses.every(r => hostUse(r, readsArray, hostConsumer, model, meetings, hostCalls))) {
+    if (uses.length === 0 || !uses.every(r => metadataOnly(r) || hostUse(r, readsArray, hostConsumer, model, meetings, hostCalls))) {
       continue;
     }
+    // a metadata read costs nothing on either side: neither a host use nor a meeting
+    const hostUses = uses.filter(r => !metadataOnly(r)).length - meetings.length;
     // each meeting is a copy in, each host use of a device array a copy back (a wait for the
     // device too): kept where it saves copies (`lags`: iterated once, met once), not where only
     // device work reads it (`f = np.ones(n)` solved against: `cp.ones` fills it where it is used).
@@ -158,7 +162,7 @@ export function smallHostArrays(
     // saves. Integers from a transcendental function are kept whatever the copies (their values
     // matter more), if small; a large one is copied in at one place at most, never in a loop
     const repeated = meetings.some(m => repeats(m.use, value));
-    const keep = rounded ? small || (meetings.length <= 1 && !repeated) : small && !repeated && meetings.length <= uses.length - meetings.length;
+    const keep = rounded ? small || (meetings.length <= 1 && !repeated) : small && !repeated && meetings.length <= hostUses;
     if (!keep) {
       continue;
     }
