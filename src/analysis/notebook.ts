@@ -2410,19 +2410,27 @@ function scipyTupleValue(
     return UNKNOWN;
   }
   if ((q === 'scipy.signal.welch' || q === 'scipy.signal.periodogram') && first.kind === 'ndarray') {
-    // (frequencies, power): a one-sided spectrum of a real 1-D signal has nfft // 2 + 1 bins;
-    // nfft is nperseg (welch, 256 by default, at most the signal's length) or the length
-    const length = first.shape?.length === 1 ? first.shape[0] : null;
-    // a window given as an array sets nperseg; an nfft, a side or an axis changes the bins
+    // (frequencies, power): a one-sided spectrum of real data has nfft // 2 + 1 bins along the
+    // axis (the last by default); nfft is nperseg (welch, 256 by default, at most the data's
+    // length along the axis) or that length; the power keeps the data's other dimensions
+    const ndim = first.shape?.length ?? null;
+    const axisNode = keywords.get('axis');
+    const axisValue = axisNode ? constant(axisNode) : -1;
+    const axis = ndim !== null && axisValue !== undefined && Number.isInteger(axisValue) && axisValue >= -ndim && axisValue < ndim ? (axisValue + ndim) % ndim : null;
+    const length = axis !== null ? first.shape![axis] : null;
+    // a window given as an array sets nperseg; an nfft or a side changes the bins
     const window = keywords.get('window');
     const usual =
       positional.length <= 2 &&
       (!window || window.type === 'string') &&
-      [...keywords.keys()].every(k => k === 'fs' || k === 'nperseg' || k === 'window' || k === 'noverlap' || k === 'scaling' || k === 'detrend');
+      [...keywords.keys()].every(k => k === 'fs' || k === 'nperseg' || k === 'window' || k === 'noverlap' || k === 'scaling' || k === 'detrend' || k === 'axis');
     const npersegNode = keywords.get('nperseg');
-    const nperseg = npersegNode ? constant(npersegNode) ?? null : q === 'scipy.signal.welch' ? (length !== null ? Math.min(256, length) : null) : length;
-    const bins = usual && length !== null && nperseg !== null && !first.dtype?.startsWith('complex') ? Math.floor(nperseg / 2) + 1 : null;
-    return tupleOf([arrayValue([bins], 'float64', 'numpy', 'inferred'), arrayValue([bins], floatResult(first.dtype), 'numpy', 'inferred')], 'scipy');
+    const asked = npersegNode ? constant(npersegNode) ?? null : q === 'scipy.signal.welch' ? 256 : length;
+    // SciPy shortens a longer nperseg to the data's length (with a warning)
+    const nperseg = asked !== null && length !== null ? Math.min(asked, length) : null;
+    const bins = usual && nperseg !== null && !first.dtype?.startsWith('complex') ? Math.floor(nperseg / 2) + 1 : null;
+    const power = axis !== null ? first.shape!.map((d, k) => (k === axis ? bins : d)) : [bins];
+    return tupleOf([arrayValue([bins], 'float64', 'numpy', 'inferred'), arrayValue(power, floatResult(first.dtype), 'numpy', 'inferred')], 'scipy');
   }
   if (/^scipy\.ndimage\.(measurements\.)?label$/.test(q)) {
     const count: ValueInfo = { kind: 'scalar', dtype: 'int64', origin: 'inferred' };

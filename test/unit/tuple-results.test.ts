@@ -62,6 +62,11 @@ describe('what unpacking a tuple-returning call binds', () => {
     ['f, P = signal.welch(a, fs=1e3, nperseg=4096)', 'P', "welch's one-sided power, in the signal's float dtype", { shape: [2049], dtype: 'float32' }],
     ['f, P = signal.welch(a)', 'f', "welch's frequencies (nperseg 256 by default)", { shape: [129], dtype: 'float64' }],
     ['f, P = signal.periodogram(a)', 'f', "the periodogram's frequencies", { shape: [2_500_001] }],
+    ['f, P = signal.welch(A, fs=1e3, nperseg=1024, axis=1)', 'P', "welch's power along axis 1: the other axes kept", { shape: [3000, 513], dtype: 'float64' }],
+    ['f, P = signal.welch(A, fs=1e3, nperseg=1024, axis=1)', 'f', "welch's frequencies along axis 1", { shape: [513] }],
+    ['f, P = signal.welch(A, nperseg=64)', 'P', 'welch along the last axis by default', { shape: [3000, 33] }],
+    ['f, P = signal.welch(A, nperseg=4096, axis=0)', 'P', 'an nperseg longer than the axis is shortened to it, as SciPy does', { shape: [1501, 2000] }],
+    ['f, P = signal.periodogram(A, axis=0)', 'P', 'a periodogram along axis 0', { shape: [1501, 2000] }],
     ['y = signal.filtfilt(np.ones(3), np.ones(1), a)', 'y', 'a filter’s output, shaped like its data (not its coefficients)', { shape: [5_000_000] }],
     ['res = np.linalg.eigh(S4)\nw = res[0]', 'w', 'an item by index', { shape: [3000] }],
     ['res = np.linalg.eigh(S4)\nw = res[-1]', 'w', 'an item from the end', { shape: [3000, 3000] }]
