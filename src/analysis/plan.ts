@@ -657,9 +657,12 @@ function planPass(
     }
   }
 
+  // the cupyx submodules the rewritten cells import (`import cupyx.scipy.ndimage`, which each
+  // cell's own rewrite adds for itself): imported once, with CuPy, as an expert writes a notebook
+  const cupyxImports = hoistCupyxImports(cells, out);
   // the CuPy import and the kernel definitions, once, in the first cell that imports something
   let definitionsCell = -1;
-  if (gpuCells.length > 0 && (importLine || definitions.length > 0)) {
+  if (gpuCells.length > 0 && (importLine || definitions.length > 0 || cupyxImports.length > 0)) {
     const firstUse = definitions.length > 0 ? Math.min(gpuCells[0], definitions[0].cellIndex) : gpuCells[0];
     const importsCupy = (c: CellModel): boolean => !importLine && !!c.facts?.imports.some(i => i.qualified === 'cupy' || i.qualified.startsWith('cupy.'));
     // without our import line, the definitions go where the notebook imports CuPy (if that comes first)
@@ -681,7 +684,7 @@ function planPass(
         }
       }
       const defs = definitions.map(d => d.text.replace(/\n+$/, ''));
-      const block = [...(importLine ? [importLine] : []), ...(defs.length > 0 ? ['', defs.join('\n\n')] : [])].join('\n');
+      const block = [...(importLine ? [importLine] : []), ...cupyxImports, ...(defs.length > 0 ? ['', defs.join('\n\n')] : [])].join('\n');
       const rest = current.slice(at);
       const text = at > 0 && current[at - 1] !== '\n' ? `\n${block}` : `${block}\n`;
       const sep = defs.length > 0 && rest.trim().length > 0 && !rest.startsWith('\n') ? '\n' : '';
@@ -689,12 +692,18 @@ function planPass(
       if (defs.length > 0) {
         definitionsCell = importCell.index;
       }
-      const what = [importLine ? 'imports CuPy' : '', defs.length > 0 ? `defines ${definitions.map(d => d.name).join(', ')} once` : ''].filter(Boolean).join('; ');
+      const modules = cupyxImports.map(i => i.slice('import '.length));
+      const what = [
+        importLine ? `imports CuPy${modules.length > 0 ? ` and ${modules.join(', ')}` : ''}` : modules.length > 0 ? `imports ${modules.join(', ')}` : '',
+        defs.length > 0 ? `defines ${definitions.map(d => d.name).join(', ')} once` : ''
+      ]
+        .filter(Boolean)
+        .join('; ');
       const existing = changes.find(ch => ch.cellIndex === importCell.index);
       if (existing) {
         existing.summary += `; ${what}`;
       } else {
-        changes.push({ cellIndex: importCell.index, cellId: importCell.id, summary: importLine && defs.length === 0 ? `imports CuPy (${importLine})` : what });
+        changes.push({ cellIndex: importCell.index, cellId: importCell.id, summary: importLine && defs.length === 0 && modules.length === 0 ? `imports CuPy (${importLine})` : what });
       }
     }
   }
@@ -1615,6 +1624,37 @@ function lineEnd(text: string, at: number): number {
 }
 
 /** After the leading imports of a parsed cell; the very start of a rewritten one. */
+/** A line importing a cupyx module, as the cells' rewrites add them (`import cupyx.scipy.ndimage`). */
+const CUPYX_IMPORT = /^import cupyx(\.[A-Za-z_]\w*)*$/;
+
+/**
+ * Takes out of the rewritten cells (`out`) the cupyx imports their rewrites added (lines not in
+ * the cell as written, `cells`), and returns them once each, in the order they first appear: the
+ * whole-notebook rewrite imports them once, with CuPy, rather than in each cell that uses the
+ * module. An import the notebook itself wrote stays where it is.
+ */
+function hoistCupyxImports(cells: readonly CellInput[], out: CellInput[]): string[] {
+  const found: string[] = [];
+  out.forEach((cell, i) => {
+    if (cell.source === cells[i].source) {
+      return;
+    }
+    const own = new Set(cells[i].source.split('\n'));
+    const lines = cell.source.split('\n');
+    const kept = lines.filter(line => !(CUPYX_IMPORT.test(line) && !own.has(line)));
+    if (kept.length === lines.length) {
+      return;
+    }
+    for (const line of lines) {
+      if (CUPYX_IMPORT.test(line) && !own.has(line) && !found.includes(line)) {
+        found.push(line);
+      }
+    }
+    out[i] = { ...cell, source: kept.join('\n') };
+  });
+  return found;
+}
+
 function prologueOrStart(root?: SyntaxNode, source?: string): number {
   return root && source !== undefined ? prologueOffset(root, source) : 0;
 }
