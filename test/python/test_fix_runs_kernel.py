@@ -54,8 +54,8 @@ def test_fixed_notebook_runs_and_matches(tmp_path: Path) -> None:
     src = tmp_path / "pipeline.ipynb"
     shutil.copy(FIXTURES / "deterministic_pipeline.ipynb", src)
     # a small notebook: `fix` may predict that the rewrite does not pay (import cupy and first
-    # uses cost more than its work saves) and then writes nothing without --even-if-slower; this test is
-    # about the rewrite's meaning, so it is written either way, and the figure is printed
+    # uses cost more than its work saves) and then writes nothing without --even-if-slower; this
+    # test is about the rewrite's meaning, so it is written either way, and the figure is printed
     r = subprocess.run(
         ["node", str(BUNDLE), "fix", str(src), "--even-if-slower"],
         capture_output=True,

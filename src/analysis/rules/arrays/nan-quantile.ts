@@ -3,7 +3,9 @@
  * no nan-quantile (it has `percentile`, `quantile` and `nanmedian`: cupy/_statistics/order.py,
  * meanvar.py), and NumPy computes one along an axis slice by slice (`np.apply_along_axis` of its
  * 1-d quantile: a Python call per slice, 11.8 s for the 259200 slices of a (240, 360, 720) float32
- * field). The device form sorts along the axis once and interpolates every slice at once:
+ * field). The device form sorts along the axis once (the axis moved last first, so that the sort
+ * works on contiguous rows: one copy of the array, where sorting along another axis makes three)
+ * and interpolates every slice at once:
  *
  * - CuPy's sort puts NaNs last, as NumPy's does (cupy/cuda/cupy_thrust.cu), so a slice's j-th
  *   valid value is its j-th sorted one, and `n`, its count of valid values, is the axis length
@@ -99,8 +101,11 @@ export function nanQuantileDefinition(name: string, cp: string): string {
     `def ${name}(a, q, axis):`,
     `    # np.nanquantile(a, q, axis=axis) (np.nanpercentile's q / 100), NumPy's 'linear' method,`,
     `    # which CuPy lacks: NaNs sort last, so a slice's j-th valid value is its j-th sorted one`,
-    `    s = ${cp}.sort(a, axis=axis)`,
-    `    n = ${cp}.expand_dims(s.shape[axis] - ${cp}.count_nonzero(${cp}.isnan(s), axis=axis), axis)`,
+    `    # sorted along the last axis of a view with \`axis\` moved last: one copy of \`a\`, in rows`,
+    `    # (CuPy's sort along another axis copies the array, copies it again with that axis last,`,
+    `    # and copies the result back)`,
+    `    s = ${cp}.sort(${cp}.moveaxis(a, axis, -1), axis=-1)`,
+    `    n = (s.shape[-1] - ${cp}.count_nonzero(${cp}.isnan(s), axis=-1))[..., None]`,
     `    v = (n - 1) * q`,
     `    top = v >= n - 1`,
     `    lo = ${cp}.where(top, n - 1, ${cp}.floor(v).astype(n.dtype))`,
@@ -108,12 +113,12 @@ export function nanQuantileDefinition(name: string, cp: string): string {
     `    # NumPy's weight: v's fraction, or v + 1 at the top (NumPy's index there is -1)`,
     `    g = v - ${cp}.where(top, -1, lo)`,
     `    # an all-NaN slice (n == 0) reads its first sorted value, NaN: its quantile is NaN`,
-    `    below = ${cp}.take_along_axis(s, ${cp}.maximum(lo, 0), axis=axis)`,
-    `    above = ${cp}.take_along_axis(s, ${cp}.maximum(hi, 0), axis=axis)`,
+    `    below = ${cp}.take_along_axis(s, ${cp}.maximum(lo, 0), axis=-1)`,
+    `    above = ${cp}.take_along_axis(s, ${cp}.maximum(hi, 0), axis=-1)`,
     `    d = above - below`,
     `    # the weights rounded to the array's dtype, as NumPy's are for a q given as a number`,
     `    out = ${cp}.where(g >= 0.5, above - d * (1 - g).astype(s.dtype), below + d * g.astype(s.dtype))`,
-    `    return ${cp}.squeeze(out, axis=axis)`,
+    `    return out[..., 0]`,
     ''
   ].join('\n');
 }
