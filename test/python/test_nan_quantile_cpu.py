@@ -5,11 +5,12 @@ The definition is read from the flag fixtures' expected candidates, exactly as t
 it, and executed with the CuPy TEST DOUBLE (test/python/testdouble_cupy: NumPy underneath, not
 CuPy). That checks the algorithm (NaNs sorted last, NumPy's 'linear' virtual index and weights,
 the weights rounded to the array's dtype, the all-NaN slice, infinities) on every axis of 1-D to
-3-D float32 and float64 arrays; the same code's run on CuPy is the GPU check
-(test/fixtures/rules/verify_on_gpu.py, bench/RESULTS.md)."""
+3-D float32 and float64 arrays. With GPUOPTIMIZE_REAL_CUPY=1 (the GPU machine) the same cases
+run on CuPy itself: CuPy's sort and take_along_axis, bit for bit with NumPy (bench/RESULTS.md)."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 import re
 import sys
@@ -33,6 +34,12 @@ def _definition(case: str) -> str:
 
 @pytest.fixture(scope="module")
 def cp():
+    if os.environ.get("GPUOPTIMIZE_REAL_CUPY") == "1":
+        # on the GPU machine: the same cases on CuPy itself (bench/RESULTS.md records the run)
+        cupy = pytest.importorskip("cupy")
+        assert not getattr(cupy, "IS_TEST_DOUBLE", False), "real CuPy asked for, the double found"
+        yield cupy
+        return
     sys.path.insert(0, str(DOUBLE))
     try:
         import cupy
@@ -75,7 +82,8 @@ def test_device_nan_quantile_is_numpys_bit_for_bit(cp, case: str, dtype: type, s
                 want = np.nanquantile(a, q, axis=axis)
             # inf - inf where a slice holds both: NaN, as CuPy gives (NumPy warns)
             with np.errstate(invalid="ignore"):
-                got = np.asarray(f(cp.asarray(a), q, axis=axis))
+                got = f(cp.asarray(a), q, axis=axis)
+            got = got.get() if hasattr(got, "get") else np.asarray(got)
             assert got.dtype == want.dtype, (case, shape, axis, q)
             assert got.shape == want.shape, (case, shape, axis, q)
             where = f"{case} {shape} {dtype} axis={axis} q={q}"
