@@ -127,9 +127,43 @@ export interface Transfer {
   partial?: true;
 }
 
+/**
+ * Why a cell the array rules would rewrite stays on the host, in one word (its change's summary
+ * says it in full): predicted under the minimum speedup (`below-minimum`); saving under
+ * `MIN_SESSION_SAVING_SECONDS` per session once its first uses are loaded (`per-session`); the
+ * copies its GPU version would make cost more than it saves (`copies`); its array sizes unknown
+ * (`unknown-size`); too big for the device's memory (`memory`).
+ */
+export type HostReason = 'below-minimum' | 'per-session' | 'copies' | 'unknown-size' | 'memory';
+
+/** `HostReason` for people: what follows "kept on the host:" (`hostReasonsInWords`). */
+const HOST_REASON_WORDS: Record<HostReason, string> = {
+  'below-minimum': 'predicted under the minimum speedup',
+  'per-session': 'under 50 ms saved per session once first uses are loaded',
+  copies: 'copies between host and device would cost more than the GPU saves',
+  'unknown-size': 'array sizes unknown and no input on the device',
+  memory: "too big for the device's memory"
+};
+
+/**
+ * The cells a plan keeps on the host, grouped by why, in one line for people ("cells 2, 13:
+ * predicted under the minimum speedup; cell 6: array sizes unknown, ..."); empty when none.
+ */
+export function hostReasonsInWords(changes: readonly PlanChange[]): string {
+  const groups = new Map<HostReason, number[]>();
+  for (const ch of changes) {
+    if (ch.stays) {
+      groups.set(ch.stays, [...(groups.get(ch.stays) ?? []), ch.cellIndex]);
+    }
+  }
+  return [...groups].map(([why, cells]) => `cell${cells.length === 1 ? '' : 's'} ${cells.join(', ')}: ${HOST_REASON_WORDS[why]}`).join('; ');
+}
+
 export interface PlanChange {
   cellIndex: number;
   cellId: string;
+  /** Set when the cell stays on the host although the array rules would rewrite it: why, in one word. */
+  stays?: HostReason;
   /** The array rule whose rewrite the cell got, if it became a GPU cell. */
   rule?: string;
   /**
@@ -469,6 +503,8 @@ function planPass(
     let joinedWith: string | null = null;
     let unknownMoved: string | null = null;
     let unknownStays = false;
+    let tooLittle: string | null = null;
+    let stays: HostReason | undefined;
     if (analysis && analysis.applicable && !analysis.refusal) {
       // the data stays on the device across the plan's cells: copies are not the cell's to pay,
       // except an array another name may share: the cell copies it in, and writes it back if it
@@ -499,10 +535,14 @@ function planPass(
       // (prediction, with copies charged, carries the data-resident figure too)
       if (!worth && copies.in + copies.returnIn + copies.firstIn + copies.out > 0 && (prediction.residentSpeedup ?? 0) >= minSpeedup) {
         slow = slowWithCopies(copies, prediction, minSpeedup);
+        stays = 'copies';
+      } else if (!worth && analysis.sizeKnown) {
+        tooLittle = tooLittleWork(prediction, minSpeedup);
       }
       if (worth && kept.has(cell.index)) {
         worth = false;
         slow = kept.get(cell.index)!;
+        stays = 'copies';
       }
       const loss = worth && analysis.sizeKnown && session === 'fresh' ? sessionLoss(cell, model, resident, prediction, device) : null;
       const join = joined.get(cell.index);
@@ -511,6 +551,7 @@ function planPass(
       } else if (loss !== null) {
         worth = false;
         slow = loss.why;
+        stays = 'per-session';
         deferred.push({ index: cell.index, cpu: prediction.cpuSeconds, gpu: prediction.gpuSeconds, copyBack: loss.copyBack, margin: loss.margin, keys: uses.filter(k => !twinKeys.has(k)) });
       }
       priced = analysis.sizeKnown ? prediction : null;
@@ -521,8 +562,12 @@ function planPass(
     // prints (`print(y.mean())`) is a host boundary: those methods run on the device there too
     const methodsOnly = analysis !== null && ownCompute > 0 && ownCompute === analysis.arrayMethods;
     const boundaryKeepsAll = methodsOnly && !hostBoundary(cell, model, new Set(resident), cp).computesOnHost;
-    if (unknownStays && ownCompute > 0 && !boundaryKeepsAll) {
-      slow = unknownSizeStays; // (said only of a cell that would otherwise move)
+    // (said only of a cell that would otherwise move)
+    if (ownCompute > 0 && !boundaryKeepsAll) {
+      if (unknownStays || tooLittle) {
+        slow = unknownStays ? unknownSizeStays : tooLittle;
+        stays = unknownStays ? 'unknown-size' : 'below-minimum';
+      }
     }
     // device memory: what is on the device while the cell runs must fit (with room to spare)
     let evicted: string[] = [];
@@ -652,8 +697,9 @@ function planPass(
       transfers.push(...boundary.transfers);
     }
     const summary = [slow ?? tooBig ?? '', boundary.summary].filter(Boolean).join('; ');
+    const why = slow !== null ? stays : tooBig !== null ? ('memory' as const) : undefined;
     if (summary) {
-      changes.push({ cellIndex: cell.index, cellId: cell.id, summary });
+      changes.push({ cellIndex: cell.index, cellId: cell.id, ...(why ? { stays: why } : {}), summary });
     }
   }
 
@@ -927,6 +973,18 @@ export function planPrediction(
       ? predict({ ...analysis.work, hostToDeviceBytes: toDevice, deviceToHostBytes: copies.out, sparseNonZerosFromHost: 0, kernelsDefined: 0 }, device)
       : predictResident(analysis.work, device);
   return { copies, prediction };
+}
+
+/**
+ * Why a cell whose GPU version is predicted below `minSpeedup` even with its data on the device
+ * stays on the host: too little work for a launch to pay, or work the GPU does not do much faster
+ * (said only of a cell that would otherwise move: `ownCompute`).
+ */
+function tooLittleWork(p: Prediction, minSpeedup: number): string {
+  // with copies charged, the figure with the data on the device (which is below the minimum too)
+  const speedup = Math.max(p.speedup, p.residentSpeedup ?? 0);
+  const gpu = speedup > 0 ? p.cpuSeconds / speedup : p.gpuSeconds;
+  return `stays on the host: predicted ${formatSpeedupBelow(speedup, minSpeedup)} on the GPU (${formatSeconds(p.cpuSeconds)} on the CPU, ~${formatSeconds(gpu)} there), under the ${formatSpeedup(minSpeedup)} a GPU cell must reach`;
 }
 
 /** Why a cell that would pay with its data resident does not with the copies it makes. */

@@ -7,7 +7,10 @@
  *
  * `fix` writes nothing (exit 1) when the rewrite is predicted to lose time every session
  * (`ResidencyPlan.figures`), unless `--even-if-slower`: the panel asks before writing it the same
- * way. `--force` only lets `fix` replace an existing OUT.
+ * way. `--force` only lets `fix` replace an existing OUT. Either way it prints, under the
+ * whole-notebook figure, the cells the rewrite keeps on the host grouped by why (predicted under
+ * the minimum speedup, under 50 ms saved per session, copies, array sizes unknown, memory), and,
+ * when it writes, each cell's change with the reason in full.
  * Exit codes, as linters use them: 0 no findings, 1 findings, 2 usage or input errors
  * (including "nothing could be analysed"). Findings are suggestions; the reasons the engine
  * kept cells on the CPU (refusals) are reported but are not findings.
@@ -18,7 +21,7 @@ import type { PythonParser } from '../analysis/parser';
 import { initParser } from '../analysis/parser';
 import { NotebookAnalyzer } from '../analysis/engine';
 import { RULES } from '../analysis/rules/registry';
-import { rewriteNotebook } from '../analysis/plan';
+import { hostReasonsInWords, rewriteNotebook } from '../analysis/plan';
 import { deviceProfileFromReport } from '../analysis/costmodel';
 import type { CellInput, DeviceProfile } from '../analysis/types';
 import { ProtocolError, validateEnvironment } from '../kernel/protocol';
@@ -360,6 +363,11 @@ export async function fix(args: string[], io: Io): Promise<number> {
   // a rewrite predicted to lose time every session is not written unless asked for
   if (rewrite.figures && !rewrite.figures.pays && !evenIfSlower) {
     io.stdout(`${style.yellow('not written')}: ${rewrite.figures.summary}; pass --even-if-slower to write it anyway\n`);
+    io.stdout(`  it would run cell${rewrite.gpuCells.length === 1 ? '' : 's'} ${rewrite.gpuCells.join(', ')} on the GPU\n`);
+    const kept = hostReasonsInWords(rewrite.changes);
+    if (kept) {
+      io.stdout(`  kept on the host: ${kept}\n`);
+    }
     return 1;
   }
   const nb = loaded.notebook ?? {
@@ -391,6 +399,11 @@ export async function fix(args: string[], io: Io): Promise<number> {
   io.stdout(`${style.bold(out)}: ${rewrite.changes.length} change(s) from ${input}\n`);
   if (rewrite.figures) {
     io.stdout(`  ${rewrite.figures.pays ? 'predicted' : style.yellow('warning')}: ${rewrite.figures.summary}\n`);
+  }
+  // why cells the array rules would rewrite stay on the host, at a glance (each change says it in full)
+  const kept = hostReasonsInWords(rewrite.changes);
+  if (kept) {
+    io.stdout(`  kept on the host: ${kept}\n`);
   }
   for (const ch of rewrite.changes) {
     io.stdout(`  cell ${ch.cellIndex}: ${ch.rule ? ch.rule + ' ' : ''}${ch.summary}\n`);

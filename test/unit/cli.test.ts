@@ -406,7 +406,9 @@ describe('gpuoptimize fix', () => {
       '  cell 3: GPU103',
       // array work and np.random.rand -> cp.random.rand: the engine's note says cuRAND draws them
       '  cell 4: GPU101',
-      `    random streams change: ${RANDOM_STREAMS_NOTE}`
+      `    random streams change: ${RANDOM_STREAMS_NOTE}`,
+      // a cell too small for the GPU says so, and draws nothing on the device
+      '  cell 7: stays'
     ]);
   });
 
@@ -440,7 +442,7 @@ describe('gpuoptimize fix', () => {
     const refused = run(['fix', input]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(
-      /^not written: the whole-notebook rewrite is not predicted to pay for this notebook: importing CuPy and loading what its cells use \(~[\d.]+ ms\) (costs more than|takes most of what) the GPU saves on their work .*; pass --even-if-slower to write it anyway\n$/
+      /^not written: the whole-notebook rewrite is not predicted to pay for this notebook: importing CuPy and loading what its cells use \(~[\d.]+ ms\) (costs more than|takes most of what) the GPU saves on their work .*; pass --even-if-slower to write it anyway\n {2}it would run cells? [\d, ]+ on the GPU\n( {2}kept on the host: cells? [\d, ]+: [^\n]+\n)?$/
     );
     expect(existsSync(out)).toBe(false);
     expect(run(['fix', input, '--force']).code).toBe(1);

@@ -33,6 +33,7 @@ describe('residency plan: copies of arrays another name shares', () => {
       {
         cellIndex: 1,
         cellId: 'c1',
+        stays: 'copies',
         summary:
           'stays on the host: another name may share the memory of x, so it stays a host array and a GPU version of this cell would pay copying x in and writing x back (800.0 MB, 191 ms) on every run: 191 ms against 90.9 ms on the CPU (0.48x)'
       }

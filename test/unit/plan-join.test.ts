@@ -7,7 +7,7 @@
 import { FIRST_USE_H200, firstUseCharge } from '../../src/analysis/apis/first-use';
 import { existsSync, readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
-import { rewriteNotebook } from '../../src/analysis/plan';
+import { hostReasonsInWords, rewriteNotebook } from '../../src/analysis/plan';
 import { cellsOf, parser, percentCells } from './helpers';
 
 beforeAll(async () => {
@@ -39,6 +39,7 @@ describe('whole-notebook plan: cells decided jointly', () => {
     expect(plan.gpuCells).not.toContain(2);
     expect(summary(plan, 1)).toMatch(/^stays on the host: its [\d.]+ ms on the CPU cannot pay for loading cupyx\.scipy\.ndimage\.shift/);
     expect(summary(plan, 2)).toMatch(/^stays on the host: its [\d.]+ ms on the CPU cannot pay for loading cupyx\.scipy\.ndimage\.shift/);
+    expect(hostReasonsInWords(plan.changes)).toBe('cells 1, 2: under 50 ms saved per session once first uses are loaded');
   });
 
   it('keeps one such cell on the host alone', () => {

@@ -53,6 +53,7 @@ describe('residency plan and device memory', () => {
       {
         cellIndex: 1,
         cellId: 'c1',
+        stays: 'memory',
         summary: "stays on the host: its arrays (800.0 MB) do not fit in 80% of the device's 536.9 MB (room kept for CuPy's memory pool, temporaries and library workspaces)"
       }
     ]);

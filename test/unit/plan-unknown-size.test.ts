@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
-import { rewriteNotebook } from '../../src/analysis/plan';
+import { hostReasonsInWords, rewriteNotebook } from '../../src/analysis/plan';
 import { parser, percentCells } from './helpers';
 
 beforeAll(async () => {
@@ -22,6 +22,8 @@ describe('whole-notebook plan: cells of unknown size', () => {
     const plan = rewriteNotebook(fixture('unknown-size-stays'));
     expect(plan.gpuCells).not.toContain(1);
     expect(summary(plan, 1)).toMatch(UNKNOWN);
+    expect(plan.changes.find(c => c.cellIndex === 1)?.stays).toBe('unknown-size');
+    expect(hostReasonsInWords(plan.changes)).toBe('cell 1: array sizes unknown and no input on the device');
   });
 
   it('moves one that reads a resident array, saying so; the same data read from the file stays', () => {
@@ -42,9 +44,10 @@ describe('whole-notebook plan: cells of unknown size', () => {
     const plan = rewriteNotebook(fixture('saved-file-sized'));
     expect(plan.gpuCells).toContain(1);
     expect(plan.figures!.unpriced).toEqual([]);
-    // 1,000 values: too small to pay (not "sizes unknown")
+    // 1,000 values: too small to pay, said with its figure (not "sizes unknown")
     expect(plan.gpuCells).not.toContain(2);
-    expect(summary(plan, 2)).not.toMatch(/not known/);
+    expect(summary(plan, 2)).toMatch(/^stays on the host: predicted 0\.\d+x on the GPU \([\d.]+ .s on the CPU, ~[\d.]+ .s there\), under the 1\.50x a GPU cell must reach$/);
+    expect(plan.changes.find(c => c.cellIndex === 2)?.stays).toBe('below-minimum');
   });
 });
 

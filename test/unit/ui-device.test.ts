@@ -164,6 +164,8 @@ describe('the panel’s engine and rewriter take the kernel’s device', () => {
     const rewrite = createPlanRewriter(assets);
     const slow = nextDeviceProfile(env({ calibration: { ...CALIBRATED, device_bandwidth: 1e9 } }), null);
     expect((await rewrite(inputs)).changes.map(c => c.cellIndex)).toContain(target);
-    expect((await rewrite(inputs, slow)).changes.map(c => c.cellIndex)).not.toContain(target);
+    // on the slow device the cell stays on the host (its change, if any, says why)
+    const onSlow = (await rewrite(inputs, slow)).changes.find(c => c.cellIndex === target);
+    expect(onSlow?.title ?? 'stays on the host').toMatch(/^stays on the host/);
   });
 });
