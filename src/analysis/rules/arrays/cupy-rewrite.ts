@@ -4672,7 +4672,7 @@ export function estimateWork(
           work.launches += times;
           const [l, r] = type === 'binary_operator' ? [field(n, 'left'), field(n, 'right')] : [null, null];
           if (l && r && broadcasts(model.inferValue(l, cell), model.inferValue(r, cell))) {
-            work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * shortRowSeconds('broadcast', v, undefined, model, cell);
+            work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * shortRowSeconds('broadcast', v, undefined, model, cell, largest?.size);
           }
           if (op === '**') {
             const right = field(n, 'right');
@@ -4738,7 +4738,7 @@ export function estimateWork(
           work.passes += (times * fraction(a0, largest)) * (1 / 3 + extraReductionPasses(name));
           work.launches += times;
           work.hostLoopSeconds =
-            (work.hostLoopSeconds ?? 0) + times * (shortRowSeconds('reduce', a0, args.keywords.get('axis') ?? args.positional[1], model, cell) + nanReductionSeconds(name, a0));
+            (work.hostLoopSeconds ?? 0) + times * (shortRowSeconds('reduce', a0, args.keywords.get('axis') ?? args.positional[1], model, cell, largest?.size) + nanReductionSeconds(name, a0));
         } else if (single && /^(concatenate|stack|vstack|hstack|row_stack|column_stack|dstack)$/.test(name) && result.kind === 'ndarray') {
           // a join reads its items and writes the result: a copy of the result's bytes
           work.passes += (times * 2 * fraction(result, largest)) / 3;
@@ -4747,6 +4747,10 @@ export function estimateWork(
           // a norm along an axis is a reduction (squares summed, one sqrt per result): memory-bound
           work.passes += (times * fraction(a0, largest)) / 3;
           work.launches += times * 2;
+          // (of a view, `est[:, :, 2:]`, NumPy squares it row by row too: loop-work.ts)
+          const view = args.positional[0] !== undefined && unparen(args.positional[0]).type === 'subscript';
+          const rowKind = view ? 'norm' : 'reduce';
+          work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * shortRowSeconds(rowKind, a0, args.keywords.get('axis') ?? args.positional[2], model, cell, largest?.size);
         } else if ((single && (name === 'dot' || name === 'matmul' || name === 'tensordot' || name === 'einsum' || name === 'inner' || name === 'vdot')) || head === 'linalg') {
           const n3 = elems > 0 ? Math.pow(Math.sqrt(elems), 3) : 0;
           const product = single && name !== 'tensordot' && name !== 'einsum' ? productFlops(a0, argValue(1)) : null;
@@ -4808,7 +4812,7 @@ export function estimateWork(
             work.passes += (times * fraction(v, largest)) * (1 / 3 + extraReductionPasses(method));
             work.launches += times;
             const axis = callArguments(n).keywords.get('axis') ?? callArguments(n).positional[0];
-            work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * shortRowSeconds('reduce', v, axis, model, cell);
+            work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * shortRowSeconds('reduce', v, axis, model, cell, largest?.size);
           } else if (method === 'dot') {
             work.flops += times * 2 * Math.pow(Math.sqrt(v.size ?? 0), 3);
             work.launches += times;
