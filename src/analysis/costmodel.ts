@@ -182,6 +182,28 @@ export const MEASURED_H200 = {
   hostSecondsPerHistogramSample: 25e-9,
   hostSecondsPerHistogramSearch: 70e-9,
   hostSecondsPerHistogramddValue: 125e-9,
+  /**
+   * LAPACK factorisations of one matrix (`np.linalg.qr`, `svd`, `lstsq`; loop-work.ts
+   * `factorisationWork` counts their flops from the shape), host flops per second: 2 GFLOP/s while
+   * the smaller side k is at most 32 (a Householder panel is then the whole matrix: BLAS2, bound
+   * by memory), k/32 times that above (blocked LAPACK moves the work into BLAS3), at most the
+   * float64 matmul rate. From the H200's host, runs 22 and 23 (orig): d_stats cell 5 (qr of
+   * 200000x32, 8.2e8 flops: 0.54-0.65 s with its small solve, 1.3-1.5 GFLOP/s), cell 4 (lstsq of
+   * the same, 4.3e8 flops: 0.19 s with X.T @ X, 2.2), cell 8 (svd of 20000x32, 1.2e8 flops: 30 ms,
+   * 4), h_spectro cell 16 (svd of 4000x2048, 2.7e11 flops: 2.43-2.46 s, 110 against 128 here),
+   * cell 6 (20 lstsq of a 2048x6 Vandermonde against 4000 right-hand sides, 2e8 flops each:
+   * 2.85-2.90 s with its products and minimum, ~1.6). Before, each was 2 (sqrt of its size)^3
+   * flops at the matmul rate: 10-25x too fast.
+   */
+  hostFactorisationFlops: 2e9,
+  hostFactorisationFlopsCap: 0.55e12,
+  /**
+   * cuSOLVER's SVD through CuPy (`cp.linalg.svd`, also inside `cp.linalg.lstsq`), device flops per
+   * second: h_spectro cell 16 (svd of 4000x2048, 2.7e11 flops) took 0.60 and 0.61 s on the H200
+   * in a fresh process (runs 22 and 23, warm kernel cache), ~0.15 s of it the model's first-use
+   * loads: ~0.6 TFLOP/s, far under the library rate of the products.
+   */
+  deviceSvdFlops: 0.6e12,
   deviceSosfiltSecondsPerSample: 0.7e-9,
   deviceSosfiltfiltSecondsPerSample: 3.65e-9,
   /**

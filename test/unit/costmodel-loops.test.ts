@@ -267,3 +267,34 @@ describe('reductions along a short last axis whose other axes are not all known 
     expect(view - 2e6 * 29e-9).toBeLessThan(flat);
   });
 });
+
+describe('LAPACK factorisations of one matrix priced by their shape (d_stats cells 4, 5, 8; h_spectro cells 6, 16)', () => {
+  // measured on the H200's host, runs 22 and 23 (orig); each was priced 10-25x too fast before
+  // (2 (sqrt of its size)^3 flops at the matmul rate)
+  const TALL = 'import numpy as np\nrng = np.random.default_rng(2024)\nX = rng.standard_normal((200_000, 32))\ny = X[:, 0] * 2.0';
+  it('prices a QR of 200000x32 near d_stats cell 5 (0.54-0.65 s; was 59 ms), within 2x', () => {
+    expectWithin(cpuSeconds(TALL, 'Q, R = np.linalg.qr(X)'), 0.6, 2);
+  });
+  it('prices lstsq of 200000x32 with X.T @ X near d_stats cell 4 (0.19 s; was 60 ms), within 1.5x', () => {
+    expectWithin(cpuSeconds(TALL, 'beta, resid, rank, sv = np.linalg.lstsq(X, y, rcond=None)\nXtX = X.T @ X'), 0.19, 1.5);
+  });
+  it('prices a thin SVD of 20000x32 near d_stats cell 8 (30 ms; was 2.2 ms), within 2.5x', () => {
+    expectWithin(cpuSeconds(TALL, 'U, S, Vt = np.linalg.svd(X[:20000], full_matrices=False)'), 0.03, 2.5);
+  });
+  const WIDE = 'import numpy as np\nXc = np.random.default_rng(7).standard_normal((4000, 2048))';
+  it('prices a thin SVD of 4000x2048 near h_spectro cell 16 (2.43-2.46 s; was 0.10 s), within 1.5x, on the device at cuSOLVER\'s rate', () => {
+    const cache = new CellCache(p);
+    const model = new NotebookModel(cellsOf(WIDE, 'U, S, Vt = np.linalg.svd(Xc, full_matrices=False)').map(c => cache.get(c)));
+    const a = analyseArrayCell(model.cells[1], model);
+    const r = predictResident(a!.work);
+    expectWithin(r.cpuSeconds, 2.45, 1.5);
+    // 0.60-0.61 s in a fresh process on the H200, ~0.15 s of it loads
+    expectWithin(r.gpuSeconds, 0.45, 1.5);
+  });
+  it('prices all of U (the default: 20000x20000 for 20000x32) far above the thin form', () => {
+    expect(cpuSeconds(TALL, 'U, S, Vt = np.linalg.svd(X[:20000])')).toBeGreaterThan(10 * cpuSeconds(TALL, 'U, S, Vt = np.linalg.svd(X[:20000], full_matrices=False)'));
+  });
+  it('prices lstsq of a 2048x6 matrix against 4000 right-hand sides near a twentieth of h_spectro cell 6 (2.85 s), within 2x', () => {
+    expectWithin(cpuSeconds('import numpy as np\nV = np.ones((2048, 6))\nW = np.ones((4000, 2048))', 'coef, *_ = np.linalg.lstsq(V, W.T, rcond=None)'), 2.85 / 20, 2);
+  });
+});

@@ -43,7 +43,7 @@ import { atomicSumNote, flatIndexRewrites, lastAxisBitEdits, unsupportedArgument
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
-import { broadcasts, einsumWork, histogramWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
+import { broadcasts, einsumWork, factorisationWork, histogramWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
 import { iterateStructureRefusals, morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
 import { integerOfTranscendental, smallHostArrays } from './small-host-arrays';
@@ -4706,7 +4706,7 @@ export function estimateWork(
           single && name === 'einsum'
             ? einsumWork(n, model, cell)
             : head === 'linalg' && !single
-              ? stackedLinalgWork(name, a0)
+              ? (stackedLinalgWork(name, a0) ?? factorisationWork(name, n, model, cell))
               : single && (name === 'nanpercentile' || name === 'nanquantile')
                 ? quantileSliceWork(n, a0, model, cell)
                 : name === 'at' && rest.split('.').length === 2
@@ -4727,6 +4727,7 @@ export function estimateWork(
           work.flops += times * loop.deviceFlops;
           work.loopFlops = (work.loopFlops ?? 0) + times * Math.max(0, loop.deviceFlops - blas);
           work.launches += times * loop.launches;
+          work.deviceLoopSeconds = (work.deviceLoopSeconds ?? 0) + times * (loop.deviceSeconds ?? 0);
           work.passes += (times * (largest?.size ? Math.min(1, loop.elementsMoved / largest.size) : 1)) / 3;
         } else if (single && ELEMENTWISE_UFUNCS.has(name)) {
           work.passes += times * fraction(result.kind === 'ndarray' ? result : a0, largest);

@@ -9,6 +9,8 @@
  *   the operands pairwise (batched matrix products).
  * - `np.linalg.solve`/`inv`/`det`/`eigh`... of a stack of small matrices: one LAPACK call per
  *   matrix on the host; batched (cuBLAS getrf/getrs, cuSOLVER) on the device.
+ * - `np.linalg.qr`/`svd`/`lstsq` of one matrix: LAPACK's flops for its shape at a host rate that
+ *   depends on its narrow side (BLAS2-bound when narrow); cuSOLVER's SVD at its measured rate.
  * - `np.nanpercentile`/`np.nanquantile` along an axis: a Python call per slice
  *   (`np.apply_along_axis`); the device form sorts along the axis once (./nan-quantile.ts).
  * - `np.<ufunc>.at(target, index, values)`: unbuffered, per element.
@@ -38,6 +40,8 @@ export interface LoopWork {
   hostBlasFlops?: number;
   /** Kernel launches of the device form. */
   launches: number;
+  /** Device seconds of work priced at its own measured rate, not `deviceFlops` (an SVD). */
+  deviceSeconds?: number;
   /** Bytes the device form reads and writes, in elements of the call's operands and result. */
   elementsMoved: number;
 }
@@ -128,6 +132,58 @@ export function stackedLinalgWork(name: string, a: ValueInfo): LoopWork | null {
     // factorisation, solve or inverse, and the copies around them (batched cuBLAS/cuSOLVER)
     launches: 4,
     elementsMoved: 2 * matrices * m * m
+  };
+}
+
+/**
+ * `np.linalg.qr`/`svd`/`lstsq` of one matrix (2-D, shape known; for lstsq `b`'s too): LAPACK's
+ * flops for its shape, M x k with k the smaller side, at the host rate `MEASURED_H200` gives for
+ * that k (`hostFactorisationFlops`: narrow matrices run at the memory-bound BLAS2 rate):
+ * - qr (reduced, Q formed): geqrf and orgqr, 4 M k^2 - 4/3 k^3; mode 'r' or 'raw' half that;
+ * - svd: with the thin U (`full_matrices=False`), the R-SVD's 6 M k^2 + 20 k^3 (Golub and Van
+ *   Loan); with all of U (the default) 4 M^2 k + 8 M k^2 + 9 k^3; no vectors 4 M k^2 - 4/3 k^3;
+ * - lstsq (gelsd): a QR of the matrix, 2 M k^2, and its reflectors applied to the r right-hand
+ *   sides, 4 M k r.
+ * On the device, qr runs cuSOLVER's geqrf/orgqr at the library rate; svd runs cuSOLVER's gesvd
+ * (`deviceSvdFlops`), and so does lstsq (CuPy's lstsq is an SVD of the thin matrix and products
+ * with the right-hand sides). Null for any other call, a stack (`stackedLinalgWork`) or a shape
+ * not known.
+ */
+export function factorisationWork(name: string, call: SyntaxNode, model: NotebookModel, cell: CellModel): LoopWork | null {
+  if (name !== 'qr' && name !== 'svd' && name !== 'lstsq') {
+    return null;
+  }
+  const { positional, keywords } = callArguments(call);
+  const a = positional[0] ? knownShape(model.inferValue(positional[0], cell)) : null;
+  if (a === null || a.length !== 2) {
+    return null;
+  }
+  const big = Math.max(a[0], a[1]);
+  const k = Math.min(a[0], a[1]);
+  const option = (key: string, at: number): string | undefined => (keywords.get(key) ?? positional[at])?.text;
+  const thinSvd = 6 * big * k * k + 20 * k ** 3;
+  const rate = Math.min(MEASURED_H200.hostFactorisationFlopsCap, MEASURED_H200.hostFactorisationFlops * Math.max(1, k / 32));
+  const elementsMoved = 3 * big * k;
+  if (name === 'qr') {
+    const flops = (/^['"](r|raw)['"]$/.test(option('mode', 1) ?? '') ? 0.5 : 1) * (4 * big * k * k - (4 / 3) * k ** 3);
+    return { hostSeconds: flops / rate, deviceFlops: flops, launches: 6, elementsMoved };
+  }
+  if (name === 'svd') {
+    const flops =
+      option('compute_uv', 2) === 'False' ? 4 * big * k * k - (4 / 3) * k ** 3 : option('full_matrices', 1) === 'False' ? thinSvd : 4 * big * big * k + 8 * big * k * k + 9 * k ** 3;
+    return { hostSeconds: flops / rate, deviceFlops: 0, deviceSeconds: flops / MEASURED_H200.deviceSvdFlops, launches: 6, elementsMoved };
+  }
+  const b = positional[1] ? knownShape(model.inferValue(positional[1], cell)) : null;
+  if (b === null || b.length === 0 || b.length > 2) {
+    return null;
+  }
+  const rhs = b.length === 2 ? b[1] : 1;
+  return {
+    hostSeconds: (2 * big * k * k + 4 * big * k * rhs) / rate,
+    deviceFlops: 4 * big * k * rhs,
+    deviceSeconds: thinSvd / MEASURED_H200.deviceSvdFlops,
+    launches: 10,
+    elementsMoved: elementsMoved + 2 * big * rhs
   };
 }
 
