@@ -397,7 +397,7 @@ export function broadcasts(a: ValueInfo, b: ValueInfo): boolean {
  * Host seconds per element of SciPy's filters (`MEASURED_H200.hostScipyFilterSeconds`, each with
  * where it was measured): a median filter per element of its window.
  */
-const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter|uniform_filter|sobel|prewitt|median_filter|shift|rotate|zoom|affine_transform|map_coordinates|savgol_filter|sosfilt|sosfiltfilt)$/;
+const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter|uniform_filter|sobel|prewitt|median_filter|shift|rotate|zoom|affine_transform|map_coordinates|savgol_filter|sosfilt|sosfiltfilt|welch)$/;
 
 /**
  * A SciPy filter's seconds on the host (its rate per element, a median filter's per element of
@@ -431,6 +431,15 @@ export function scipyFilterWork(q: string, call: SyntaxNode, model: NotebookMode
     const order = args.keywords.get('order');
     const k = order ? model.constantValue(order, cell) : 3;
     perElement = k !== undefined && k <= 1 ? rates.interpolateLinear : rates.interpolateSpline;
+  } else if (name === 'welch') {
+    // per point of the segments it transforms: nperseg / (nperseg - noverlap) per sample (two with
+    // the default half overlap); a segment length or overlap not known: the default's two
+    const seg = args.keywords.get('nperseg');
+    const over = args.keywords.get('noverlap');
+    const p = seg ? model.constantValue(seg, cell) : 256;
+    const o = over ? model.constantValue(over, cell) : p !== undefined ? Math.floor(p / 2) : undefined;
+    const perSample = p !== undefined && o !== undefined && p > o && o >= 0 ? p / (p - o) : 2;
+    perElement = rates.welchPerPoint * perSample;
   } else {
     perElement = rates[name as 'gaussian_filter' | 'uniform_filter' | 'sobel' | 'prewitt' | 'savgol_filter' | 'sosfilt' | 'sosfiltfilt'];
   }
