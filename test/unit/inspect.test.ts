@@ -10,10 +10,12 @@ function names(...sources: string[]): string[] {
   return namesToInspect(analyzer.model!);
 }
 
+// (the file's path through a variable: the analysis sizes np.load of a literal path an earlier
+// cell np.save-d, not this one, as it cannot a file another program wrote)
 const NP_LOAD = [
-  'import numpy as np',
-  "np.save('big.npy', np.random.rand(30_000_000).astype(np.float32))",
-  "x = np.load('big.npy')",
+  "import numpy as np\npath = 'big.npy'",
+  'np.save(path, np.random.rand(30_000_000).astype(np.float32))',
+  'x = np.load(path)',
   'y = np.sqrt(x*x+1.0)*np.exp(-x)'
 ];
 
