@@ -191,6 +191,23 @@ export const MEASURED_H200 = {
   hostSecondsPerHistogramSearch: 70e-9,
   hostSecondsPerHistogramddValue: 125e-9,
   /**
+   * Fancy-index gathers (`a[idx]`, `X[idx, 0]`, `C[lab]` with an integer array `idx`): NumPy copies
+   * item by item, ~4 ns an index value, plus for a source larger than the host's last-level cache
+   * (taken as 32 MiB) ~30 ns for each 64-byte line an item spans (a cache miss), else ~1.5 ns an
+   * element. Timed here (NumPy 2, the 2-core CPU machine of session 12; these figures in
+   * parentheses): 4M random indices into 10M float64 (80 MB) 35 ns each (34; np.take 24; sorted
+   * indices 4 ns), into 100k float64 7 ns (5.5); X[idx, 0] of (200000, 32) float64 42 ns (34); rows
+   * of it 210 ns (124); rows of a (12, 8) float32 19 ns (16). On the H200's host (run 22): m_pic
+   * cell 5 (20 steps of E[j0], E[j1] over 4M particles, bincounts, FFTs) 5.08-5.19 s, predicted
+   * 4.04 s before and 5.0 s with these; k_audio cell 3 (emph[idx], 26M overlapping frame indices
+   * into 6.6M float32) 0.17 s, predicted 0.12 s before and 0.28 s with these (local indices run
+   * nearer the sorted 4 ns). Before, a gather cost nothing on the host.
+   */
+  hostGatherSecondsPerItem: 4e-9,
+  hostGatherSecondsPerMissedLine: 30e-9,
+  hostGatherSecondsPerCachedElement: 1.5e-9,
+  hostCacheBytes: 32 * 1024 * 1024,
+  /**
    * LAPACK factorisations of one matrix (`np.linalg.qr`, `svd`, `lstsq`; loop-work.ts
    * `factorisationWork` counts their flops from the shape), host flops per second: 2 GFLOP/s while
    * the smaller side k is at most 32 (a Householder panel is then the whole matrix: BLAS2, bound

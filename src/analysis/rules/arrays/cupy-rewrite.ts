@@ -43,7 +43,7 @@ import { atomicSumNote, flatIndexRewrites, lastAxisBitEdits, unsupportedArgument
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
 import { functionRuns } from './function-runs';
-import { broadcasts, einsumWork, factorisationWork, histogramWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
+import { broadcasts, einsumWork, factorisationWork, gatherWork, histogramWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
 import { iterateStructureRefusals, morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
 import { integerOfTranscendental, smallHostArrays } from './small-host-arrays';
@@ -4632,6 +4632,16 @@ export function estimateWork(
       if (copy) {
         consider(copy);
         work.passes += times * (2 / 3) * fraction(copy, largest);
+        work.launches += times;
+      }
+    }
+    if (type === 'subscript') {
+      // a fancy-index gather (`a[idx]`): item by item on the host (./loop-work.ts), one kernel
+      // reading and writing the result on the device
+      const g = gatherWork(n, model, cell);
+      if (g) {
+        work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * g.hostSeconds;
+        work.passes += (times * fraction(g.result, largest)) / 3;
         work.launches += times;
       }
     }

@@ -9,6 +9,8 @@
  *   the operands pairwise (batched matrix products).
  * - `np.linalg.solve`/`inv`/`det`/`eigh`... of a stack of small matrices: one LAPACK call per
  *   matrix on the host; batched (cuBLAS getrf/getrs, cuSOLVER) on the device.
+ * - fancy-index gathers (`a[idx]`, an integer array): item by item, a cache miss each where the
+ *   source is larger than the host's cache.
  * - `np.linalg.qr`/`svd`/`lstsq` of one matrix: LAPACK's flops for its shape at a host rate that
  *   depends on its narrow side (BLAS2-bound when narrow); cuSOLVER's SVD at its measured rate.
  * - `np.nanpercentile`/`np.nanquantile` along an axis: a Python call per slice
@@ -185,6 +187,35 @@ export function factorisationWork(name: string, call: SyntaxNode, model: Noteboo
     launches: 10,
     elementsMoved: elementsMoved + 2 * big * rhs
   };
+}
+
+/**
+ * A fancy-index gather, `a[idx]`, `X[idx, 0]`, `a[:, idx]` (one index an integer array, the
+ * source's size, the index's and the result's known): NumPy copies it item by item, an index
+ * value at a time (`MEASURED_H200.hostGatherSeconds*`: a fixed cost per item, and per 64-byte
+ * line an item spans where the source is larger than the host's cache, else per element). The
+ * result, for the caller's device passes. Null for anything else (a slice, a bool mask).
+ */
+export function gatherWork(n: SyntaxNode, model: NotebookModel, cell: CellModel): { hostSeconds: number; result: ValueInfo } | null {
+  const value = field(n, 'value');
+  const src = value ? model.inferValue(value, cell) : null;
+  if (!src || src.kind !== 'ndarray' || src.size === undefined) {
+    return null;
+  }
+  const parts = kids(n)
+    .slice(1)
+    .filter(k => k.type !== 'comment');
+  const arrays = parts.map(k => model.inferValue(k, cell)).filter(v => v.kind === 'ndarray' && /^u?int/.test(v.dtype ?? ''));
+  const result = model.inferValue(n, cell);
+  if (arrays.length !== 1 || arrays[0].size === undefined || arrays[0].size === 0 || result.kind !== 'ndarray' || result.size === undefined) {
+    return null;
+  }
+  const items = arrays[0].size;
+  const perItem = result.size / items;
+  const rates = MEASURED_H200;
+  const large = src.size * itemSize(src.dtype) > rates.hostCacheBytes;
+  const perItemSeconds = large ? Math.ceil((perItem * itemSize(result.dtype ?? src.dtype)) / 64) * rates.hostGatherSecondsPerMissedLine : perItem * rates.hostGatherSecondsPerCachedElement;
+  return { hostSeconds: items * (rates.hostGatherSecondsPerItem + perItemSeconds), result };
 }
 
 /**
