@@ -704,13 +704,20 @@ export class NotebookModel {
       }
     }
     const rt = runtime ? ownReport(this.rt, name) : undefined;
-    if (rt) {
-      return fromRuntime(rt);
-    }
+    let earlier: ValueInfo | undefined;
     for (let k = list.length - 1; k >= 0; k--) {
       if (list[k].cellIndex < cell.index) {
-        return list[k].value;
+        earlier = list[k].value;
+        break;
       }
+    }
+    // the kernel names a list's or tuple's type only; an earlier cell's binding of a sequence
+    // knows its items (strings, numbers): that is kept
+    if (rt && !(earlier?.kind === 'sequence' && PYTHON_SEQUENCE_TYPES.has(rt.type))) {
+      return fromRuntime(rt);
+    }
+    if (earlier) {
+      return earlier;
     }
     for (let k = list.length - 1; k >= 0; k--) {
       if (list[k].cellId !== id) {
@@ -1793,6 +1800,9 @@ export function ownReport<T>(reports: Readonly<Record<string, T>>, name: string)
 }
 
 /** Converts the kernel's report on a name. */
+/** The kernel's type names of Python sequences, which its reports describe no further. */
+const PYTHON_SEQUENCE_TYPES: ReadonlySet<string> = new Set(['list', 'tuple']);
+
 export function fromRuntime(rt: RuntimeValueInfo): ValueInfo {
   const t = rt.type.toLowerCase();
   const shape = rt.shape;
