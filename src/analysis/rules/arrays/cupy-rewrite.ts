@@ -426,6 +426,122 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     imports.clear();
   }
 
+  const scope: CellRewrite = { cell, model, plan, root, facts, cp, importLine, refusals, notes, edits, imports };
+  const s1 = libraryUses(scope);
+  const s2 = cellArrays(scope, s1);
+  const s3 = inputPlacement(scope, s1, s2);
+  const s4 = rewriteEdits(scope, s1, s2, s3);
+  const s5 = hostSideEdits(scope, s1, s2, s3, s4);
+  const s6 = fusedCandidate(scope, s1, s2, s3, s4, s5);
+  const { refs, numpyCompute, scipyCompute, sparseOps } = s1;
+  const { randomCalls, cellStartValue, deviceInputs, hostRngCalls, hostDrawCopies, setups, perElement } = s2;
+  const { deviceNames, transfers, writeBack, hostKept, sliced, uploads, hostKeptOnly, pandasOperands } = s3;
+  const { sizes, canonical, rowReductions } = s4;
+  const { hostCopies, bringBack, leftOnDevice, rebuilt, containerItems, copiedBack } = s5;
+  const { chains, stencil, stencilName, groups, grouped, kernelChains, fused, unfusedEdits, hoist, candidate, unfusedCandidate } = s6;
+
+  // 5. Work, for the cost model.
+  // an input of which nothing is known (a function's result from an earlier cell) or a file read
+  // here (`np.load`): it may be the cell's largest array
+  const unknownArray =
+    [...deviceNames].some(n => {
+      const v = model.valueBefore(n, cell, 0);
+      return v.kind === 'ndarray' && v.shape === undefined;
+    }) || refs.some(r => r.action === 'host-producer' && model.inferValue(r.node.parent ?? r.node, cell).shape === undefined);
+  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), {
+    hostOnly: [...hostKeptOnly, ...setups.flatMap(s => [s.loop, s.made, ...s.inputs])],
+    countedSizes: sizes.calls,
+    hostDraws: hostRngCalls,
+    hostDrawCopies,
+    uploads: uploads.uploaded,
+    sliced,
+    vectorised: rowReductions.map(r => ({ comprehension: r.comprehension, row: r.row })),
+    itemCopies: containerItems.copied,
+    hostCopies: hostCopies.copied.map((node, k) => ({ node, bytes: hostCopies.copiedBytes[k] }))
+  });
+  // pandas operands' copies cross PCIe too
+  work.deviceToHostBytes += pandasOperands.bytes;
+  // kernels defined in the cell compile at its first run (the plan defines them once instead)
+  work.kernelsDefined = hoist ? 0 : fused.definitions.length;
+  // cupyx.scipy.signal's sos filters compile at their first call, wherever that is (no hoisting)
+  const sosCalls = new Set(
+    refs.filter(r => r.action === 'cupy' && /^scipy\.signal\.sosfilt(filt)?$/.test(r.qualified) && r.node.parent?.type === 'call' && field(r.node.parent, 'function')?.id === r.node.id).map(r => r.qualified)
+  );
+  if (sosCalls.size > 0) {
+    // the compile itself is charged with the cell's other first uses (apis/first-use.ts)
+    const names = [...sosCalls].map(q => `\`${q.slice(q.lastIndexOf('.') + 1)}\``).join(' and ');
+    const compile = firstUseCharge({ keys: [...new Set([...sosCalls].flatMap(cupyxUseKeys))] })!.cold;
+    notes.push(
+      `The first call of cupyx.scipy.signal's ${names} compiles the filter kernels with NVRTC (sosfilt ~4.6 s, sosfiltfilt ~1.8 s more, measured on the H200, CuPy 14.2.0; ~${formatSeconds(compile)} counted in the first run's figure), once per machine: CuPy's kernel cache keeps them on disk for later runs and sessions.`
+    );
+  }
+  const unfusedWork = { ...work };
+  // NumPy makes every pass of the chain; only the device's count shrinks
+  work.hostPasses = work.passes;
+  fuseWork(work, largest, kernelChains, groups, stencil, model, cell, deviceNames);
+  const arrayOperators = countArrayOperators(root, model, cell) + sparseOps;
+  if (sparseOps > 0 && [...transfers.keys()].some(n => cellStartValue(n).kind === 'sparse')) {
+    notes.push('The SciPy sparse matrix is converted to `cupyx.scipy.sparse.csr_matrix` (its data, indices and index pointers are copied, about 12 bytes per non-zero; the non-zero count being unknown here, the prediction assumes 10 per row); the notebook-wide plan builds the matrix on the device once instead.');
+  }
+  const arrayMethods = countArrayMethods(root, model, cell, deviceNames);
+  const applicable = numpyCompute + scipyCompute + randomCalls + arrayMethods > 0 || work.passes > 0 || work.flops > 0 || (work.sparseNonZeros ?? 0) > 0;
+  return {
+    applicable,
+    refusal: refusals[0],
+    perElement,
+    refs,
+    numpyCompute,
+    scipyCompute,
+    sparseOps,
+    randomCalls,
+    transfers,
+    slicedInputs: new Map([...sliced].map(([n, sub]) => [n, cell.source.slice(field(sub, 'value')!.endIndex, sub.endIndex)])),
+    bringBack,
+    leftOnDevice: leftOnDevice.filter(n => !rebuilt.has(n) && !deviceInputs.includes(n)),
+    writeBack,
+    hostKept,
+    // a group's local is never bound: nothing holds it on the device after the cell
+    deviceNames: groups.length > 0 ? new Set([...deviceNames].filter(n => !groups.some(g => g.locals.includes(n)))) : deviceNames,
+    edits,
+    candidate,
+    imports: [...imports],
+    notes,
+    work,
+    largest,
+    // an array of which nothing is known may be the cell's largest: known sizes under 64 Ki
+    // elements (a statistic, a few coefficients) say nothing about the cell's work then
+    sizeKnown: largest?.size !== undefined && !(unknownArray && largest.size < SMALL_ARRAY_ELEMENTS),
+    // (a group's members with fewer than three operations are no chain of their own)
+    chains: groups.length > 0 ? [...chains, ...[...grouped].filter(c => !chains.includes(c))].sort((a, b) => a.node.startIndex - b.node.startIndex) : chains,
+    groups,
+    stencil: stencil ? { name: stencilName, taps: stencil.taps, ndim: stencil.ndim, start: stencil.start, end: stencil.end, loop: !!stencil.loop, reads: stencil.reads.map(r => r.name), periodic: stencil.periodic } : null,
+    canonicalized: canonical.names,
+    // named after the function the cell calls (a launcher `def` after its kernel object, if any)
+    definitions: fused.definitions.map(text => ({ name: (/^def (\w+)/m.exec(text) ?? /^(\w+)/.exec(text))?.[1] ?? '', text })),
+    arrayOperators,
+    arrayMethods,
+    unfused: { edits: unfusedEdits, candidate: unfusedCandidate, work: unfusedWork }
+  };
+}
+
+/** The cell `analyseArrayCell` rewrites, and the lists its stages add to (in order). */
+interface CellRewrite {
+  cell: CellModel;
+  model: NotebookModel;
+  plan: ResidencyContext | undefined;
+  root: SyntaxNode;
+  facts: CellFacts;
+  cp: string;
+  importLine: string | null;
+  refusals: string[];
+  notes: string[];
+  edits: TextEdit[];
+  imports: Set<string>;
+}
+
+/** The NumPy/SciPy references of the cell and what each becomes (stage 1 of `analyseArrayCell`). */
+function libraryUses(scope: CellRewrite) {
+  const { cell, model, root, cp, refusals, notes } = scope;
   // 1. NumPy / SciPy references
   const refs = libraryRefs(root, model, cp);
 
@@ -572,7 +688,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // scipy.sparse products (`M @ v`, `M.dot(v)`, `M * v`): cupyx.scipy.sparse runs them (cuSPARSE)
   const sparseOps = countSparseProducts(root, model, cell);
   const sparseOnDevice = scipyCompute > 0 || sparseOps > 0;
+  return { refs, smallHost, hostOnly, copiedAsBound, hostCalls, unravelIndices, normEdits, nanQuantileEdits, nanQuantileRefs, ownFunctions, numpyCompute, scipyCompute, randomCalls, sparseOps, sparseOnDevice };
+}
 
+/** The cell's arrays: bound here, from earlier cells, on the device already; its generators and loops (stage 2). */
+function cellArrays(scope: CellRewrite, s1: ReturnType<typeof libraryUses>) {
+  const { cell, model, plan, root, facts, cp, refusals, notes } = scope;
+  const { refs, hostOnly, copiedAsBound, hostCalls, sparseOnDevice } = s1;
+  let randomCalls = s1.randomCalls;
   // 2. What lives on the device: in-cell array bindings and host array inputs used in device work.
   const localArrays = new Set<string>();
   const cellStartValue = (name: string): ValueInfo => model.valueBefore(name, cell, 0);
@@ -703,7 +826,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   if (perElement && !loopRefusal) {
     refusals.push(perElement);
   }
+  return { localArrays, cellStartValue, residentInputs, arrayInputs, deviceInputs, arrayNames, untypedOperands, untypedCalls, rangeRewrites, hostRngCalls, hostDrawCopies, seeded, castRewrites, normalRewrites, setups, perElement, randomCalls };
+}
 
+/** Where the inputs go: device copies, rebinds, write-backs, uploads; the fresh names claimed for them (stage 3). */
+function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s2: ReturnType<typeof cellArrays>) {
+  const { cell, model, plan, root, cp, refusals, notes, edits } = scope;
+  const { refs, smallHost, hostOnly, nanQuantileRefs } = s1;
+  const { localArrays, residentInputs, arrayInputs, deviceInputs, untypedOperands, seeded } = s2;
   // names the rewrite may not give what it adds (device copies, kernels, launchers, buffers):
   // probed one by one (a cell depends only on the names it probes, not on the whole set of bound
   // names, and nothing is built for cells that add no name)
@@ -775,7 +905,15 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       `\`${rounded[0].name ?? clip(rounded[0].value.text)}\` (integers made from numbers through a transcendental function) stays NumPy's on the host${copied}: the device's pow, exp or log may differ from NumPy's in the last bit, and a last-bit difference across an integer changes the integer (an index, a lag) and everything computed at it.`
     );
   }
+  return { used, claim, nanQuantileName, deviceNames, hostConsumerArgs, argNeeds, hostParams, transfers, rebound, writeBack, hostKept, sharedWith, sliced, uploads, hostKeptOnly, pandasOperands };
+}
 
+/** The edits of the references, draws and inputs (stage 4). */
+function rewriteEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s2: ReturnType<typeof cellArrays>, s3: ReturnType<typeof inputPlacement>) {
+  const { cell, model, root, cp, refusals, notes, edits, imports } = scope;
+  const { refs, unravelIndices, normEdits, nanQuantileEdits } = s1;
+  const { arrayNames, untypedCalls, rangeRewrites, hostRngCalls, hostDrawCopies, seeded, castRewrites, normalRewrites, setups } = s2;
+  const { deviceNames, hostConsumerArgs, argNeeds, hostParams, transfers, writeBack, sliced, uploads, pandasOperands } = s3;
   // 4. Edits.
   // component sizes as a bincount: the call around the mask is replaced (placed with the other
   // edits below, once they are all made: the edits inside its spans go, the mask's own stay)
@@ -936,6 +1074,16 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       `\`${clip(rowReductions[0].from)}\` reduces each row in turn: it became one reduction over all the rows (\`${clip(rowReductions[0].text)}\`), a few launches and one count of the mask's elements for all the rows, instead of those and a wait per row; the same values (each row's sum taken in another order).`
     );
   }
+  return { sizes, canonical, drawCopyEdits, displayed, hostDisplayed, readsDeviceBesides, rowReductions };
+}
+
+/** Host copies, the epilogue and the shown value (stage 5). */
+function hostSideEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s2: ReturnType<typeof cellArrays>, s3: ReturnType<typeof inputPlacement>, s4: ReturnType<typeof rewriteEdits>) {
+  const { cell, model, plan, root, facts, cp, refusals, notes, edits } = scope;
+  const { refs, hostCalls, ownFunctions } = s1;
+  const { randomCalls, deviceInputs, setups } = s2;
+  const { used, claim, deviceNames, argNeeds, transfers, rebound, writeBack, hostKept, sharedWith } = s3;
+  const { sizes, displayed, hostDisplayed, readsDeviceBesides } = s4;
   // host consumers of device results get host copies
   const localDevice = new Set<string>();
   for (const n of deviceNames) {
@@ -1145,7 +1293,16 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   for (const rw of sizes.edits) {
     replaceSpan(edits, rw);
   }
+  return { hostCopies, bringBack, leftOnDevice, rebuilt, containerItems, copiedBack };
+}
 
+/** Fusion, the stencil kernel, the prologue and the candidates (stage 6). */
+function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s2: ReturnType<typeof cellArrays>, s3: ReturnType<typeof inputPlacement>, s4: ReturnType<typeof rewriteEdits>, s5: ReturnType<typeof hostSideEdits>) {
+  const { cell, model, plan, root, cp, importLine, refusals, edits, imports } = scope;
+  const { refs } = s1;
+  const { untypedOperands, hostDrawCopies, seeded } = s2;
+  const { used, claim, nanQuantileName, deviceNames, transfers, sliced } = s3;
+  const { drawCopyEdits } = s4;
   // fusion: elementwise chains become one @cp.fuse() kernel each
   const resolveUfunc = (fn: SyntaxNode): string | null => {
     const q = model.qualifiedName(fn);
@@ -1240,90 +1397,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     candidate = cell.source;
     unfusedCandidate = cell.source;
   }
-
-  // 5. Work, for the cost model.
-  // an input of which nothing is known (a function's result from an earlier cell) or a file read
-  // here (`np.load`): it may be the cell's largest array
-  const unknownArray =
-    [...deviceNames].some(n => {
-      const v = model.valueBefore(n, cell, 0);
-      return v.kind === 'ndarray' && v.shape === undefined;
-    }) || refs.some(r => r.action === 'host-producer' && model.inferValue(r.node.parent ?? r.node, cell).shape === undefined);
-  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), {
-    hostOnly: [...hostKeptOnly, ...setups.flatMap(s => [s.loop, s.made, ...s.inputs])],
-    countedSizes: sizes.calls,
-    hostDraws: hostRngCalls,
-    hostDrawCopies,
-    uploads: uploads.uploaded,
-    sliced,
-    vectorised: rowReductions.map(r => ({ comprehension: r.comprehension, row: r.row })),
-    itemCopies: containerItems.copied,
-    hostCopies: hostCopies.copied.map((node, k) => ({ node, bytes: hostCopies.copiedBytes[k] }))
-  });
-  // pandas operands' copies cross PCIe too
-  work.deviceToHostBytes += pandasOperands.bytes;
-  // kernels defined in the cell compile at its first run (the plan defines them once instead)
-  work.kernelsDefined = hoist ? 0 : fused.definitions.length;
-  // cupyx.scipy.signal's sos filters compile at their first call, wherever that is (no hoisting)
-  const sosCalls = new Set(
-    refs.filter(r => r.action === 'cupy' && /^scipy\.signal\.sosfilt(filt)?$/.test(r.qualified) && r.node.parent?.type === 'call' && field(r.node.parent, 'function')?.id === r.node.id).map(r => r.qualified)
-  );
-  if (sosCalls.size > 0) {
-    // the compile itself is charged with the cell's other first uses (apis/first-use.ts)
-    const names = [...sosCalls].map(q => `\`${q.slice(q.lastIndexOf('.') + 1)}\``).join(' and ');
-    const compile = firstUseCharge({ keys: [...new Set([...sosCalls].flatMap(cupyxUseKeys))] })!.cold;
-    notes.push(
-      `The first call of cupyx.scipy.signal's ${names} compiles the filter kernels with NVRTC (sosfilt ~4.6 s, sosfiltfilt ~1.8 s more, measured on the H200, CuPy 14.2.0; ~${formatSeconds(compile)} counted in the first run's figure), once per machine: CuPy's kernel cache keeps them on disk for later runs and sessions.`
-    );
-  }
-  const unfusedWork = { ...work };
-  // NumPy makes every pass of the chain; only the device's count shrinks
-  work.hostPasses = work.passes;
-  fuseWork(work, largest, kernelChains, groups, stencil, model, cell, deviceNames);
-  const arrayOperators = countArrayOperators(root, model, cell) + sparseOps;
-  if (sparseOps > 0 && [...transfers.keys()].some(n => cellStartValue(n).kind === 'sparse')) {
-    notes.push('The SciPy sparse matrix is converted to `cupyx.scipy.sparse.csr_matrix` (its data, indices and index pointers are copied, about 12 bytes per non-zero; the non-zero count being unknown here, the prediction assumes 10 per row); the notebook-wide plan builds the matrix on the device once instead.');
-  }
-  const arrayMethods = countArrayMethods(root, model, cell, deviceNames);
-  const applicable = numpyCompute + scipyCompute + randomCalls + arrayMethods > 0 || work.passes > 0 || work.flops > 0 || (work.sparseNonZeros ?? 0) > 0;
-  return {
-    applicable,
-    refusal: refusals[0],
-    perElement,
-    refs,
-    numpyCompute,
-    scipyCompute,
-    sparseOps,
-    randomCalls,
-    transfers,
-    slicedInputs: new Map([...sliced].map(([n, sub]) => [n, cell.source.slice(field(sub, 'value')!.endIndex, sub.endIndex)])),
-    bringBack,
-    leftOnDevice: leftOnDevice.filter(n => !rebuilt.has(n) && !deviceInputs.includes(n)),
-    writeBack,
-    hostKept,
-    // a group's local is never bound: nothing holds it on the device after the cell
-    deviceNames: groups.length > 0 ? new Set([...deviceNames].filter(n => !groups.some(g => g.locals.includes(n)))) : deviceNames,
-    edits,
-    candidate,
-    imports: [...imports],
-    notes,
-    work,
-    largest,
-    // an array of which nothing is known may be the cell's largest: known sizes under 64 Ki
-    // elements (a statistic, a few coefficients) say nothing about the cell's work then
-    sizeKnown: largest?.size !== undefined && !(unknownArray && largest.size < SMALL_ARRAY_ELEMENTS),
-    // (a group's members with fewer than three operations are no chain of their own)
-    chains: groups.length > 0 ? [...chains, ...[...grouped].filter(c => !chains.includes(c))].sort((a, b) => a.node.startIndex - b.node.startIndex) : chains,
-    groups,
-    stencil: stencil ? { name: stencilName, taps: stencil.taps, ndim: stencil.ndim, start: stencil.start, end: stencil.end, loop: !!stencil.loop, reads: stencil.reads.map(r => r.name), periodic: stencil.periodic } : null,
-    canonicalized: canonical.names,
-    // named after the function the cell calls (a launcher `def` after its kernel object, if any)
-    definitions: fused.definitions.map(text => ({ name: (/^def (\w+)/m.exec(text) ?? /^(\w+)/.exec(text))?.[1] ?? '', text })),
-    arrayOperators,
-    arrayMethods,
-    unfused: { edits: unfusedEdits, candidate: unfusedCandidate, work: unfusedWork }
-  };
+  return { chains, stencil, stencilName, groups, grouped, kernelChains, fused, unfusedEdits, hoist, candidate, unfusedCandidate };
 }
+
 
 /**
  * The lines that open the rewritten cell: CuPy's import (`importLine`, none in the plan), the
