@@ -1056,6 +1056,18 @@ function rollStep(
   }
   const last = assigns[assigns.length - 1]!;
   const temp = stmts.length === 2 ? assigns[0]! : null;
+  // at least one roll (`v = v + v` is no stencil): asked first, the syntax alone (most steps
+  // have none, and what follows infers values)
+  let rolls = false;
+  for (const e of [last.value, ...(temp ? [temp.value] : [])]) {
+    walk(e, n => {
+      rolls ||= n.type === 'call' && model.qualifiedName(field(n, 'function')!) === 'numpy.roll';
+      return !rolls;
+    });
+  }
+  if (!rolls) {
+    return null;
+  }
   const inPlace = last.op !== null || last.whole > 0;
   // the rolled array: the updated one, or (one statement outside a loop) the first one rolled
   let rolled: string | null = null;
@@ -1077,16 +1089,9 @@ function rollStep(
   }
   const locals = new Map<string, SyntaxNode>(temp ? [[temp.name, temp.value]] : []);
   const found = stencilExpression(last.value, v, last.name === v ? `${v}_new` : last.name, input.dtype, input.shape, model, cell, loopVariable, null, locals);
-  // a temporary the update reads, and at least one roll (`v = v + v` is no stencil); the step's
-  // result in v's own dtype (v is rebound to it every step)
-  let rolls = false;
-  for (const e of [last.value, ...(temp ? [temp.value] : [])]) {
-    walk(e, n => {
-      rolls ||= n.type === 'call' && model.qualifiedName(field(n, 'function')!) === 'numpy.roll';
-      return !rolls;
-    });
-  }
-  if (!found || !rolls || found.type !== input.dtype || (temp && !readsName(last.value, temp.name))) {
+  // a temporary the update reads (and a roll: above); the step's result in v's own dtype (v is
+  // rebound to it every step)
+  if (!found || found.type !== input.dtype || (temp && !readsName(last.value, temp.name))) {
     return null;
   }
   // `v op= <expr>`: v's own element, then the operator, then the value NumPy computed whole
