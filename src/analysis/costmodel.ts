@@ -171,8 +171,18 @@ export const MEASURED_H200 = {
      * 220500 float32, axis=1): 25 ns a point with nperseg 256, 23 ns with 2048 (the rfft alone
      * 10-11 ns); k_audio cell 15 (the same shape, nperseg 2048: 13.2M points) measured 0.25 s on
      * the H200's host (run 22), 19 ns. Before: 20 flops an element at `hostFilterFlops`, 0.82 s.
+     * `scipy.signal.spectrogram` the same per point: timed here (2M float64) 26 ns with nperseg
+     * 1024 and noverlap 512, 14 ns with 256 and 128; b_signal cell 7 (2M samples, 1024/512, and
+     * 10 log10 of the result) 82 ms on the H200's host (run 22), 0.26 s predicted before.
      */
-    welchPerPoint: 20e-9
+    welchPerPoint: 20e-9,
+    /**
+     * `scipy.signal.find_peaks`, per sample (a linear scan for local maxima, then its conditions
+     * on the peaks): timed here 3.7 ns (200k smoothed samples, height and distance) and 5.8 ns (2M
+     * noise); b_signal cell 12 (200k samples) 0.95 ms on the H200's host (run 22), 4.8 ns: 24.7 ms
+     * predicted before (20 flops an element at `hostFilterFlops`).
+     */
+    findPeaks: 5e-9
   },
   /**
    * cupyx.scipy.signal's IIR recursions, device seconds per sample: warm, `sosfiltfilt` of 2M

@@ -428,7 +428,7 @@ export function broadcasts(a: ValueInfo, b: ValueInfo): boolean {
  * Host seconds per element of SciPy's filters (`MEASURED_H200.hostScipyFilterSeconds`, each with
  * where it was measured): a median filter per element of its window.
  */
-const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter|uniform_filter|sobel|prewitt|median_filter|shift|rotate|zoom|affine_transform|map_coordinates|savgol_filter|sosfilt|sosfiltfilt|welch)$/;
+const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter|uniform_filter|sobel|prewitt|median_filter|shift|rotate|zoom|affine_transform|map_coordinates|savgol_filter|sosfilt|sosfiltfilt|welch|spectrogram|find_peaks)$/;
 
 /**
  * A SciPy filter's seconds on the host (its rate per element, a median filter's per element of
@@ -462,15 +462,18 @@ export function scipyFilterWork(q: string, call: SyntaxNode, model: NotebookMode
     const order = args.keywords.get('order');
     const k = order ? model.constantValue(order, cell) : 3;
     perElement = k !== undefined && k <= 1 ? rates.interpolateLinear : rates.interpolateSpline;
-  } else if (name === 'welch') {
-    // per point of the segments it transforms: nperseg / (nperseg - noverlap) per sample (two with
-    // the default half overlap); a segment length or overlap not known: the default's two
+  } else if (name === 'welch' || name === 'spectrogram') {
+    // per point of the segments it transforms: nperseg / (nperseg - noverlap) per sample (welch's
+    // default overlap is half a segment, spectrogram's an eighth); a segment length or overlap not
+    // known: two
     const seg = args.keywords.get('nperseg');
     const over = args.keywords.get('noverlap');
     const p = seg ? model.constantValue(seg, cell) : 256;
-    const o = over ? model.constantValue(over, cell) : p !== undefined ? Math.floor(p / 2) : undefined;
+    const o = over ? model.constantValue(over, cell) : p !== undefined ? Math.floor(name === 'welch' ? p / 2 : p / 8) : undefined;
     const perSample = p !== undefined && o !== undefined && p > o && o >= 0 ? p / (p - o) : 2;
     perElement = rates.welchPerPoint * perSample;
+  } else if (name === 'find_peaks') {
+    perElement = rates.findPeaks;
   } else {
     perElement = rates[name as 'gaussian_filter' | 'uniform_filter' | 'sobel' | 'prewitt' | 'savgol_filter' | 'sosfilt' | 'sosfiltfilt'];
   }
