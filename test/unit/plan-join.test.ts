@@ -21,8 +21,8 @@ const shift = (name: string, of: string, s: string): string => `${name} = ndi.sh
 const summary = (plan: ReturnType<typeof rewriteNotebook>, index: number): string => plan.changes.find(c => c.cellIndex === index)?.summary ?? '';
 
 describe('whole-notebook plan: cells decided jointly', () => {
-  it('moves two cells that each cannot pay for loading cupyx.scipy.ndimage.shift, but together save more than 50 ms', () => {
-    const plan = rewriteNotebook(cellsOf(setup(4096), shift('a', 'img', '(1.5, 2.5)'), shift('b', 'img', '(-3.5, 0.5)')));
+  it('moves two cells that each cannot pay for loading cupyx.scipy.ndimage.shift, but together save more than 50 ms each', () => {
+    const plan = rewriteNotebook(cellsOf(setup(2560), shift('a', 'img', '(1.5, 2.5)'), shift('b', 'img', '(-3.5, 0.5)')));
     expect(plan.gpuCells).toEqual([1, 2]);
     expect(summary(plan, 1)).toMatch(/^runs on the GPU together with cell 2: both need the import of cupyx\.scipy\.ndimage, cupyx\.scipy\.ndimage\.shift, loaded once, and together they save ~[\d.]+ ms per session, which neither does alone/);
     // the second finds it loaded: it is charged once, to the first, in the whole-notebook figure too
@@ -34,7 +34,7 @@ describe('whole-notebook plan: cells decided jointly', () => {
   });
 
   it('keeps the pair on the host when together they save under 50 ms, each with its own reason', () => {
-    const plan = rewriteNotebook(cellsOf(setup(3072), shift('a', 'img', '(1.5, 2.5)'), shift('b', 'img', '(-3.5, 0.5)')));
+    const plan = rewriteNotebook(cellsOf(setup(2048), shift('a', 'img', '(1.5, 2.5)'), shift('b', 'img', '(-3.5, 0.5)')));
     expect(plan.gpuCells).not.toContain(1);
     expect(plan.gpuCells).not.toContain(2);
     expect(summary(plan, 1)).toMatch(/^stays on the host: its [\d.]+ ms on the CPU cannot pay for loading cupyx\.scipy\.ndimage\.shift/);
@@ -43,18 +43,18 @@ describe('whole-notebook plan: cells decided jointly', () => {
   });
 
   it('keeps one such cell on the host alone', () => {
-    const plan = rewriteNotebook(cellsOf(setup(4096), shift('a', 'img', '(1.5, 2.5)')));
+    const plan = rewriteNotebook(cellsOf(setup(2560), shift('a', 'img', '(1.5, 2.5)')));
     expect(plan.gpuCells).not.toContain(1);
-    expect(summary(plan, 1)).toMatch(/^stays on the host: its [\d.]+ ms on the CPU cannot pay for loading/);
+    expect(summary(plan, 1)).toMatch(/^stays on the host: [\d.]+ ms on the GPU in a fresh kernel against [\d.]+ ms on the CPU \(loading cupyx\.scipy\.ndimage\.shift included.*: it saves under 50 ms per session/);
   });
 
   it('moves an earlier cell whose load a later GPU cell makes anyway, when it then saves 50 ms', () => {
-    // cell 1 (2048², ~90 ms on the CPU) before cell 2 (8192², seconds): cell 2 loads shift anyway
+    // cell 1 (2048², ~90 ms on the CPU) before cell 2 (8192², over a second): cell 2 loads shift anyway
     const plan = rewriteNotebook(cellsOf(setup(2048, 8192), shift('a', 'img', '(1.5, 2.5)'), shift('b', 'big', '(-3.5, 0.5)')));
     expect(plan.gpuCells).toEqual(expect.arrayContaining([1, 2]));
     expect(summary(plan, 1)).toMatch(/^runs on the GPU with cell 2, which needs the import of cupyx\.scipy\.ndimage, cupyx\.scipy\.ndimage\.shift too: loaded once, this cell saves ~[\d.]+ ms per session \(alone it would not pay for the loading\)/);
     // the load is charged once, to cell 1 now: cell 2 is not charged it again
-    const shiftLoad = FIRST_USE_H200.cupyxFunctions['scipy.ndimage.shift'].warm + FIRST_USE_H200.submodules['scipy.ndimage'];
+    const shiftLoad = FIRST_USE_H200.cupyxFunctions['scipy.ndimage.shift'].warm + FIRST_USE_H200.submoduleInNotebook * FIRST_USE_H200.submodules['scipy.ndimage'];
     const f = plan.figures!;
     expect(f.freshSessionSeconds - f.gpuSeconds - f.importSeconds).toBeLessThan(2 * shiftLoad);
   });

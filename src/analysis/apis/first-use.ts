@@ -65,6 +65,24 @@ export const FIRST_USE_H200 = {
   /** A submodule not measured: the median of those measured. */
   submoduleImport: 0.5,
   /**
+   * The share of the submodule figures above a notebook's rewrite pays. The probe imported each
+   * into a process that had imported no SciPy and made no CUDA context; a notebook's rewrite
+   * imports it where the notebook has already imported the SciPy modules it replaces (and much of
+   * SciPy with them: scipy.signal brings linalg, sparse, fft, interpolate, special) and earlier GPU
+   * cells have made the context. Measured there (bench runs 22 and 23, fresh process, kernel cache
+   * warm), the first cell using a cupyx.scipy submodule took 0.035-0.18 s in all, its work and
+   * kernel loads included, where these figures charge 0.37-0.72 s for the import alone:
+   * a_microscopy cell 5 (ndimage: three filters of a 1024² image) 0.034 and 0.036 s, h_spectro
+   * cell 4 (ndimage's median_filter) 0.135 and 0.130 s, g_register cell 3 (ndimage.shift of 8
+   * frames) 0.176 s, b_signal cell 6 (signal.welch; its notebook's first GPU cell) 0.128 and
+   * 0.184 s; and a later submodule's own part: h_spectro cell 8 (signal's savgol_filter, after
+   * ndimage) 0.099 s. A third of the probe's figures (ndimage first 0.12 s; signal first 0.24 s,
+   * after another 0.12 s) stays at or above each of those cells' whole time less its predicted
+   * work and loads, except g_register cell 3's (0.13-0.15 s). A probe importing each submodule
+   * after the SciPy module it replaces and a first array would measure it directly.
+   */
+  submoduleInNotebook: 1 / 3,
+  /**
    * CUDA libraries' first use in a process (handle, plan, generator) and their kernels' compile:
    * cuBLAS (matmul float32: 88 ms cold, 112 ms warm, handle creation either way), cuSOLVER
    * (linalg.solve 233 / 21 ms), cuFFT (fft.fft's plan 226 / 9 ms), cuRAND (cp.random.rand 237 /
@@ -343,10 +361,12 @@ export function firstUseCost(key: string, table = FIRST_USE_H200): ColdWarm {
   const [kind, name] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
   switch (kind) {
     case 'submodule': {
+      // (what a notebook's rewrite pays of the probe's figures: `submoduleInNotebook`)
+      const share = table.submoduleInNotebook;
       if (name === 'cupyx.scipy') {
-        return { cold: table.submoduleShared, warm: table.submoduleShared };
+        return { cold: share * table.submoduleShared, warm: share * table.submoduleShared };
       }
-      const own = Math.max(0, (table.submodules[name] ?? table.submoduleImport) - table.submoduleShared);
+      const own = share * Math.max(0, (table.submodules[name] ?? table.submoduleImport) - table.submoduleShared);
       return { cold: own, warm: own };
     }
     case 'library':
