@@ -761,7 +761,8 @@ function planPass(
 /**
  * Why a cell the array rules would rewrite stays on the host when the sizes of its arrays are
  * unknown (data read from a file, made by code the analysis cannot size; the panel sizes them from
- * the running kernel, the CLI cannot) and it reads no array resident on the device. Without sizes
+ * the running kernel, for its suggestions and its whole-notebook rewrite, the CLI cannot) and it
+ * reads no array resident on the device. Without sizes
  * there is no figure to weigh its work against what its GPU version pays in every session (the
  * import of its cupyx submodule, its kernels' loads, copying its inputs in), and bench runs 22 and
  * 23 measured what moving such cells unjudged did: of the 16 cells of a_microscopy, b_signal and
@@ -774,7 +775,7 @@ function planPass(
  */
 const unknownSizeStays =
   'stays on the host: the sizes of its arrays are not known here (data read from a file, or made by code the analysis cannot size), so there is no figure that its GPU version would pay, ' +
-  "and it reads no array the GPU cells before it leave on the device (the panel's suggestion for the cell, made with the running kernel's arrays, has a figure)";
+  'and it reads no array the GPU cells before it leave on the device (in JupyterLab, the panel sizes arrays from the running kernel and judges it)';
 
 /**
  * Seconds a GPU cell of the whole-notebook rewrite must save per session over the CPU, in a fresh

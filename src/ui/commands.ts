@@ -220,7 +220,7 @@ export function registerCommands(ctx: CommandContext): void {
             buttons: [Dialog.cancelButton({ label: 'Keep the notebook as it is' }), Dialog.warnButton({ label: 'Write the rewrite anyway' })]
           });
           return answer.button.accept;
-        });
+        }, model.runtime);
       } catch (err) {
         Notification.error(`The notebook could not be rewritten: ${(err as Error).message}`);
       }

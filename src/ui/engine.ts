@@ -45,9 +45,9 @@ export function createEngineFactory(assets: ParserAssets): AnalysisEngineFactory
  * GPU cells and crosses to the host only where a host consumer needs it.
  */
 export function createPlanRewriter(assets: ParserAssets): NotebookRewriter {
-  return async (cells, device) => {
+  return async (cells, device, runtime) => {
     await initParser({ locateFile: () => assets.runtimeUrl, languageWasm: assets.grammarUrl });
-    const plan = rewriteNotebook(cells, device ? { device } : {});
+    const plan = rewriteNotebook(cells, { ...(device ? { device } : {}), ...(runtime ? { runtime: { ...runtime } } : {}) });
     const sources = new Map<string, string>();
     plan.cells.forEach((cell, i) => {
       if (cell.source !== cells[i].source) {

@@ -153,6 +153,11 @@ export class GpuOptimizerModel {
     return this._current()?.device ?? null;
   }
 
+  /** What the active notebook's kernel reported about its names (sizes the CLI cannot know). */
+  get runtime(): Readonly<Record<string, RuntimeValueInfo>> {
+    return this._current()?.runtime ?? {};
+  }
+
   /** The active notebook's kernel reported no GPU (its predictions are the H200's). */
   get kernelWithoutGpu(): boolean {
     return this._current()?.bridge.environment?.gpus.length === 0;

@@ -8,7 +8,7 @@ import { PathExt } from '@jupyterlab/coreutils';
 import type * as nbformat from '@jupyterlab/nbformat';
 import { NotebookPanel } from '@jupyterlab/notebook';
 import { UUID } from '@lumino/coreutils';
-import type { CellInput, DeviceProfile } from '../analysis/types';
+import type { CellInput, DeviceProfile, RuntimeValueInfo } from '../analysis/types';
 
 /** A whole-notebook rewrite: new sources by cell id, and one entry per change. */
 export interface NotebookRewrite {
@@ -25,10 +25,15 @@ export interface NotebookRewrite {
   figures?: { pays: boolean; summary: string };
 }
 
-/** `device`: the kernel's device profile, when known (else the analysis' H200 defaults). */
+/**
+ * `device`: the kernel's device profile, when known (else the analysis' H200 defaults);
+ * `runtime`: what the kernel reported about the notebook's names (the sizes of arrays read from
+ * files, which the plan keeps on the host when it cannot size them).
+ */
 export type NotebookRewriter = (
   cells: CellInput[],
-  device?: DeviceProfile | null
+  device?: DeviceProfile | null,
+  runtime?: Readonly<Record<string, RuntimeValueInfo>>
 ) => NotebookRewrite | Promise<NotebookRewrite>;
 
 /** The summary cell's markdown. */
@@ -66,7 +71,8 @@ export async function openRewrittenNotebook(
   panel: NotebookPanel,
   rewriter: NotebookRewriter,
   device: DeviceProfile | null = null,
-  confirm: (why: string) => Promise<boolean> = async () => true
+  confirm: (why: string) => Promise<boolean> = async () => true,
+  runtime: Readonly<Record<string, RuntimeValueInfo>> = {}
 ): Promise<string | null> {
   const model = panel.model;
   if (!model) {
@@ -79,7 +85,7 @@ export async function openRewrittenNotebook(
     kind: cell.cell_type === 'code' || cell.cell_type === 'markdown' ? cell.cell_type : 'raw',
     source: Array.isArray(cell.source) ? cell.source.join('') : cell.source
   }));
-  const rewrite = await rewriter(cells, device);
+  const rewrite = await rewriter(cells, device, runtime);
   if (rewrite.figures && !rewrite.figures.pays && !(await confirm(rewrite.figures.summary))) {
     return null;
   }

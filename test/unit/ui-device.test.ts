@@ -168,4 +168,18 @@ describe('the panel’s engine and rewriter take the kernel’s device', () => {
     const onSlow = (await rewrite(inputs, slow)).changes.find(c => c.cellIndex === target);
     expect(onSlow?.title ?? 'stays on the host').toMatch(/^stays on the host/);
   });
+
+  test("the whole-notebook rewrite sizes arrays read from files with the kernel's report", async () => {
+    const rewrite = createPlanRewriter(assets);
+    const cells: CellInput[] = [
+      { id: 'a', index: 0, kind: 'code', source: 'import numpy as np\nx = np.load("x.npy")' },
+      { id: 'b', index: 1, kind: 'code', source: 'y = np.sqrt(x) * 2.0 + np.exp(-x) * np.sin(x)\nprint(float(y.sum()))' }
+    ];
+    // without sizes the cell stays on the host, saying so; with the kernel's, it is judged and moves
+    const unsized = await rewrite(cells, null);
+    expect(unsized.changes.find(c => c.cellIndex === 1)?.title).toMatch(/^stays on the host: the sizes of its arrays are not known here/);
+    const sized = await rewrite(cells, null, { x: { type: 'numpy.ndarray', shape: [50_000_000], dtype: 'float64', bytes: 400_000_000, device: 'host' } });
+    expect(sized.changes.find(c => c.cellIndex === 1)?.title).toMatch(/^runs on the GPU/);
+    expect(sized.figures?.summary).not.toMatch(/not counted/);
+  });
 });
