@@ -182,7 +182,14 @@ export const MEASURED_H200 = {
      * noise); b_signal cell 12 (200k samples) 0.95 ms on the H200's host (run 22), 4.8 ns: 24.7 ms
      * predicted before (20 flops an element at `hostFilterFlops`).
      */
-    findPeaks: 5e-9
+    findPeaks: 5e-9,
+    /**
+     * `scipy.signal.decimate` with its default IIR filter (an order-8 Chebyshev run forwards and
+     * backwards), per input sample: timed here 1.2x sosfiltfilt's (2M float64: 49 against 40 ns),
+     * so 28 ns; b_signal cell 13 (decimate of 2M by 10, a 20000 x 2000 np.correlate) measured 55
+     * ms on the H200's host (run 22), 0.25 s predicted before (20 flops an element).
+     */
+    decimate: 28e-9
   },
   /**
    * cupyx.scipy.signal's IIR recursions, device seconds per sample: warm, `sosfiltfilt` of 2M

@@ -362,7 +362,7 @@ describe('fancy-index gathers priced item by item (m_pic cell 5, k_audio cell 3)
   });
 });
 
-describe('scipy.signal.spectrogram and find_peaks at their own rates (b_signal cells 7, 12)', () => {
+describe('scipy.signal.spectrogram, find_peaks and decimate at their own rates (b_signal cells 7, 12, 13)', () => {
   const SIG = 'import numpy as np\nfrom scipy import signal\nsig = np.random.default_rng(0).standard_normal(2_000_000)\nenv_s = np.abs(sig[:200_000])';
   it("prices a spectrogram of 2M samples (1024, half overlap) and its dB near b_signal cell 7's 82 ms (0.26 s before), within 1.5x", () => {
     expectWithin(cpuSeconds(SIG, 'fs_, ts_, sxx = signal.spectrogram(sig, fs=10_000.0, nperseg=1024, noverlap=512)\nsxx_db = 10 * np.log10(sxx + 1e-12)'), 0.082, 1.5);
@@ -374,5 +374,12 @@ describe('scipy.signal.spectrogram and find_peaks at their own rates (b_signal c
   });
   it("prices find_peaks of 200k samples per sample, near b_signal cell 12's 0.95 ms (24.7 ms before), within 2x", () => {
     expectWithin(cpuSeconds(SIG, 'peaks, props = signal.find_peaks(env_s, height=0.5, distance=50)'), 0.00095, 2);
+  });
+  it("prices decimate by 10 of 2M samples and a correlation near b_signal cell 13's 55 ms (0.25 s before), within 1.5x", () => {
+    expectWithin(cpuSeconds(SIG, 'dec = signal.decimate(sig, 10)\ncorr = np.correlate(dec[:20000], dec[:2000], mode="valid")\nlag = int(np.argmax(corr))'), 0.055, 1.5);
+  });
+  it("leaves an FIR decimate at the generic rate", () => {
+    const fir = cpuSeconds(SIG, "dec = signal.decimate(sig, 10, ftype='fir')");
+    expect(fir).toBeGreaterThan(2 * cpuSeconds(SIG, 'dec = signal.decimate(sig, 10)'));
   });
 });

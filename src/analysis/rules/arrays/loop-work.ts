@@ -428,7 +428,7 @@ export function broadcasts(a: ValueInfo, b: ValueInfo): boolean {
  * Host seconds per element of SciPy's filters (`MEASURED_H200.hostScipyFilterSeconds`, each with
  * where it was measured): a median filter per element of its window.
  */
-const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter|uniform_filter|sobel|prewitt|median_filter|shift|rotate|zoom|affine_transform|map_coordinates|savgol_filter|sosfilt|sosfiltfilt|welch|spectrogram|find_peaks)$/;
+const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter|uniform_filter|sobel|prewitt|median_filter|shift|rotate|zoom|affine_transform|map_coordinates|savgol_filter|sosfilt|sosfiltfilt|welch|spectrogram|find_peaks|decimate)$/;
 
 /**
  * A SciPy filter's seconds on the host (its rate per element, a median filter's per element of
@@ -474,10 +474,19 @@ export function scipyFilterWork(q: string, call: SyntaxNode, model: NotebookMode
     perElement = rates.welchPerPoint * perSample;
   } else if (name === 'find_peaks') {
     perElement = rates.findPeaks;
+  } else if (name === 'decimate') {
+    // the default IIR filter run forwards and backwards (filtfilt), per input sample; an FIR one
+    // (`ftype='fir'`) is another cost: not priced here
+    const ftype = args.keywords.get('ftype');
+    if (ftype && !/^['"]iir['"]$/.test(ftype.text)) {
+      return null;
+    }
+    perElement = rates.decimate;
   } else {
     perElement = rates[name as 'gaussian_filter' | 'uniform_filter' | 'sobel' | 'prewitt' | 'savgol_filter' | 'sosfilt' | 'sosfiltfilt'];
   }
-  const iir = name === 'sosfilt' || name === 'sosfiltfilt';
+  // (decimate's recursion runs forwards and backwards on the device too: sosfiltfilt's rate)
+  const iir = name === 'sosfilt' || name === 'sosfiltfilt' || name === 'decimate';
   return {
     hostSeconds: a.size * perElement,
     deviceSeconds: iir ? a.size * (name === 'sosfilt' ? MEASURED_H200.deviceSosfiltSecondsPerSample : MEASURED_H200.deviceSosfiltfiltSecondsPerSample) : 0,
