@@ -229,8 +229,9 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
   // host, so the passes end)
   const kept = new Map<number, string>();
   // cells that move to the GPU with others (`joinDeferred`): their first uses are paid once, by
-  // the first of them; a group whose member did not become a GPU cell after all is undone, and
-  // its cells are never joined again (so every cell joins at most once, and the passes end)
+  // the first of them; a group one of whose members (or of the GPU cells whose loads it counted
+  // on) did not become or stay a GPU cell is undone, and its cells are never joined again (so
+  // every cell joins at most once, and the passes end)
   const joined = new Map<number, Joined>();
   const noJoin = new Set<number>();
   for (;;) {
@@ -241,7 +242,8 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       continue;
     }
     const gpu = new Set(pass.plan.gpuCells);
-    const broken = [...joined].filter(([, j]) => j.group.some(i => !gpu.has(i)));
+    // (a cell joined for first uses other GPU cells load: those must still be GPU cells too)
+    const broken = [...joined].filter(([, j]) => [...j.group, ...j.makers].some(i => !gpu.has(i)));
     if (broken.length > 0) {
       for (const [index, j] of broken) {
         joined.delete(index);
