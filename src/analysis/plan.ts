@@ -60,21 +60,27 @@
  * kept on the host are weighed again with the first uses the walk's GPU cells make taken as paid.
  * One that then saves its margin alone moves (the GPU cell that loads what it uses comes later: it
  * is relieved of the charge); cells that share a first use nobody pays yet, and each fail alone,
- * move as a group when each would save its margin with the shared loads free and together they save
- * the sum of their margins with them paid once, e.g. two cells of ~0.2 s that each call
- * `ndimage.shift` (~0.37 s to load). The walk is made
- * again with those cells on the GPU; each is charged, in order, only what no earlier GPU cell
- * loaded, so its change and the whole-notebook figure (`NotebookFigures`) count each first use
- * once, and its change says whom it moved with. Passes repeat until nothing changes: a cell joins
- * at most once (a group one of whose members does not become a GPU cell after all is undone and
- * never tried again) and the cells kept on the host only grow, so the passes end; cells and first
- * uses are taken in notebook order, so the result is the same for the same notebook.
+ * move as a group when each would save its margin with the shared loads free and together they
+ * save the sum of their margins with them paid once, e.g. two cells of ~0.14 s on the CPU that
+ * each call `ndimage.shift` (~0.12 s a session to import and load). The walk is made again with
+ * those cells on the GPU; each is charged, in order, only what no earlier GPU cell loaded, so its
+ * change and the whole-notebook figure (`NotebookFigures`) count each first use once, and its
+ * change says whom it moved with. Passes repeat until nothing changes: a cell joins at most once
+ * (a join one of whose cells, or of the GPU cells whose loads it counted on, is not a GPU cell
+ * after a pass is undone and never tried again) and the cells kept on the host only grow, so the
+ * passes end; cells and first uses are taken in notebook order, so the result is the same for the
+ * same notebook.
  *
- * A cell whose array sizes are unknown (data read from a file: the panel's suggestions size arrays
- * from the running kernel, the CLI cannot) has no figure. Judged per session, it stays on the host,
- * with the reason (`unknownSizeStays`), unless it reads arrays resident on the device: then a host
- * version would copy them back, and it moves, its change saying so. (A file an earlier cell wrote
- * with `np.save` is not unknown: notebook.ts sizes `np.load` of it as what was saved.)
+ * A cell whose array sizes are unknown (data read from a file: the panel sizes arrays from the
+ * running kernel, for its suggestions and its whole-notebook rewrite; the CLI cannot) has no
+ * figure. Judged per session, it stays on the host, with the reason (`unknownSizeStays`), unless
+ * it reads arrays resident on the device: then a host version would copy them back, and it moves,
+ * its change saying so. (A file an earlier cell wrote with `np.save` is not unknown: notebook.ts
+ * sizes `np.load` of it as what was saved.)
+ *
+ * Every cell the array rules would rewrite that stays on the host says why in its change, with
+ * the reason in one word (`PlanChange.stays`: under the minimum speedup, under the per-session
+ * saving, copies, unknown sizes, memory), which `fix` groups in one line (`hostReasonsInWords`).
  *
  * `import cupy as cp` is added once, to the first cell that imports something; the kernels the
  * GPU cells use (ElementwiseKernel objects, fused functions, RawKernels) are defined once, in the
