@@ -189,7 +189,19 @@ export const MEASURED_H200 = {
      * so 28 ns; b_signal cell 13 (decimate of 2M by 10, a 20000 x 2000 np.correlate) measured 55
      * ms on the H200's host (run 22), 0.25 s predicted before (20 flops an element).
      */
-    decimate: 28e-9
+    decimate: 28e-9,
+    /**
+     * scipy.ndimage's binary morphology on a bool image, per element: an erosion or dilation's
+     * first iteration ~10 ns, each later one ~1.6 ns (it visits the pixels that changed), an
+     * opening or closing two of them; `binary_fill_holes` (a dilation iterated until nothing
+     * changes) ~25 ns. Timed here (1024^2 and 2048^2 smooth-noise masks: erosion 9-11 ns,
+     * dilation 10, opening 20 ns with 1 iteration and 23.5 with 2, fill_holes 22-27 ns).
+     * a_microscopy cell 8 (an opening of 2 iterations, fill_holes, 1024^2) measured 82 ms on the
+     * H200's host (run 22); 255 ms predicted before (20 flops an element per call).
+     */
+    binaryMorphology: 10e-9,
+    binaryMorphologyLaterIteration: 1.6e-9,
+    binaryFillHoles: 25e-9
   },
   /**
    * cupyx.scipy.signal's IIR recursions, device seconds per sample: warm, `sosfiltfilt` of 2M

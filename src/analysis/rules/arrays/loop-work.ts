@@ -428,7 +428,7 @@ export function broadcasts(a: ValueInfo, b: ValueInfo): boolean {
  * Host seconds per element of SciPy's filters (`MEASURED_H200.hostScipyFilterSeconds`, each with
  * where it was measured): a median filter per element of its window.
  */
-const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter|uniform_filter|sobel|prewitt|median_filter|shift|rotate|zoom|affine_transform|map_coordinates|savgol_filter|sosfilt|sosfiltfilt|welch|spectrogram|find_peaks|decimate)$/;
+const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter|uniform_filter|sobel|prewitt|median_filter|shift|rotate|zoom|affine_transform|map_coordinates|savgol_filter|sosfilt|sosfiltfilt|welch|spectrogram|find_peaks|decimate|binary_erosion|binary_dilation|binary_opening|binary_closing|binary_fill_holes)$/;
 
 /**
  * A SciPy filter's seconds on the host (its rate per element, a median filter's per element of
@@ -474,6 +474,19 @@ export function scipyFilterWork(q: string, call: SyntaxNode, model: NotebookMode
     perElement = rates.welchPerPoint * perSample;
   } else if (name === 'find_peaks') {
     perElement = rates.findPeaks;
+  } else if (/^binary_(erosion|dilation|opening|closing)$/.test(name)) {
+    // the first iteration visits every element; later ones only the pixels that changed; an
+    // opening or closing is two of them. `iterations` below 1 (until nothing changes): as
+    // binary_fill_holes, which iterates so
+    const it = args.keywords.get('iterations') ?? args.positional[2];
+    const k = it ? model.constantValue(it, cell) : 1;
+    if (k === undefined) {
+      return null;
+    }
+    const one = k < 1 ? rates.binaryFillHoles : rates.binaryMorphology + (k - 1) * rates.binaryMorphologyLaterIteration;
+    perElement = (/opening|closing/.test(name) ? 2 : 1) * one;
+  } else if (name === 'binary_fill_holes') {
+    perElement = rates.binaryFillHoles;
   } else if (name === 'decimate') {
     // the default IIR filter run forwards and backwards (filtfilt), per input sample; an FIR one
     // (`ftype='fir'`) is another cost: not priced here
