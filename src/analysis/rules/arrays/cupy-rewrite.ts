@@ -2726,6 +2726,34 @@ function readsStructure(root: SyntaxNode, name: string, from: number): boolean {
 
 /** Decides what the rewrite does with `numpy.X` / `scipy.X`. */
 function classify(node: SyntaxNode, qualified: string, cp: string): LibraryRef {
+  // what a name becomes depends on the name (and CuPy's alias) alone, except for r_/c_, which
+  // read their subscript: one answer per name, kept
+  if (qualified.startsWith('numpy.') && CUPY_CONCATENATORS.has(qualified.slice('numpy.'.length))) {
+    return classifyAt(node, qualified, cp);
+  }
+  let byName = CLASSIFIED.get(cp);
+  if (byName === undefined) {
+    byName = new Map();
+    CLASSIFIED.set(cp, byName);
+  }
+  let known = byName.get(qualified);
+  if (known === undefined) {
+    // (kept without the node: a kept node would keep its cell's tree)
+    const { action, replacement, reason } = classifyAt(node, qualified, cp);
+    known = { action, replacement, reason };
+    byName.set(qualified, known);
+  }
+  // a new reference each time (the analysis changes its action)
+  if (known.replacement !== undefined) {
+    return { node, qualified, action: known.action, replacement: known.replacement };
+  }
+  return known.reason !== undefined ? { node, qualified, action: known.action, reason: known.reason } : { node, qualified, action: known.action };
+}
+
+/** `classify`'s answers by CuPy's alias and qualified name (their nodes are not read). */
+const CLASSIFIED = new Map<string, Map<string, Pick<LibraryRef, 'action' | 'replacement' | 'reason'>>>();
+
+function classifyAt(node: SyntaxNode, qualified: string, cp: string): LibraryRef {
   const [lib, ...rest] = qualified.split('.');
   const path = rest.join('.');
   if (lib === 'numpy') {
