@@ -547,7 +547,7 @@ function libraryUses(scope: CellRewrite) {
 
   // what is built only for a host consumer stays on the host, and so do small arrays made from
   // numbers that host code walks or that meet device data only where copied in (small-host-arrays.ts)
-  const smallHost = refs.length > 0 ? smallHostArrays(root, model, cell, globalReferences, c => isHostConsumerCall(c, model, cell, new Set())) : [];
+  const smallHost = refs.length > 0 ? smallHostArrays(root, model, cell, globalReferences, c => isHostConsumerCall(c, model, cell, NO_NAMES)) : [];
   const hostOnly = refs.length > 0 ? [...hostOnlyExpressions(root, model, cell), ...smallHost.flatMap(s => [s.value, ...s.hostCalls])] : [];
   // (one copied in as it is bound gives a device array all the same)
   const copiedAsBound = new Set(smallHost.filter(s => s.meetings.some(m => m.kind === 'bind')).map(s => s.value.id));
@@ -2498,7 +2498,8 @@ function containerScalarEdits(root: SyntaxNode, model: NotebookModel, cell: Cell
   });
   const unpacked = new Set<number>();
   for (const a of cell.facts!.assignments) {
-    if (a.value && !a.augmented && shown(a.name, a.at)) {
+    // (a value that is no container has no items: whether it is shown is not asked)
+    if (a.value && !a.augmented && containerValues(a.value).length > 0 && shown(a.name, a.at)) {
       copyItems(a.value);
     }
     const from = a.unpacked?.from;
@@ -3140,8 +3141,15 @@ export function updatedInCell(root: SyntaxNode, name: string, mutates: ReadonlyS
     return true;
   }
   return globalReferences(root, name).some(r => {
+    if (inPlaceUpdate(r, model) !== null) {
+      return true;
+    }
+    // through a view only when the cell updates some name in place (`mutates`: most cells none)
+    if (mutates.size === 0) {
+      return false;
+    }
     const e = escapingUse(r, model);
-    return inPlaceUpdate(r, model) !== null || (e?.kind === 'alias' && e.holders.some(h => h !== name && mutates.has(h)));
+    return e?.kind === 'alias' && e.holders.some(h => h !== name && mutates.has(h));
   });
 }
 
