@@ -796,7 +796,7 @@ function cellArrays(scope: CellRewrite, s1: ReturnType<typeof libraryUses>) {
   }
 
   // Generators: cupy.random.Generator has fewer methods than NumPy's; host generators stay host.
-  const generators = generatorCalls(root, model, cell, [...localArrays, ...arrayInputs, ...residentInputs], new Set(residentInputs), refs, cp);
+  const generators = generatorCalls(root, model, cell, [...localArrays, ...arrayInputs, ...residentInputs], new Set(residentInputs), refs, cp, hostOnly);
   randomCalls += generators.draws;
   refusals.push(...generators.refusals);
   const { rangeRewrites, hostRngCalls, hostCopies: hostDrawCopies, seeded } = generators;
@@ -1633,7 +1633,8 @@ function generatorCalls(
   onDevice: readonly string[],
   resident: ReadonlySet<string>,
   refs: readonly LibraryRef[],
-  cp: string
+  cp: string,
+  hostOnly: readonly SyntaxNode[]
 ): { draws: number; refusals: string[]; rangeRewrites: TextEdit[]; hostRngCalls: SyntaxNode[]; hostCopies: Map<number, SyntaxNode>; seeded: { rng: string; device: string; normal: boolean }[] } {
   const assignments = cell.facts!.assignments;
   const out = {
@@ -1651,6 +1652,9 @@ function generatorCalls(
   /** Host Generators (by name) whose draws here may move to the device (movableHostGenerator). */
   const movable = new Map<string, boolean>();
   walkTypes(root, CALL, n => {
+    if (hostOnly.length > 0 && hostOnly.some(e => isInside(n, e))) {
+      return false; // a draw kept NumPy's with what it makes (small-host-arrays.ts): not moved, not copied
+    }
     const fn = field(n, 'function');
     const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
     const method = fn?.type === 'attribute' ? (field(fn, 'attribute')?.text ?? '') : '';

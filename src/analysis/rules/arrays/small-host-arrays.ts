@@ -16,7 +16,9 @@
  * data, once per such use (`cp.polyfit(cp.asarray(lags) * dt_b, msd, 1)`: 240 bytes).
  *
  * Kept on the host: a name the cell binds once to an array reading no array (numbers and host
- * scalars only), made by NumPy, of at most SMALL_HOST_ELEMENTS elements as the model knows its
+ * scalars only), made by NumPy (or drawn from a NumPy Generator an earlier cell made:
+ * `centers = rng.uniform(20, 80, size=(150, 2))`, then `for cy, cx in centers:`), of at most
+ * SMALL_HOST_ELEMENTS elements as the model knows its
  * size (an exact shape, or an upper bound such as np.unique's), or of any size when it converts a
  * transcendental result to integers (integerOfTranscendental: those integers must be NumPy's),
  * whose every use in the cell is one of:
@@ -133,7 +135,7 @@ export function smallHostArrays(
     const binds = assignments.filter(a => a.name === name);
     const value = binds.length === 1 && !binds[0].augmented && !binds[0].nested ? binds[0].value : null;
     const left = value?.parent?.type === 'assignment' ? field(value.parent, 'left') : null;
-    if (!value || left?.type !== 'identifier' || readsArray(value) || !madeByNumpy(value, model)) {
+    if (!value || left?.type !== 'identifier' || !(hostDraw(value, model, cell, readsArray) || (!readsArray(value) && madeByNumpy(value, model)))) {
       continue;
     }
     const v = model.inferValue(value, cell);
@@ -206,6 +208,24 @@ function repeats(use: SyntaxNode, binding: SyntaxNode): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Is `e` a draw from a NumPy Generator an earlier cell made (`rng.uniform(20, 80, size=(150, 2))`),
+ * of arguments reading no array? Such a draw stays NumPy's unless the rewrite moves it (it is
+ * copied to the device, or drawn there from a CuPy Generator seeded from it), so small, and
+ * walked by host code, it is kept as it is: no copy in, no copy back to iterate it.
+ */
+function hostDraw(e: SyntaxNode, model: NotebookModel, cell: CellModel, readsArray: (e: SyntaxNode) => boolean): boolean {
+  const fn = e.type === 'call' ? field(e, 'function') : null;
+  const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+  const args = e.type === 'call' ? field(e, 'arguments') : null;
+  if (!obj || obj.type !== 'identifier' || !args || readsArray(args)) {
+    return false;
+  }
+  const v = model.valueBefore(obj.text, cell, e.startIndex);
+  // (a Generator this cell makes becomes CuPy's, and so do its draws)
+  return v.kind === 'rng' && v.library !== 'cupy' && !(cell.facts?.assignments ?? []).some(a => a.name === obj.text && a.at <= e.startIndex);
 }
 
 /** Does `e` make its array with NumPy (a `numpy.` call in it: not a literal list or another library's)? */
