@@ -762,7 +762,12 @@ export function predictResident(work: WorkEstimate, device: DeviceProfile = DEFA
 
 /** The work with its data already on the device: no copies, matrices built there (canonical). */
 function residentWork(work: WorkEstimate): WorkEstimate {
-  return { ...work, hostToDeviceBytes: 0, deviceToHostBytes: 0, sparseNonZerosFromHost: 0 };
+  // copied, then the keys set: a spread adding a key its source lacks is ~10x slower in V8 (Node 20)
+  const resident = { ...work };
+  resident.hostToDeviceBytes = 0;
+  resident.deviceToHostBytes = 0;
+  resident.sparseNonZerosFromHost = 0;
+  return resident;
 }
 
 interface Estimate {
