@@ -324,3 +324,30 @@ def test_draws_and_smoothed_images_are_not_taken_for_walks() -> None:
     y = np.random.default_rng(2).normal(size=(512, 512)) * 1.02
     r = compare("x", x, y, random=True)
     assert r.status == "not_equal" and "random walk" not in r.detail, r
+
+
+def test_one_or_a_few_walks_and_sorted_draws_match_by_their_steps() -> None:
+    # one path (1-D), four paths, a +-1 walk and sorted draws (their spacings are the steps):
+    # too few starts for a distribution, so their means are held to the steps' spread; before,
+    # a lone start was unverifiable and failed the comparison (g_climate's gmean in run 24)
+    def rng(s: int) -> np.random.Generator:
+        return np.random.default_rng(s)
+
+    cases = [
+        lambda s: np.cumsum(rng(s).normal(size=100_000)),
+        lambda s: np.cumsum(rng(s).normal(size=(4, 100_000)), axis=1),
+        lambda s: np.cumsum(rng(s).choice([-1, 1], 100_000)),
+        lambda s: np.sort(rng(s).random(100_000)),
+        lambda s: np.sort(rng(s).random((4, 100_000)), axis=1),
+    ]
+    for make in cases:
+        for seed in (2, 3, 4):
+            r = compare("w", make(1), make(seed), random=True)
+            assert r.status == "statistical", r
+    # a lone walk started 10 steps away, or with 3% larger steps, still fails
+    a = np.cumsum(rng(1).normal(size=100_000))
+    assert compare("w", a, np.cumsum(rng(2).normal(size=100_000)) + 10, random=True).status == (
+        "not_equal"
+    )
+    b = np.cumsum(1.03 * rng(2).normal(size=100_000))
+    assert compare("w", a, b, random=True).status == "not_equal"
