@@ -661,6 +661,16 @@ function planPass(
         moved,
         outputs: [...analysis.deviceNames].filter(n => !analysis.hostKept.has(n) && (cell.facts!.writes.has(n) || updatedInCell(cell.tree!.rootNode, n, cell.facts!.mutates, model)))
       });
+      // a name the cell binds to a host value (an array it keeps NumPy's, a number) is no longer
+      // the device array an earlier cell left: a later GPU cell copies it in again
+      for (const name of cell.facts.writes) {
+        if (resident.has(name) && (!analysis.deviceNames.has(name) || analysis.hostKept.has(name))) {
+          resident.delete(name);
+          if (cell.facts.assignments.some(a => a.name === name && !a.augmented)) {
+            leftDevice.delete(name); // bound to another array, which has not been on the device
+          }
+        }
+      }
       // an array something else may share stays a host array: each GPU cell copies it in
       for (const name of analysis.deviceNames) {
         if (!analysis.hostKept.has(name)) {
