@@ -6,10 +6,12 @@
 import { expect, test } from '@jupyterlab/galata';
 import { card, openPanel, waitForKernelIdle } from './helpers';
 
+// (the file's path through a variable: the analysis sizes np.load of a literal path an earlier
+// cell np.save-d, not this one, as it cannot a file another program wrote)
 const CELLS: [string, string][] = [
-  ['imports', 'import numpy as np'],
-  ['write', "np.save('big.npy', np.random.rand(30_000_000).astype(np.float32))"],
-  ['load', "x = np.load('big.npy')"],
+  ['imports', "import numpy as np\npath = 'big.npy'"],
+  ['write', 'np.save(path, np.random.rand(30_000_000).astype(np.float32))'],
+  ['load', 'x = np.load(path)'],
   ['expr', 'y = np.sqrt(x*x+1.0)*np.exp(-x)']
 ];
 
