@@ -4401,7 +4401,12 @@ const ARRAY_ARGUMENT_POSITIONS: ReadonlyMap<string, readonly number[] | 'seq'> =
   ['vstack', 'seq'],
   ['hstack', 'seq'],
   ['dstack', 'seq'],
-  ['column_stack', 'seq']
+  ['column_stack', 'seq'],
+  // CuPy's reductions and sorts call the argument's own method (`cupy.mean(a)` is `a.mean()`):
+  // a Python list there is an AttributeError, where NumPy converts it
+  ...['sum', 'prod', 'mean', 'std', 'var', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'ptp', 'all', 'any', 'cumsum', 'cumprod', 'median', 'average', 'nansum', 'nanmean', 'nanstd', 'nanvar', 'nanmax', 'nanmin', 'sort', 'argsort', 'diff', 'clip', 'round', 'around'].map(
+    name => [name, [0]] as [string, readonly number[]]
+  )
 ]);
 
 /**
@@ -4416,7 +4421,11 @@ function sequenceArgumentEdits(refs: readonly LibraryRef[], model: NotebookModel
     kids(seq).length > 0 && kids(seq).every(k => (k.type === 'list' || k.type === 'tuple' ? numbers(k) : k.type !== 'comment' && model.inferValue(k, cell).kind === 'scalar'));
   const wrap = (a: SyntaxNode | undefined): void => {
     const u = a ? unparen(a) : undefined;
-    if (u && (u.type === 'list' || u.type === 'tuple') && numbers(u)) {
+    // a literal of numbers, or a name bound to a Python list or tuple (`w = [0.5, 1.5]`; of
+    // numbers or of arrays alike: cp.asarray takes both)
+    const listed = u && (u.type === 'list' || u.type === 'tuple') && numbers(u);
+    const named = u?.type === 'identifier' && ((v): boolean => v.kind === 'sequence' && v.dtype === undefined)(model.inferValue(u, cell));
+    if (listed || named) {
       edits.push(insert(a!.startIndex, `${cp}.asarray(`), insert(a!.endIndex, ')'));
     }
   };
