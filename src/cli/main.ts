@@ -396,7 +396,9 @@ export async function fix(args: string[], io: Io): Promise<number> {
   });
   const written = { ...nb, metadata: { ...nb.metadata, gpuoptimize: { rewritten_from: basename(input), version: VERSION } }, cells };
   writeFileSync(out, JSON.stringify(written, null, 1) + '\n');
-  io.stdout(`${style.bold(out)}: ${rewrite.changes.length} change(s) from ${input}\n`);
+  // cells whose source changed (a cell kept on the host with its reason only is no change)
+  const changed = rewrite.changes.filter(ch => (byIndex.get(ch.cellIndex)?.source ?? '') !== (loaded.cells[ch.cellIndex]?.source ?? '')).length;
+  io.stdout(`${style.bold(out)}: ${changed} change(s) from ${input}\n`);
   if (rewrite.figures) {
     io.stdout(`  ${rewrite.figures.pays ? 'predicted' : style.yellow('warning')}: ${rewrite.figures.summary}\n`);
   }

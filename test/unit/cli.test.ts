@@ -430,6 +430,25 @@ describe('gpuoptimize fix', () => {
     }
   });
 
+  test('counts as changes only the cells whose source changed, not the ones kept on the host with a reason', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gpuopt-'));
+    const input = join(dir, 'small.py');
+    // three cells the array rules would rewrite, each too small to pay for what it loads
+    writeFileSync(
+      input,
+      [
+        '# %%\nimport numpy as np\nfrom scipy import ndimage\na = np.random.default_rng(0).random((600, 600))\n',
+        '# %%\nb = ndimage.shift(a, (0.5, 0.25))\nprint(b.sum())\n',
+        '# %%\nc = ndimage.shift(a * 2.0, (1.5, 0.75))\nprint(c.sum())\n'
+      ].join('\n')
+    );
+    const r = run(['fix', input, '-o', join(dir, 'small.gpu.ipynb'), '--even-if-slower']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/: 0 change\(s\) from /);
+    expect(r.stdout).toMatch(/\n {2}kept on the host: cells 0, 1, 2: /);
+    expect(r.stdout).toMatch(/\n {2}cell 1: stays on the host: /);
+  });
+
   test('writes a new notebook and never overwrites without --force', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gpuopt-'));
     const input = join(dir, 'pipeline.ipynb');
