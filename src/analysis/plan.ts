@@ -554,7 +554,9 @@ function planPass(
       }
       const loss = worth && analysis.sizeKnown && session === 'fresh' ? sessionLoss(cell, model, resident, prediction, device) : null;
       const join = joined.get(cell.index);
-      if (loss !== null && join) {
+      // every member of a joined group says so (a later member, whose loads an earlier one now
+      // makes, may save its margin alone in this walk: it still moved with the group)
+      if (join && worth) {
         joinedWith = joinedSummary(cell.index, join);
       } else if (loss !== null) {
         worth = false;
