@@ -159,10 +159,16 @@ test.describe('Notebooks', () => {
       await anyway.click();
     }
     await expect(tab).toBeVisible();
-    const first = await page.evaluate(() => {
-      const model = (window as any).jupyterapp.shell.currentWidget.content.model;
-      return { type: model.cells.get(0).type, source: model.cells.get(0).sharedModel.getSource() };
-    });
+    // the tab shows before the copy's cells are in its model (a flake in the fresh-clone CI of
+    // 980e8e7): wait for the summary cell
+    const firstCell = (): Promise<{ type: string; source: string }> =>
+      page.evaluate(() => {
+        const model = (window as any).jupyterapp.shell.currentWidget?.content?.model;
+        const cell = model?.cells?.length > 0 ? model.cells.get(0) : null;
+        return { type: cell ? cell.type : '', source: cell ? cell.sharedModel.getSource() : '' };
+      });
+    await expect.poll(async () => (await firstCell()).type, { timeout: 20000 }).toBe('markdown');
+    const first = await firstCell();
     expect(first.type).toBe('markdown');
     expect(first.source).toContain('GPU rewrite of `demo.ipynb`');
     expect(first.source).toMatch(/cell \d+:/);
