@@ -5,11 +5,10 @@
  * (test/fixtures/rules/GPU103/flag-group-*) hold the full candidates; these tests hold the
  * decisions one at a time.
  */
-import { existsSync, readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { analyzeNotebook } from '../../src/analysis/engine';
 import { rewriteNotebook } from '../../src/analysis/plan';
-import { cellsOf, parser, percentCells } from './helpers';
+import { cellsOf, parser, checkPlanFixture } from './helpers';
 
 beforeAll(async () => {
   await parser();
@@ -120,13 +119,7 @@ describe('the whole-notebook rewrite', () => {
 
 describe('plan fixture grouped-statements (test/fixtures/plan/: verify_on_gpu.py runs both on the GPU)', () => {
   it('keeps r (printed later) as an output and g in a register, the kernel defined in the import cell', () => {
-    const dir = join(__dirname, '..', 'fixtures', 'plan', 'grouped-statements');
-    const plan = rewriteNotebook(percentCells(readFileSync(join(dir, 'notebook.py'), 'utf8')).cells);
-    const text = plan.cells.map(c => `# %%\n${c.source}\n`).join('\n');
-    if (process.env.UPDATE_FIXTURES === '1' || !existsSync(join(dir, 'rewritten.py'))) {
-      writeFileSync(join(dir, 'rewritten.py'), text);
-    }
-    expect(text).toBe(readFileSync(join(dir, 'rewritten.py'), 'utf8'));
+    const plan = checkPlanFixture('grouped-statements');
     expect(plan.gpuCells).toContain(2);
     expect(plan.cells[2].source).toBe('r, out = r_out_kernel(x, z)');
   });

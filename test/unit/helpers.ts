@@ -1,9 +1,10 @@
 /** Test helpers: the real parser, and readable notebooks in `# %%` (percent) format. */
-import { readdirSync, readFileSync, existsSync, statSync } from 'fs';
+import { readdirSync, readFileSync, existsSync, statSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { initNodeParser } from '../../src/analysis/parser-node';
 import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
+import { rewriteNotebook, type PlanOptions } from '../../src/analysis/plan';
 import type { CellInput, RuntimeValueInfo } from '../../src/analysis/types';
 
 export function parser(): Promise<PythonParser> {
@@ -84,4 +85,29 @@ export function ruleFixtures(ruleId: string): RuleFixture[] {
         runtime: runtime ? (JSON.parse(runtime) as Record<string, RuntimeValueInfo>) : undefined
       };
     });
+}
+
+/** A plan fixture's folder: test/fixtures/plan/<name>/ (notebook.py -> rewritten.py). */
+function planFixtureDir(name: string): string {
+  return join(__dirname, '..', 'fixtures', 'plan', name);
+}
+
+/** The cells of a plan fixture's notebook.py. */
+export function planFixtureCells(name: string): CellInput[] {
+  return percentCells(readFileSync(join(planFixtureDir(name), 'notebook.py'), 'utf8')).cells;
+}
+
+/**
+ * A plan fixture's whole-notebook rewrite (with `opts`), its cells' text checked against
+ * rewritten.py (written instead where UPDATE_FIXTURES=1 or none is there yet).
+ */
+export function checkPlanFixture(name: string, opts: PlanOptions = {}): ReturnType<typeof rewriteNotebook> {
+  const dir = planFixtureDir(name);
+  const plan = rewriteNotebook(planFixtureCells(name), opts);
+  const text = plan.cells.map(c => `# %%\n${c.source}\n`).join('\n');
+  if (process.env.UPDATE_FIXTURES === '1' || !existsSync(join(dir, 'rewritten.py'))) {
+    writeFileSync(join(dir, 'rewritten.py'), text);
+  }
+  expect(text).toBe(readFileSync(join(dir, 'rewritten.py'), 'utf8'));
+  return plan;
 }

@@ -5,10 +5,8 @@
  * together (sharing a load neither saves enough to pay for alone) move together.
  */
 import { FIRST_USE_H200, firstUseCharge } from '../../src/analysis/apis/first-use';
-import { existsSync, readFileSync, writeFileSync } from 'fs';
-import { join } from 'path';
 import { hostReasonsInWords, rewriteNotebook } from '../../src/analysis/plan';
-import { cellsOf, parser, percentCells } from './helpers';
+import { cellsOf, parser, checkPlanFixture } from './helpers';
 
 beforeAll(async () => {
   await parser();
@@ -80,14 +78,6 @@ describe('plan fixtures, per session (test/fixtures/plan/<case>/: notebook.py ->
     ['first-use-shared-too-small', 'cells sharing a first use that even together do not save 50 ms a cell stay on the host', []]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
-    const dir = join(__dirname, '..', 'fixtures', 'plan', name);
-    const { cells } = percentCells(readFileSync(join(dir, 'notebook.py'), 'utf8'));
-    const plan = rewriteNotebook(cells);
-    const text = plan.cells.map(c => `# %%\n${c.source}\n`).join('\n');
-    if (process.env.UPDATE_FIXTURES === '1' || !existsSync(join(dir, 'rewritten.py'))) {
-      writeFileSync(join(dir, 'rewritten.py'), text);
-    }
-    expect(text).toBe(readFileSync(join(dir, 'rewritten.py'), 'utf8'));
-    expect(plan.gpuCells).toEqual(gpuCells);
+    expect(checkPlanFixture(name).gpuCells).toEqual(gpuCells);
   });
 });

@@ -4,16 +4,14 @@
  * reason, unless it reads arrays resident on the device (a host version would copy them back); and
  * a file an earlier cell wrote with np.save is sized as what it saved.
  */
-import { existsSync, readFileSync, writeFileSync } from 'fs';
-import { join } from 'path';
 import { hostReasonsInWords, rewriteNotebook } from '../../src/analysis/plan';
-import { parser, percentCells } from './helpers';
+import { parser, checkPlanFixture, planFixtureCells } from './helpers';
 
 beforeAll(async () => {
   await parser();
 });
 
-const fixture = (name: string) => percentCells(readFileSync(join(__dirname, '..', 'fixtures', 'plan', name, 'notebook.py'), 'utf8')).cells;
+const fixture = planFixtureCells;
 const summary = (plan: ReturnType<typeof rewriteNotebook>, index: number): string => plan.changes.find(c => c.cellIndex === index)?.summary ?? '';
 const UNKNOWN = /^stays on the host: the sizes of its arrays are not known here \(data read from a file, or made by code the analysis cannot size\), so there is no figure that its GPU version would pay, and it reads no array the GPU cells before it leave on the device/;
 
@@ -58,13 +56,6 @@ describe('plan fixtures, per session (test/fixtures/plan/<case>/: notebook.py ->
     ['saved-file-sized', "np.load of a file an earlier cell np.save-d is sized as what it saved: the big cell moves, the small one stays", [1]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
-    const dir = join(__dirname, '..', 'fixtures', 'plan', name);
-    const plan = rewriteNotebook(fixture(name));
-    const text = plan.cells.map(c => `# %%\n${c.source}\n`).join('\n');
-    if (process.env.UPDATE_FIXTURES === '1' || !existsSync(join(dir, 'rewritten.py'))) {
-      writeFileSync(join(dir, 'rewritten.py'), text);
-    }
-    expect(text).toBe(readFileSync(join(dir, 'rewritten.py'), 'utf8'));
-    expect(plan.gpuCells).toEqual(gpuCells);
+    expect(checkPlanFixture(name).gpuCells).toEqual(gpuCells);
   });
 });

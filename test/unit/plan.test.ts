@@ -1,8 +1,8 @@
 import { rewriteNotebook as planNotebook, type PlanOptions, type ResidencyPlan } from '../../src/analysis/plan';
 import type { CellInput } from '../../src/analysis/types';
-import { existsSync, readFileSync, writeFileSync } from 'fs';
+import { readFileSync } from 'fs';
 import { join } from 'path';
-import { cellsOf, parser, percentCells } from './helpers';
+import { cellsOf, parser, percentCells, checkPlanFixture } from './helpers';
 
 /** The plan judged by steady figures: these notebooks are small, and test data movement, not first-use costs. */
 const rewriteNotebook = (cells: CellInput[], opts: PlanOptions = {}): ResidencyPlan => planNotebook(cells, { session: 'warm', ...opts });
@@ -178,15 +178,8 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['rebound-to-host-array', 'a GPU cell that binds a resident name to an array it keeps NumPy\'s ends its residency: the next GPU cell copies the new host array in', [1, 2, 3]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
-    const dir = join(__dirname, '..', 'fixtures', 'plan', name);
-    const { cells } = percentCells(readFileSync(join(dir, 'notebook.py'), 'utf8'));
-    const plan = rewriteNotebook(cells);
-    const text = plan.cells.map(c => `# %%\n${c.source}\n`).join('\n');
-    if (process.env.UPDATE_FIXTURES === '1' || !existsSync(join(dir, 'rewritten.py'))) {
-      writeFileSync(join(dir, 'rewritten.py'), text);
-    }
-    expect(text).toBe(readFileSync(join(dir, 'rewritten.py'), 'utf8'));
-    expect(plan.gpuCells).toEqual(gpuCells);
+    // judged by steady figures, as this file's rewriteNotebook is
+    expect(checkPlanFixture(name, { session: 'warm' }).gpuCells).toEqual(gpuCells);
   });
 
   it('kernel-twins: one definition per distinct kernel, called by both cells', () => {
