@@ -710,14 +710,14 @@ def _compare_statistically(
 _WALK_SPREAD = 16.0
 
 
-def _walk_axis(a: Any) -> int | None:
-    """The axis along which `a` is a random walk, or None: the steps along it (np.diff) look
-    like independent draws (no design effect in their block means) while the values spread
-    far more than the steps (a running sum of n steps spreads ~n/2 times their variance). Of
-    several such axes, the one with the smallest steps."""
+def _walk_axis(a: Any) -> tuple[int, Any] | None:
+    """The axis along which `a` is a random walk, with its steps there (np.diff), or None: the
+    steps look like independent draws (uncorrelated neighbours, `_uncorrelated`) while the
+    values spread far more than the steps (a running sum of n steps spreads ~n/2 times their
+    variance). Of several such axes, the one with the smallest steps."""
     import numpy as np
 
-    best: tuple[float, int] | None = None
+    best: tuple[float, int, Any] | None = None
     var = float(a.var())
     if var == 0.0:
         return None
@@ -731,8 +731,8 @@ def _walk_axis(a: Any) -> int | None:
         if not _uncorrelated(steps):
             continue
         if best is None or step_var < best[0]:
-            best = (step_var, axis)
-    return None if best is None else best[1]
+            best = (step_var, axis, steps)
+    return None if best is None else (best[1], best[2])
 
 
 #: Largest lag-1 correlation between neighbours that still reads as independent draws
@@ -775,11 +775,12 @@ def _compare_as_random_walk(name: str, a: Any, b: Any, notes: list[str]) -> Outp
 
     if a.shape != b.shape or a.ndim == 0:
         return None
-    axis = _walk_axis(a)
-    if axis is None:
+    walk = _walk_axis(a)
+    if walk is None:
         return None
+    axis, steps_a = walk
     what = f"compared as a random walk along axis {axis} (its start and its steps)"
-    steps_a, steps_b = np.diff(a, axis=axis), np.diff(b, axis=axis)
+    steps_b = np.diff(b, axis=axis)
     steps = _compare_statistically(name, steps_a.ravel(), steps_b.ravel(), [])
     start_a, start_b = np.take(a, 0, axis=axis).ravel(), np.take(b, 0, axis=axis).ravel()
     if np.array_equal(start_a, start_b):
