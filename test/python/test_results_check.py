@@ -251,6 +251,39 @@ def test_an_image_computed_from_noise_that_is_wrong_still_differs() -> None:
     assert compare("noisy", noisy_a, noisy_b, random=True).status == "not_equal"
 
 
+def _edge_gradient(seed: int, gain: float = 1.0, edge_gain: float = 1.0) -> np.ndarray:
+    # a denoised image's gradient (i_denoise's `gx`): small noise everywhere and large values
+    # on a ring of edge pixels whose heights vary with the noise; kurtosis ~570
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:1024, 0:1024]
+    ring = np.abs(np.hypot(xx - 512, yy - 512) - 1024 / 3) < 0.5
+    edges = ring * (1.0 + 0.3 * rng.normal(size=ring.shape)) * edge_gain
+    return (0.01 * rng.normal(size=ring.shape) + edges) * gain
+
+
+def test_heavy_tailed_values_get_the_std_error_of_their_tails() -> None:
+    # the spread of these values sits in ~6,400 edge pixels: two draws' std differ by more than
+    # 5 normal-theory standard errors (the check before, run 24's false failure), and by fewer
+    # than 5 of the standard errors their kurtosis gives
+    a, b = _edge_gradient(1), _edge_gradient(2)
+    assert abs(a.std() - b.std()) > 5 * a.std() * np.sqrt(1 / a.size)
+    r = compare("gx", a, b, random=True)
+    assert r.status == "statistical", r
+    assert "heavy-tailed values (kurtosis" in r.detail
+    # normal values keep the normal-theory tolerance (no widening said)
+    n_a = np.random.default_rng(1).normal(size=100_000)
+    n_b = np.random.default_rng(2).normal(size=100_000)
+    assert "heavy-tailed" not in compare("x", n_a, n_b, random=True).detail
+
+
+def test_heavy_tailed_values_that_are_wrong_still_differ() -> None:
+    # a gain on everything moves the bulk (KS); a large error on the tails alone moves the std
+    a = _edge_gradient(1)
+    assert compare("gx", a, _edge_gradient(2, gain=1.01), random=True).status == "not_equal"
+    tails = compare("gx", a, _edge_gradient(2, edge_gain=1.3), random=True)
+    assert tails.status == "not_equal" and "std" in tails.detail.split("there;")[-1], tails
+
+
 def test_raw_draws_keep_the_independent_samples_test() -> None:
     # independent values show no correlation: no design effect, and a 1% gain fails
     a = np.random.default_rng(1).normal(size=(512, 512))
