@@ -80,7 +80,8 @@
  *
  * Every cell the array rules would rewrite that stays on the host says why in its change, with
  * the reason in one word (`PlanChange.stays`: under the minimum speedup, under the per-session
- * saving, copies, unknown sizes, memory), which `fix` groups in one line (`hostReasonsInWords`).
+ * saving, copies, unknown sizes, memory), and so does every cell they refuse (with the rule's
+ * reason: `refused`), which `fix` groups in one line (`hostReasonsInWords`).
  *
  * `import cupy as cp` is added once, to the first cell that imports something; the kernels the
  * GPU cells use (ElementwiseKernel objects, fused functions, RawKernels) are defined once, in the
@@ -138,9 +139,11 @@ export interface Transfer {
  * says it in full): predicted under the minimum speedup (`below-minimum`); saving under
  * `MIN_SESSION_SAVING_SECONDS` per session once its first uses are loaded (`per-session`); the
  * copies its GPU version would make cost more than it saves (`copies`); its array sizes unknown
- * (`unknown-size`); too big for the device's memory (`memory`).
+ * (`unknown-size`); too big for the device's memory (`memory`); refused by the array rules
+ * (`refused`: code the rewrite would break or CuPy lacks, a sequential recurrence, a per-element
+ * loop; the summary gives the rule's reason, the one `analyze` reports).
  */
-export type HostReason = 'below-minimum' | 'per-session' | 'copies' | 'unknown-size' | 'memory';
+export type HostReason = 'below-minimum' | 'per-session' | 'copies' | 'unknown-size' | 'memory' | 'refused';
 
 /** `HostReason` for people: what follows "kept on the host:" (`hostReasonsInWords`). */
 const HOST_REASON_WORDS: Record<HostReason, string> = {
@@ -148,7 +151,8 @@ const HOST_REASON_WORDS: Record<HostReason, string> = {
   'per-session': 'under 50 ms saved per session once first uses are loaded',
   copies: 'copies between host and device would cost more than the GPU saves',
   'unknown-size': 'array sizes unknown and no input on the device',
-  memory: "too big for the device's memory"
+  memory: "too big for the device's memory",
+  refused: "refused by the array rules (each cell's line says why)"
 };
 
 /**
@@ -566,6 +570,11 @@ function planPass(
       }
       priced = analysis.sizeKnown ? prediction : null;
       rule = analysis.scipyCompute > 0 || analysis.sparseOps > 0 ? 'GPU102' : analysis.chains.length > 0 || analysis.stencil ? 'GPU103' : analysis.numpyCompute === 0 && analysis.randomCalls > 0 ? 'GPU104' : 'GPU101';
+    } else if (analysis && analysis.applicable && analysis.refusal) {
+      // refused (code CuPy lacks or the rewrite would break): it stays as written, and says why
+      // with the others kept on the host
+      slow = `stays on the host: ${analysis.refusal}`;
+      stays = 'refused';
     }
     const ownCompute = analysis ? analysis.numpyCompute + analysis.scipyCompute + analysis.randomCalls + analysis.arrayOperators + analysis.arrayMethods : 0;
     // a cell whose only device work is methods on resident arrays inside host consumers or

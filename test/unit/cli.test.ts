@@ -407,6 +407,8 @@ describe('gpuoptimize fix', () => {
       // array work and np.random.rand -> cp.random.rand: the engine's note says cuRAND draws them
       '  cell 4: GPU101',
       `    random streams change: ${RANDOM_STREAMS_NOTE}`,
+      // a cell the array rules refuse says why
+      '  cell 5: stays',
       // a cell too small for the GPU says so, and draws nothing on the device
       '  cell 7: stays'
     ]);

@@ -31,6 +31,13 @@ describe('residency plan: copies of arrays another name shares', () => {
     expect(plan.transfers).toEqual([]);
     expect(plan.changes).toEqual([
       {
+        // the cell making `v` a view of `x` is refused (a later cell updates `x` in place): it says why
+        cellIndex: 0,
+        cellId: 'c0',
+        stays: 'refused',
+        summary: "stays on the host: `v` shares `x`'s memory in this cell and a later cell updates it in place: bringing `x` back to the host makes a copy that `v` does not share"
+      },
+      {
         cellIndex: 1,
         cellId: 'c1',
         stays: 'copies',

@@ -79,9 +79,12 @@ describe('residency plan: host code reading resident arrays', () => {
       [4, 'z', 'to-host'],
       [4, 'x', 'to-host']
     ]);
+    // (refused by the array rules, it says so first: cond has no CuPy equivalent)
     expect(plan.changes.find(c => c.cellIndex === 2)?.summary).toBe(
-      'copies x[:3] to the host where read (x stays on the device); copies y to the host as y_host for host code (the device array stays)'
+      "stays on the host: numpy.linalg.cond has no CuPy equivalent (not in CuPy's comparison table); " +
+        'copies x[:3] to the host where read (x stays on the device); copies y to the host as y_host for host code (the device array stays)'
     );
+    expect(plan.changes.find(c => c.cellIndex === 2)?.stays).toBe('refused');
   });
 
   it('brings back for good an array a function reads (it may run after a later cell changed it)', () => {

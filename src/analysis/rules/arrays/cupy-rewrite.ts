@@ -46,7 +46,7 @@ import { functionRuns } from './function-runs';
 import { broadcasts, einsumWork, factorisationWork, gatherWork, histogramWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
 import { iterateStructureRefusals, morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
-import { integerOfTranscendental, smallHostArrays } from './small-host-arrays';
+import { integerOfTranscendental, numpyGeneratorOf, smallHostArrays } from './small-host-arrays';
 import { startsOverNext, updatedInPlaceAfter } from './rebinds';
 import { isNormMethod, normRewrite } from './scipy-norm';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
@@ -1672,15 +1672,12 @@ function generatorCalls(
       }
       return true;
     }
-    if (!fn || !obj || obj.type !== 'identifier') {
+    // (not a generator, or a CuPy generator from an earlier cell: its draws are on the device already)
+    const generator = numpyGeneratorOf(n, model, cell);
+    if (!fn || !obj || obj.type !== 'identifier' || !generator) {
       return true;
     }
-    const v = model.valueBefore(obj.text, cell, n.startIndex);
-    if (v.kind !== 'rng' || v.library === 'cupy') {
-      return true; // not a generator, or a CuPy generator from an earlier cell: its draws are on the device already
-    }
-    const createdHere = assignments.some(a => a.name === obj.text && a.at <= n.startIndex);
-    if (createdHere) {
+    if (generator.madeHere) {
       out.draws += 1;
       if (method === 'normal') {
         const rewritten = normalViaStandardNormal(n, obj.text, model);
@@ -1870,7 +1867,7 @@ function movedGeneratorRefusals(root: SyntaxNode, refs: readonly LibraryRef[], m
 function castDraws(root: SyntaxNode, model: NotebookModel, cell: CellModel, cp: string): TextEdit[] {
   const rewrites: TextEdit[] = [];
   walkTypes(root, CALL, n => {
-    const rw = drawInDtype(n, model, cell, cp, cell.facts!.assignments);
+    const rw = drawInDtype(n, model, cell, cp);
     if (rw) {
       rewrites.push(rw);
       return false;
@@ -5599,7 +5596,7 @@ const LEGACY_DTYPE_DRAWS: ReadonlyMap<string, { to: string; dims: boolean }> = n
  * `rng.standard_normal(size).astype('float32')` -> `rng.standard_normal(size, dtype='float32')`
  * for a Generator made in the cell. Only for float32/float64 targets and plain arguments.
  */
-function drawInDtype(call: SyntaxNode, model: NotebookModel, cell: CellModel, cp: string, assignments: readonly { name: string; at: number }[]): TextEdit | null {
+function drawInDtype(call: SyntaxNode, model: NotebookModel, cell: CellModel, cp: string): TextEdit | null {
   const fn = field(call, 'function');
   if (fn?.type !== 'attribute' || field(fn, 'attribute')?.text !== 'astype') {
     return null;
@@ -5647,7 +5644,7 @@ function drawInDtype(call: SyntaxNode, model: NotebookModel, cell: CellModel, cp
   if (!obj || obj.type !== 'identifier' || (method !== 'random' && method !== 'standard_normal')) {
     return null;
   }
-  if (model.valueBefore(obj.text, cell, call.startIndex).kind !== 'rng' || !assignments.some(a => a.name === obj.text && a.at <= call.startIndex)) {
+  if (!numpyGeneratorOf(draw, model, cell)?.madeHere) {
     return null;
   }
   if (keywords.has('dtype') || keywords.has('out') || [...keywords.keys()].some(k => k !== 'size') || positional.length > 1) {

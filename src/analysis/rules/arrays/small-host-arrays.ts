@@ -211,21 +211,35 @@ function repeats(use: SyntaxNode, binding: SyntaxNode): boolean {
 }
 
 /**
+ * The NumPy Generator a method call draws from (`rng` of `rng.uniform(...)`: a name holding a
+ * Generator that is not CuPy's), and whether this cell made it before the call (`madeHere`: the
+ * rewrite makes that Generator CuPy's, and its draws with it; one an earlier cell made stays
+ * NumPy's). Null for any other call. The one test of where a draw's Generator comes from, for
+ * this module's host draws and cupy-rewrite.ts's (generatorCalls, drawInDtype).
+ */
+export function numpyGeneratorOf(call: SyntaxNode, model: NotebookModel, cell: CellModel): { name: string; madeHere: boolean } | null {
+  const fn = call.type === 'call' ? field(call, 'function') : null;
+  const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+  if (!obj || obj.type !== 'identifier') {
+    return null;
+  }
+  const v = model.valueBefore(obj.text, cell, call.startIndex);
+  if (v.kind !== 'rng' || v.library === 'cupy') {
+    return null;
+  }
+  return { name: obj.text, madeHere: (cell.facts?.assignments ?? []).some(a => a.name === obj.text && a.at <= call.startIndex) };
+}
+
+/**
  * Is `e` a draw from a NumPy Generator an earlier cell made (`rng.uniform(20, 80, size=(150, 2))`),
  * of arguments reading no array? Such a draw stays NumPy's unless the rewrite moves it (it is
  * copied to the device, or drawn there from a CuPy Generator seeded from it), so small, and
  * walked by host code, it is kept as it is: no copy in, no copy back to iterate it.
  */
 function hostDraw(e: SyntaxNode, model: NotebookModel, cell: CellModel, readsArray: (e: SyntaxNode) => boolean): boolean {
-  const fn = e.type === 'call' ? field(e, 'function') : null;
-  const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
   const args = e.type === 'call' ? field(e, 'arguments') : null;
-  if (!obj || obj.type !== 'identifier' || !args || readsArray(args)) {
-    return false;
-  }
-  const v = model.valueBefore(obj.text, cell, e.startIndex);
   // (a Generator this cell makes becomes CuPy's, and so do its draws)
-  return v.kind === 'rng' && v.library !== 'cupy' && !(cell.facts?.assignments ?? []).some(a => a.name === obj.text && a.at <= e.startIndex);
+  return !!args && !readsArray(args) && numpyGeneratorOf(e, model, cell)?.madeHere === false;
 }
 
 /** Does `e` make its array with NumPy (a `numpy.` call in it: not a literal list or another library's)? */
