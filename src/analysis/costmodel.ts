@@ -233,6 +233,15 @@ export const MEASURED_H200 = {
    * nearer the sorted 4 ns). Before, a gather cost nothing on the host.
    */
   hostGatherSecondsPerItem: 4e-9,
+  /**
+   * A gather whose index walks the source in order, built from aranges (`np.arange(n_fft)[None, :]
+   * + hop * np.arange(n_frames)[:, None]`: overlapping frames): NumPy's copy then streams, each
+   * item ~1.5 ns (timed here, session 13: 26.5M such indices into 6.6M float32, 39 ms, against 435
+   * ms for as many random ones). k_audio cell 3 (that gather, the index built, a window applied)
+   * measured 0.17-0.21 s on the H200's host (runs 22-24); 0.28 s predicted at the random rates,
+   * 0.18 s with this.
+   */
+  hostGatherSecondsPerOrderedItem: 1.5e-9,
   hostGatherSecondsPerMissedLine: 30e-9,
   hostGatherSecondsPerCachedElement: 1.5e-9,
   hostCacheBytes: 32 * 1024 * 1024,
@@ -533,6 +542,13 @@ export interface WorkEstimate {
    * them, like all of `flops`, at `deviceFlops`.
    */
   fftFlops?: number;
+  /**
+   * The part of `fftFlops` made of 1-D transforms short enough that each stays in a core's cache
+   * (`SHORT_FFT_POINTS`: batches of frames, rows of an image); the host runs those
+   * `SHORT_FFT_HOST_SPEEDUP` times faster than `hostFftFlops`, which was measured on a 2-D
+   * transform of 8192^2 (its column pass strided through main memory).
+   */
+  shortFftFlops?: number;
   sortOps?: number;
   filterFlops?: number;
   /** Elements of images `scipy.ndimage.label` labels, and of measurements over labels. */
@@ -631,6 +647,25 @@ export const KERNEL_BANDWIDTH_EFFICIENCY = 0.6;
  * cell's lower figure, as the chain's is.
  */
 export const STENCIL_BANDWIDTH_EFFICIENCY = 0.72;
+
+/**
+ * Longest 1-D transform (points) whose working set stays in a core's cache on the host: 65,536
+ * complex128 values are 1 MiB, about a server core's L2. Timed here (NumPy 2 pocketfft, the 2-core
+ * CPU machine of session 13, 2^24 values in rows of L points): rfft of float64 rows 5.5-7.4 GFLOP/s
+ * (2.5 N log2 L flops) for L = 1,024 to 65,536, fft of complex128 rows 5.8-6.9; at L = 262,144
+ * they fall (6.0, 4.5) and at 2M points they run at 2.0-3.0, the rate of a 2-D transform here
+ * (fft2 of 4096^2 complex64 2.5 GFLOP/s, its column pass 1.9).
+ */
+export const SHORT_FFT_POINTS = 65536;
+
+/**
+ * How much faster the host runs those short transforms than `hostFftFlops` (the 2-D 8192^2 one):
+ * here rows ran 1.6-3.5x the 2-D rate (float32 rows 4.1-5.0 GFLOP/s, float64 5.5-7.4, against
+ * 2.0-2.5 for fft2 of 2048^2 and 4096^2); on the H200's host, k_audio cell 5 (rfft of 25,836
+ * frames of 1024 float32, 6.6e8 flops, and |X|^2 / n) took 0.24-0.30 s in runs 22-24, where
+ * `hostFftFlops` alone gives 0.38 s for the transform: ~2x. The lower end of what was measured.
+ */
+export const SHORT_FFT_HOST_SPEEDUP = 2;
 
 /** Bytes streamed per elementwise pass, in units of the array size (2 reads + 1 write). */
 export const STREAMS_PER_PASS = 3;
@@ -794,6 +829,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const perElement = transcendental * Math.max(0.5, Math.min(2, work.itemBytes / 8));
   const hostStreamed = bytes * STREAMS_PER_PASS * (work.hostPasses ?? work.passes);
   const fft = work.fftFlops ?? 0;
+  const shortFft = Math.min(fft, work.shortFftFlops ?? 0);
   const sort = work.sortOps ?? 0;
   const filter = work.filterFlops ?? 0;
   const blas = Math.max(0, work.flops - fft - sort - filter - (work.loopFlops ?? 0));
@@ -802,7 +838,8 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     (hostStreamed / device.hostBandwidth) * (work.hostPassFactor ?? 1) +
     work.transcendentalOps * work.elements * perElement +
     blas / hostFlops +
-    fft / rates.hostFftFlops +
+    (fft - shortFft) / rates.hostFftFlops +
+    shortFft / (rates.hostFftFlops * SHORT_FFT_HOST_SPEEDUP) +
     sort / rates.hostSortOpsPerSecond +
     filter / rates.hostFilterFlops +
     nonZeros * rates.hostSparseSecondsPerNonZero +

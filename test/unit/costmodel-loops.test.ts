@@ -397,3 +397,52 @@ describe("scipy.ndimage's binary morphology per element and iteration (a_microsc
     expect(cpuSeconds(MASK, 'e = ndi.binary_erosion(flat > 0.5, None, 10)')).toBeCloseTo(ten, 6);
   });
 });
+
+describe('a gather through an index built from aranges streams (k_audio cell 3)', () => {
+  // overlapping frames, `emph[idx]` with idx = np.arange(n_fft)[None, :] + hop * np.arange(...)[:, None]:
+  // NumPy's copy walks the source in order (timed here, session 13: 1.5 ns an item, against 16 for
+  // random indices into the same 26 MB); the cell measured 0.17-0.21 s on the H200's host (runs
+  // 22-24), 0.28 s predicted at the random-index rates
+  const AUDIO = 'import numpy as np\naudio = np.random.default_rng(0).standard_normal(6_615_000).astype(np.float32)';
+  const CELL = [
+    'emph = np.append(audio[0], audio[1:] - 0.97 * audio[:-1])',
+    'n_fft, hop = 1024, 256',
+    'n_frames = 1 + (len(emph) - n_fft) // hop',
+    'idx = np.arange(n_fft)[None, :] + hop * np.arange(n_frames)[:, None]',
+    'frames = emph[idx] * np.hanning(n_fft).astype(np.float32)'
+  ].join('\n');
+  it('prices the cell near the 0.17-0.21 s measured, within 1.3x', () => {
+    expectWithin(cpuSeconds(AUDIO, CELL), 0.19, 1.3);
+  });
+  it('keeps the random-index rate for an index drawn at random', () => {
+    const random = CELL.replace('idx = np.arange(n_fft)[None, :] + hop * np.arange(n_frames)[:, None]', 'idx = np.random.default_rng(1).integers(0, n_frames * hop, (n_frames, n_fft))');
+    expect(cpuSeconds(AUDIO, random)).toBeGreaterThan(cpuSeconds(AUDIO, CELL) + 0.08);
+  });
+});
+
+describe('FFTs: short 1-D transforms in cache, frequencies and shifts no transform (k_audio cell 5, b_signal cell 9, g_register cell 10)', () => {
+  it("prices an rfft of 25,836 frames of 1024 float32 and |X|^2 / n near k_audio cell 5's 0.24-0.30 s (0.48 s before), within 1.3x", () => {
+    const setup = 'import numpy as np\nframes = np.random.default_rng(0).standard_normal((25836, 1024)).astype(np.float32)';
+    expectWithin(cpuSeconds(setup, 'spec = np.fft.rfft(frames, axis=1)\npower = (np.abs(spec) ** 2) / 1024\nfreqs = np.fft.rfftfreq(1024, 1 / 22050)'), 0.27, 1.3);
+  });
+  it('runs a transform of 2M points at the 2-D rate: over 1.6 times the time per flop of 2048 rows of 1024', () => {
+    const setup = 'import numpy as np\nrng = np.random.default_rng(0)\nlong = rng.standard_normal(2_097_152)\nrows = rng.standard_normal((2048, 1024))';
+    const perFlop = (s: number, points: number): number => s / (2.5 * 2_097_152 * Math.log2(points));
+    const ratio = perFlop(cpuSeconds(setup, 'X = np.fft.rfft(long)'), 2_097_152) / perFlop(cpuSeconds(setup, 'X = np.fft.rfft(rows, axis=1)'), 1024);
+    expect(ratio).toBeGreaterThan(1.6);
+  });
+  it("prices b_signal cell 9 (rfft of 2M, rfftfreq, a sort) near its 90-106 ms (135 ms before: rfftfreq priced as a transform), within 1.5x", () => {
+    const setup = 'import numpy as np\nn = 2_000_000\nfs = 10_000.0\nsig = np.random.default_rng(0).standard_normal(n)';
+    const cell = 'X = np.fft.rfft(sig)\nfreqs = np.fft.rfftfreq(n, d=1 / fs)\nmag = np.abs(X) / n\ntop = np.argsort(mag)[-5:][::-1]';
+    expectWithin(cpuSeconds(setup, cell), 0.1, 1.5);
+  });
+  it("prices g_register cell 10's fftshift as a copy: near its 73-88 ms (143 ms before), within 1.5x", () => {
+    const setup = 'import numpy as np\nN = 1024\nref = np.random.default_rng(0).standard_normal((N, N)).astype(np.float32)\nyy, xx = np.mgrid[0:N, 0:N]';
+    const cell = [
+      'power = np.abs(np.fft.fftshift(np.fft.fft2(ref))) ** 2',
+      'r = np.hypot(yy - N // 2, xx - N // 2).astype(int)',
+      'radial = np.bincount(r.ravel(), weights=power.ravel()) / np.bincount(r.ravel())'
+    ].join('\n');
+    expectWithin(cpuSeconds(setup, cell), 0.076, 1.5);
+  });
+});

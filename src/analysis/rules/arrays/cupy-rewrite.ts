@@ -29,7 +29,7 @@
 import { CUPY_CONCATENATORS, cupyHasNumpyPath, CUPY_GENERATOR_METHODS, CUPY_RENAMED, ELEMENTWISE_UFUNCS, NUMPY_HOST_IO_CONSUMERS, NUMPY_HOST_IO_PRODUCERS, NUMPY_PASSTHROUGH_NAMES, NUMPY_REFUSED, NUMPY_UFUNC_NIN, REDUCTIONS, TRANSCENDENTAL_UFUNCS } from '../../apis/cupy';
 import { CUPYX_INACCURATE, cupyxHasScipyPath, cupyxModuleOf, cupyxNeedsRapids } from '../../apis/cupyx';
 import { cupyxUseKeys, firstUseCharge } from '../../apis/first-use';
-import { formatSeconds, WorkEstimate } from '../../costmodel';
+import { formatSeconds, SHORT_FFT_POINTS, WorkEstimate } from '../../costmodel';
 import { applyEdits, insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
 import { ARRAY_MUTATING_METHODS, type CellFacts } from '../../facts';
@@ -4678,6 +4678,7 @@ export function estimateWork(
     hostPasses: undefined,
     hostPassFactor: undefined,
     fftFlops: 0,
+    shortFftFlops: 0,
     sortOps: 0,
     filterFlops: 0,
     sparseNonZeros: 0,
@@ -4889,10 +4890,22 @@ export function estimateWork(
           const product = single && name !== 'tensordot' && name !== 'einsum' ? productFlops(a0, argValue(1)) : null;
           work.flops += times * (product ?? (name === 'norm' ? 2 * elems : 2 * n3));
           work.launches += times * 2;
+        } else if ((head === 'fft' || q.startsWith('scipy.fft.')) && /^(r?fftfreq)$/.test(name)) {
+          // the sample frequencies: a ramp written once, as np.arange is (no transform)
+          work.passes += (times * fraction(result, largest)) / 3;
+          work.launches += times;
+        } else if ((head === 'fft' || q.startsWith('scipy.fft.')) && /^i?fftshift$/.test(name)) {
+          // a roll of the data by half along its axes: one copy, read and written (no transform)
+          work.passes += (times * 2 * fraction(a0, largest)) / 3;
+          work.launches += times;
         } else if (head === 'fft' || (q.startsWith('scipy.fft') || q.startsWith('scipy.signal.fftconvolve'))) {
-          const f = times * (transformFlops(name, a0, args, model, cell) ?? 5 * elems * Math.log2(Math.max(2, elems)));
+          const t = transformFlops(name, a0, args, model, cell);
+          const f = times * (t?.flops ?? 5 * elems * Math.log2(Math.max(2, elems)));
           work.flops += f;
           work.fftFlops = (work.fftFlops ?? 0) + f;
+          if (t?.short) {
+            work.shortFftFlops = (work.shortFftFlops ?? 0) + f;
+          }
           work.passes += (times * 2 * fraction(a0, largest)) / 3;
           work.launches += times * 2;
         } else if (/^(sort|argsort|unique|median|percentile|nanpercentile|nanquantile)$/.test(name)) {
@@ -5079,11 +5092,12 @@ const FFT_TRANSFORM = /^(i?r?fft|i?hfft|i?dct|i?dst)([2n]?)$/;
  * Flops of an FFT of `a` (5 N log2 N per transform of N points; 2.5 for the transforms of real
  * data, rfft/hfft/dct/dst, half the work): N is the length along `axis` (the last by default) for
  * the 1-D transforms, so a batch of 25,836 frames of 1024 costs 25,836 transforms of 1024 points,
- * not one of 26M; the last two axes' for the 2-D ones, every axis for the n-D ones. Null for
- * anything else, an unknown shape, or `axes`/`s` given (the caller's one transform of every
- * element).
+ * not one of 26M; the last two axes' for the 2-D ones, every axis for the n-D ones. `short`: 1-D
+ * transforms of at most `SHORT_FFT_POINTS` points, which the host runs in cache (costmodel.ts).
+ * Null for anything else, an unknown shape, or `axes`/`s` given (the caller's one transform of
+ * every element).
  */
-function transformFlops(name: string, a: ValueInfo, args: ReturnType<typeof callArguments>, model: NotebookModel, cell: CellModel): number | null {
+function transformFlops(name: string, a: ValueInfo, args: ReturnType<typeof callArguments>, model: NotebookModel, cell: CellModel): { flops: number; short: boolean } | null {
   const m = FFT_TRANSFORM.exec(name);
   const shape = a.kind === 'ndarray' && !a.approx ? a.shape : undefined;
   if (!m || !shape || shape.length === 0 || !shape.every(d => typeof d === 'number') || args.keywords.has('axes') || args.keywords.has('s')) {
@@ -5103,7 +5117,7 @@ function transformFlops(name: string, a: ValueInfo, args: ReturnType<typeof call
     points = dims.length >= 2 ? dims[dims.length - 1] * dims[dims.length - 2] : size;
   }
   const perPoint = /r|h|dct|dst/.test(m[1]) ? 2.5 : 5;
-  return perPoint * size * Math.log2(Math.max(2, points));
+  return { flops: perPoint * size * Math.log2(Math.max(2, points)), short: m[2] === '' && points <= SHORT_FFT_POINTS };
 }
 
 function matmulFlops(n: SyntaxNode, model: NotebookModel, cell: CellModel): number {

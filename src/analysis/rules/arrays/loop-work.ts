@@ -205,7 +205,8 @@ export function gatherWork(n: SyntaxNode, model: NotebookModel, cell: CellModel)
   const parts = kids(n)
     .slice(1)
     .filter(k => k.type !== 'comment');
-  const arrays = parts.map(k => model.inferValue(k, cell)).filter(v => v.kind === 'ndarray' && /^u?int/.test(v.dtype ?? ''));
+  const indices = parts.map(k => ({ node: k, value: model.inferValue(k, cell) })).filter(({ value: v }) => v.kind === 'ndarray' && /^u?int/.test(v.dtype ?? ''));
+  const arrays = indices.map(k => k.value);
   const result = model.inferValue(n, cell);
   if (arrays.length !== 1 || arrays[0].size === undefined || arrays[0].size === 0 || result.kind !== 'ndarray' || result.size === undefined) {
     return null;
@@ -213,9 +214,57 @@ export function gatherWork(n: SyntaxNode, model: NotebookModel, cell: CellModel)
   const items = arrays[0].size;
   const perItem = result.size / items;
   const rates = MEASURED_H200;
+  if (orderedIndex(indices[0].node, model, cell, 0) === 'ordered') {
+    // the index walks the source in order: a streamed copy (`hostGatherSecondsPerOrderedItem`)
+    return { hostSeconds: result.size * rates.hostGatherSecondsPerOrderedItem, result };
+  }
   const large = src.size * itemSize(src.dtype) > rates.hostCacheBytes;
   const perItemSeconds = large ? Math.ceil((perItem * itemSize(result.dtype ?? src.dtype)) / 64) * rates.hostGatherSecondsPerMissedLine : perItem * rates.hostGatherSecondsPerCachedElement;
   return { hostSeconds: items * (rates.hostGatherSecondsPerItem + perItemSeconds), result };
+}
+
+/** How many names `orderedIndex` follows to their assignments. */
+const ORDERED_INDEX_DEPTH = 3;
+
+/**
+ * Does integer index `n` walk its source in order: built only from `np.arange` ranges, integer
+ * scalars, `+`, `-`, `*` and broadcasting subscripts (`[None, :]`, `[:, None]`), as a frame index
+ * (`np.arange(n_fft)[None, :] + hop * np.arange(n_frames)[:, None]`) or a strided one is? A name
+ * is followed to its one plain assignment in the cell, or the last earlier cell that binds it.
+ * 'ordered' when it is, 'scalar' for an integer scalar, null otherwise (not known).
+ */
+function orderedIndex(n: SyntaxNode, model: NotebookModel, cell: CellModel, depth: number): 'ordered' | 'scalar' | null {
+  const u = unparen(n);
+  if (depth > ORDERED_INDEX_DEPTH) {
+    return null;
+  }
+  if (u.type === 'call') {
+    const fn = field(u, 'function');
+    return fn && model.qualifiedName(fn) === 'numpy.arange' ? 'ordered' : null;
+  }
+  if (u.type === 'binary_operator' && /^[-+*]$/.test(operatorOf(u))) {
+    const sides = [field(u, 'left'), field(u, 'right')].map(k => (k ? orderedIndex(k, model, cell, depth) : null));
+    return sides.some(k => k === null) ? null : sides.includes('ordered') ? 'ordered' : 'scalar';
+  }
+  if (u.type === 'subscript') {
+    const value = field(u, 'value');
+    const broadcast = kids(u)
+      .slice(1)
+      .filter(k => k.type !== 'comment')
+      .every(k => k.type === 'none' || (k.type === 'slice' && k.text === ':'));
+    return value && broadcast ? orderedIndex(value, model, cell, depth) : null;
+  }
+  const v = model.inferValue(u, cell);
+  if (v.kind === 'scalar' && /^u?int/.test(v.dtype ?? '')) {
+    return 'scalar';
+  }
+  if (u.type === 'identifier' && v.kind === 'ndarray') {
+    const writer = cell.facts?.writes.has(u.text) ? cell : model.lastWriterBefore(u.text, cell);
+    const bound = writer?.facts?.assignments.filter(a => a.name === u.text && !a.augmented && a.at <= (writer === cell ? u.startIndex : Infinity)) ?? [];
+    const last = bound[bound.length - 1];
+    return last?.value && writer ? orderedIndex(last.value, model, writer, depth + 1) : null;
+  }
+  return null;
 }
 
 /**
