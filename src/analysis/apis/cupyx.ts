@@ -85,6 +85,28 @@ export const CUPYX_INACCURATE: ReadonlyMap<string, string> = new Map([
   ['signal.lfilter_zi', BA_RECURSION]
 ]);
 
+/**
+ * Arguments with which a cupyx.scipy function exists but runs a Python loop over the data on the
+ * host, reading device values one at a time (a device-to-host sync each), by SciPy path. Such a
+ * call is slower on the GPU by orders of magnitude, so the cell is kept on the host.
+ */
+export const CUPYX_HOST_LOOP_ARGUMENTS: ReadonlyMap<string, readonly { keyword: string; position: number; why: string }[]> = new Map([
+  [
+    'signal.find_peaks',
+    [
+      {
+        keyword: 'distance',
+        position: 3,
+        why:
+          "cupyx's find_peaks applies `distance` in a Python loop over the peaks that reads device " +
+          "values (several host syncs per peak, cupyx/scipy/signal/_peak_finding.py " +
+          "_select_by_peak_distance): b_signal's 2,271 peaks took 0.78 s on the H200 against 1 ms " +
+          'in SciPy; kept on the host'
+      }
+    ]
+  ]
+]);
+
 /** Why `scipy.<path>`'s cupyx counterpart is not used as it is (CUPYX_NEEDS_RAPIDS), if it is not. */
 export function cupyxNeedsRapids(path: string): string | undefined {
   for (const [prefix, why] of CUPYX_NEEDS_RAPIDS) {

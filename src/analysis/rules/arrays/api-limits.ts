@@ -1,10 +1,12 @@
 /**
  * Uses of a CuPy name that exists but does not take what NumPy's takes: the arguments CuPy's
- * function rejects (apis/cupy.ts CUPY_UNSUPPORTED_ARGUMENTS), and the flat iterator's fancy
+ * function rejects (apis/cupy.ts CUPY_UNSUPPORTED_ARGUMENTS) or runs as a host loop (apis/cupyx.ts
+ * CUPYX_HOST_LOOP_ARGUMENTS), and the flat iterator's fancy
  * index (`a.flat[idx]`), which CuPy's `flatiter` refuses. The CPU test double runs NumPy's own
  * functions, so only these checks keep such rewrites from failing on a real GPU.
  */
 import { CUPY_UNSUPPORTED_ARGUMENTS } from '../../apis/cupy';
+import { CUPYX_HOST_LOOP_ARGUMENTS } from '../../apis/cupyx';
 import { insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
@@ -20,14 +22,20 @@ interface MappedRef {
 
 /**
  * Why each call of a mapped NumPy function passes an argument its CuPy namesake does not take
- * (`np.packbits(bits, axis=1)`: NotImplementedError on the device): one reason per call. Calls
- * `rewritten` otherwise (lastAxisBitEdits) are not.
+ * (`np.packbits(bits, axis=1)`: NotImplementedError on the device), or a SciPy function an
+ * argument with which cupyx loops on the host over device values (`find_peaks(x, distance=50)`,
+ * apis/cupyx.ts CUPYX_HOST_LOOP_ARGUMENTS): one reason per call. Calls `rewritten` otherwise
+ * (lastAxisBitEdits) are not.
  */
 export function unsupportedArgumentRefusals(refs: readonly MappedRef[], rewritten: ReadonlySet<number> = new Set()): string[] {
   const out: string[] = [];
   for (const r of refs) {
     const call = r.node.parent;
-    const limits = r.qualified.startsWith('numpy.') ? CUPY_UNSUPPORTED_ARGUMENTS.get(r.qualified.slice('numpy.'.length)) : undefined;
+    const limits = r.qualified.startsWith('numpy.')
+      ? CUPY_UNSUPPORTED_ARGUMENTS.get(r.qualified.slice('numpy.'.length))
+      : r.qualified.startsWith('scipy.')
+        ? CUPYX_HOST_LOOP_ARGUMENTS.get(r.qualified.slice('scipy.'.length))
+        : undefined;
     if (r.action !== 'cupy' || !limits || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id || rewritten.has(call.id)) {
       continue;
     }
