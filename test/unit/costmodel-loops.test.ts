@@ -446,3 +446,31 @@ describe('FFTs: short 1-D transforms in cache, frequencies and shifts no transfo
     expectWithin(cpuSeconds(setup, cell), 0.076, 1.5);
   });
 });
+
+describe("find_peaks with a distance on the device: cupyx's per-peak loop of launches and reads back (b_signal cell 12)", () => {
+  // cupyx.scipy.signal.find_peaks(env_s, height=0.5, distance=50) of 200,000 samples took 0.68 and
+  // 0.78 s on the H200 in a fresh process (runs 22, 23), priced 0.03 ms (plus 244 ms of first uses)
+  // before; its `_select_by_peak_distance` walks the peaks in Python, each a few launches and
+  // values read back
+  const SIG = 'import numpy as np\nfrom scipy import signal\nenv_s = np.abs(np.random.default_rng(0).standard_normal(200_000))';
+  function gpuSeconds(...sources: string[]): number {
+    const cache = new CellCache(p);
+    const model = new NotebookModel(cellsOf(...sources).map(c => cache.get(c)));
+    const a = analyseArrayCell(model.cells[model.cells.length - 1], model);
+    if (!a) {
+      throw new Error('no analysis');
+    }
+    return predictResident(a.work).gpuSeconds;
+  }
+  it('prices the call near the 0.68-0.78 s measured, within 1.3x', () => {
+    expectWithin(gpuSeconds(SIG, 'peaks, props = signal.find_peaks(env_s, height=0.5, distance=50)'), 0.73, 1.3);
+  });
+  it('by the peaks the distance leaves: a tenth of the loop at ten times the distance', () => {
+    const near = gpuSeconds(SIG, 'peaks, props = signal.find_peaks(env_s, height=0.5, distance=50)');
+    const far = gpuSeconds(SIG, 'peaks, props = signal.find_peaks(env_s, 0.5, None, 500)');
+    expectWithin(far, near / 10, 1.2);
+  });
+  it('without a distance, no loop: a few launches (run 21 probe: 0.8 ms steady)', () => {
+    expect(gpuSeconds(SIG, 'peaks, props = signal.find_peaks(env_s, height=0.5)')).toBeLessThan(0.002);
+  });
+});

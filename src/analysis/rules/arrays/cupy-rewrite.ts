@@ -4937,7 +4937,9 @@ export function estimateWork(
           work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * filter.hostSeconds;
           work.deviceLoopSeconds = (work.deviceLoopSeconds ?? 0) + times * filter.deviceSeconds;
           work.passes += times * 2 * fraction(filter.data, largest);
-          work.launches += times * 2;
+          work.launches += times * (2 + (filter.launches ?? 0));
+          // (values it reads back one at a time, each a wait for the device: find_peaks' distance loop)
+          work.itemCopies = (work.itemCopies ?? 0) + times * (filter.itemCopies ?? 0);
         } else if (q.startsWith('scipy.')) {
           // filters, special functions: several passes with real arithmetic per element
           work.passes += times * 2 * fraction(a0, largest);

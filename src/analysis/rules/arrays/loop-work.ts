@@ -485,7 +485,12 @@ const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter|uniform_filter
  * thread runs each signal's recursion in order, with the data it filters; null for other
  * functions, data of unknown size and a median filter whose window is not a known `size`.
  */
-export function scipyFilterWork(q: string, call: SyntaxNode, model: NotebookModel, cell: CellModel): { hostSeconds: number; deviceSeconds: number; data: ValueInfo } | null {
+export function scipyFilterWork(
+  q: string,
+  call: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel
+): { hostSeconds: number; deviceSeconds: number; data: ValueInfo; launches?: number; itemCopies?: number } | null {
   const m = SCIPY_FILTERS.exec(q);
   const name = m?.[2] ?? '';
   const args = callArguments(call);
@@ -523,6 +528,23 @@ export function scipyFilterWork(q: string, call: SyntaxNode, model: NotebookMode
     perElement = rates.welchPerPoint * perSample;
   } else if (name === 'find_peaks') {
     perElement = rates.findPeaks;
+    const distance = args.keywords.get('distance') ?? args.positional[3];
+    if (distance && !/^None$/.test(distance.text)) {
+      // cupyx's `_select_by_peak_distance` is a Python loop over the peaks, highest first, each
+      // step a few CuPy operations on 0-d arrays and a wait for the device: per peak, the index
+      // into the priority order and `keep[j] == 0` (2 launches) read back by `if` (a value copied
+      // back), then on each side `peaks[j] - peaks[k] < distance` (2 gathers, a subtraction, a
+      // comparison: 4 launches) read back by `while` (a copy): 10 launches and 3 copies. The peaks
+      // it walks are those left by the other conditions: at most one in `distance` samples are
+      // kept, so taken as the data's size over `distance` (over 2 where it is not a known number:
+      // a local maximum in every other sample at most). b_signal cell 12 (200,000 samples,
+      // distance 50: 4,000; 1,930 kept) took 0.68 and 0.78 s on the H200 in a fresh process (runs
+      // 22, 23), its first-use loads ~4 ms of that (run 21's probe, find_peaks without distance);
+      // these counts give ~0.83 s.
+      const d = model.constantValue(distance, cell);
+      const peaks = Math.ceil(a.size / (d !== undefined && d >= 1 ? d : 2));
+      return { hostSeconds: a.size * perElement, deviceSeconds: 0, data: a, launches: peaks * FIND_PEAKS_DISTANCE_LAUNCHES, itemCopies: peaks * FIND_PEAKS_DISTANCE_COPIES };
+    }
   } else if (/^binary_(erosion|dilation|opening|closing)$/.test(name)) {
     // the first iteration visits every element; later ones only the pixels that changed; an
     // opening or closing is two of them. `iterations` below 1 (until nothing changes): as
@@ -555,6 +577,10 @@ export function scipyFilterWork(q: string, call: SyntaxNode, model: NotebookMode
     data: a
   };
 }
+
+/** Per peak `find_peaks(..., distance=d)` walks on the device: CuPy launches, and values read back (`scipyFilterWork`). */
+const FIND_PEAKS_DISTANCE_LAUNCHES = 10;
+const FIND_PEAKS_DISTANCE_COPIES = 3;
 
 /**
  * `np.histogram(a, bins)` (bins a count: a division per sample; edges given: a binary search),
