@@ -1048,6 +1048,40 @@ export class NotebookModel {
   }
 
   /**
+   * Runs `visit` while the body of the notebook function that `call` (in `cell`) calls is inferred
+   * as in that call: `inferValue` of the body's nodes then gives their values with the parameters
+   * bound to the call's arguments and the locals as the body assigns them (their last values),
+   * as `callValue` infers a call's result. For the work estimate (rules/arrays/cupy-rewrite.ts
+   * `estimateWork`), which prices a function's body at its calls. Undefined, `visit` not run,
+   * where the call is not of a notebook function, the arguments do not fit it, or the function is
+   * being inferred already (recursion) or calls nest deeper than `MAX_CALL_DEPTH`.
+   */
+  inCall<T>(call: SyntaxNode, cell: CellModel, visit: (definition: { node: SyntaxNode; cell: CellModel }) => T): T | undefined {
+    const fn = field(call, 'function');
+    const definition = fn?.type === 'identifier' ? this.calledDefinition(fn, cell) : undefined;
+    const frames = this.frames;
+    const node = definition?.node;
+    if (!definition || !node || frames.length >= MAX_CALL_DEPTH || frames.some(f => f.definition.tree === node.tree && f.definition.startIndex === node.startIndex)) {
+      return undefined;
+    }
+    const plan = functionPlan(node);
+    const { positional, keywords } = callArguments(call);
+    const locals = plan ? this.boundArguments(plan, positional, keywords, cell, definition.cell) : null;
+    if (!plan || !locals) {
+      return undefined;
+    }
+    const outer = frames.length > 0 ? frames[frames.length - 1] : undefined;
+    frames.push({ definition: node, locals, site: outer ? outer.site : cell, at: outer ? outer.at : call.startIndex, values: new Map() });
+    try {
+      // (the body replayed: its locals assigned)
+      this.returnValue(plan, locals, definition.cell);
+      return visit(definition);
+    } finally {
+      frames.pop();
+    }
+  }
+
+  /**
    * The parameters' values for one call (arguments inferred where the call is, defaults where the
    * function is defined); `*args` a sequence, `**kwargs` unknown, every parameter unknown after an
    * unpacked argument (`f(*xs)`). Null when the arguments do not fit (Python raises TypeError).

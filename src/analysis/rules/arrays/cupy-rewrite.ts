@@ -4707,6 +4707,31 @@ export function estimateWork(
   const vectorised = new Map((kept.vectorised ?? []).map(v => [v.comprehension.id, v.row]));
   const copiedItems = new Set((kept.itemCopies ?? []).map(c => c.id));
   const hostCopies = new Map((kept.hostCopies ?? []).map(c => [c.node.id, c.bytes]));
+  // notebook functions' bodies are priced at their calls, with the values of each call's
+  // arguments (`model.inCall`): those being walked (no recursion), and how deep
+  const walking = new Set<number>();
+  let inFunction = 0;
+  const walkBody = (definition: { node: SyntaxNode; cell: CellModel }, times: number): void => {
+    const body = field(definition.node, 'body');
+    if (!body || walking.has(definition.node.id)) {
+      return;
+    }
+    walking.add(definition.node.id);
+    // (the body's nodes are inferred in the cell that defines it)
+    const site = cell;
+    cell = definition.cell;
+    inFunction += 1;
+    try {
+      rec(body, times);
+    } finally {
+      cell = site;
+      inFunction -= 1;
+      walking.delete(definition.node.id);
+    }
+  };
+  /** A top-level definition of this cell by name that `functionRuns` counts (its body is priced at its calls). */
+  const ownDefinition = (name: string): SyntaxNode | undefined =>
+    root.namedChildren.find(d => d.type === 'function_definition' && runs.has(d.id) && field(d, 'name')?.text === name);
   const rec = (n: SyntaxNode, times: number): void => {
     if (hostOnlyIds !== null && hostOnlyIds.has(n.id)) {
       // stays NumPy on the host (built for a host consumer): no device work
@@ -4818,6 +4843,17 @@ export function estimateWork(
     } else if (type === 'call') {
       const fn = field(n, 'function');
       const q = fn ? model.qualifiedName(fn) : null;
+      if (fn?.type === 'identifier' && q === null && times > 0) {
+        // a notebook function: its body's work at this call, with the call's argument values
+        // (a definition in another cell too); where they cannot be bound (recursion, a call that
+        // does not fit), a definition of this cell is priced without them, as before
+        if (model.inCall(n, cell, d => (walkBody(d, times), true)) === undefined) {
+          const own = ownDefinition(fn.text);
+          if (own) {
+            walkBody({ node: own, cell }, times);
+          }
+        }
+      }
       const argValue = (k: number): ValueInfo => {
         const a = callArguments(n).positional[k];
         return a ? model.inferValue(a, cell) : { kind: 'unknown', origin: 'inferred' };
@@ -4954,7 +4990,8 @@ export function estimateWork(
         const obj = field(fn, 'object');
         const method = field(fn, 'attribute')?.text ?? '';
         const v = obj ? model.inferValue(obj, cell) : undefined;
-        if (v?.kind === 'ndarray' && obj && mentions(obj, deviceNames)) {
+        // (in a notebook function's body, its arrays are the arguments it was called with)
+        if (v?.kind === 'ndarray' && obj && (inFunction > 0 || mentions(obj, deviceNames))) {
           consider(v);
           if (REDUCTIONS.has(method)) {
             work.passes += (times * fraction(v, largest)) * (1 / 3 + extraReductionPasses(method));
@@ -5004,8 +5041,10 @@ export function estimateWork(
     for (let c = n.order + 1; c < end; c = tree.subtreeEndAt(c)) {
       if (tree.isNamedAt(c)) {
         const child = tree.node(c);
-        const runsOfChild = called !== undefined ? (c === body?.order ? called : 1) : repeats ? runsPerParentRun(n, child, model, cell) : 1;
-        rec(child, times * runsOfChild);
+        if (called !== undefined && c === body?.order) {
+          continue; // a function's body is priced at its calls (walkBody)
+        }
+        rec(child, times * (repeats ? runsPerParentRun(n, child, model, cell) : 1));
       }
     }
   };
