@@ -3566,6 +3566,15 @@ function numpyCallValue(
     const length = (v: ValueInfo): number | null => (v.approx || v.size === undefined ? null : v.size);
     return arrayValue([length(args[0]), length(args[1])], args[0].dtype && args[1].dtype ? promoteTypes(args[0].dtype, args[1].dtype) : undefined, library, 'inferred');
   }
+  if (single && name === 'vander' && args[0]?.kind === 'ndarray' && (args[0].shape === undefined || args[0].shape.length === 1)) {
+    // the powers of each element of the 1-D x: (len(x), N), N = len(x) where not given; in x's
+    // dtype promoted with int (NumPy 2.4: float32 data gives float64, bool and ints int64)
+    const nNode = keywords.get('N') ?? positional[1];
+    const len = args[0].approx || args[0].size === undefined ? null : args[0].size;
+    const n = nNode && nNode.type !== 'none' ? model.constantValue(nNode, cell) : len ?? undefined;
+    const dtype = args[0].dtype ? promoteTypes(args[0].dtype, 'int64') : undefined;
+    return arrayValue([len, n !== undefined && Number.isInteger(n) && n >= 0 ? n : null], dtype, library, 'inferred');
+  }
   if (twoNames && head === 'fft' && (name === 'fftfreq' || name === 'rfftfreq')) {
     // the sample frequencies of an n-point transform: n of them, or n // 2 + 1 (real input)
     const nNode = keywords.get('n') ?? positional[0];

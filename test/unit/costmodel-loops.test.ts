@@ -537,3 +537,43 @@ describe("a notebook function's body priced at each call, with the call's argume
     expect(s).toBeLessThan(0.1);
   });
 });
+
+describe('sizes the model knew only as bounds, or not at all (h_spectro cells 6 and 14, m_pic cell 12)', () => {
+  it("sizes np.vander(x, 6) as (len(x), 6): h_spectro cell 6's 20 lstsq near its 2.85 s (0.33 s before: lstsq of an unknown shape), within 1.3x", () => {
+    const setup = 'import numpy as np\nwn = np.linspace(200, 3200, 2048)\nclean = np.random.default_rng(0).standard_normal((4000, 2048))';
+    const cell = [
+      'x = (wn - wn.mean()) / wn.std()',
+      'V = np.vander(x, 6)',
+      'work = clean.copy()',
+      'for it in range(20):',
+      '    coef, *_ = np.linalg.lstsq(V, work.T, rcond=None)',
+      '    base = (V @ coef).T',
+      '    work = np.minimum(work, base)',
+      'corrected = clean - base'
+    ].join('\n');
+    expectWithin(cpuSeconds(setup, cell), 2.85, 1.3);
+  });
+  it("prices a comprehension over np.unique(30 values) at that bound: m_pic cell 12 near its 7.6-9.1 s (2.97 s before: 10 items), within 1.3x", () => {
+    const setup = 'import numpy as np\nrng = np.random.default_rng(1)';
+    const cell = [
+      'n_p, n_t = 5000, 2000',
+      'D, dt_b = 0.5, 0.01',
+      'traj = np.cumsum(np.sqrt(2 * D * dt_b) * rng.standard_normal((n_p, n_t, 2)), axis=1)',
+      'lags = np.unique(np.logspace(0, np.log10(n_t // 2), 30).astype(int))',
+      'msd = np.array([np.mean(np.sum((traj[:, lag:] - traj[:, :-lag]) ** 2, axis=2)) for lag in lags])',
+      'D_fit = np.polyfit(lags * dt_b, msd, 1)[0] / 4'
+    ].join('\n');
+    expectWithin(cpuSeconds(setup, cell), 8.9, 1.3);
+  });
+  it("loops over a dictionary literal's items as many times as it has pairs: h_spectro cell 14, 3 bands (0.25 s before: 10 trips)", () => {
+    const setup = 'import numpy as np\nwn = np.linspace(200, 3200, 2048)\ncorrected = np.random.default_rng(0).standard_normal((4000, 2048))';
+    const loop = (bands: string): number =>
+      cpuSeconds(setup, `bands = ${bands}\nareas = {}\nfor name, (lo, hi) in bands.items():\n    m = (wn >= lo) & (wn <= hi)\n    areas[name] = np.trapezoid(corrected[:, m], wn[m], axis=1)`);
+    const three = loop('{"phe": (990, 1012), "ch2": (1430, 1470), "amide1": (1630, 1680)}');
+    const six = loop('{"a": (1, 2), "b": (3, 4), "c": (5, 6), "d": (7, 8), "e": (9, 10), "f": (11, 12)}');
+    expectWithin(six / three, 2, 1.05);
+    // each band's selection priced at its bound (the mask's 2048 columns: every row): the cell
+    // measured 19-27 ms with its pandas summary; this is the bound, ~3x that
+    expect(three).toBeLessThan(0.1);
+  });
+});

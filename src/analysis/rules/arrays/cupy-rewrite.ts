@@ -5207,9 +5207,43 @@ function iterations(iter: SyntaxNode, model: NotebookModel, cell: CellModel): nu
     const counts = (fn.text === 'zip' ? args : args.slice(0, 1)).map(a => iterations(a, model, cell));
     return counts.length > 0 && counts.every(c => c !== undefined) ? Math.min(...(counts as number[])) : undefined;
   }
+  const pairs = dictionaryPairs(n, model, cell);
+  if (pairs !== undefined) {
+    return pairs;
+  }
   const v = model.inferValue(n, cell);
   const rows = v.kind === 'ndarray' && !v.approx ? v.shape?.[0] : undefined;
-  return typeof rows === 'number' ? rows : undefined;
+  if (typeof rows === 'number') {
+    return rows;
+  }
+  // a 1-D array whose length is known only as a bound (`np.unique(x)`: at most x's size; `x[mask]`:
+  // at most the mask's): its items priced at that bound, rather than the unknown count's 10
+  const oneD = v.kind === 'ndarray' && v.approx && (v.shape === undefined || v.shape.length === 1);
+  return oneD && v.size !== undefined ? v.size : undefined;
+}
+
+/**
+ * How many items `d`, `d.items()`, `d.keys()` or `d.values()` yields where `d` is a name bound to
+ * a dictionary literal (its last plain assignment in this cell before the loop, or in the last
+ * earlier cell binding it; no `**` unpacking): its pairs. Undefined otherwise. (Keys added to it in
+ * between are not seen.)
+ */
+function dictionaryPairs(n: SyntaxNode, model: NotebookModel, cell: CellModel): number | undefined {
+  const fn = n.type === 'call' ? field(n, 'function') : null;
+  const viewed = fn?.type === 'attribute' && /^(items|keys|values)$/.test(field(fn, 'attribute')?.text ?? '') && callArguments(n).positional.length === 0 ? field(fn, 'object') : null;
+  const name = viewed ?? n;
+  if (name.type !== 'identifier') {
+    return undefined;
+  }
+  const writer = cell.facts?.writes.has(name.text) ? cell : model.lastWriterBefore(name.text, cell);
+  const bound = writer?.facts?.assignments.filter(a => a.name === name.text && !a.augmented && (writer !== cell || a.at <= name.startIndex)) ?? [];
+  const value = bound.length > 0 ? bound[bound.length - 1].value : null;
+  const literal = value ? unparen(value) : null;
+  if (literal?.type !== 'dictionary') {
+    return undefined;
+  }
+  const items = kids(literal).filter(k => k.type !== 'comment');
+  return items.every(k => k.type === 'pair') ? items.length : undefined;
 }
 
 /** `len(X)` of an array whose first dimension the model knows: that dimension. */
