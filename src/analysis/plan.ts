@@ -9,7 +9,12 @@
  *
  * - a GPU cell (one the array rules would rewrite, judged with the plan's residency) uses
  *   resident arrays as they are, moves host arrays in once by rebinding them
- *   (`x = cp.asarray(x)`), and leaves its results on the device. An array another name may
+ *   (`x = cp.asarray(x)`), and leaves its results on the device. A host array that a later host
+ *   cell reads and that no cell changes from there on (`keepOnHostFrom`: a filter's 4x4 constants
+ *   a per-track host loop reads again, a data set a host loop walks) is copied in under a new
+ *   name instead (`F_gpu = cp.asarray(F)`), which later GPU cells read: the name keeps its host
+ *   array, so host cells read it with no copy back and no GPU cell copies it in again (found by
+ *   one walk, where a host cell copied the rebound array back, and used by the next). An array another name may
  *   share never becomes resident: the cell copies it in, and writes it back into its host array
  *   if it updates it, on every run; the worth check charges those copies, the first copy in of a
  *   host array no later cell reads, and an array the plan brought back earlier moved in again,
@@ -96,7 +101,7 @@ import { maskIPython } from './ipython';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers, parameterNames } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, inPlaceUpdate, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, inPlaceUpdate, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedFrom, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { cellFirstUses, withFirstUses } from './rules/arrays/shared';
 import { field, isValueIdentifier, kids, unparen, walk } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
@@ -244,8 +249,17 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
   // every cell joins at most once, and the passes end)
   const joined = new Map<number, Joined>();
   const noJoin = new Set<number>();
+  // host arrays a GPU cell copies in under a fresh name, keeping the host name's array, because
+  // host cells read them later (`keepOnHostFrom`): per cell, found by a pass and kept for the next
+  // (they only grow, so the passes end)
+  const keepOnHost = new Map<number, Set<string>>();
   for (;;) {
-    const pass = planPass(cells, models, model, parser, device, minSpeedup, kept, joined, opts.session ?? 'fresh');
+    const pass = planPass(cells, models, model, parser, device, minSpeedup, kept, joined, opts.session ?? 'fresh', keepOnHost);
+    const keep = pass.copiedBack.filter(c => !keepOnHost.get(c.cellIndex)?.has(c.name) && keepOnHostFrom(c.name, model.cells[c.cellIndex], model));
+    if (keep.length > 0) {
+      keep.forEach(c => keepOnHost.set(c.cellIndex, new Set([...(keepOnHost.get(c.cellIndex) ?? []), c.name])));
+      continue;
+    }
     const more = hostOnlyProducers(pass.produced, pass.plan, model, device, minSpeedup).filter(([index]) => !kept.has(index));
     if (more.length > 0) {
       more.forEach(([index, why]) => kept.set(index, why));
@@ -472,12 +486,17 @@ function planPass(
   minSpeedup: number,
   kept: ReadonlyMap<number, string>,
   joined: ReadonlyMap<number, Joined>,
-  session: 'fresh' | 'warm'
-): { plan: ResidencyPlan; produced: Produced[]; deferred: Deferred[]; paid: Map<string, number> } {
+  session: 'fresh' | 'warm',
+  keepOnHost: ReadonlyMap<number, ReadonlySet<string>>
+): { plan: ResidencyPlan; produced: Produced[]; deferred: Deferred[]; paid: Map<string, number>; copiedBack: { cellIndex: number; name: string }[] } {
   const { alias: cp, importLine } = cupyAlias(model);
   const produced: Produced[] = [];
 
   const resident = new Set<string>();
+  // host arrays with a device copy under another name beside them (`F` -> `F_gpu`: keepOnHost)
+  const deviceCopies = new Map<string, string>();
+  // host arrays GPU cells moved in by rebinding, and the cell that did, in order
+  const movedBy: { name: string; cellIndex: number }[] = [];
   const out: CellInput[] = cells.map(c => ({ ...c }));
   const changes: PlanChange[] = [];
   const transfers: Transfer[] = [];
@@ -505,8 +524,15 @@ function planPass(
       continue;
     }
     forgetChanged(hostCopies, cell, model);
+    // (a device copy of a host array this cell changes no longer holds its values: none, as
+    // keepOnHostFrom picks them, but a change makes the cell copy the array in again)
+    for (const name of [...deviceCopies.keys()]) {
+      if (cell.facts.writes.has(name) || updatedInCell(cell.tree.rootNode, name, cell.facts.mutates, model)) {
+        deviceCopies.delete(name);
+      }
+    }
     // an A/B cell (`%%gpuoptimize` with its own GPU version) stays as written: a host cell here
-    const analysis = cell.abCell ? null : analyseArrayCell(cell, model, { resident, hoisted });
+    const analysis = cell.abCell ? null : analyseArrayCell(cell, model, { resident, hoisted, deviceCopies, keepOnHost: keepOnHost.get(cell.index) });
     let worth = false;
     let rule: string | undefined;
     let slow: string | null = null;
@@ -593,7 +619,7 @@ function planPass(
     let evictLines: string[] = [];
     let tooBig: string | null = null;
     if (analysis && worth && ownCompute > 0 && !boundaryKeepsAll) {
-      const room = makeRoom(cell, model, resident, analysis.deviceNames, analysis.hostKept, device, cp);
+      const room = makeRoom(cell, model, new Set([...resident, ...deviceCopies.keys()]), analysis.deviceNames, analysis.hostKept, device, cp, deviceCopies);
       evicted = room.evict;
       evictLines = room.lines;
       tooBig = room.tooBig;
@@ -609,8 +635,11 @@ function planPass(
           tree.delete?.();
         }
         for (const name of evicted) {
-          resident.delete(name);
           leftDevice.add(name);
+          if (deviceCopies.delete(name)) {
+            continue; // its device copy freed: the host array is there already
+          }
+          resident.delete(name);
           transfers.push({ cellIndex: cell.index, name, direction: 'to-host', reason: `makes room on the device for cell ${cell.index}` });
         }
       }
@@ -657,8 +686,16 @@ function planPass(
       }
       const moved = [...analysis.transfers.keys()].filter(n => !analysis.hostKept.has(n));
       const copied = [...analysis.hostKept];
+      // moved under a fresh name, the host array kept (keepOnHost), or by rebinding the name
+      const besideHost = moved.filter(n => analysis.transfers.get(n) !== n && keepOnHost.get(cell.index)?.has(n));
       for (const name of moved) {
-        transfers.push({ cellIndex: cell.index, name, direction: 'to-device', reason: `first used on the GPU in cell ${cell.index}` });
+        const beside = besideHost.includes(name) ? `; ${name} stays a host array for the host cells that read it later, beside its device copy ${analysis.transfers.get(name)}` : '';
+        transfers.push({ cellIndex: cell.index, name, direction: 'to-device', reason: `first used on the GPU in cell ${cell.index}${beside}` });
+        if (beside) {
+          deviceCopies.set(name, analysis.transfers.get(name)!);
+        } else {
+          movedBy.push({ name, cellIndex: cell.index });
+        }
       }
       for (const name of copied) {
         transfers.push({ cellIndex: cell.index, name, direction: 'to-device', reason: 'copied in by this cell: another name may share its host memory, so it stays a host array' });
@@ -682,16 +719,20 @@ function planPass(
           }
         }
       }
-      // an array something else may share stays a host array: each GPU cell copies it in
+      // an array something else may share stays a host array: each GPU cell copies it in (and
+      // one with a device copy beside it stays one)
       for (const name of analysis.deviceNames) {
-        if (!analysis.hostKept.has(name)) {
+        if (!analysis.hostKept.has(name) && !deviceCopies.has(name)) {
           resident.add(name);
           leftDevice.delete(name);
         }
       }
       const parts = [
         evicted.length ? `first moves ${evicted.join(', ')} back to the host (room on the device)` : '',
-        moved.length ? `moves ${moved.join(', ')} to the device once` : '',
+        moved.length > besideHost.length ? `moves ${moved.filter(n => !besideHost.includes(n)).join(', ')} to the device once` : '',
+        besideHost.length
+          ? `copies ${besideHost.join(', ')} to the device once as ${besideHost.map(n => analysis.transfers.get(n)).join(', ')}, for this and later GPU cells (host cells read the host array${besideHost.length === 1 ? '' : 's'} later: no copy back)`
+          : '',
         copied.length ? `copies ${copied.join(', ')} in (another name may share ${copied.length === 1 ? 'its' : 'their'} memory)` : '',
         analysis.writeBack.length ? `writes ${analysis.writeBack.join(', ')} back into ${analysis.writeBack.length === 1 ? 'its host array' : 'their host arrays'} in place` : ''
       ].filter(Boolean);
@@ -784,7 +825,14 @@ function planPass(
   }
   changes.sort((a, b) => a.cellIndex - b.cellIndex);
   const figures = gpuCells.length > 0 ? notebookFigures(totals, importLine ? FIRST_USE_H200.importCupy : 0) : null;
-  return { plan: { cells: out, changes, transfers, gpuCells, definitions, definitionsCell, figures }, produced, deferred, paid };
+  // host cells that copy back an array a GPU cell moved in by rebinding (the whole array, a part, or
+  // for a host consumer), with that cell: keepOnHostFrom says whether it could keep its host array
+  const gpu = new Set(gpuCells);
+  const copiedBack = transfers.flatMap(t => {
+    const by = movedBy.filter(m => m.name === t.name && m.cellIndex < t.cellIndex).pop();
+    return t.direction === 'to-host' && !gpu.has(t.cellIndex) && by ? [by] : [];
+  });
+  return { plan: { cells: out, changes, transfers, gpuCells, definitions, definitionsCell, figures }, produced, deferred, paid, copiedBack };
 }
 
 /**
@@ -940,6 +988,26 @@ function copiesPerRun(
     moved: [...firstIn],
     firstIn: bytesIn(firstIn)
   };
+}
+
+/**
+ * May GPU cell `cell`, which moves host array `name` in, copy it in under a fresh name instead of
+ * rebinding the name (`F_gpu = cp.asarray(F)`, not `F = cp.asarray(F)`), the host array staying
+ * for the host cells that read it later? The plan asks this of an array a host cell would copy
+ * back (`F_host = cp.asnumpy(F)`: 4x4 constants a batched filter uses and a per-track loop reads
+ * again, or a data set a host loop walks): kept on the host, it needs no copy back. Only where no
+ * cell from this one on binds the name or updates its array in place, through the name or through
+ * anything that may share its memory (aliases.ts, conservatively: a holder the notebook cannot see
+ * counts): the host array and its device copy then hold the same values for the rest of the
+ * notebook, and later GPU cells read the copy (`ResidencyContext.deviceCopies`), never copying it
+ * again. The price is the host memory the array keeps, which the NumPy notebook's array took.
+ */
+function keepOnHostFrom(name: string, cell: CellModel, model: NotebookModel): boolean {
+  if (model.writers(name).some(c => c.index >= cell.index)) {
+    return false;
+  }
+  const readers = model.readers(name).filter(c => c.index >= cell.index && c.facts);
+  return readers.every(c => !updatedFrom(name, memorySharers(name, c, model), cell.index, model));
 }
 
 /**
@@ -1204,7 +1272,8 @@ function makeRoom(
   cellNames: ReadonlySet<string>,
   hostKept: ReadonlySet<string>,
   device: DeviceProfile,
-  cp: string
+  cp: string,
+  deviceCopies: ReadonlyMap<string, string> = new Map()
 ): { evict: string[]; lines: string[]; tooBig: string | null } {
   const bytesOf = (name: string): number => Math.max(valueBytes(model.valueBefore(name, cell, 0)) ?? 0, valueBytes(model.valueAfter(name, cell)) ?? 0);
   const arrays = distinctArrays(cell, model, new Set([...cellNames, ...resident]), hostKept, bytesOf);
@@ -1237,7 +1306,12 @@ function makeRoom(
       break;
     }
     evict.push(...o.names);
-    lines.push(`${o.root} = ${cp}.asnumpy(${o.root})  # makes room on the device`, ...o.names.filter(n => n !== o.root).map(n => `${n} = ${o.root}  # the same array`));
+    // a host array with a device copy beside it (keepOnHostFrom) frees the copy: nothing to copy back
+    const copy = deviceCopies.get(o.root);
+    lines.push(
+      copy !== undefined ? `del ${copy}  # makes room on the device (${o.root} is on the host too)` : `${o.root} = ${cp}.asnumpy(${o.root})  # makes room on the device`,
+      ...o.names.filter(n => n !== o.root).map(n => `${n} = ${o.root}  # the same array`)
+    );
     total -= o.bytes;
   }
   return { evict, lines, tooBig: null };

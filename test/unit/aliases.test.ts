@@ -112,6 +112,14 @@ describe('memorySharers: what the notebook shows sharing an array', () => {
     // a comprehension over rows that keeps numbers, not rows
     expect(sharers('u', `${SETUP}\nsums = [float(row.sum()) for row in u]`, 'u += 1')).toEqual([]);
   });
+
+  it('finds nothing where the array (or a view of it) is stored into another array: NumPy copies the values in', () => {
+    expect(sharers('u', `${SETUP}\nx = np.zeros((4, 2048), dtype=np.float32)\nx[0] = u[0]\nx[1:3, :] = u[:2]`, 'u += 1')).toEqual([]);
+    // a list, an object array or a value of unknown type keeps the array itself
+    expect(sharers('u', `${SETUP}\nkeep = [None]\nkeep[0] = u`, 'u += 1')).toEqual(['`u` is kept in `keep` (cell 0)']);
+    expect(sharers('u', `${SETUP}\nbox = np.empty(2, dtype=object)\nbox[0] = u`, 'u += 1')).toEqual(['`u` is kept in `box` (cell 0)']);
+    expect(sharers('u', `${SETUP}\nbox = make_box()\nbox[0] = u`, 'u += 1')).toEqual(['`u` is kept in `box` (cell 0)']);
+  });
 });
 
 describe('memorySharers: advanced indexing copies, basic indexing is a view', () => {

@@ -8,6 +8,10 @@
  * `u.reshape(...)`), `u` itself a view of `big`, `u` kept in a list, a dict, an attribute, or by a
  * function it was passed to. NumPy's update is seen through all of them; the device copy's is not.
  *
+ * An array stored into another array's element or slice (`x[:, :2] = u[0]`, `x` an array of a
+ * known dtype other than object) is copied in: `x` does not share `u`'s memory (a list's or an
+ * object array's item, or a store into a value of unknown type, keeps `u` itself).
+ *
  * The scan is deliberately conservative (a false alias costs one copy back, a missed one a
  * silently wrong result): every read of the name in the cells from its reaching binding to the
  * cell is classified, through the view-making steps NumPy takes without copying (subscripts other
@@ -329,8 +333,16 @@ export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number
       if (p.type === 'augmented_assignment') {
         return targetsEscape([left], inContainer, true);
       }
-      // `a = b = u`: every target of the chain holds it (and a walrus on the way, `a = (v := u)`)
-      const e = targetsEscape([...chainTargets(p), ...walrusTargets], inContainer, false);
+      // `a = b = u`: every target of the chain holds it (and a walrus on the way, `a = (v := u)`),
+      // except an element or slice of an array of a known dtype, not object (`x[:, :2] = u[0]`):
+      // NumPy copies the values in
+      const cell = model.cellOf(p);
+      const intoArray = (t: SyntaxNode): boolean => {
+        const base = t.type === 'subscript' ? field(t, 'value') : null;
+        const v = cell && base ? model.inferValue(base, cell) : null;
+        return !inContainer && v?.kind === 'ndarray' && v.dtype !== undefined && v.dtype !== 'object';
+      };
+      const e = targetsEscape([...chainTargets(p).filter(t => !intoArray(t)), ...walrusTargets], inContainer, false);
       return e;
     } else if (p.type === 'named_expression' && field(p, 'value')?.id === n.id) {
       const name = field(p, 'name');

@@ -401,6 +401,19 @@ export interface ResidencyContext {
    * plan can define each once, in the notebook's import cell.
    */
   hoisted?: ReadonlySet<string>;
+  /**
+   * Host arrays an earlier GPU cell also copied to the device under another name, kept there
+   * (host name -> device name: `F` -> `F_gpu`, `keepOnHost`): the cell computes with the device
+   * copy and hands host code the host array; nothing is copied.
+   */
+  deviceCopies?: ReadonlyMap<string, string>;
+  /**
+   * Host arrays this cell moves to the device under a fresh name (`F_gpu = cp.asarray(F)`) rather
+   * than by rebinding the name: the name keeps its host array for the host cells that read it
+   * later, and later GPU cells read the copy (`deviceCopies`). plan.ts picks them: arrays no cell
+   * changes from here on, which a host cell would otherwise copy back.
+   */
+  keepOnHost?: ReadonlySet<string>;
 }
 
 export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: ResidencyContext): ArrayCellAnalysis | null {
@@ -435,7 +448,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const s6 = fusedCandidate(scope, s1, s2, s3, s4, s5);
   const { refs, numpyCompute, scipyCompute, sparseOps } = s1;
   const { randomCalls, cellStartValue, deviceInputs, hostRngCalls, hostDrawCopies, setups, perElement } = s2;
-  const { deviceNames, transfers, writeBack, hostKept, sliced, uploads, hostKeptOnly, pandasOperands } = s3;
+  const { deviceNames, copiedIn: transfers, writeBack, hostKept, sliced, uploads, hostKeptOnly, pandasOperands } = s3;
   const { sizes, canonical, rowReductions } = s4;
   const { hostCopies, bringBack, leftOnDevice, rebuilt, containerItems, copiedBack } = s5;
   const { chains, stencil, stencilName, groups, grouped, kernelChains, fused, unfusedEdits, hoist, candidate, unfusedCandidate } = s6;
@@ -838,7 +851,9 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   // probed one by one (a cell depends only on the names it probes, not on the whole set of bound
   // names, and nothing is built for cells that add no name)
   const takenHere = new Set<string>();
-  const used = (name: string): boolean => takenHere.has(name) || takenInNotebook(name, model) || (plan?.hoisted?.has(name) ?? false);
+  // (nor the names of device copies earlier cells of the plan made)
+  const copyNames = new Set(plan?.deviceCopies?.values() ?? []);
+  const used = (name: string): boolean => takenHere.has(name) || takenInNotebook(name, model) || (plan?.hoisted?.has(name) ?? false) || copyNames.has(name);
   const claim = (name: string): string => {
     takenHere.add(name);
     return name;
@@ -853,10 +868,12 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   const argNeeds = new Map(hostConsumerArgs.map(arg => [arg, hostArgumentNeed(arg, model.inferValue(arg, cell), model, cell)]));
   // host values of cupyx calls (`shift=-est[k]`): an input read only there gets no device copy
   const hostParams = hostParameterArgs(refs);
-  const inputs = placeInputs(root, model, cell, arrayInputs, hostConsumerArgs, hostParams, base => claim(freshName(base, used)), !!plan, new Set(untypedOperands));
+  const inputs = placeInputs(root, model, cell, arrayInputs, hostConsumerArgs, hostParams, base => claim(freshName(base, used)), plan, new Set(untypedOperands));
   refusals.push(...inputs.refusals);
   inputs.onDevice.forEach(n => deviceNames.add(n));
-  const { transfers, rebound, writeBack, hostKept, sharedWith, sliced } = inputs;
+  const { transfers, rebound, writeBack, hostKept, sharedWith, sliced, copied } = inputs;
+  // what the cell copies in: its inputs less those read through an earlier cell's device copy
+  const copiedIn = copied.size > 0 ? new Map([...transfers].filter(([n]) => !copied.has(n))) : transfers;
   if (sliced.size > 0) {
     // a slice stencil's kernel indexes the arrays it reads on the grid's indices: they are
     // copied whole (found here only for its reads: its names are claimed where it is rewritten)
@@ -905,7 +922,7 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
       `\`${rounded[0].name ?? clip(rounded[0].value.text)}\` (integers made from numbers through a transcendental function) stays NumPy's on the host${copied}: the device's pow, exp or log may differ from NumPy's in the last bit, and a last-bit difference across an integer changes the integer (an index, a lag) and everything computed at it.`
     );
   }
-  return { used, claim, nanQuantileName, deviceNames, hostConsumerArgs, argNeeds, hostParams, transfers, rebound, writeBack, hostKept, sharedWith, sliced, uploads, hostKeptOnly, pandasOperands };
+  return { used, claim, nanQuantileName, deviceNames, hostConsumerArgs, argNeeds, hostParams, transfers, copiedIn, rebound, writeBack, hostKept, sharedWith, sliced, uploads, hostKeptOnly, pandasOperands };
 }
 
 /** The edits of the references, draws and inputs (stage 4). */
@@ -1301,7 +1318,7 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   const { cell, model, plan, root, cp, importLine, refusals, edits, imports } = scope;
   const { refs } = s1;
   const { untypedOperands, hostDrawCopies, seeded } = s2;
-  const { used, claim, nanQuantileName, deviceNames, transfers, sliced } = s3;
+  const { used, claim, nanQuantileName, deviceNames, transfers, copiedIn, sliced } = s3;
   const { drawCopyEdits } = s4;
   // fusion: elementwise chains become one @cp.fuse() kernel each
   const resolveUfunc = (fn: SyntaxNode): string | null => {
@@ -1360,7 +1377,7 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
 
   // prologue: import and transfers, after the cell's leading imports/comments
   const prologueAt = prologueOffset(root, cell.source);
-  const prologue = prologueLines(root, model, cell, cp, importLine, imports, transfers, sliced, new Set(untypedOperands));
+  const prologue = prologueLines(root, model, cell, cp, importLine, imports, copiedIn, sliced, new Set(untypedOperands));
   prologue.push(...seededGeneratorLines(seeded, cp));
   const hoist = plan?.hoisted !== undefined;
   if (fused.definitions.length > 0 && !hoist) {
@@ -1963,6 +1980,8 @@ interface InputPlacement {
   onDevice: string[];
   /** Read-only inputs read only through one basic index: name -> one of those subscripts (basicPart). */
   sliced: Map<string, SyntaxNode>;
+  /** Inputs read through a device copy an earlier cell made (`ResidencyContext.deviceCopies`): in `transfers` for the renames, never copied. */
+  copied: Set<string>;
   refusals: string[];
 }
 
@@ -1983,15 +2002,23 @@ function placeInputs(
   hostConsumerArgs: readonly SyntaxNode[],
   hostParams: readonly SyntaxNode[],
   fresh: (base: string) => string,
-  inPlan: boolean,
+  plan: ResidencyContext | undefined,
   untyped: ReadonlySet<string>
 ): InputPlacement {
   const facts = cell.facts!;
-  const out: InputPlacement = { transfers: new Map(), rebound: new Set(), writeBack: [], hostKept: new Set(), sharedWith: new Map(), onDevice: [], sliced: new Map(), refusals: [] };
+  const out: InputPlacement = { transfers: new Map(), rebound: new Set(), writeBack: [], hostKept: new Set(), sharedWith: new Map(), onDevice: [], sliced: new Map(), copied: new Set(), refusals: [] };
   for (const name of arrayInputs) {
     const refsToName = globalReferences(root, name);
     const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)) && !hostParams.some(arg => isInside(r, arg)));
     if (deviceUses.length === 0) {
+      continue;
+    }
+    // on the device already, under another name (the plan passes none this cell changes)
+    const copy = plan?.deviceCopies?.get(name);
+    if (copy !== undefined) {
+      out.transfers.set(name, copy);
+      out.copied.add(name);
+      out.onDevice.push(name);
       continue;
     }
     if (untyped.has(name)) {
@@ -2008,7 +2035,7 @@ function placeInputs(
     // `u += 1` binds `u` to the same (updated) array; `u = u * 2` to a new one
     const bindings = facts.assignments.filter(a => a.name === name);
     const rebinds = facts.writes.has(name) && (bindings.length === 0 || bindings.some(a => !a.augmented));
-    const sharers = (updated || inPlan) && (updated || !rebinds) ? memorySharers(name, cell, model) : [];
+    const sharers = (updated || plan) && (updated || !rebinds) ? memorySharers(name, cell, model) : [];
     if (sharers.length > 0 && (updated || updatedFrom(name, sharers, cell.index, model))) {
       const stale = sharers.find(s => s.name !== null && s.name !== name && facts.reads.has(s.name));
       if (updated && rebinds) {
@@ -2023,7 +2050,11 @@ function placeInputs(
       }
       out.hostKept.add(name);
       out.transfers.set(name, fresh(`${name}_gpu`));
-    } else if (inPlan || facts.writes.has(name) || updated) {
+    } else if (plan?.keepOnHost?.has(name) && !facts.writes.has(name) && !updated) {
+      // in the plan, a copy under a fresh name that stays for later GPU cells: the name keeps its
+      // host array for later host cells (read whole by those GPU cells: never a part)
+      out.transfers.set(name, fresh(`${name}_gpu`));
+    } else if (plan || facts.writes.has(name) || updated) {
       // rebinding: the name now holds the device array (in the plan, for the rest of the notebook)
       out.rebound.add(name);
       out.transfers.set(name, name);
