@@ -5114,8 +5114,14 @@ export function estimateWork(
   }
   return { work, largest };
 
-  /** Passes are counted in units of the largest array: a smaller operand costs less. */
+  /**
+   * Passes are counted in units of the largest array: a smaller operand costs less, a scalar
+   * (`np.exp(-r * T)`, `norm.cdf(d1)` of a number) one element; what is not known, a whole one.
+   */
   function fraction(v: ValueInfo, big: ValueInfo | undefined): number {
+    if (v.kind === 'scalar') {
+      return big?.size ? Math.min(1, 1 / big.size) : 1;
+    }
     if (v.size === undefined || big?.size === undefined || big.size === 0) {
       return 1;
     }
