@@ -126,3 +126,23 @@ describe('the float32 sum note', () => {
     expect(notes(SETUP('float32'), 'hi = np.max(np.abs(x - y) * 2.0 + 1.0)')).not.toMatch(/accumulated in double/);
   });
 });
+
+describe('GPU103 reductions over views: a kernel where it pays (reductionKernelPays)', () => {
+  const VIEWS = 'import numpy as np\na = np.random.rand(100, 20000, 4)\nb = np.random.rand(100, 20000, 4)';
+  const rule = (cell: string): string | undefined => analyzeNotebook(cellsOf(VIEWS, cell)).suggestions.find(x => x.cellIndex === 1)?.rule;
+
+  it('leaves a reduction run once over strided views to CuPy calls, which read them where they are', () => {
+    for (const view of ['a[:, :, :2]', 'a[..., 1]', 'a[:, :, 1]', 'a[::2]', 'a.T', 'a[1:-1, 1:-1]']) {
+      const other = view.replace(/^a/, 'b');
+      expect([view, rule(`r = np.sqrt(np.mean((${view} - ${other}) ** 2))`)]).toEqual([view, 'GPU101']);
+    }
+  });
+
+  it('generates the kernel over whole arrays and contiguous parts, or in a loop over any view', () => {
+    for (const view of ['a', 'a[10:]', 'a[3]', 'a[:50]', 'a[2:5, :, :]', 'a[1:9:1]']) {
+      const other = view.replace(/^a/, 'b');
+      expect([view, rule(`r = np.sqrt(np.mean((${view} - ${other}) ** 2))`)]).toEqual([view, 'GPU103']);
+    }
+    expect(rule('for k in range(20):\n    r = np.sqrt(np.mean((a[:, :, :2] - b[:, :, :2]) ** 2))\n    a = a * 0.5 + 1.0')).toBe('GPU103');
+  });
+});

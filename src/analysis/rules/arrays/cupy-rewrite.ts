@@ -41,7 +41,7 @@ import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
 import { atomicSumNote, flatIndexRewrites, lastAxisBitEdits, unsupportedArgumentRefusals } from './api-limits';
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
-import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains } from './fusion';
+import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains, reductionKernelPays } from './fusion';
 import { functionRuns } from './function-runs';
 import { broadcasts, einsumWork, factorisationWork, gatherWork, histogramWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
 import { iterateStructureRefusals, morphologyIterationEdits } from './morphology-iterations';
@@ -1327,9 +1327,11 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   };
   // (not over small arrays: a kernel the cell defines compiles at its first run, ~170 ms, to save
   // launches of a few microseconds: a chain whose arrays are all known to be small stays CuPy calls)
+  // (nor a full reduction run once over views a generated kernel would copy first: CuPy's calls
+  // read them where they are, reductionKernelPays)
   const chains = findElementwiseChains(root, model, cell, resolveUfunc).filter(c => {
     const sizes = [c.value, ...c.params.map(p => model.inferValue(p.node, cell))].filter(v => v.kind === 'ndarray');
-    return sizes.length === 0 || sizes.some(v => v.size === undefined || v.size >= SMALL_ARRAY_ELEMENTS);
+    return (sizes.length === 0 || sizes.some(v => v.size === undefined || v.size >= SMALL_ARRAY_ELEMENTS)) && reductionKernelPays(c, model, cell);
   });
   // an exactly recognised slice stencil becomes one kernel writing the whole output
   // (every name it adds, in the loop form: buffers, grid, sizes, scalar arguments, is one this
@@ -1344,7 +1346,13 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
     claim(`${stencilName}_kernel`);
   }
   // consecutive statements whose chains make one kernel (none in the stencil's span)
-  const groups = groupChains(root, chains, model, cell, resolveUfunc).filter(g => !g.statements.some(s => stencil && s.endIndex > stencil.start && s.startIndex < stencil.end));
+  // (not over small values either, as for one chain: `delta, gamma` from a few 0-d means would
+  // compile a kernel, ~170 ms, to save launches of microseconds)
+  const large = (g: ChainGroup): boolean => {
+    const sizes = [...g.outputs.map(o => model.valueAfter(o.name, cell)), ...g.params.map(p => model.inferValue(p.node, cell))].filter(v => v.kind === 'ndarray');
+    return sizes.length === 0 || sizes.some(v => v.size === undefined || v.size >= SMALL_ARRAY_ELEMENTS);
+  };
+  const groups = groupChains(root, chains, model, cell, resolveUfunc).filter(g => large(g) && !g.statements.some(s => stencil && s.endIndex > stencil.start && s.startIndex < stencil.end));
   const grouped = new Set(groups.flatMap(g => g.chains));
   const kernelChains = chains.filter(c => !inStencil(c.node.startIndex, c.node.endIndex) && !grouped.has(c));
   // a host draw's comparison or cast that a kernel computes (`x * (rng.random(n) < 0.5)`: the

@@ -111,7 +111,9 @@
  * open it (`u` written in place; the other outputs allocated with `cp.empty`, since the kernel
  * takes all its outputs or none). Anything subtle keeps the statements apart: control flow, host
  * code between, shapes that differ or are unknown, mixed dtypes, a target read before it is bound
- * (`x = x * 2 + 1`) or through a view (`y[0]`), in-place updates, inputs sharing memory with `u`.
+ * (`x = x * 2 + 1`) or through a view (`y[0]`), in-place updates, inputs sharing memory with `u`,
+ * and values all known to be small (a histogram's 50 bins: launches of microseconds, where a
+ * kernel costs its compile), as for a single chain.
  *
  * A full reduction over a chain never writes the chain's array (rules/arrays/reduction-kernel.ts):
  * ```python
@@ -125,7 +127,11 @@
  * pairwise sum). H200, 20M points: 84 us against 454 us op by op. Not `cp.fuse` with the
  * reduction inside, nor a ReductionKernel of several inputs: CuPy launches those as ONE block
  * (17.4 ms). With unknown dtypes the elementwise part is a `@cp.fuse()` function and CuPy reduces
- * its result (`cp.sum(f(x, y))`, two passes). Refusals are GPU101's (object dtypes, missing
+ * its result (`cp.sum(f(x, y))`, two passes). Neither where the cell reduces once over a view
+ * that is not C-contiguous (`np.mean((est[:, :, :2] - truth[:, :, :2]) ** 2)`): a generated
+ * kernel's launcher would copy it whole first, for one launch, so the chain stays CuPy's calls,
+ * which read views where they lie (GPU101's rewrite); a loop that repeats the reduction, or whole
+ * arrays and contiguous parts, get the kernel (fusion.ts reductionKernelPays). Refusals are GPU101's (object dtypes, missing
  * functions, recurrences, small arrays). The title counts the kernels the rewrite defines ("one
  * fused CuPy kernel", "3 fused CuPy kernels").
  */

@@ -119,6 +119,66 @@ export interface ElementwiseKernelSpec {
   operation: string;
 }
 
+/**
+ * Does a generated kernel for the full reduction `chain` pay, against CuPy's own calls? Its
+ * launcher copies every input that is not C-contiguous whole first (a RawKernel indexes its
+ * inputs flat), and it is compiled for the cell: run once over such a view
+ * (`np.sqrt(np.mean((est[:, :, :2] - truth[:, :, :2]) ** 2))`, l_kalman's RMSE), the copies read
+ * and write what CuPy's calls read where it lies (their elementwise kernels and reductions take
+ * strided arrays), for a kernel that runs once. So the chain stays CuPy's calls
+ * (`cp.sqrt(cp.mean((a - b) ** 2))`) unless its inputs are whole arrays or contiguous parts
+ * (`stridedView`), or a loop (or a comprehension, or a function) runs it more than once.
+ */
+export function reductionKernelPays(chain: ElementwiseChain, model: NotebookModel, cell: CellModel): boolean {
+  return !chain.reduction || repeatsInCell(chain.node) || !chain.params.some(p => stridedView(p.node, model, cell));
+}
+
+/** Does `node` lie in a loop, a comprehension or a function body (code that may run more than once per run of its cell)? */
+function repeatsInCell(node: SyntaxNode): boolean {
+  for (let p = node.parent; p; p = p.parent) {
+    if (/^(for_statement|while_statement|function_definition|lambda|list_comprehension|set_comprehension|dictionary_comprehension|generator_expression)$/.test(p.type)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Is `e` a view of an array that may not be C-contiguous: `a.T` (2-D or more), or a basic index
+ * that leaves a partial or stepped slice before a later axis, or indexes with `...` or `None`
+ * (`x[:, :2]`, `u[::2]`, `v[1:-1, 1:-1]`); not `x[3]`, `x[2:]`, `a[i, :]`, `a[1:5]` of any
+ * dimensions (what follows the first partial slice is whole: contiguous), nor a whole array.
+ */
+export function stridedView(e: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
+  const n = unparen(e);
+  if (n.type === 'attribute') {
+    const v = field(n, 'object');
+    return field(n, 'attribute')?.text === 'T' && !!v && (model.inferValue(v, cell).shape?.length ?? 2) >= 2;
+  }
+  const base = n.type === 'subscript' ? field(n, 'value') : null;
+  if (!base || model.inferValue(base, cell).kind !== 'ndarray') {
+    return false;
+  }
+  let index = kids(n).filter(k => k.id !== base.id && k.type !== 'comment');
+  if (index.length === 1 && index[0].type === 'tuple') {
+    index = kids(index[0]).filter(k => k.type !== 'comment');
+  }
+  if (index.some(k => k.type === 'ellipsis' || k.type === 'none')) {
+    return true;
+  }
+  const full = (k: SyntaxNode): boolean => k.type === 'slice' && /^:{1,2}$/.test(k.text.replace(/\s+/g, ''));
+  const stepped = (k: SyntaxNode): boolean => {
+    const step = k.type === 'slice' ? k.text.split(':')[2]?.trim() : undefined;
+    return step !== undefined && step !== '' && step !== '1';
+  };
+  // leading integers pick one block; then one slice (partial, unstepped) over whole axes only
+  const first = index.findIndex(k => k.type === 'slice');
+  if (first < 0) {
+    return false; // integers (or an advanced index, which copies: contiguous)
+  }
+  return stepped(index[first]) || index.slice(first + 1).some(k => !full(k));
+}
+
 /** Finds fusable chains in the cell (outermost only, assignment right-hand sides and returns). */
 export function findElementwiseChains(root: SyntaxNode, model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): ElementwiseChain[] {
   const chains: ElementwiseChain[] = [];

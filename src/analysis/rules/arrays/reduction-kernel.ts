@@ -20,6 +20,13 @@
  *   `w` a row of `a`) are read where they are, through an index the kernel steps with its loop
  *   (broadcastIndex): nothing of the result's size is copied first.
  *
+ * Neither form for a reduction the cell runs once over a view that is not C-contiguous
+ * (`np.sqrt(np.mean((est[:, :, :2] - truth[:, :, :2]) ** 2))`): the launcher would copy each such
+ * view whole before its one launch, and the kernel is compiled for it, where CuPy's own calls read
+ * the views where they lie. That chain stays CuPy's calls (`cp.sqrt(cp.mean((a - b) ** 2))`); a
+ * kernel is generated where it pays: over whole arrays or contiguous parts (`a[10:]`, `a[3]`), or
+ * where a loop runs the reduction again and again (fusion.ts reductionKernelPays).
+ *
  * Result dtypes are NumPy's: `count_nonzero` and `sum` of booleans int64; `sum` of float32
  * float32 (accumulated in double, rounded once: at least as accurate as NumPy's pairwise float32
  * sum, so the two agree to about one float32 ulp of the total); `mean` of float32 float32, of
