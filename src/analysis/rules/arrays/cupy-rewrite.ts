@@ -36,7 +36,7 @@ import { ARRAY_MUTATING_METHODS, type CellFacts } from '../../facts';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, isValueIdentifier, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
 import type { TextEdit } from '../../types';
-import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, ValueInfo } from '../../values';
+import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, shapeSize, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
 import { atomicSumNote, flatIndexRewrites, lastAxisBitEdits, unsupportedArgumentRefusals } from './api-limits';
@@ -46,7 +46,7 @@ import { functionRuns } from './function-runs';
 import { broadcasts, einsumWork, factorisationWork, gatherWork, histogramWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
 import { iterateStructureRefusals, morphologyIterationEdits } from './morphology-iterations';
 import { PER_ELEMENT_ADVICE, perElementPython, rowReduction, type RowReduction, SMALL_ITERATIONS } from './per-element';
-import { integerOfTranscendental, numpyGeneratorOf, smallHostArrays } from './small-host-arrays';
+import { integerOfTranscendental, numpyGeneratorOf, SMALL_HOST_ELEMENTS, smallHostArrays } from './small-host-arrays';
 import { startsOverNext, updatedInPlaceAfter } from './rebinds';
 import { isNormMethod, normRewrite } from './scipy-norm';
 import { findSliceStencil, SliceStencil, stencilCode } from './stencil';
@@ -592,6 +592,15 @@ function libraryUses(scope: CellRewrite) {
       }
     }
   }
+  // a fit or solve of small arrays (tinyHostSolve): NumPy's on the host, its arguments copied
+  // there, its result a host value
+  for (const r of refs) {
+    const call = r.node.parent;
+    if (r.action === 'cupy' && call?.type === 'call' && field(call, 'function')?.id === r.node.id && tinyHostSolve(call, r.qualified.slice('numpy.'.length), model, cell) && r.qualified.startsWith('numpy.')) {
+      r.action = 'keep';
+      hostCalls.add(call.id);
+    }
+  }
   // np.unravel_index of one flat index (`np.argmax(c)`): NumPy's, on the index made a Python int
   // (one copy back); CuPy's gives a tuple of 0-d device arrays, shown as `array(..)`, and checks
   // the index's range on the device (two more waits)
@@ -712,9 +721,30 @@ function cellArrays(scope: CellRewrite, s1: ReturnType<typeof libraryUses>) {
   // 2. What lives on the device: in-cell array bindings and host array inputs used in device work.
   const localArrays = new Set<string>();
   const cellStartValue = (name: string): ValueInfo => model.valueBefore(name, cell, 0);
+  // a host call's result, or one taken from it with numbers (`np.polyfit(x, y, 1)[0] / 4`): a host value
+  const hostNumbers = (e: SyntaxNode): boolean => {
+    let plain = true;
+    walk(e, k => {
+      plain &&= k.type !== 'call' && !(k.type === 'identifier' && isValueIdentifier(k) && model.inferValue(k, cell).kind !== 'scalar');
+      return plain;
+    });
+    return plain;
+  };
+  const fromHostCall = (expr: SyntaxNode): boolean => {
+    const e = unparen(expr);
+    if (hostCalls.has(e.id)) {
+      return true;
+    }
+    const [l, r] = e.type === 'binary_operator' ? [field(e, 'left'), field(e, 'right')] : [null, null];
+    const base = e.type === 'subscript' ? field(e, 'value') : e.type === 'unary_operator' ? field(e, 'argument') : null;
+    return (
+      (!!base && fromHostCall(base) && kids(e).every(k => k.id === base.id || k.type === 'comment' || hostNumbers(k))) ||
+      (!!l && !!r && ((fromHostCall(l) && (hostNumbers(r) || fromHostCall(r))) || (hostNumbers(l) && fromHostCall(r))))
+    );
+  };
   const boundToHostCall = (a: { value: SyntaxNode | null; unpacked?: { from: SyntaxNode } }): boolean => {
     const e = a.value ?? a.unpacked?.from;
-    return !!e && hostCalls.has(unparen(e).id);
+    return !!e && fromHostCall(e);
   };
   // NumPy scalars the cell computes from host numbers alone (`dt2 = dt * 0.5`, `dt` a NumPy
   // scalar input: heldAsNumpyScalar): host arithmetic, which no rewrite puts on the device
@@ -1296,7 +1326,7 @@ function hostSideEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s
   }
   if (hostCopies.count > 0) {
     const one = hostCopies.count === 1;
-    notes.push(`${one ? 'One host consumer' : `${hostCopies.count} host consumers`} (plotting, pandas, Python builtins) ${one ? 'gets' : 'get'} a host copy with \`${cp}.asnumpy\`.`);
+    notes.push(`${one ? 'One host consumer' : `${hostCopies.count} host consumers`} (plotting, pandas, Python builtins, a small fit or solve) ${one ? 'gets' : 'get'} a host copy with \`${cp}.asnumpy\`.`);
   }
   if (hasDeviceControlFlow(root, deviceNames, setups.map(s => s.loop))) {
     notes.push('A Python `if`/`while` tests a device value: each test waits for the GPU and copies one scalar back.');
@@ -3249,7 +3279,113 @@ export function collectHostConsumerArgs(root: SyntaxNode, model: NotebookModel, 
   return args;
 }
 
-/** Does this call need its arguments on the host (plotting, pandas, files, iterating builtins)? */
+/**
+ * NumPy's fits, solves and factorisations (`numpy.` paths) that a small problem runs on the host:
+ * `tinyHostSolve`.
+ */
+const SMALL_PROBLEM_CALLS: ReadonlySet<string> = new Set([
+  'polyfit', 'linalg.lstsq', 'linalg.solve', 'linalg.inv', 'linalg.pinv', 'linalg.det', 'linalg.slogdet', 'linalg.eig', 'linalg.eigh',
+  'linalg.eigvals', 'linalg.eigvalsh', 'linalg.svd', 'linalg.qr', 'linalg.cholesky', 'linalg.matrix_rank'
+]);
+
+/**
+ * Is `call` (`numpy.<path>`) a fit, solve or factorisation of arrays all known to be small (at
+ * most SMALL_HOST_ELEMENTS elements each, as the model knows them: an exact shape or an upper
+ * bound), such as a line fitted to 30 points (`np.polyfit(lags * dt_b, msd, 1)`)? On the device
+ * it would be CuPy's polyfit or solve through cuSOLVER and cuBLAS: several launches and syncs
+ * (and, in a fresh session, loading those libraries) for microseconds of LAPACK work on the host.
+ * It stays NumPy's, a host consumer: device arguments are copied to the host where they are
+ * passed (`cp.asnumpy(msd)`, a few hundred bytes), and its result is a host value, as NumPy gives
+ * it. Batched or large problems (l_kalman's 20,000 2x2 solves) stay on the device.
+ */
+function tinyHostSolve(call: SyntaxNode, path: string, model: NotebookModel, cell: CellModel): boolean {
+  if (!SMALL_PROBLEM_CALLS.has(path)) {
+    return false;
+  }
+  const { positional, keywords } = callArguments(call);
+  const arrays = [...positional, ...keywords.values()].filter(a => ['ndarray', 'sparse', 'unknown'].includes(model.inferValue(a, cell).kind));
+  return arrays.length > 0 && arrays.every(a => (elementsAtMost(a, call, model, cell) ?? Infinity) <= SMALL_HOST_ELEMENTS) && readOnHost(call, model, cell);
+}
+
+/**
+ * Does the cell take the value of `e` (a small solve's result) only as host code takes it: the
+ * value itself, indexed by numbers or combined with them (`np.polyfit(x, y, 1)[0] / 4`), shown,
+ * formatted, printed, handed to a Python builtin or a host consumer, or bound to names the cell
+ * reads only so? A value meeting device work (`r = w / w.sum()` with `w` from an eigh) keeps the
+ * call on the device: the rewrite does not follow host values through later statements.
+ */
+function readOnHost(e: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
+  let n = e;
+  for (let p = n.parent; p; n = p, p = n.parent) {
+    if (p.type === 'parenthesized_expression' || p.type === 'unary_operator' || (p.type === 'subscript' && field(p, 'value')?.id === n.id)) {
+      continue;
+    }
+    if (p.type === 'binary_operator' || p.type === 'comparison_operator') {
+      const other = kids(p).find(k => k.id !== n.id);
+      let numbers = !!other;
+      walk(other ?? p, k => {
+        numbers &&= k.type !== 'call' && !(k.type === 'identifier' && isValueIdentifier(k) && model.inferValue(k, cell).kind !== 'scalar');
+        return numbers;
+      });
+      if (!numbers) {
+        return false;
+      }
+      continue;
+    }
+    if (p.type === 'interpolation' || (p.type === 'expression_statement' && p.parent?.type === 'module')) {
+      return true; // formatted, or the cell's shown value (NumPy's, as the original shows)
+    }
+    if (p.type === 'argument_list' || p.type === 'keyword_argument') {
+      const call = p.type === 'argument_list' ? p.parent : p.parent?.parent;
+      const fn = call?.type === 'call' ? field(call, 'function') : null;
+      return !!fn && ((fn.type === 'identifier' && HOST_VALUE_BUILTINS.has(fn.text)) || isHostConsumerCall(call!, model, cell, NO_NAMES));
+    }
+    if (p.type === 'assignment' && field(p, 'right')?.id === n.id && p.parent?.type === 'expression_statement' && p.parent.parent?.type === 'module') {
+      const left = field(p, 'left');
+      const names = left?.type === 'identifier' ? [left] : left?.type === 'pattern_list' || left?.type === 'tuple_pattern' ? kids(left) : [];
+      if (names.length === 0 || !names.every(t => t.type === 'identifier')) {
+        return false;
+      }
+      const root = cell.tree!.rootNode;
+      return names.every(t => globalReferences(root, t.text).every(r => r.startIndex < p.endIndex || readOnHost(r, model, cell)));
+    }
+    return false;
+  }
+  return false;
+}
+
+/**
+ * The number of elements of array expression `e` (read at `at`), or an upper bound of it, as far
+ * as the model knows it: its inferred size, or, for a name the cell binds before `at` once to
+ * `np.array([<number> for v in <array>])` (one value per item of an array of known size: an
+ * MSD per lag), that array's size. Undefined when unknown.
+ */
+function elementsAtMost(e: SyntaxNode, at: SyntaxNode, model: NotebookModel, cell: CellModel): number | undefined {
+  const v = model.inferValue(e, cell);
+  const size = v.kind === 'ndarray' ? (v.shape && !v.approx ? shapeSize(v.shape) : v.size) : undefined;
+  const u = unparen(e);
+  if (size !== undefined || u.type !== 'identifier') {
+    return size;
+  }
+  const binds = cell.facts!.assignments.filter(a => a.name === u.text);
+  const value = binds.length === 1 && !binds[0].augmented && !binds[0].nested && binds[0].at < at.startIndex ? binds[0].value : null;
+  const fn = value?.type === 'call' ? field(value, 'function') : null;
+  const args = value?.type === 'call' ? callArguments(value) : null;
+  const list = args?.positional.length === 1 && args.keywords.size === 0 ? unparen(args.positional[0]) : null;
+  if (!fn || !/^numpy\.(array|asarray)$/.test(model.qualifiedName(fn) ?? '') || list?.type !== 'list_comprehension') {
+    return undefined;
+  }
+  const clauses = kids(list).filter(k => k.type === 'for_in_clause' || k.type === 'if_clause');
+  const body = field(list, 'body');
+  const over = clauses.length === 1 ? field(clauses[0], 'right') : null;
+  const item = body ? model.inferValue(body, cell) : null;
+  const one = item?.kind === 'scalar' || (item?.kind === 'ndarray' && item.shape?.length === 0);
+  const n = over && one ? model.inferValue(over, cell) : null;
+  // (an array yields at most as many items as it has elements: rows of a 2-D one are fewer)
+  return n?.kind === 'ndarray' ? (n.shape && !n.approx ? shapeSize(n.shape) : n.size) : undefined;
+}
+
+/** Does this call need its arguments on the host (plotting, pandas, files, iterating builtins, a small solve)? */
 function isHostConsumerCall(n: SyntaxNode, model: NotebookModel, cell: CellModel, arrays: ReadonlySet<string>): boolean {
   const fn = field(n, 'function');
   if (!fn) {
@@ -3261,7 +3397,11 @@ function isHostConsumerCall(n: SyntaxNode, model: NotebookModel, cell: CellModel
     const lib = dot < 0 ? q : q.slice(0, dot);
     const path = q.slice(lib.length + 1);
     // (scipy.stats.norm's methods of arrays become cupyx.scipy.special arithmetic: scipy-norm.ts)
-    return lib === 'numpy' ? NUMPY_HOST_IO_CONSUMERS.has(path) : lib === 'scipy' ? !cupyxHasScipyPath(path) && !isNormMethod(q) : lib !== 'cupy' && lib !== 'cupyx' && lib !== 'math';
+    return lib === 'numpy'
+      ? NUMPY_HOST_IO_CONSUMERS.has(path) || tinyHostSolve(n, path, model, cell)
+      : lib === 'scipy'
+        ? !cupyxHasScipyPath(path) && !isNormMethod(q)
+        : lib !== 'cupy' && lib !== 'cupyx' && lib !== 'math';
   }
   if (fn.type === 'identifier') {
     const defined = model.bindings.get(fn.text)?.some(b => b.value.kind === 'function');

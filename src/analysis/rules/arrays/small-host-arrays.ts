@@ -13,7 +13,9 @@
  * and a pow one ulp apart from NumPy's changes an index (NumPy gives 10**log10(500) as
  * 499.99999999999994, so 499; a device pow may give 500.0, so 500), which changes every lag and
  * every value computed at it. An expert keeps it NumPy's and copies it in where it meets device
- * data, once per such use (`cp.polyfit(cp.asarray(lags) * dt_b, msd, 1)`: 240 bytes).
+ * data, once per such use (`cp.asarray(lags) * dt_b`: 240 bytes). The fit of 30 points itself
+ * stays NumPy's on the host too, `msd` copied to it (cupy-rewrite.ts tinyHostSolve):
+ * `np.polyfit(lags * dt_b, cp.asnumpy(msd), 1)`, so `lags` meets no device data there.
  *
  * Kept on the host: a name the cell binds once to an array reading no array (numbers and host
  * scalars only), made by NumPy (or drawn from a NumPy Generator an earlier cell made:
