@@ -616,6 +616,8 @@ function planPass(
     }
     // device memory: what is on the device while the cell runs must fit (with room to spare)
     let evicted: string[] = [];
+    // (those of them whose device copy is freed, the host array kept: keepOnHostFrom)
+    const freed: string[] = [];
     let evictLines: string[] = [];
     let tooBig: string | null = null;
     if (analysis && worth && ownCompute > 0 && !boundaryKeepsAll) {
@@ -637,7 +639,8 @@ function planPass(
         for (const name of evicted) {
           leftDevice.add(name);
           if (deviceCopies.delete(name)) {
-            continue; // its device copy freed: the host array is there already
+            freed.push(name); // its device copy freed: the host array is there already
+            continue;
           }
           resident.delete(name);
           transfers.push({ cellIndex: cell.index, name, direction: 'to-host', reason: `makes room on the device for cell ${cell.index}` });
@@ -728,7 +731,8 @@ function planPass(
         }
       }
       const parts = [
-        evicted.length ? `first moves ${evicted.join(', ')} back to the host (room on the device)` : '',
+        evicted.length > freed.length ? `first moves ${evicted.filter(n => !freed.includes(n)).join(', ')} back to the host (room on the device)` : '',
+        freed.length ? `first frees the device cop${freed.length === 1 ? 'y' : 'ies'} of ${freed.join(', ')} (room on the device; the host array${freed.length === 1 ? ' stays' : 's stay'})` : '',
         moved.length > besideHost.length ? `moves ${moved.filter(n => !besideHost.includes(n)).join(', ')} to the device once` : '',
         besideHost.length
           ? `copies ${besideHost.join(', ')} to the device once as ${besideHost.map(n => analysis.transfers.get(n)).join(', ')}, for this and later GPU cells (host cells read the host array${besideHost.length === 1 ? '' : 's'} later: no copy back)`

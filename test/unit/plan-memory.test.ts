@@ -44,6 +44,27 @@ describe('residency plan and device memory', () => {
     expect(plan.transfers.filter(t => t.cellIndex === 4).map(t => `${t.name} ${t.direction}`)).toEqual(['y to-host', 'z to-host', 'x to-device']);
   });
 
+  it('frees the device copy of a host array that keeps its host array (no copy back), and copies it in again where it is used', () => {
+    const cells = cellsOf(
+      'import numpy as np\nN = 50_000_000\nx = np.ones(N)',
+      'y = np.sqrt(x * x + 1.0) * np.exp(-x)',
+      'import math\nprint(math.fsum(x[:1000]))',
+      'z = np.sin(y) * np.cos(y) + 1.0',
+      'w = np.sqrt(x * x + 1.0) * np.exp(-x)'
+    );
+    const plan = rewriteNotebook(cells, { device: SMALL });
+    expect(plan.gpuCells).toEqual([1, 3, 4]);
+    // x keeps its host array (cell 2 reads it), beside its device copy x_gpu
+    expect(plan.cells[1].source).toMatch(/^x_gpu = cp\.asarray\(x\)\n/);
+    expect(plan.cells[2].source).toBe('import math\nprint(math.fsum(x[:1000]))');
+    // cell 3 needs y and z: x's device copy is freed, nothing copied back
+    expect(plan.cells[3].source).toMatch(/^del x_gpu  # makes room on the device \(x is on the host too\)\n/);
+    expect(plan.transfers.filter(t => t.cellIndex === 3)).toEqual([]);
+    expect(plan.changes.find(c => c.cellIndex === 3)?.summary).toBe('runs on the GPU; first frees the device copy of x (room on the device; the host array stays)');
+    // cell 4 copies x in again
+    expect(plan.cells[4].source).toMatch(/x = cp\.asarray\(x\)\n/);
+  });
+
   it('keeps a cell on the host when its own arrays do not fit, saying why', () => {
     const tiny: DeviceProfile = { ...SMALL, memoryBytes: 2 ** 29 };
     const plan = rewriteNotebook(cellsOf('import numpy as np\nx = np.ones(50_000_000)', 'y = np.sqrt(x * x + 1.0) * np.exp(-x)'), { device: tiny });
