@@ -120,6 +120,14 @@ describe('memorySharers: what the notebook shows sharing an array', () => {
     expect(sharers('u', `${SETUP}\nbox = np.empty(2, dtype=object)\nbox[0] = u`, 'u += 1')).toEqual(['`u` is kept in `box` (cell 0)']);
     expect(sharers('u', `${SETUP}\nbox = make_box()\nbox[0] = u`, 'u += 1')).toEqual(['`u` is kept in `box` (cell 0)']);
   });
+
+  it("finds nothing kept by a matplotlib object's method (its artist draws the array, never changes it); an object of unknown origin may keep it", () => {
+    const plots = 'import matplotlib.pyplot as plt\nfig, ax = plt.subplots(1, 2)\nax[0].plot(u[0])\nax1 = fig.add_subplot(122)\nax1.imshow(u)\nplt.gca().plot(u[1])';
+    expect(sharers('u', `${SETUP}\n${plots}`, 'u += 1')).toEqual([]);
+    expect(sharers('u', `${SETUP}\nstore = make_store()\nstore.add(u)`, 'u += 1')).toEqual(['`u` is passed to `store.add()` (cell 0), which may keep it']);
+    // (a name bound otherwise too is not known to be matplotlib's)
+    expect(sharers('u', `${SETUP}\nimport matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax = make_store()\nax.plot(u)`, 'u += 1')).toHaveLength(1);
+  });
 });
 
 describe('memorySharers: advanced indexing copies, basic indexing is a view', () => {

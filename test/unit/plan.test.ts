@@ -178,6 +178,7 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['rebound-to-host-array', 'a GPU cell that binds a resident name to an array it keeps NumPy\'s ends its residency: the next GPU cell copies the new host array in', [1, 2, 3]],
     ['host-array-beside-device-copy', 'small constants no cell changes that a host loop reads later keep their host arrays beside device copies (F_gpu): no copy back, no copy in again', [0, 1, 3]],
     ['small-fit-on-host', 'a line fitted to 30 device values is NumPy\'s polyfit on the host, the values copied there; its result is a host value later cells read as it is', [0, 1]],
+    ['plot-methods-keep-resident', 'arrays handed to methods of matplotlib objects (ax[0].plot, fig.add_subplot(...).semilogy) get host copies and stay resident, as with plt.plot', [0, 2]],
     ['host-array-changed-later', 'a constant a host cell updates in place is moved in by rebinding and brought back there, as before; one no cell changes keeps its host array', [0, 1, 3]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {

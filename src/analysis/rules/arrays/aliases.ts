@@ -8,6 +8,10 @@
  * `u.reshape(...)`), `u` itself a view of `big`, `u` kept in a list, a dict, an attribute, or by a
  * function it was passed to. NumPy's update is seen through all of them; the device copy's is not.
  *
+ * A call to NumPy, SciPy (not sparse), math or matplotlib, or to a method of a matplotlib object
+ * (`ax[1].pcolormesh(t, lat, z)`, `fig.add_subplot(122).plot(y)`: matplotlibObject), keeps no
+ * array that could change: an artist holds what it draws, and never writes to it.
+ *
  * An array stored into another array's element or slice (`x[:, :2] = u[0]`, `x` an array of a
  * known dtype other than object) is copied in: `x` does not share `u`'s memory (a list's or an
  * object array's item, or a store into a value of unknown type, keeps `u` itself).
@@ -294,10 +298,13 @@ export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number
         return null;
       }
       const lib = q ? q.split('.')[0] : null;
+      // (a method of a matplotlib object, `ax[1].pcolormesh(t, lat, z)`, as matplotlib's functions:
+      // its artist keeps the array to draw it, and never changes it)
+      const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
       const retains =
         q !== null
           ? !(lib === 'numpy' || lib === 'cupy' || lib === 'cupyx' || lib === 'math' || lib === 'matplotlib' || (lib === 'scipy' && !q.startsWith('scipy.sparse')))
-          : !(fn?.type === 'identifier' && NON_RETAINING_BUILTINS.has(fn.text) && !model.bindings.has(fn.text));
+          : !(fn?.type === 'identifier' && NON_RETAINING_BUILTINS.has(fn.text) && !model.bindings.has(fn.text)) && !(obj && matplotlibObject(obj, model));
       if (!retains) {
         return null;
       }
@@ -385,6 +392,41 @@ export function escapingUse(ref: SyntaxNode, model: NotebookModel, ndim?: number
       return null; // an operand, an index, a condition, `with u:`...: no reference kept
     }
   }
+}
+
+/**
+ * Is `obj` (a method call's object: `ax`, `ax[1]`, `fig.axes[0]`) a matplotlib object: made by a
+ * matplotlib call (`plt.gca()`), or a method of one (`fig.add_subplot(111)`), or a part of one, or
+ * a name every binding of which in the notebook is such a value (`fig, ax = plt.subplots(1, 2)`)?
+ * A few steps deep; anything else (a loop target, a value of unknown origin) is not.
+ */
+function matplotlibObject(obj: SyntaxNode, model: NotebookModel, depth = 0): boolean {
+  let e: SyntaxNode | null = obj;
+  while (e && (e.type === 'subscript' || e.type === 'attribute' || e.type === 'parenthesized_expression')) {
+    e = e.type === 'subscript' ? field(e, 'value') : e.type === 'attribute' ? field(e, 'object') : e.namedChild(0);
+  }
+  if (!e || depth > 4) {
+    return false;
+  }
+  if (e.type === 'call') {
+    const fn = field(e, 'function');
+    if (model.qualifiedName(fn ?? e)?.startsWith('matplotlib.')) {
+      return true;
+    }
+    return fn?.type === 'attribute' && matplotlibObject(field(fn, 'object') ?? fn, model, depth + 1);
+  }
+  if (e.type !== 'identifier') {
+    return false;
+  }
+  const name = e.text;
+  const bindings = model.writers(name).flatMap(c => (c.facts?.assignments ?? []).filter(a => a.name === name));
+  return (
+    bindings.length > 0 &&
+    bindings.every(a => {
+      const from = a.value ?? a.unpacked?.from;
+      return !!from && !a.augmented && !a.deleted && from.type === 'call' && matplotlibObject(from, model, depth + 1);
+    })
+  );
 }
 
 /** Where a binding's array came from, when that may be memory something else holds. */
