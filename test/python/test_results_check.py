@@ -269,7 +269,7 @@ def test_heavy_tailed_values_get_the_std_error_of_their_tails() -> None:
     assert abs(a.std() - b.std()) > 5 * a.std() * np.sqrt(1 / a.size)
     r = compare("gx", a, b, random=True)
     assert r.status == "statistical", r
-    assert "heavy-tailed values (kurtosis" in r.detail
+    assert "heavy-tailed values" in r.detail
     # normal values keep the normal-theory tolerance (no widening said)
     n_a = np.random.default_rng(1).normal(size=100_000)
     n_b = np.random.default_rng(2).normal(size=100_000)
@@ -277,11 +277,15 @@ def test_heavy_tailed_values_get_the_std_error_of_their_tails() -> None:
 
 
 def test_heavy_tailed_values_that_are_wrong_still_differ() -> None:
-    # a gain on everything moves the bulk (KS); a large error on the tails alone moves the std
+    # a gain on everything moves the bulk (KS); an error on the tails alone (the edge pixels:
+    # 0.6% of the values, outside every quantile compared) moves the std: 6% fails, where the
+    # two draws' stds differ by 0.5% (sd over seeds); the kurtosis alone (edges counted as
+    # sampling) let up to 20% through
     a = _edge_gradient(1)
     assert compare("gx", a, _edge_gradient(2, gain=1.01), random=True).status == "not_equal"
-    tails = compare("gx", a, _edge_gradient(2, edge_gain=1.3), random=True)
-    assert tails.status == "not_equal" and "std" in tails.detail.split("there;")[-1], tails
+    tails = compare("gx", a, _edge_gradient(2, edge_gain=1.06), random=True)
+    assert tails.status == "not_equal" and "; std " in tails.detail, tails
+    assert "paired squared deviations" in tails.detail
 
 
 def test_raw_draws_keep_the_independent_samples_test() -> None:
