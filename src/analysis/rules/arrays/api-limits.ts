@@ -6,7 +6,7 @@
  * functions, so only these checks keep such rewrites from failing on a real GPU.
  */
 import { CUPY_UNSUPPORTED_ARGUMENTS } from '../../apis/cupy';
-import { CUPYX_HOST_LOOP_ARGUMENTS } from '../../apis/cupyx';
+import { CUPYX_HOST_LOOP_ARGUMENTS, SCIPY_FLOAT64_SIGNAL } from '../../apis/cupyx';
 import { insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
@@ -44,8 +44,13 @@ export function unsupportedArgumentRefusals(refs: readonly MappedRef[], rewritte
       const arg = keywords.get(l.keyword) ?? positional[l.position];
       return !!arg && arg.text !== 'None';
     });
+    // `f(x, *args)` / `f(x, **opts)`: what they pass is not known here, and may be the argument
+    const splat = hit ? undefined : positional.find(p => p.type === 'list_splat' || p.type === 'dictionary_splat');
     if (hit) {
       out.push(`\`${r.node.text}(..., ${hit.keyword}=...)\`: ${hit.why}`);
+    } else if (splat) {
+      const l = limits[0];
+      out.push(`\`${r.node.text}(..., ${splat.text})\` may pass \`${l.keyword}\`, not known here: ${l.why}`);
     }
   }
   return out;
@@ -216,4 +221,28 @@ export function atomicSumNote(refs: readonly MappedRef[], model: NotebookModel, 
 function clipText(text: string): string {
   const one = text.replace(/\s+/g, ' ');
   return one.length > 60 ? `${one.slice(0, 57)}...` : one;
+}
+
+/**
+ * `scipy.signal.find_peaks(x, ...)` (and peak_prominences, peak_widths) with a signal not known
+ * to be float64: SciPy converts it to float64 first, cupyx keeps its dtype (apis/cupyx.ts
+ * SCIPY_FLOAT64_SIGNAL), so the signal is converted as SciPy does: `cp.asarray(x,
+ * dtype=cp.float64)`, a no-op for a float64 array, one pass over a 1-D signal otherwise.
+ */
+export function float64SignalEdits(refs: readonly MappedRef[], model: NotebookModel, cell: CellModel, cp: string): TextEdit[] {
+  const edits: TextEdit[] = [];
+  for (const r of refs) {
+    const call = r.node.parent;
+    const keyword = r.qualified.startsWith('scipy.') ? SCIPY_FLOAT64_SIGNAL.get(r.qualified.slice('scipy.'.length)) : undefined;
+    if (r.action !== 'cupy' || !keyword || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id) {
+      continue;
+    }
+    const { positional, keywords } = callArguments(call);
+    const signal = keywords.get(keyword) ?? positional[0];
+    if (!signal || signal.type === 'list_splat' || signal.type === 'dictionary_splat' || model.inferValue(signal, cell).dtype === 'float64') {
+      continue;
+    }
+    edits.push(insert(signal.startIndex, `${cp}.asarray(`), insert(signal.endIndex, `, dtype=${cp}.float64)`));
+  }
+  return edits;
 }

@@ -39,7 +39,7 @@ import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, shapeSize, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
-import { atomicSumNote, flatIndexRewrites, lastAxisBitEdits, unsupportedArgumentRefusals } from './api-limits';
+import { atomicSumNote, flatIndexRewrites, float64SignalEdits, lastAxisBitEdits, unsupportedArgumentRefusals } from './api-limits';
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains, reductionKernelPays } from './fusion';
 import { functionRuns } from './function-runs';
@@ -1013,7 +1013,7 @@ function rewriteEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s2
     }
   }
   const lastAxisBits = lastAxisBitEdits(refs, model, cell);
-  edits.push(...lastAxisBits.edits);
+  edits.push(...lastAxisBits.edits, ...float64SignalEdits(refs, model, cell, cp));
   refusals.push(...binRuleRefusals(refs, model, cell), ...unsupportedArgumentRefusals(refs, lastAxisBits.calls), ...iterateStructureRefusals(refs, model, cell));
   const atomics = atomicSumNote(refs, model, cell);
   if (atomics) {
