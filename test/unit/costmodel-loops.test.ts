@@ -589,3 +589,38 @@ describe('a function of a scalar is one element of work, not a pass over the lar
     expect(cpuSeconds(SETUP, 'up = np.maximum(paths[:, -1] * 1.01 - K, 0.0).mean()\nc = norm.cdf(d1)')).toBeLessThan(0.005);
   });
 });
+
+describe('a loop over np.unique or a mask selection: a trip count, not the bound (the review: np.unique of a 2048^2 label image priced at 4.2M trips, 177 min; 0.71 s measured)', () => {
+  // (the distinct values made in the setup, so that the loop's cell holds the loop alone)
+  const SETUP = 'import numpy as np\nrng = np.random.default_rng(0)\nimg = rng.random((2048, 2048))';
+  const LOOP = 'areas = []\nfor lab in ITER:\n    areas.append(float(img[labels == lab].mean()))';
+  const priced = (labels: string, iter = 'vals', vals = 'np.unique(labels)'): number => cpuSeconds(`${SETUP}\nlabels = ${labels}\nvals = ${vals}`, LOOP.replace('ITER', iter));
+  const trips = (k: number): number => priced('rng.integers(0, 50, size=(2048, 2048))', `range(${k})`);
+  it('counts the distinct values of integers drawn from a literal range: rng.integers(0, 50, ...) gives 50 trips', () => {
+    const fifty = trips(50);
+    expect(priced('rng.integers(0, 50, size=(2048, 2048))')).toBeCloseTo(fifty, 6);
+    expect(priced('rng.integers(50, size=(2048, 2048))')).toBeCloseTo(fifty, 6);
+    expect(priced('np.random.randint(10, 60, (2048, 2048))')).toBeCloseTo(fifty, 6);
+    expect(priced('rng.integers(0, 50, size=(2048, 2048))', 'vals', 'np.unique(labels.ravel())')).toBeCloseTo(fifty, 6);
+    // (np.unique in the loop's header adds its sort, once)
+    expect(cpuSeconds(`${SETUP}\nlabels = rng.integers(0, 50, size=(2048, 2048))`, LOOP.replace('ITER', 'np.unique(labels)'))).toBeLessThan(2 * fifty);
+  });
+  it('counts an integer remainder by its divisor, through reshape', () => {
+    expect(priced('(np.arange(2048 * 2048) % 50).reshape(2048, 2048)')).toBeCloseTo(trips(50), 6);
+  });
+  it('prices values it cannot range at BOUNDED_LOOP_TRIPS (100), far below the 4.2M bound', () => {
+    const unknown = priced('np.floor(rng.random((2048, 2048)) * 50).astype(np.int64)');
+    expect(unknown).toBeCloseTo(trips(100), 6);
+    expect(unknown).toBeLessThan(5);
+  });
+  it('keeps a bound under that count: np.unique of 30 values, 30 trips', () => {
+    const small = 'import numpy as np\nimg = np.random.default_rng(0).random((2048, 2048))\nlags = np.unique(np.logspace(0, 3, 30).astype(int))';
+    const loop = 'out = [float(img[:, lag:].mean()) for lag in ITER]';
+    expect(cpuSeconds(small, loop.replace('ITER', 'lags'))).toBeCloseTo(cpuSeconds(small, loop.replace('ITER', 'range(30)')), 6);
+  });
+  it('prices a loop over a mask selection of a large array at that count too', () => {
+    const setup = 'import numpy as np\nx = np.random.default_rng(0).random(4_000_000)\nimg = np.random.default_rng(1).random((2048, 2048))\nsel = x[x > 0.99]';
+    const loop = 'out = [float((img > v).mean()) for v in ITER]';
+    expect(cpuSeconds(setup, loop.replace('ITER', 'sel'))).toBeCloseTo(cpuSeconds(setup, loop.replace('ITER', 'range(100)')), 6);
+  });
+});
