@@ -1007,11 +1007,24 @@ function copiesPerRun(
  * again. The price is the host memory the array keeps, which the NumPy notebook's array took.
  */
 function keepOnHostFrom(name: string, cell: CellModel, model: NotebookModel): boolean {
-  if (model.writers(name).some(c => c.index >= cell.index)) {
+  // (a function some cell defines that reads the name as a global looks it up when it runs: the
+  // rewrite renames the device copy in the GPU cells' own code only, so such a function, called
+  // with device arrays, would mix them with the host array; the name is rebound instead)
+  if (model.writers(name).some(c => c.index >= cell.index) || readByFunction(name, model)) {
     return false;
   }
   const readers = model.readers(name).filter(c => c.index >= cell.index && c.facts);
   return readers.every(c => !updatedFrom(name, memorySharers(name, c, model), cell.index, model));
+}
+
+/**
+ * Does a function, lambda or class some cell defines read the module-level `name` (its body, a
+ * default value: looked up when it runs or is defined, wherever it is called from)?
+ */
+function readByFunction(name: string, model: NotebookModel): boolean {
+  return model.cells.some(
+    c => c.tree && c.facts?.reads.has(name) && globalReferences(c.tree.rootNode, name).some(r => insideScope(r))
+  );
 }
 
 /**
@@ -1290,13 +1303,23 @@ function makeRoom(
   }
   // an array several names hold goes back only if they are one object (`v = x`): the first
   // name's copy, rebound to the others; views of it cannot follow (they would become copies)
-  const pinned = others.filter(o => o.names.length > 1 && !o.same);
+  // nor one a function some cell defines reads as a global (`def f(a): return a * x`): a later
+  // call would find it gone (its device copy freed) or on the host beside device arguments
+  const views = others.filter(o => o.names.length > 1 && !o.same);
+  const readByFunctions = others.filter(o => !views.includes(o) && o.names.some(n => readByFunction(n, model)));
+  const pinned = [...views, ...readByFunctions];
   const pinnedBytes = pinned.reduce((a, o) => a + o.bytes, 0);
   if (!fitsOnDevice(own + pinnedBytes, device)) {
-    const shared = pinned.map(o => o.names.join(', ')).join('; ');
+    const shared = views.map(o => o.names.join(', ')).join('; ');
+    const read = readByFunctions.map(o => o.names.join(', ')).join(', ');
+    const bytesOfAll = (os: typeof others): string => formatBytes(os.reduce((a, o) => a + o.bytes, 0));
+    const held = [
+      ...(views.length > 0 ? [`the resident ${shared} (${bytesOfAll(views)}, views of one array, which cannot go back to the host apart)`] : []),
+      ...(readByFunctions.length > 0 ? [`the resident ${read} (${bytesOfAll(readByFunctions)}, read by a notebook function as a global, which stays on the device)`] : [])
+    ];
     const what = pinned.length === 0 || !fitsOnDevice(own, device)
       ? `its arrays (${formatBytes(own)})`
-      : `its arrays (${formatBytes(own)}) and the resident ${shared} (${formatBytes(pinnedBytes)}, views of one array, which cannot go back to the host apart)`;
+      : `its arrays (${formatBytes(own)}) and ${held.join(' and ')}`;
     return {
       evict: [],
       lines: [],
@@ -1333,7 +1356,11 @@ function hostBoundary(
   const moved: Transfer[] = [];
   const root = cell.tree!.rootNode;
   const facts = cell.facts!;
-  const used = [...facts.inputs].filter(n => resident.has(n));
+  // (a resident array a notebook function defined in another cell reads as a global, called here
+  // on the host, `w = f(v)` with `def f(a): return a * x`, comes back for good at the top: the
+  // function would mix the device array with host values)
+  const calledReads = globalsReadByCalledFunctions(root, cell, model).filter(n => resident.has(n) && !facts.inputs.has(n));
+  const used = [...facts.inputs, ...calledReads].filter(n => resident.has(n));
   /** Names read on the host through a copy under another name (`x_host`), and that name. */
   const twins = new Map<string, string>();
   if (used.length === 0) {
@@ -1370,8 +1397,9 @@ function hostBoundary(
     });
     const holders = [name, ...escapes.flatMap(e => (e.named ? e.holders : []))];
     const kept =
-      escapes.length > 0 &&
-      (escapes.some(e => !e.named) || updatedInPlaceFrom(holders, cell.index, model));
+      calledReads.includes(name) ||
+      (escapes.length > 0 &&
+        (escapes.some(e => !e.named) || updatedInPlaceFrom(holders, cell.index, model)));
     // what NumPy gives as a Python number (np.allclose's bool) comes back as one at the first host
     // cell that reads it: a 0-d device array would compute as a strong scalar (NEP 50) later on
     const pythonScalar = boundToPythonScalar(name, 0, cell, model);
@@ -1560,6 +1588,44 @@ function keepsNoArgument(ref: SyntaxNode, holder: string, model: NotebookModel):
       return !keeps;
     })
   );
+}
+
+/**
+ * The module-level names that functions defined in other cells read as globals, where `cell`
+ * calls them by name (`f(v)`, `def f(a): return a * x` in an earlier cell: x): each binding of
+ * the called name that is a module-level `def` is looked into (a function defined in `cell`
+ * itself reads its globals in `cell`'s own text, which facts.inputs holds).
+ */
+function globalsReadByCalledFunctions(root: SyntaxNode, cell: CellModel, model: NotebookModel): string[] {
+  const found = new Set<string>();
+  const called = new Set<string>();
+  walk(root, n => {
+    const fn = n.type === 'call' ? field(n, 'function') : null;
+    if (fn?.type === 'identifier') {
+      called.add(fn.text);
+    }
+    return true;
+  });
+  for (const name of called) {
+    for (const b of model.bindings.get(name) ?? []) {
+      if (b.cellIndex === cell.index) {
+        continue;
+      }
+      const other = model.cells[b.cellIndex];
+      const defRoot = other?.tree?.rootNode;
+      const def = defRoot ? kids(defRoot).find(s => s.type === 'function_definition' && field(s, 'name')?.text === name && s.startIndex <= b.at && b.at <= s.endIndex) : undefined;
+      if (!def || !other.facts) {
+        continue;
+      }
+      // (its parameters and locals shadow the module-level names: globalReferences of the def)
+      for (const read of other.facts.reads) {
+        if (read !== name && globalReferences(def, read).length > 0 && model.bindings.has(read)) {
+          found.add(read);
+        }
+      }
+    }
+  }
+  return [...found];
 }
 
 /** Is `ref` in an f-string field that shows its own text (`{x[0]=}`, `{x=:.3f}`)? */

@@ -65,6 +65,26 @@ describe('residency plan and device memory', () => {
     expect(plan.cells[4].source).toMatch(/x = cp\.asarray\(x\)\n/);
   });
 
+  it('never frees or moves back an array a notebook function reads as a global (a later call would find it gone, or on the host beside device arguments)', () => {
+    const cells = cellsOf(
+      'import numpy as np\nN = 50_000_000\nx = np.ones(N)',
+      'def f(a):\n    return a * x\n\ny = np.sqrt(x * x + 1.0) * np.exp(-x)',
+      'import math\nprint(math.fsum(x[:1000]))',
+      'z = np.sin(y) * np.cos(y) + 1.0',
+      'w = np.sqrt(f(y) + 1.0) * np.exp(-y)'
+    );
+    const plan = rewriteNotebook(cells, { device: SMALL });
+    // f reads x when it runs: x is rebound (no x_gpu beside the host array, which f would not see)
+    expect(plan.cells[1].source).toMatch(/^x = cp\.asarray\(x\)\ndef f\(a\):\n    return a \* x\n/);
+    expect(plan.cells.map(c => c.source).join('\n')).not.toMatch(/x_gpu|del x\b/);
+    // cell 3 cannot make room without x (y, z and x: 1.2 GB): it stays on the host, x stays resident
+    expect(plan.gpuCells).toEqual([1]);
+    expect(plan.cells[3].source).not.toMatch(/x = cp\.asnumpy\(x\)/);
+    expect(plan.changes.find(c => c.cellIndex === 3)?.summary).toContain('the resident x (400.0 MB, read by a notebook function as a global, which stays on the device)');
+    // cell 4 calls f on the host: x comes back at its top, so f computes with host arrays only
+    expect(plan.cells[4].source).toMatch(/^x = cp\.asnumpy\(x\)\nw = np\.sqrt\(f\(y_host\) \+ 1\.0\) \* np\.exp\(-y_host\)$/);
+  });
+
   it('keeps a cell on the host when its own arrays do not fit, saying why', () => {
     const tiny: DeviceProfile = { ...SMALL, memoryBytes: 2 ** 29 };
     const plan = rewriteNotebook(cellsOf('import numpy as np\nx = np.ones(50_000_000)', 'y = np.sqrt(x * x + 1.0) * np.exp(-x)'), { device: tiny });

@@ -179,7 +179,8 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['host-array-beside-device-copy', 'small constants no cell changes that a host loop reads later keep their host arrays beside device copies (F_gpu): no copy back, no copy in again', [0, 1, 3]],
     ['small-fit-on-host', 'a line fitted to 30 device values is NumPy\'s polyfit on the host, the values copied there; its result is a host value later cells read as it is', [0, 1]],
     ['plot-methods-keep-resident', 'arrays handed to methods of matplotlib objects (ax[0].plot, fig.add_subplot(...).semilogy) get host copies and stay resident, as with plt.plot', [0, 2]],
-    ['host-array-changed-later', 'a constant a host cell updates in place is moved in by rebinding and brought back there, as before; one no cell changes keeps its host array', [0, 1, 3]]
+    ['host-array-changed-later', 'a constant a host cell updates in place is moved in by rebinding and brought back there, as before; one no cell changes keeps its host array', [0, 1, 3]],
+    ['function-reads-kept-constant', 'a constant a notebook function reads as a global is moved in by rebinding (the function reads the device array), not kept on the host beside a device copy; one no function reads keeps its host array', [0, 2]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
     // judged by steady figures, as this file's rewriteNotebook is
