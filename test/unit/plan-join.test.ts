@@ -20,7 +20,7 @@ const summary = (plan: ReturnType<typeof rewriteNotebook>, index: number): strin
 
 describe('whole-notebook plan: cells decided jointly', () => {
   it('moves two cells that each cannot pay for loading cupyx.scipy.ndimage.shift, but together save more than 50 ms each', () => {
-    const plan = rewriteNotebook(cellsOf(setup(2560), shift('a', 'img', '(1.5, 2.5)'), shift('b', 'img', '(-3.5, 0.5)')));
+    const plan = rewriteNotebook(cellsOf(setup(2176), shift('a', 'img', '(1.5, 2.5)'), shift('b', 'img', '(-3.5, 0.5)')));
     expect(plan.gpuCells).toEqual([1, 2]);
     expect(summary(plan, 1)).toMatch(/^runs on the GPU together with cell 2: both need the import of cupyx\.scipy\.ndimage, cupyx\.scipy\.ndimage\.shift, loaded once, and together they save ~[\d.]+ ms per session, which neither does alone/);
     // the second says so too (it moved with the group); the load is charged once, to the first,
@@ -33,7 +33,7 @@ describe('whole-notebook plan: cells decided jointly', () => {
   });
 
   it('keeps the pair on the host when together they save under 50 ms, each with its own reason', () => {
-    const plan = rewriteNotebook(cellsOf(setup(2048), shift('a', 'img', '(1.5, 2.5)'), shift('b', 'img', '(-3.5, 0.5)')));
+    const plan = rewriteNotebook(cellsOf(setup(1536), shift('a', 'img', '(1.5, 2.5)'), shift('b', 'img', '(-3.5, 0.5)')));
     expect(plan.gpuCells).not.toContain(1);
     expect(plan.gpuCells).not.toContain(2);
     expect(summary(plan, 1)).toMatch(/^stays on the host: its [\d.]+ ms on the CPU cannot pay for loading cupyx\.scipy\.ndimage\.shift/);
@@ -42,7 +42,7 @@ describe('whole-notebook plan: cells decided jointly', () => {
   });
 
   it('keeps one such cell on the host alone', () => {
-    const plan = rewriteNotebook(cellsOf(setup(2560), shift('a', 'img', '(1.5, 2.5)')));
+    const plan = rewriteNotebook(cellsOf(setup(2176), shift('a', 'img', '(1.5, 2.5)')));
     expect(plan.gpuCells).not.toContain(1);
     expect(summary(plan, 1)).toMatch(/^stays on the host: [\d.]+ ms on the GPU in a fresh kernel against [\d.]+ ms on the CPU \(loading cupyx\.scipy\.ndimage\.shift included.*: it saves under 50 ms per session/);
   });

@@ -45,43 +45,33 @@ export const FIRST_USE_H200 = {
    */
   importCupy: 0.54,
   /**
-   * Importing cupyx.scipy submodules, on top of `import cupy`: each alone (ndimage +0.37 s,
-   * special +0.39, linalg +0.45, fft +0.49, interpolate +0.50, sparse +0.55, stats +0.59, signal
-   * +0.72). They share most of it (ndimage, signal, sparse and special together: 0.68-0.96 s), so
-   * `submoduleShared` is charged with the first and each one's figure less it after that.
+   * Importing a cupyx.scipy submodule where a notebook's rewrite imports it: in a process that
+   * has imported the SciPy module it replaces, imported CuPy and made and reduced a first array
+   * (bench/submodule_probe.py, run 25, 2026-12-02, median of fresh processes with the kernel
+   * cache filled): ndimage 66 ms, signal 72, fft 38, interpolate 38, linalg 26, special 24,
+   * stats 15, sparse 10. Each was measured alone, so each figure holds what the submodules share
+   * (cupyx.scipy itself): charged in full for each submodule, a few ms over for the second and
+   * later ones (`submoduleShared` 0). Run 21's probe imported each into a bare process (no SciPy,
+   * no CUDA context: 0.37-0.72 s), which session 12 charged at a third (`submoduleInNotebook`)
+   * from cells of runs 22-23 (the first cell using ndimage or signal: 0.035-0.18 s in all, its
+   * work and kernel loads included); the direct figures are lower still.
    */
-  submoduleShared: 0.35,
+  submoduleShared: 0,
   submodules: {
-    'scipy.ndimage': 0.37,
-    'scipy.special': 0.39,
-    'scipy.linalg': 0.45,
-    'scipy.fft': 0.49,
-    'scipy.interpolate': 0.5,
-    'scipy.sparse': 0.55,
-    'scipy.sparse.linalg': 0.55,
-    'scipy.stats': 0.59,
-    'scipy.signal': 0.72
+    'scipy.ndimage': 0.066,
+    'scipy.special': 0.024,
+    'scipy.linalg': 0.026,
+    'scipy.fft': 0.038,
+    'scipy.interpolate': 0.038,
+    'scipy.sparse': 0.01,
+    'scipy.sparse.linalg': 0.01,
+    'scipy.stats': 0.015,
+    'scipy.signal': 0.072
   } as Record<string, number>,
   /** A submodule not measured: the median of those measured. */
-  submoduleImport: 0.5,
-  /**
-   * The share of the submodule figures above a notebook's rewrite pays. The probe imported each
-   * into a process that had imported no SciPy and made no CUDA context; a notebook's rewrite
-   * imports it where the notebook has already imported the SciPy modules it replaces (and much of
-   * SciPy with them: scipy.signal brings linalg, sparse, fft, interpolate, special) and earlier GPU
-   * cells have made the context. Measured there (bench runs 22 and 23, fresh process, kernel cache
-   * warm), the first cell using a cupyx.scipy submodule took 0.035-0.18 s in all, its work and
-   * kernel loads included, where these figures charge 0.37-0.72 s for the import alone:
-   * a_microscopy cell 5 (ndimage: three filters of a 1024² image) 0.034 and 0.036 s, h_spectro
-   * cell 4 (ndimage's median_filter) 0.135 and 0.130 s, g_register cell 3 (ndimage.shift of 8
-   * frames) 0.176 s, b_signal cell 6 (signal.welch; its notebook's first GPU cell) 0.128 and
-   * 0.184 s; and a later submodule's own part: h_spectro cell 8 (signal's savgol_filter, after
-   * ndimage) 0.099 s. A third of the probe's figures (ndimage first 0.12 s; signal first 0.24 s,
-   * after another 0.12 s) stays at or above each of those cells' whole time less its predicted
-   * work and loads, except g_register cell 3's (0.13-0.15 s). A probe importing each submodule
-   * after the SciPy module it replaces and a first array would measure it directly.
-   */
-  submoduleInNotebook: 1 / 3,
+  submoduleImport: 0.031,
+  /** The share of the submodule figures above a rewrite pays: all of it (measured as it imports them). */
+  submoduleInNotebook: 1,
   /**
    * CUDA libraries' first use in a process (handle, plan, generator) and their kernels' compile:
    * cuBLAS (matmul float32: 88 ms cold, 112 ms warm, handle creation either way), cuSOLVER
