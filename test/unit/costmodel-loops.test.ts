@@ -624,3 +624,20 @@ describe('a loop over np.unique or a mask selection: a trip count, not the bound
     expect(cpuSeconds(setup, loop.replace('ITER', 'sel'))).toBeCloseTo(cpuSeconds(setup, loop.replace('ITER', 'range(100)')), 6);
   });
 });
+
+describe('a call with a scalar first argument and an array after it is priced on the array (the review: np.arctan2(0.5, r) priced 1.6x, np.arctan2(r, 0.5) 4.2x)', () => {
+  const SETUP = 'import numpy as np\nimport scipy.special as sp\nr = np.linspace(0.1, 50.0, 20_000_000)';
+  it.each([
+    ['np.arctan2(0.5, r)', 'np.arctan2(r, 0.5)'],
+    ['np.power(1.7, r)', 'np.power(r, 1.7)'],
+    ['sp.jv(0.3, r)', 'sp.jv(r, 0.3)'],
+    ['sp.eval_legendre(3, r)', 'sp.eval_legendre(r, 3)']
+  ])('prices %s as %s', (scalarFirst, arrayFirst) => {
+    const a = cpuSeconds(SETUP, `z = ${arrayFirst}`);
+    expect(a).toBeGreaterThan(0.05);
+    expect(cpuSeconds(SETUP, `z = ${scalarFirst}`)).toBeCloseTo(a, 6);
+  });
+  it('still prices a call of scalars alone as one element', () => {
+    expect(cpuSeconds(SETUP, 'z = np.arctan2(0.5, 0.25) + r')).toBeCloseTo(cpuSeconds(SETUP, 'z = 0.5 + r'), 3);
+  });
+});

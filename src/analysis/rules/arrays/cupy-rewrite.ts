@@ -5047,8 +5047,14 @@ export function estimateWork(
         consider(a0);
         const result = model.inferValue(n, cell);
         consider(result);
-        const elems = a0.size ?? result.size ?? 0;
         const args = callArguments(n);
+        // what the call's passes and transcendentals are counted over: one element only where
+        // every argument is a scalar (`np.exp(-r * T)`); else its largest array argument, whichever
+        // position it holds (`np.arctan2(0.5, r)`, `np.power(1.7, r)`, `jv(0.3, r)`: an order or
+        // base first); an argument of unknown kind beside a scalar first one, a whole array
+        const operand = a0.kind === 'scalar' ? (largestArgument(args.positional.slice(1)) ?? a0) : a0;
+        consider(operand);
+        const elems = operand.size ?? result.size ?? 0;
         // NumPy loops priced per item (./loop-work.ts); null where the shapes are not known
         const loop =
           single && name === 'einsum'
@@ -5081,10 +5087,10 @@ export function estimateWork(
           work.passes += times * fraction(result.kind === 'ndarray' ? result : a0, largest);
           work.launches += times;
           if (TRANSCENDENTAL_UFUNCS.has(name)) {
-            work.transcendentalOps += times * fraction(a0, largest);
+            work.transcendentalOps += times * fraction(operand, largest);
           }
         } else if (single && REDUCTIONS.has(name)) {
-          work.passes += (times * fraction(a0, largest)) * (1 / 3 + extraReductionPasses(name));
+          work.passes += (times * fraction(operand, largest)) * (1 / 3 + extraReductionPasses(name));
           work.launches += times;
           work.hostLoopSeconds =
             (work.hostLoopSeconds ?? 0) + times * (shortRowSeconds('reduce', a0, args.keywords.get('axis') ?? args.positional[1], model, cell, largest?.size) + nanReductionSeconds(name, a0));
@@ -5094,7 +5100,7 @@ export function estimateWork(
           work.launches += times * Math.max(1, kids(args.positional[0] ?? n).length);
         } else if (name === 'norm' && head === 'linalg' && (args.keywords.has('axis') || args.positional.length > 2)) {
           // a norm along an axis is a reduction (squares summed, one sqrt per result): memory-bound
-          work.passes += (times * fraction(a0, largest)) / 3;
+          work.passes += (times * fraction(operand, largest)) / 3;
           work.launches += times * 2;
           // (of a view, `est[:, :, 2:]`, NumPy squares it row by row too: loop-work.ts)
           const view = args.positional[0] !== undefined && unparen(args.positional[0]).type === 'subscript';
@@ -5111,7 +5117,7 @@ export function estimateWork(
           work.launches += times;
         } else if ((head === 'fft' || q.startsWith('scipy.fft.')) && /^i?fftshift$/.test(name)) {
           // a roll of the data by half along its axes: one copy, read and written (no transform)
-          work.passes += (times * 2 * fraction(a0, largest)) / 3;
+          work.passes += (times * 2 * fraction(operand, largest)) / 3;
           work.launches += times;
         } else if (head === 'fft' || (q.startsWith('scipy.fft') || q.startsWith('scipy.signal.fftconvolve'))) {
           const t = transformFlops(name, a0, args, model, cell);
@@ -5121,19 +5127,19 @@ export function estimateWork(
           if (t?.short) {
             work.shortFftFlops = (work.shortFftFlops ?? 0) + f;
           }
-          work.passes += (times * 2 * fraction(a0, largest)) / 3;
+          work.passes += (times * 2 * fraction(operand, largest)) / 3;
           work.launches += times * 2;
         } else if (/^(sort|argsort|unique|median|percentile|nanpercentile|nanquantile)$/.test(name)) {
           // (a nan-quantile's device form sorts along its axis: ./nan-quantile.ts)
           const f = times * 4 * elems * Math.log2(Math.max(2, elems));
           work.flops += f;
           work.sortOps = (work.sortOps ?? 0) + f;
-          work.passes += times * fraction(a0, largest);
+          work.passes += times * fraction(operand, largest);
           work.launches += times * 3;
         } else if (/^scipy\.ndimage\.(measurements\.)?label$/.test(q)) {
           // connected components: measured per element (costmodel.ts), one pass to read the image
           work.labelElements = (work.labelElements ?? 0) + times * elems;
-          work.passes += times * fraction(a0, largest);
+          work.passes += times * fraction(operand, largest);
           work.launches += times * 4;
         } else if (/^scipy\.ndimage\.(measurements\.)?(sum|sum_labels|mean|variance|standard_deviation)$/.test(q) && (args.positional.length > 1 || args.keywords.has('labels'))) {
           // a measurement over labels: measured per element (costmodel.ts); component sizes
@@ -5143,7 +5149,7 @@ export function estimateWork(
           } else {
             work.measureElements = (work.measureElements ?? 0) + times * elems;
           }
-          work.passes += times * fraction(a0, largest);
+          work.passes += times * fraction(operand, largest);
           work.launches += times * 2;
         } else if (q.startsWith('scipy.') && scipyFilterWork(q, n, model, cell) !== null) {
           // a filter at its own measured rate (./loop-work.ts); the device streams its data twice
@@ -5157,12 +5163,12 @@ export function estimateWork(
           work.itemCopies = (work.itemCopies ?? 0) + times * (filter.itemCopies ?? 0);
         } else if (q.startsWith('scipy.')) {
           // filters, special functions: several passes with real arithmetic per element
-          work.passes += times * 2 * fraction(a0, largest);
+          work.passes += times * 2 * fraction(operand, largest);
           work.flops += times * 20 * elems;
           work.filterFlops = (work.filterFlops ?? 0) + times * 20 * elems;
           work.launches += times * 2;
         } else if (a0.kind === 'ndarray') {
-          work.passes += times * fraction(a0, largest);
+          work.passes += times * fraction(operand, largest);
           work.launches += times;
         }
       } else if (fn?.type === 'attribute') {
@@ -5261,6 +5267,27 @@ export function estimateWork(
     work.hostToDeviceBytes += v.size !== undefined ? v.size * itemSize(v.dtype) : (largest?.size ?? 0) * 8;
   }
   return { work, largest };
+
+  /**
+   * The value of the largest non-scalar among `nodes` (an array of unknown size, or a value of
+   * unknown kind, counts as the largest: a whole array), or undefined where all are scalars.
+   */
+  function largestArgument(nodes: SyntaxNode[]): ValueInfo | undefined {
+    let best: ValueInfo | undefined;
+    for (const a of nodes) {
+      const v = model.inferValue(a, cell);
+      if (v.kind === 'scalar') {
+        continue;
+      }
+      if (v.kind !== 'ndarray' || v.size === undefined) {
+        return v;
+      }
+      if (best === undefined || (best.size ?? 0) < v.size) {
+        best = v;
+      }
+    }
+    return best;
+  }
 
   /**
    * Passes are counted in units of the largest array: a smaller operand costs less, a scalar
