@@ -1825,6 +1825,10 @@ function deviceUse(ref: SyntaxNode, model: NotebookModel, cell: CellModel): { sa
     if (p.type === 'attribute' && /^(shape|ndim|size|dtype|nbytes)$/.test(field(p, 'attribute')?.text ?? '')) {
       return { safe: true, shown: null };
     }
+    // (NumPy's methods CuPy's arrays lack: `S.setfield(v, S.dtype)` needs the host array)
+    if (p.type === 'attribute' && /^(setfield|getfield|itemset)$/.test(field(p, 'attribute')?.text ?? '')) {
+      return { safe: false, shown: null };
+    }
     n = p;
     p = n.parent;
   }

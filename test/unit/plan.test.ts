@@ -180,6 +180,7 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['small-fit-on-host', 'a line fitted to 30 device values is NumPy\'s polyfit on the host, the values copied there; its result is a host value later cells read as it is', [0, 1]],
     ['plot-methods-keep-resident', 'arrays handed to methods of matplotlib objects (ax[0].plot, fig.add_subplot(...).semilogy) get host copies and stay resident, as with plt.plot', [0, 2]],
     ['host-array-changed-later', 'a constant a host cell updates in place is moved in by rebinding and brought back there, as before; one no cell changes keeps its host array', [0, 1, 3]],
+    ['host-array-changed-through-view', 'constants a host cell changes through a view a call makes (F.reshape(-1)[0] = v, as_strided(Q)[0, 0] = v, S.setfield) are moved in by rebinding and brought back there; one only read through such views keeps its host array', [0, 1, 4]],
     ['function-reads-kept-constant', 'a constant a notebook function reads as a global is moved in by rebinding (the function reads the device array), not kept on the host beside a device copy; one no function reads keeps its host array', [0, 2]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {

@@ -3201,6 +3201,55 @@ export function inPlaceUpdate(ref: SyntaxNode, model: NotebookModel): SyntaxNode
   return (at === 0 && (NUMPY_WRITES_FIRST_ARGUMENT.test(q) || shuffle)) || (nin !== undefined && at >= 0 && (ufunc![2] ? at === 0 : at >= nin)) ? call : null;
 }
 
+/** ndarray methods whose result may be a view of the array (a write to it reaches the array). */
+const VIEW_METHODS: ReadonlySet<string> = new Set(['reshape', 'ravel', 'view', 'transpose', 'swapaxes', 'squeeze', 'diagonal', 'getfield', 'conj', 'conjugate', '__array__']);
+/** NumPy functions whose result may be a view of their first argument (the last part of the name). */
+const VIEW_FUNCTIONS: ReadonlySet<string> = new Set([
+  'reshape', 'ravel', 'transpose', 'swapaxes', 'moveaxis', 'rollaxis', 'squeeze', 'expand_dims', 'diagonal', 'as_strided', 'asarray', 'asanyarray',
+  'ascontiguousarray', 'asfortranarray', 'require', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'real', 'imag', 'flip', 'fliplr', 'flipud', 'rot90',
+  'matrix_transpose', 'permute_dims', 'broadcast_to', 'sliding_window_view', 'split', 'array_split', 'hsplit', 'vsplit', 'dsplit', 'unstack', 'frombuffer'
+]);
+
+/**
+ * Does `ref` reach an in-place update through a view a call makes of it, which `inPlaceUpdate`
+ * (indexing and attributes only) does not follow: `F.reshape(-1)[0] = 5.0`, `F.ravel()[0] = v`,
+ * `np.lib.stride_tricks.as_strided(F)[0, 0] = v`, `F.T.view()[...] = 0`, `np.copyto(F.ravel(),
+ * v)`, `F.setfield(v, F.dtype)`? A call that may return a view counts (a copy would not change
+ * the array: counted all the same, the conservative side).
+ */
+function updatedThroughMadeView(ref: SyntaxNode, model: NotebookModel): boolean {
+  let made: SyntaxNode | null = null;
+  for (let t = ref; t.parent; ) {
+    const p: SyntaxNode = t.parent;
+    if ((p.type === 'subscript' && field(p, 'value')?.id === t.id) || p.type === 'parenthesized_expression') {
+      t = p;
+    } else if (p.type === 'attribute' && field(p, 'object')?.id === t.id) {
+      const attr = field(p, 'attribute')?.text ?? '';
+      const call = p.parent;
+      if (call?.type !== 'call' || field(call, 'function')?.id !== p.id) {
+        t = p; // `.T`, `.real`, `.flat`: views
+      } else if (attr === 'setfield' || attr === 'itemset') {
+        return true;
+      } else if (VIEW_METHODS.has(attr) || (attr === 'astype' && /\bcopy\s*=\s*False\b/.test(call.text))) {
+        t = made = call;
+      } else {
+        break;
+      }
+    } else if (p.type === 'argument_list' && p.parent?.type === 'call' && callArguments(p.parent).positional[0]?.id === t.id) {
+      const fn = field(p.parent, 'function');
+      const q = fn ? model.qualifiedName(fn) ?? '' : '';
+      if (!/^numpy\./.test(q) || !VIEW_FUNCTIONS.has(q.slice(q.lastIndexOf('.') + 1))) {
+        break;
+      }
+      t = made = p.parent;
+    } else {
+      break;
+    }
+  }
+  // from the last view made, what inPlaceUpdate follows (indexing, `.fill(0)`, `out=`, np.copyto)
+  return made !== null && inPlaceUpdate(made, model) !== null;
+}
+
 /**
  * Does the cell change the array `name` holds in place (the cell's `mutates`, any
  * `inPlaceUpdate` of a reference to it), or through a view that a cell name holds and the cell
@@ -3211,7 +3260,7 @@ export function updatedInCell(root: SyntaxNode, name: string, mutates: ReadonlyS
     return true;
   }
   return globalReferences(root, name).some(r => {
-    if (inPlaceUpdate(r, model) !== null) {
+    if (inPlaceUpdate(r, model) !== null || updatedThroughMadeView(r, model)) {
       return true;
     }
     // through a view only when the cell updates some name in place (`mutates`: most cells none)
