@@ -214,11 +214,23 @@ export function gatherWork(n: SyntaxNode, model: NotebookModel, cell: CellModel)
   const items = arrays[0].size;
   const perItem = result.size / items;
   const rates = MEASURED_H200;
-  if (orderedIndex(indices[0].node, model, cell, 0) === 'ordered') {
-    // the index walks the source in order: a streamed copy (`hostGatherSecondsPerOrderedItem`)
-    return { hostSeconds: result.size * rates.hostGatherSecondsPerOrderedItem, result };
-  }
   const large = src.size * itemSize(src.dtype) > rates.hostCacheBytes;
+  const ordered = orderedIndex(indices[0].node, model, cell, 0);
+  if (typeof ordered === 'object' && ordered !== null) {
+    // the index walks the source in order: where its innermost step spans at most a 64-byte line
+    // (`np.arange(n)`, frames of consecutive samples), a streamed copy
+    // (`hostGatherSecondsPerOrderedItem`); a larger step (`x[np.arange(0, N, 16)]`) or one not
+    // known reads a line an item, from memory where the source is larger than the cache
+    // (an index on axis k steps over the dimensions after it: a row of a 2-D source for `X[idx, 0]`)
+    const axis = parts.indexOf(indices[0].node);
+    const after = src.shape && axis >= 0 && axis < src.shape.length ? src.shape.slice(axis + 1) : undefined;
+    const unit = after?.every(d => typeof d === 'number') ? (after as number[]).reduce((p, d) => p * d, 1) : perItem;
+    const stride = ordered.step === null ? Infinity : ordered.step * unit * itemSize(src.dtype);
+    if (stride <= 64 || !large) {
+      return { hostSeconds: result.size * rates.hostGatherSecondsPerOrderedItem, result };
+    }
+    return { hostSeconds: items * Math.ceil((perItem * itemSize(result.dtype ?? src.dtype)) / 64) * rates.hostGatherSecondsPerStridedLine, result };
+  }
   const perItemSeconds = large ? Math.ceil((perItem * itemSize(result.dtype ?? src.dtype)) / 64) * rates.hostGatherSecondsPerMissedLine : perItem * rates.hostGatherSecondsPerCachedElement;
   return { hostSeconds: items * (rates.hostGatherSecondsPerItem + perItemSeconds), result };
 }
@@ -231,20 +243,43 @@ const ORDERED_INDEX_DEPTH = 3;
  * scalars, `+`, `-`, `*` and broadcasting subscripts (`[None, :]`, `[:, None]`), as a frame index
  * (`np.arange(n_fft)[None, :] + hop * np.arange(n_frames)[:, None]`) or a strided one is? A name
  * is followed to its one plain assignment in the cell, or the last earlier cell that binds it.
- * 'ordered' when it is, 'scalar' for an integer scalar, null otherwise (not known).
+ * `{ step }` when it is: the smallest step, in items, of the aranges it adds (an arange's step,
+ * times a constant it is multiplied by; null where one is not known): for a frame index, the
+ * step along its rows; 'scalar' for an integer scalar, null otherwise (not known).
  */
-function orderedIndex(n: SyntaxNode, model: NotebookModel, cell: CellModel, depth: number): 'ordered' | 'scalar' | null {
+function orderedIndex(n: SyntaxNode, model: NotebookModel, cell: CellModel, depth: number): { step: number | null } | 'scalar' | null {
   const u = unparen(n);
   if (depth > ORDERED_INDEX_DEPTH) {
     return null;
   }
   if (u.type === 'call') {
     const fn = field(u, 'function');
-    return fn && model.qualifiedName(fn) === 'numpy.arange' ? 'ordered' : null;
+    if (!fn || model.qualifiedName(fn) !== 'numpy.arange') {
+      return null;
+    }
+    const { positional, keywords } = callArguments(u);
+    const stepNode = keywords.get('step') ?? positional[2];
+    const step = stepNode ? model.constantValue(stepNode, cell) : 1;
+    return { step: step !== undefined && Number.isFinite(step) && step !== 0 ? Math.abs(step) : null };
   }
   if (u.type === 'binary_operator' && /^[-+*]$/.test(operatorOf(u))) {
-    const sides = [field(u, 'left'), field(u, 'right')].map(k => (k ? orderedIndex(k, model, cell, depth) : null));
-    return sides.some(k => k === null) ? null : sides.includes('ordered') ? 'ordered' : 'scalar';
+    const parts = [field(u, 'left'), field(u, 'right')];
+    const sides = parts.map(k => (k ? orderedIndex(k, model, cell, depth) : null));
+    if (sides.some(k => k === null)) {
+      return null;
+    }
+    const steps = sides.filter((k): k is { step: number | null } => typeof k === 'object' && k !== null);
+    if (steps.length === 0) {
+      return 'scalar';
+    }
+    if (operatorOf(u) === '*') {
+      // an arange times a constant: its step scaled; times another arange, or an unknown factor: not known
+      const other = sides[0] === 'scalar' ? parts[0] : parts[1];
+      const c = steps.length === 1 && other ? model.constantValue(other, cell) : undefined;
+      return { step: c !== undefined && steps[0].step !== null ? Math.abs(c) * steps[0].step : null };
+    }
+    const known = steps.map(k => k.step).filter((k): k is number => k !== null);
+    return { step: known.length > 0 ? Math.min(...known) : null };
   }
   if (u.type === 'subscript') {
     const value = field(u, 'value');
