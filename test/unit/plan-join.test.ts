@@ -53,7 +53,7 @@ describe('whole-notebook plan: cells decided jointly', () => {
     expect(plan.gpuCells).toEqual(expect.arrayContaining([1, 2]));
     expect(summary(plan, 1)).toMatch(/^runs on the GPU with cell 2, which needs the import of cupyx\.scipy\.ndimage, cupyx\.scipy\.ndimage\.shift too: loaded once, this cell saves ~[\d.]+ ms per session \(alone it would not pay for the loading\)/);
     // the load is charged once, to cell 1 now: cell 2 is not charged it again
-    const shiftLoad = FIRST_USE_H200.cupyxFunctions['scipy.ndimage.shift'].warm + FIRST_USE_H200.submoduleInNotebook * FIRST_USE_H200.submodules['scipy.ndimage'];
+    const shiftLoad = FIRST_USE_H200.cupyxFunctions['scipy.ndimage.shift'].warm + FIRST_USE_H200.submodules['scipy.ndimage'];
     const f = plan.figures!;
     expect(f.freshSessionSeconds - f.gpuSeconds - f.importSeconds).toBeLessThan(2 * shiftLoad);
   });

@@ -86,11 +86,6 @@ export const CUPYX_INACCURATE: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
- * Arguments with which a cupyx.scipy function exists but runs a Python loop over the data on the
- * host, reading device values one at a time (a device-to-host sync each), by SciPy path. Such a
- * call is slower on the GPU by orders of magnitude, so the cell is kept on the host.
- */
-/**
  * SciPy functions that convert their signal to float64 before working (`x = np.asarray(x,
  * dtype=np.float64)` in scipy/signal/_peak_finding.py `_arg_x_as_expected`) where cupyx keeps
  * the input's dtype: a float32 signal gives SciPy float64 peak heights and prominences, cupyx
@@ -103,6 +98,11 @@ export const SCIPY_FLOAT64_SIGNAL: ReadonlyMap<string, string> = new Map([
   ['signal.peak_widths', 'x']
 ]);
 
+/**
+ * Arguments with which a cupyx.scipy function exists but runs a Python loop over the data on the
+ * host, reading device values one at a time (a device-to-host sync each), by SciPy path. Such a
+ * call is slower on the GPU by orders of magnitude, so the cell is kept on the host.
+ */
 export const CUPYX_HOST_LOOP_ARGUMENTS: ReadonlyMap<string, readonly { keyword: string; position: number; why: string }[]> = new Map([
   [
     'signal.find_peaks',

@@ -51,12 +51,10 @@ export const FIRST_USE_H200 = {
    * cache filled): ndimage 66 ms, signal 72, fft 38, interpolate 38, linalg 26, special 24,
    * stats 15, sparse 10. Each was measured alone, so each figure holds what the submodules share
    * (cupyx.scipy itself): charged in full for each submodule, a few ms over for the second and
-   * later ones (`submoduleShared` 0). Run 21's probe imported each into a bare process (no SciPy,
-   * no CUDA context: 0.37-0.72 s), which session 12 charged at a third (`submoduleInNotebook`)
-   * from cells of runs 22-23 (the first cell using ndimage or signal: 0.035-0.18 s in all, its
+   * later ones. Run 21's probe imported each into a bare process (no SciPy, no CUDA context:
+   * 0.37-0.72 s), which session 12 charged at a third from cells of runs 22-23 (the first cell using ndimage or signal: 0.035-0.18 s in all, its
    * work and kernel loads included); the direct figures are lower still.
    */
-  submoduleShared: 0,
   submodules: {
     'scipy.ndimage': 0.066,
     'scipy.special': 0.024,
@@ -70,8 +68,6 @@ export const FIRST_USE_H200 = {
   } as Record<string, number>,
   /** A submodule not measured: the median of those measured. */
   submoduleImport: 0.031,
-  /** The share of the submodule figures above a rewrite pays: all of it (measured as it imports them). */
-  submoduleInNotebook: 1,
   /**
    * CUDA libraries' first use in a process (handle, plan, generator) and their kernels' compile:
    * cuBLAS (matmul float32: 88 ms cold, 112 ms warm, handle creation either way), cuSOLVER
@@ -351,12 +347,11 @@ export function firstUseCost(key: string, table = FIRST_USE_H200): ColdWarm {
   const [kind, name] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
   switch (kind) {
     case 'submodule': {
-      // (what a notebook's rewrite pays of the probe's figures: `submoduleInNotebook`)
-      const share = table.submoduleInNotebook;
+      // cupyx.scipy itself: inside each submodule's figure (measured alone)
       if (name === 'cupyx.scipy') {
-        return { cold: share * table.submoduleShared, warm: share * table.submoduleShared };
+        return { cold: 0, warm: 0 };
       }
-      const own = share * Math.max(0, (table.submodules[name] ?? table.submoduleImport) - table.submoduleShared);
+      const own = table.submodules[name] ?? table.submoduleImport;
       return { cold: own, warm: own };
     }
     case 'library':
