@@ -1,0 +1,309 @@
+"""What NumPy's streamed passes cost on the GPU machine's host, and a few device-side terms.
+
+The cost model (src/analysis/costmodel.ts) prices NumPy's elementwise work at one streaming
+rate (`hostBandwidth`, 13.2 GB/s, fitted to the bench workloads' large arrays). Run 25's
+notebooks disagree both ways on arrays of a few MB (c_heat: 2 MB float64 arrays, 16-21 GB/s)
+and of tens of MB (i_denoise, m_pic). This probe times, on that host, in one process:
+
+1. passes over arrays of 256 KiB to 512 MiB: `a + b` into a new array, `a * 2.0`, `a += b`,
+   `a.copy()`, `np.roll(a, 1, 0)` of a 2-D array, and a sum of two 2-D interior slices
+   (`a[1:-1, 1:-1] + a[2:, 1:-1]`), reported as GB/s of the bytes each reads and writes;
+2. boolean-mask selection and assignment (`Z[m]`, `Z[m] = v`, `it[m] += 1`) per mask element;
+3. c_heat's cells 4 and 7 as written (200 steps of a 512^2 float64 stencil);
+4. the split of `import cupy`, the CUDA context and the first launch (fresh processes);
+5. m_pic cell 12's device side in pieces (host draws, the copy, cumsum, the lag loop).
+
+    python3 bench/host_probe.py --out DIR        (on the GPU machine)
+
+Writes DIR/host_probe.json and prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+# (every timed closure below runs inside `best` before its loop variables change)
+# ruff: noqa: B023
+
+
+def best(fn, repeats: int = 7, min_time: float = 0.05) -> float:
+    """Median seconds of one call of `fn` (each sample loops until `min_time`)."""
+    fn()
+    samples = []
+    for _ in range(repeats):
+        n = 0
+        t = time.perf_counter()
+        while True:
+            fn()
+            n += 1
+            el = time.perf_counter() - t
+            if el >= min_time:
+                break
+        samples.append(el / n)
+    return statistics.median(samples)
+
+
+def passes(out: dict) -> None:
+    rows = []
+    for size in [
+        256 << 10,
+        1 << 20,
+        2 << 20,
+        4 << 20,
+        8 << 20,
+        16 << 20,
+        32 << 20,
+        64 << 20,
+        256 << 20,
+        512 << 20,
+    ]:
+        for dtype in (np.float64, np.float32):
+            n = size // np.dtype(dtype).itemsize
+            side = int(n**0.5)
+            a = np.random.default_rng(0).random(n).astype(dtype)
+            b = a[::-1].copy()
+            a2 = a[: side * side].reshape(side, side)
+            nb = a.nbytes
+            row = {"bytes": nb, "dtype": np.dtype(dtype).name}
+            row["add_new"] = 3 * nb / best(lambda: a + b)
+            row["mul_scalar"] = 2 * nb / best(lambda: a * 2.0)
+
+            def iadd():
+                np.add(a, b, out=a)
+
+            row["add_inplace"] = 3 * nb / best(iadd)
+            row["copy"] = 2 * nb / best(lambda: a.copy())
+            row["roll"] = 2 * a2.nbytes / best(lambda: np.roll(a2, 1, 0))
+            row["roll_axis1"] = 2 * a2.nbytes / best(lambda: np.roll(a2, 1, 1))
+            row["slice_add"] = (
+                3 * a2[1:-1, 1:-1].nbytes / best(lambda: a2[1:-1, 1:-1] + a2[2:, 1:-1])
+            )
+            row["sqrt"] = 2 * nb / best(lambda: np.sqrt(a))
+            row["sum"] = nb / best(lambda: a.sum())
+            rows.append(row)
+            print(
+                f"{nb / 2**20:8.2f} MiB {row['dtype']:8s} "
+                + " ".join(f"{k} {row[k] / 1e9:6.1f}" for k in row if k not in ("bytes", "dtype"))
+                + "  GB/s",
+                flush=True,
+            )
+    out["passes"] = rows
+
+
+def masks(out: dict) -> None:
+    rows = []
+    rng = np.random.default_rng(1)
+    for n in [60_000, 1 << 20, 4 << 20, 16 << 20]:
+        for density in (0.1, 0.5, 0.9):
+            for dtype in (np.complex128, np.float64, np.float32):
+                Z = rng.random(n).astype(dtype)
+                m = rng.random(n) < density
+                it = np.zeros(n, np.int32)
+                v = Z[m].copy()
+                sel = best(lambda: Z[m], repeats=5)
+
+                def assign():
+                    Z[m] = v
+
+                asg = best(assign, repeats=5)
+
+                def inc():
+                    it[m] += 1
+
+                inc_t = best(inc, repeats=5)
+                mk = best(lambda: np.abs(Z) <= 0.5, repeats=5)
+                row = {
+                    "n": n,
+                    "density": density,
+                    "dtype": np.dtype(dtype).name,
+                    "select_ns": sel / n * 1e9,
+                    "assign_ns": asg / n * 1e9,
+                    "increment_ns": inc_t / n * 1e9,
+                    "make_mask_ns": mk / n * 1e9,
+                }
+                rows.append(row)
+                print(
+                    f"mask n={n:>9} d={density} {row['dtype']:10s}",
+                    " ".join(f"{k} {row[k]:.2f}" for k in row if k.endswith("_ns")),
+                    "ns/element",
+                    flush=True,
+                )
+    out["masks"] = rows
+
+
+def c_heat(out: dict) -> None:
+    NX = NY = 512
+    steps, alpha = 200, 0.2
+    u = np.zeros((NY, NX), dtype=np.float64)
+    u[NY // 4 : 3 * NY // 4, NX // 4 : 3 * NX // 4] = 100.0
+    u0 = u.copy()
+    res = {}
+    for _rep in range(3):
+        uu = u0.copy()
+        t = time.perf_counter()
+        for _step in range(steps):
+            un = uu.copy()
+            uu[1:-1, 1:-1] = un[1:-1, 1:-1] + alpha * (
+                un[2:, 1:-1] + un[:-2, 1:-1] + un[1:-1, 2:] + un[1:-1, :-2] - 4 * un[1:-1, 1:-1]
+            )
+            uu[0, :] = uu[-1, :] = uu[:, 0] = uu[:, -1] = 0.0
+        res.setdefault("cell4", []).append(time.perf_counter() - t)
+        v = u0.copy()
+        t = time.perf_counter()
+        for _ in range(steps):
+            lap = (
+                np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4 * v
+            )
+            v = v + alpha * lap
+        res.setdefault("cell7", []).append(time.perf_counter() - t)
+        W, H, maxit = 300, 200, 50
+        xs = np.linspace(-2.0, 1.0, W)
+        ys = np.linspace(-1.0, 1.0, H)
+        t = time.perf_counter()
+        C = xs[None, :] + 1j * ys[:, None]
+        Z = np.zeros_like(C)
+        it = np.zeros(C.shape, dtype=np.int32)
+        for _k in range(maxit):
+            m = np.abs(Z) <= 2
+            Z[m] = Z[m] ** 2 + C[m]
+            it[m] += 1
+        res.setdefault("cell10", []).append(time.perf_counter() - t)
+    out["c_heat"] = res
+    print("c_heat cells", {k: [round(x, 4) for x in v] for k, v in res.items()}, flush=True)
+
+
+IMPORT_CHILD = r"""
+import time, json
+t0 = time.perf_counter()
+import numpy as np
+t1 = time.perf_counter()
+import cupy as cp
+t2 = time.perf_counter()
+cp.cuda.runtime.getDeviceCount()
+x = cp.empty(1 << 20, dtype=cp.float64)
+cp.cuda.Device().synchronize()
+t3 = time.perf_counter()
+y = x + x
+cp.cuda.Device().synchronize()
+t4 = time.perf_counter()
+h = np.ones((512, 512))
+d = cp.asarray(h)
+cp.cuda.Device().synchronize()
+t5 = time.perf_counter()
+print(json.dumps({"numpy": t1 - t0, "cupy": t2 - t1, "context": t3 - t2,
+                  "first_launch": t4 - t3, "first_copy": t5 - t4}))
+"""
+
+
+def imports(out: dict) -> None:
+    rows = []
+    for _ in range(4):
+        r = subprocess.run(
+            [sys.executable, "-c", IMPORT_CHILD], capture_output=True, text=True, timeout=120
+        )
+        if r.returncode == 0:
+            rows.append(json.loads(r.stdout.strip().splitlines()[-1]))
+        else:
+            rows.append({"error": r.stderr[-400:]})
+    out["imports"] = rows
+    for r in rows:
+        print(
+            "import",
+            {k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()},
+            flush=True,
+        )
+
+
+def m_pic12(out: dict) -> None:
+    try:
+        import cupy as cp
+    except ImportError:
+        out["m_pic12"] = "no cupy"
+        return
+    sync = cp.cuda.Device().synchronize
+    rng = np.random.default_rng(5)
+    n_p, n_t = 5000, 2000
+    D, dt_b = 0.5, 0.01
+    lags = np.unique(np.logspace(0, np.log10(n_t // 2), 30).astype(int))
+    res: dict = {}
+    for _rep in range(3):
+        t = time.perf_counter()
+        h = rng.standard_normal((n_p, n_t, 2))
+        t1 = time.perf_counter()
+        g = cp.asarray(h)
+        sync()
+        t2 = time.perf_counter()
+        s = np.sqrt(2 * D * dt_b) * g
+        traj = cp.cumsum(s, axis=1)
+        sync()
+        t3 = time.perf_counter()
+        msd = cp.array(
+            [cp.mean(cp.sum((traj[:, lag:] - traj[:, :-lag]) ** 2, axis=2)) for lag in lags]
+        )
+        sync()
+        t4 = time.perf_counter()
+        cp.asnumpy(msd)
+        t5 = time.perf_counter()
+        hs = h * np.sqrt(2 * D * dt_b)
+        t6 = time.perf_counter()
+        np.cumsum(hs, axis=1)
+        t7 = time.perf_counter()
+        for k, v in {
+            "host_draw": t1 - t,
+            "copy_in": t2 - t1,
+            "scale_cumsum": t3 - t2,
+            "lags": t4 - t3,
+            "copy_back": t5 - t4,
+            "host_scale": t6 - t5,
+            "host_cumsum": t7 - t6,
+        }.items():
+            res.setdefault(k, []).append(v)
+        del g, s, traj
+    out["m_pic12"] = res
+    print("m_pic 12", {k: [round(x, 4) for x in v] for k, v in res.items()}, flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--parts", default="imports,c_heat,masks,passes,m_pic12")
+    args = ap.parse_args()
+    out: dict = {"numpy": np.__version__, "cpus": os.cpu_count()}
+    try:
+        out["lscpu"] = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        print(
+            "\n".join(
+                line
+                for line in out["lscpu"].splitlines()
+                if any(w in line for w in ("Model name", "cache", "Thread", "Socket", "MHz"))
+            ),
+            flush=True,
+        )
+    except OSError:
+        pass
+    parts = {
+        "imports": imports,
+        "c_heat": c_heat,
+        "masks": masks,
+        "passes": passes,
+        "m_pic12": m_pic12,
+    }
+    for name in args.parts.split(","):
+        t = time.perf_counter()
+        parts[name](out)
+        print(f"[{name}: {time.perf_counter() - t:.1f} s]", flush=True)
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        Path(args.out, "host_probe.json").write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
