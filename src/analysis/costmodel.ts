@@ -612,9 +612,12 @@ export interface WorkEstimate {
    * The part of the work the rewrite leaves on the host, included in `passes` and
    * `transcendentalOps` (the CPU runs it either way): draws from a NumPy Generator made in
    * another cell, copied to the device (`cp.asarray(rng.random(n))`). The GPU version pays it at
-   * the host's rates, and the copy of its `bytes` on every run (resident or not).
+   * the host's rates, and the copy of its `bytes` on every run (resident or not). `seconds`: host
+   * time of library calls the rewrite keeps on the host among device work (SciPy's find_peaks with
+   * `distance`, handed a host copy of its signal), included in `hostLoopSeconds`; the GPU version
+   * pays it too.
    */
-  hostKept?: { passes: number; transcendentalOps: number; bytes: number };
+  hostKept?: { passes: number; transcendentalOps: number; bytes: number; seconds?: number };
   /**
    * Values the rewrite copies back to the host one at a time where they are made (a 0-d device
    * result stored in a list that is shown or read later: `[cp.asnumpy(x[k].std())[()] for k in
@@ -860,7 +863,8 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const itemCopySeconds = (work.itemCopies ?? 0) * ITEM_COPY_LAUNCHES * device.launchOverhead + (work.itemCopyBytes ?? 0) / d2h;
   const transferSeconds = h2d / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead + itemCopySeconds;
   // what stays on the host costs the GPU version what it costs the CPU
-  const hostKeptSeconds = (bytes * STREAMS_PER_PASS * kept.passes) / device.hostBandwidth + kept.transcendentalOps * work.elements * perElement;
+  const drawSeconds = (bytes * STREAMS_PER_PASS * kept.passes) / device.hostBandwidth + kept.transcendentalOps * work.elements * perElement;
+  const hostKeptSeconds = drawSeconds + (kept.seconds ?? 0);
   const launchSeconds = work.launches * device.launchOverhead;
   const computeSeconds =
     launchSeconds +
@@ -882,7 +886,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const size = formatBytes(bytes);
   if (!fitsOnDevice(bytes, device)) {
     reason = `${size} does not fit in ${formatBytes(device.memoryBytes)} of device memory with room for temporaries`;
-  } else if (hostKeptSeconds > computeSeconds && hostKeptSeconds >= transferSeconds) {
+  } else if (drawSeconds > computeSeconds && drawSeconds >= transferSeconds) {
     reason = `${size}: random draws from a NumPy Generator made in another cell stay on the host (${formatSeconds(hostKeptSeconds)}) and are copied over; make that generator with CuPy to draw on the device`;
   } else if (itemCopySeconds > computeSeconds && itemCopySeconds >= transferSeconds / 2 && speedup < NOT_A_SPEEDUP) {
     reason = `${size}: ${plural(Math.round(work.itemCopies ?? 0), 'value', 'values')} copied back to the host one at a time, each waiting for the device (${formatSeconds(itemCopySeconds)})`;

@@ -101,7 +101,11 @@ export const SCIPY_FLOAT64_SIGNAL: ReadonlyMap<string, string> = new Map([
 /**
  * Arguments with which a cupyx.scipy function exists but runs a Python loop over the data on the
  * host, reading device values one at a time (a device-to-host sync each), by SciPy path. Such a
- * call is slower on the GPU by orders of magnitude, so the cell is kept on the host.
+ * call is slower on the GPU by orders of magnitude, so it is never moved: in a cell with other
+ * work for the device it stays SciPy's on the host, handed a host copy of its device arguments
+ * (`find_peaks(cp.asnumpy(env), distance=50)`: the signal, once), its results host values
+ * (rules/arrays/cupy-rewrite.ts libraryUses); a cell with no other work stays on the host
+ * (rules/arrays/api-limits.ts unsupportedArgumentRefusals). `why` says why, for both.
  */
 export const CUPYX_HOST_LOOP_ARGUMENTS: ReadonlyMap<string, readonly { keyword: string; position: number; why: string }[]> = new Map([
   [
@@ -113,7 +117,7 @@ export const CUPYX_HOST_LOOP_ARGUMENTS: ReadonlyMap<string, readonly { keyword: 
         why:
           "cupyx's find_peaks applies `distance` in a Python loop over the peaks that reads device values " +
           'one at a time (several host syncs per peak, cupyx/scipy/signal/_peak_finding.py ' +
-          '_select_by_peak_distance): 0.89 s for 1,930 peaks on an H200 against 0.7 ms in SciPy; kept on the host'
+          '_select_by_peak_distance): 0.89 s for 1,930 peaks on an H200 against 0.7 ms in SciPy'
       }
     ]
   ]

@@ -12,6 +12,7 @@ import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, isValueIdentifier, kids, unparen, walkTypes } from '../../syntax';
 import type { TextEdit } from '../../types';
+import { formatBytes } from '../../values';
 
 /** A NumPy reference the rewrite maps (the fields of cupy-rewrite.ts LibraryRef read here). */
 interface MappedRef {
@@ -21,22 +22,75 @@ interface MappedRef {
 }
 
 /**
+ * The argument with which `call`, a call of `scipy.<path>`, makes cupyx loop on the host over
+ * device values (apis/cupyx.ts CUPYX_HOST_LOOP_ARGUMENTS: `find_peaks(x, distance=50)`), with
+ * why; or the `*args` / `**opts` it passes, which may carry it (not known here). Undefined for
+ * other calls and where the argument is absent or None.
+ */
+export function hostLoopArgument(call: SyntaxNode, path: string): { keyword: string; why: string; splat?: string } | undefined {
+  const limits = CUPYX_HOST_LOOP_ARGUMENTS.get(path);
+  if (!limits || call.type !== 'call') {
+    return undefined;
+  }
+  const { positional, keywords } = callArguments(call);
+  const hit = limits.find(l => {
+    const arg = keywords.get(l.keyword) ?? positional[l.position];
+    return !!arg && arg.text !== 'None';
+  });
+  if (hit) {
+    return { keyword: hit.keyword, why: hit.why };
+  }
+  // `f(x, *args)` / `f(x, **opts)`: what they pass is not known here, and may be the argument
+  const splat = positional.find(p => p.type === 'list_splat' || p.type === 'dictionary_splat');
+  return splat ? { keyword: limits[0].keyword, why: limits[0].why, splat: splat.text } : undefined;
+}
+
+/**
+ * The explanation of a call kept SciPy's on the host among the cell's device work because cupyx
+ * would loop over device values with its arguments (hostLoopArgument; cupy-rewrite.ts
+ * libraryUses): why, what it is handed (`copies`: its arguments the rewrite copies to the host,
+ * with their bytes), and that its results are host values.
+ */
+export function hostLoopCallNote(call: SyntaxNode, path: string, copies: readonly { node: SyntaxNode; bytes: number }[], cp: string): string {
+  const loop = hostLoopArgument(call, path)!;
+  const fn = field(call, 'function')?.text ?? path;
+  const passed = loop.splat ? `${loop.splat})\` may pass \`${loop.keyword}\` (not known here), and` : `${loop.keyword}=...)\`:`;
+  const handed =
+    copies.length > 0
+      ? `it gets a host copy of ${copies.map(c => `\`${c.node.text}\` (${c.bytes > 0 ? `${formatBytes(c.bytes)}, ` : ''}\`${cp}.asnumpy(...)\`)`).join(', ')}, made on every run and counted in the prediction`
+      : 'it reads host values as they are (no copy)';
+  const p = call.parent;
+  const left = p?.type === 'assignment' && field(p, 'right')?.id === call.id ? field(p, 'left') : null;
+  const results = left ? `\`${left.text}\` ${left.type === 'identifier' ? 'is a NumPy value' : 'are NumPy values'}` : 'its results are NumPy values';
+  return `\`${fn}(..., ${passed} ${loop.why}. So the call stays SciPy's on the host and the rest of the cell runs on the device: ${handed}, and ${results}, as in the original.`;
+}
+
+/**
  * Why each call of a mapped NumPy function passes an argument its CuPy namesake does not take
  * (`np.packbits(bits, axis=1)`: NotImplementedError on the device), or a SciPy function an
  * argument with which cupyx loops on the host over device values (`find_peaks(x, distance=50)`,
- * apis/cupyx.ts CUPYX_HOST_LOOP_ARGUMENTS): one reason per call. Calls `rewritten` otherwise
- * (lastAxisBitEdits) are not.
+ * hostLoopArgument) where the rewrite would move the call (a cell whose only work it is: elsewhere
+ * the call stays SciPy's on the host, cupy-rewrite.ts libraryUses): one reason per call. Calls
+ * `rewritten` otherwise (lastAxisBitEdits) are not.
  */
 export function unsupportedArgumentRefusals(refs: readonly MappedRef[], rewritten: ReadonlySet<number> = new Set()): string[] {
   const out: string[] = [];
   for (const r of refs) {
     const call = r.node.parent;
-    const limits = r.qualified.startsWith('numpy.')
-      ? CUPY_UNSUPPORTED_ARGUMENTS.get(r.qualified.slice('numpy.'.length))
-      : r.qualified.startsWith('scipy.')
-        ? CUPYX_HOST_LOOP_ARGUMENTS.get(r.qualified.slice('scipy.'.length))
-        : undefined;
-    if (r.action !== 'cupy' || !limits || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id || rewritten.has(call.id)) {
+    if (r.action !== 'cupy' || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id || rewritten.has(call.id)) {
+      continue;
+    }
+    if (r.qualified.startsWith('scipy.')) {
+      const loop = hostLoopArgument(call, r.qualified.slice('scipy.'.length));
+      if (loop?.splat) {
+        out.push(`\`${r.node.text}(..., ${loop.splat})\` may pass \`${loop.keyword}\`, not known here: ${loop.why}; the cell has no other work for the device: kept on the host`);
+      } else if (loop) {
+        out.push(`\`${r.node.text}(..., ${loop.keyword}=...)\`: ${loop.why}; the cell has no other work for the device: kept on the host`);
+      }
+      continue;
+    }
+    const limits = r.qualified.startsWith('numpy.') ? CUPY_UNSUPPORTED_ARGUMENTS.get(r.qualified.slice('numpy.'.length)) : undefined;
+    if (!limits) {
       continue;
     }
     const { positional, keywords } = callArguments(call);

@@ -39,7 +39,7 @@ import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, shapeSize, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
-import { atomicSumNote, flatIndexRewrites, float64SignalEdits, lastAxisBitEdits, unsupportedArgumentRefusals } from './api-limits';
+import { atomicSumNote, flatIndexRewrites, float64SignalEdits, hostLoopArgument, hostLoopCallNote, lastAxisBitEdits, unsupportedArgumentRefusals } from './api-limits';
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains, reductionKernelPays } from './fusion';
 import { functionRuns } from './function-runs';
@@ -446,7 +446,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const s4 = rewriteEdits(scope, s1, s2, s3);
   const s5 = hostSideEdits(scope, s1, s2, s3, s4);
   const s6 = fusedCandidate(scope, s1, s2, s3, s4, s5);
-  const { refs, numpyCompute, scipyCompute, sparseOps } = s1;
+  const { refs, numpyCompute, scipyCompute, sparseOps, hostLoopCalls } = s1;
   const { randomCalls, cellStartValue, deviceInputs, hostRngCalls, hostDrawCopies, setups, perElement } = s2;
   const { deviceNames, copiedIn: transfers, writeBack, hostKept, sliced, uploads, hostKeptOnly, pandasOperands } = s3;
   const { sizes, canonical, rowReductions } = s4;
@@ -470,10 +470,16 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     sliced,
     vectorised: rowReductions.map(r => ({ comprehension: r.comprehension, row: r.row })),
     itemCopies: containerItems.copied,
-    hostCopies: hostCopies.copied.map((node, k) => ({ node, bytes: hostCopies.copiedBytes[k] }))
+    hostCopies: hostCopies.copied.map((node, k) => ({ node, bytes: hostCopies.copiedBytes[k] })),
+    hostCalls: hostLoopCalls
   });
   // pandas operands' copies cross PCIe too
   work.deviceToHostBytes += pandasOperands.bytes;
+  for (const call of hostLoopCalls) {
+    const copies = hostCopies.copied.map((node, k) => ({ node, bytes: hostCopies.copiedBytes[k] })).filter(c => isInside(c.node, call));
+    const path = model.qualifiedName(field(call, 'function')!)?.slice('scipy.'.length) ?? '';
+    notes.push(hostLoopCallNote(call, path, copies, cp));
+  }
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
   work.kernelsDefined = hoist ? 0 : fused.definitions.length;
   // cupyx.scipy.signal's sos filters compile at their first call, wherever that is (no hoisting)
@@ -601,6 +607,19 @@ function libraryUses(scope: CellRewrite) {
       hostCalls.add(call.id);
     }
   }
+  // SciPy calls that cupyx would run as a Python loop over device values (find_peaks with
+  // `distance`: hostLoopArgument): where the cell has other work for the device (decided below,
+  // once that is counted), each stays SciPy's on the host (hostLoopCalls)
+  const hostLoopRefs = refs.filter(r => {
+    const call = r.node.parent;
+    return (
+      r.action === 'cupy' &&
+      r.qualified.startsWith('scipy.') &&
+      call?.type === 'call' &&
+      field(call, 'function')?.id === r.node.id &&
+      hostLoopArgument(call, r.qualified.slice('scipy.'.length)) !== undefined
+    );
+  });
   // np.unravel_index of one flat index (`np.argmax(c)`): NumPy's, on the index made a Python int
   // (one copy back); CuPy's gives a tuple of 0-d device arrays, shown as `array(..)`, and checks
   // the index's range on the device (two more waits)
@@ -709,8 +728,32 @@ function libraryUses(scope: CellRewrite) {
 
   // scipy.sparse products (`M @ v`, `M.dot(v)`, `M * v`): cupyx.scipy.sparse runs them (cuSPARSE)
   const sparseOps = countSparseProducts(root, model, cell);
+  // The host-loop calls (above) in a cell with other work (library calls, array operators,
+  // sparse products) stay SciPy's on the host: handed host copies of their device arguments (the
+  // signal: one copy), their results host values (hostCalls), which the cell must read only as
+  // host code does, or as indices (CuPy copies a NumPy index to the device itself): readOnHost.
+  // Results meeting device work otherwise (`props["peak_heights"] / env.max()`: NumPy and CuPy
+  // arrays do not mix) keep the cell on the host. In a cell with no other work the call stays one
+  // to move, which unsupportedArgumentRefusals refuses: the cell stays on the host as it is.
+  const hostLoopCalls: SyntaxNode[] = [];
+  if (hostLoopRefs.length > 0 && numpyCompute + scipyCompute - hostLoopRefs.length + randomCalls + sparseOps + countArrayOperators(root, model, cell) > 0) {
+    for (const r of hostLoopRefs) {
+      const call = r.node.parent!;
+      if (!readOnHost(call, model, cell, true)) {
+        const loop = hostLoopArgument(call, r.qualified.slice('scipy.'.length))!;
+        refusals.push(
+          `\`${r.node.text}(..., ${loop.splat ?? `${loop.keyword}=...`})\`: ${loop.why}; it could stay SciPy's on the host beside the cell's device work, but its results are not read only by host code or as indices here (a top-level statement binding them, read so: NumPy and CuPy arrays do not mix in an operator, and the rewrite does not follow host values through device work): kept on the host`
+        );
+        continue;
+      }
+      r.action = 'keep';
+      hostCalls.add(call.id);
+      hostLoopCalls.push(call);
+      scipyCompute -= 1;
+    }
+  }
   const sparseOnDevice = scipyCompute > 0 || sparseOps > 0;
-  return { refs, smallHost, hostOnly, copiedAsBound, hostCalls, unravelIndices, normEdits, nanQuantileEdits, nanQuantileRefs, ownFunctions, numpyCompute, scipyCompute, randomCalls, sparseOps, sparseOnDevice };
+  return { refs, smallHost, hostOnly, copiedAsBound, hostCalls, hostLoopCalls, unravelIndices, normEdits, nanQuantileEdits, nanQuantileRefs, ownFunctions, numpyCompute, scipyCompute, randomCalls, sparseOps, sparseOnDevice };
 }
 
 /** The cell's arrays: bound here, from earlier cells, on the device already; its generators and loops (stage 2). */
@@ -1324,9 +1367,11 @@ function hostSideEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s
   if (randomCalls > 0) {
     notes.push('Random numbers come from cuRAND, not NumPy\'s generator: results match statistically, not bit for bit (the A/B run compares them by statistics).');
   }
-  if (hostCopies.count > 0) {
-    const one = hostCopies.count === 1;
-    notes.push(`${one ? 'One host consumer' : `${hostCopies.count} host consumers`} (plotting, pandas, Python builtins, a small fit or solve) ${one ? 'gets' : 'get'} a host copy with \`${cp}.asnumpy\`.`);
+  // (those a SciPy call kept on the host takes have their own note: hostLoopCallNote)
+  const consumerCopies = hostCopies.count - hostCopies.copied.filter(c => s1.hostLoopCalls.some(call => isInside(c, call))).length;
+  if (consumerCopies > 0) {
+    const one = consumerCopies === 1;
+    notes.push(`${one ? 'One host consumer' : `${consumerCopies} host consumers`} (plotting, pandas, Python builtins, a small fit or solve) ${one ? 'gets' : 'get'} a host copy with \`${cp}.asnumpy\`.`);
   }
   if (hasDeviceControlFlow(root, deviceNames, setups.map(s => s.loop))) {
     notes.push('A Python `if`/`while` tests a device value: each test waits for the GPU and copies one scalar back.');
@@ -3361,13 +3406,19 @@ function tinyHostSolve(call: SyntaxNode, path: string, model: NotebookModel, cel
  * value itself, indexed by numbers or combined with them (`np.polyfit(x, y, 1)[0] / 4`), shown,
  * formatted, printed, handed to a Python builtin or a host consumer, or bound to names the cell
  * reads only so? A value meeting device work (`r = w / w.sum()` with `w` from an eigh) keeps the
- * call on the device: the rewrite does not follow host values through later statements.
+ * call on the device: the rewrite does not follow host values through later statements. With
+ * `indexes`, a value used as an index (`env[peaks]`) counts as read on the host too: CuPy copies
+ * a NumPy index array to the device itself (`_prepare_slice_list`, cupy/_core/_routines_indexing.pyx),
+ * NumPy takes it as it is.
  */
-function readOnHost(e: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
+function readOnHost(e: SyntaxNode, model: NotebookModel, cell: CellModel, indexes = false): boolean {
   let n = e;
   for (let p = n.parent; p; n = p, p = n.parent) {
     if (p.type === 'parenthesized_expression' || p.type === 'unary_operator' || (p.type === 'subscript' && field(p, 'value')?.id === n.id)) {
       continue;
+    }
+    if (indexes && p.type === 'subscript' && !isAssignedTo(p)) {
+      return true; // an index (of an array read, not written: a NumPy index meeting device values)
     }
     if (p.type === 'binary_operator' || p.type === 'comparison_operator') {
       const other = kids(p).find(k => k.id !== n.id);
@@ -3396,7 +3447,7 @@ function readOnHost(e: SyntaxNode, model: NotebookModel, cell: CellModel): boole
         return false;
       }
       const root = cell.tree!.rootNode;
-      return names.every(t => globalReferences(root, t.text).every(r => r.startIndex < p.endIndex || readOnHost(r, model, cell)));
+      return names.every(t => globalReferences(root, t.text).every(r => r.startIndex < p.endIndex || readOnHost(r, model, cell, indexes)));
     }
     return false;
   }
@@ -3434,7 +3485,10 @@ function elementsAtMost(e: SyntaxNode, at: SyntaxNode, model: NotebookModel, cel
   return n?.kind === 'ndarray' ? (n.shape && !n.approx ? shapeSize(n.shape) : n.size) : undefined;
 }
 
-/** Does this call need its arguments on the host (plotting, pandas, files, iterating builtins, a small solve)? */
+/**
+ * Does this call need its arguments on the host (plotting, pandas, files, iterating builtins, a
+ * small solve, a SciPy call cupyx would run as a loop over device values: hostLoopArgument)?
+ */
 function isHostConsumerCall(n: SyntaxNode, model: NotebookModel, cell: CellModel, arrays: ReadonlySet<string>): boolean {
   const fn = field(n, 'function');
   if (!fn) {
@@ -3449,7 +3503,7 @@ function isHostConsumerCall(n: SyntaxNode, model: NotebookModel, cell: CellModel
     return lib === 'numpy'
       ? NUMPY_HOST_IO_CONSUMERS.has(path) || tinyHostSolve(n, path, model, cell)
       : lib === 'scipy'
-        ? !cupyxHasScipyPath(path) && !isNormMethod(q)
+        ? (!cupyxHasScipyPath(path) || hostLoopArgument(n, path) !== undefined) && !isNormMethod(q)
         : lib !== 'cupy' && lib !== 'cupyx' && lib !== 'math';
   }
   if (fn.type === 'identifier') {
@@ -4867,6 +4921,12 @@ export function estimateWork(
     itemCopies?: readonly SyntaxNode[];
     /** Host consumers' arguments copied to the host (`cp.asnumpy(y)` for pandas, matplotlib...), with their bytes. */
     hostCopies?: readonly { node: SyntaxNode; bytes: number }[];
+    /**
+     * SciPy calls kept on the host among device work (libraryUses' hostLoopCalls: find_peaks with
+     * `distance`): their host time, which both versions pay; their arguments are walked (device
+     * work in them, and their copies to the host: `hostCopies`).
+     */
+    hostCalls?: readonly SyntaxNode[];
   } = {}
 ): { work: WorkEstimate; largest?: ValueInfo } {
   const hostOnly = kept.hostOnly ?? [];
@@ -4935,6 +4995,15 @@ export function estimateWork(
   const vectorised = new Map((kept.vectorised ?? []).map(v => [v.comprehension.id, v.row]));
   const copiedItems = new Set((kept.itemCopies ?? []).map(c => c.id));
   const hostCopies = new Map((kept.hostCopies ?? []).map(c => [c.node.id, c.bytes]));
+  const hostCallIds = new Set((kept.hostCalls ?? []).map(c => c.id));
+  const insideHostCall = (x: SyntaxNode): boolean => {
+    for (let p = x.parent; p && hostCallIds.size > 0; p = p.parent) {
+      if (hostCallIds.has(p.id)) {
+        return true;
+      }
+    }
+    return false;
+  };
   // notebook functions' bodies are priced at their calls, with the values of each call's
   // arguments (`model.inCall`): those being walked (no recursion), and how deep
   const walking = new Set<number>();
@@ -4977,9 +5046,11 @@ export function estimateWork(
     const copyBytes = hostCopies.get(n.id);
     if (copyBytes !== undefined) {
       // a host consumer's copy: once, with the cell's other copies back; one made in a loop or
-      // a comprehension is made (and waits for the device) each time it runs
+      // a comprehension is made (and waits for the device) each time it runs, and so is one a
+      // call kept on the host among device work takes (`find_peaks(cp.asnumpy(env), distance=50)`):
+      // its copy is made on every run, the data resident or not
       hostCopies.delete(n.id);
-      if (times > 1) {
+      if (times > 1 || insideHostCall(n)) {
         work.itemCopies = (work.itemCopies ?? 0) + times;
         work.itemCopyBytes = (work.itemCopyBytes ?? 0) + times * copyBytes;
       } else {
@@ -5086,7 +5157,14 @@ export function estimateWork(
         const a = callArguments(n).positional[k];
         return a ? model.inferValue(a, cell) : { kind: 'unknown', origin: 'inferred' };
       };
-      if (q && (q.startsWith('numpy.') || q.startsWith('scipy.'))) {
+      if (q && hostCallIds.has(n.id)) {
+        // SciPy's on the host in both versions, at its measured rate (./loop-work.ts): the CPU's
+        // time, and the GPU version's too (WorkEstimate.hostKept.seconds)
+        const seconds = times * (scipyFilterWork(q, n, model, cell)?.hostSeconds ?? 0);
+        work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + seconds;
+        const k = (work.hostKept ??= { passes: 0, transcendentalOps: 0, bytes: 0 });
+        k.seconds = (k.seconds ?? 0) + seconds;
+      } else if (q && (q.startsWith('numpy.') || q.startsWith('scipy.'))) {
         // the names after numpy./scipy., without splitting: the first (`head`), the last, how many
         const rest = q.slice(q.indexOf('.') + 1);
         const single = rest.indexOf('.') < 0;
