@@ -11,7 +11,9 @@ and of tens of MB (i_denoise, m_pic). This probe times, on that host, in one pro
 2. boolean-mask selection and assignment (`Z[m]`, `Z[m] = v`, `it[m] += 1`) per mask element;
 3. c_heat's cells 4 and 7 as written (200 steps of a 512^2 float64 stencil);
 4. the split of `import cupy`, the CUDA context and the first launch (fresh processes);
-5. m_pic cell 12's device side in pieces (host draws, the copy, cumsum, the lag loop).
+5. m_pic cell 12's device side in pieces (host draws, the copy, cumsum, the lag loop);
+6. masks as cells make them (thresholds of a smooth field), NumPy Generator draws per value,
+   and CuPy's mask selection and assignment per call.
 
     python3 bench/host_probe.py --out DIR        (on the GPU machine)
 
@@ -138,6 +140,97 @@ def masks(out: dict) -> None:
                     flush=True,
                 )
     out["masks"] = rows
+
+
+def coherent_masks(out: dict) -> None:
+    """Masks as cells make them (a threshold of a smooth field: long runs of one value), not
+    independent draws: NumPy's per-element branch is then predicted."""
+    rows = []
+    for n in [60_000, 1 << 20, 4 << 20, 16 << 20]:
+        side = int(n**0.5)
+        yy, xx = np.mgrid[0:side, 0:side]
+        field = np.sin(xx / 37.0) * np.cos(yy / 23.0)
+        for density in (0.1, 0.5, 0.9):
+            thr = np.quantile(field, 1 - density)
+            m = field > thr
+            Z = (field + 1j * field).astype(np.complex128)
+            F = field.astype(np.float64)
+            it = np.zeros(m.shape, np.int32)
+            v = F[m].copy()
+            row = {"n": m.size, "density": density}
+            row["select_c128_ns"] = best(lambda: Z[m], repeats=5) / m.size * 1e9
+            row["select_f64_ns"] = best(lambda: F[m], repeats=5) / m.size * 1e9
+
+            def assign():
+                F[m] = v
+
+            def inc():
+                it[m] += 1
+
+            row["assign_f64_ns"] = best(assign, repeats=5) / m.size * 1e9
+            row["increment_i32_ns"] = best(inc, repeats=5) / m.size * 1e9
+            rows.append(row)
+            print(
+                f"coherent mask n={m.size:>9} d={density}",
+                " ".join(f"{k} {row[k]:.2f}" for k in row if k.endswith("_ns")),
+                flush=True,
+            )
+    out["coherent_masks"] = rows
+
+
+def draws(out: dict) -> None:
+    """NumPy Generator draws on the host, ns per value (20M values, float64 unless named)."""
+    rng = np.random.default_rng(2)
+    n = 20_000_000
+    cases = {
+        "random": lambda: rng.random(n),
+        "random_f32": lambda: rng.random(n, dtype=np.float32),
+        "standard_normal": lambda: rng.standard_normal(n),
+        "standard_normal_f32": lambda: rng.standard_normal(n, dtype=np.float32),
+        "normal": lambda: rng.normal(0.0, 2.0, n),
+        "uniform": lambda: rng.uniform(-1.0, 1.0, n),
+        "integers": lambda: rng.integers(0, 12, n),
+        "exponential": lambda: rng.exponential(1.0, n),
+        "legacy_randn": lambda: np.random.randn(n),
+        "legacy_rand": lambda: np.random.rand(n),
+    }
+    res = {k: best(f, repeats=3, min_time=0.0) / n * 1e9 for k, f in cases.items()}
+    out["draws_ns"] = res
+    print("draws ns/value", {k: round(v, 2) for k, v in res.items()}, flush=True)
+
+
+def device_mask(out: dict) -> None:
+    """CuPy's boolean-mask selection and assignment per call (scan, count read back, kernel)."""
+    try:
+        import cupy as cp
+    except ImportError:
+        out["device_mask"] = "no cupy"
+        return
+    res = {}
+    for n in [60_000, 1 << 20, 16 << 20]:
+        x = cp.random.random(n)
+        m = x > 0.5
+        v = x[m]
+
+        def sel():
+            x[m]
+            cp.cuda.Device().synchronize()
+
+        def asg():
+            x[m] = v
+            cp.cuda.Device().synchronize()
+
+        def add():
+            (x + x)
+            cp.cuda.Device().synchronize()
+
+        res[n] = {
+            "select_us": best(sel) * 1e6,
+            "assign_us": best(asg) * 1e6,
+            "add_us": best(add) * 1e6,
+        }
+    out["device_mask"] = res
+    print("device mask", res, flush=True)
 
 
 def c_heat(out: dict) -> None:
@@ -296,6 +389,9 @@ def main() -> None:
         "masks": masks,
         "passes": passes,
         "m_pic12": m_pic12,
+        "coherent_masks": coherent_masks,
+        "draws": draws,
+        "device_mask": device_mask,
     }
     for name in args.parts.split(","):
         t = time.perf_counter()
