@@ -13,7 +13,9 @@ and of tens of MB (i_denoise, m_pic). This probe times, on that host, in one pro
 4. the split of `import cupy`, the CUDA context and the first launch (fresh processes);
 5. m_pic cell 12's device side in pieces (host draws, the copy, cumsum, the lag loop);
 6. masks as cells make them (thresholds of a smooth field), NumPy Generator draws per value,
-   and CuPy's mask selection and assignment per call.
+   and CuPy's mask selection and assignment per call;
+7. `import cupy` after what notebooks import before it, and CuPy's einsum, batched solve and inv
+   per call (l_kalman cell 5's shapes).
 
     python3 bench/host_probe.py --out DIR        (on the GPU machine)
 
@@ -233,6 +235,89 @@ def device_mask(out: dict) -> None:
     print("device mask", res, flush=True)
 
 
+ORDER_CHILD = r"""
+import time, json, sys
+mods = sys.argv[1].split(",")
+t0 = time.perf_counter()
+import numpy as np
+for m in mods:
+    if m:
+        __import__(m)
+if "matplotlib" in mods:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+t1 = time.perf_counter()
+import cupy as cp
+t2 = time.perf_counter()
+x = cp.asarray(np.ones(1 << 16))
+cp.cuda.Device().synchronize()
+t3 = time.perf_counter()
+print(json.dumps({"before": t1 - t0, "cupy": t2 - t1, "context_copy": t3 - t2}))
+"""
+
+
+def import_orders(out: dict) -> None:
+    """`import cupy` after what notebooks import first (fresh processes, 3 each)."""
+    res = {}
+    for before in ["", "pandas", "matplotlib,pandas", "scipy.ndimage", "scipy.signal,pandas"]:
+        rows = []
+        for _ in range(3):
+            r = subprocess.run(
+                [sys.executable, "-c", ORDER_CHILD, before],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            if r.returncode == 0:
+                rows.append(json.loads(r.stdout.strip().splitlines()[-1]))
+        res[before or "numpy"] = rows
+        cupy_s = sorted(x["cupy"] for x in rows)
+        ctx_s = sorted(x["context_copy"] for x in rows)
+        print(f"import cupy after numpy,{before}: cupy {cupy_s} context+copy {ctx_s}", flush=True)
+    out["import_orders"] = res
+
+
+def cupy_calls(out: dict) -> None:
+    """Per call on resident data: CuPy's einsum, batched solve and inv (l_kalman cell 5)."""
+    try:
+        import cupy as cp
+    except ImportError:
+        out["cupy_calls"] = "no cupy"
+        return
+    sync = cp.cuda.Device().synchronize
+    n = 20_000
+    rng = cp.random.default_rng(0)
+    F = rng.random((4, 4))
+    H = rng.random((2, 4))
+    P = rng.random((n, 4, 4))
+    S = rng.random((n, 2, 2)) + 2 * cp.eye(2)
+    B = rng.random((n, 2, 4))
+    y = rng.random((n, 2))
+    x = rng.random((n, 4))
+    cases = {
+        "einsum_ij_njk_lk": lambda: cp.einsum("ij,njk,lk->nil", F, P, F),
+        "einsum_nij_kj": lambda: cp.einsum("nij,kj->nik", P, H),
+        "einsum_nij_nj": lambda: cp.einsum("nij,nj->ni", P, x),
+        "einsum_ni_nij_nj": lambda: cp.einsum("ni,nij,nj->n", y, S, y),
+        "solve_batched_2x2": lambda: cp.linalg.solve(S, B),
+        "inv_batched_2x2": lambda: cp.linalg.inv(S),
+        "matmul_small": lambda: x @ F.T,
+        "add": lambda: x + x,
+        "transpose_copy": lambda: B.transpose(0, 2, 1).copy(),
+    }
+    res = {}
+    for k, f in cases.items():
+
+        def call():
+            f()
+            sync()
+
+        res[k] = best(call) * 1e6
+    out["cupy_calls_us"] = res
+    print("cupy calls us", {k: round(v, 1) for k, v in res.items()}, flush=True)
+
+
 def c_heat(out: dict) -> None:
     NX = NY = 512
     steps, alpha = 200, 0.2
@@ -392,6 +477,8 @@ def main() -> None:
         "coherent_masks": coherent_masks,
         "draws": draws,
         "device_mask": device_mask,
+        "import_orders": import_orders,
+        "cupy_calls": cupy_calls,
     }
     for name in args.parts.split(","):
         t = time.perf_counter()
