@@ -3432,6 +3432,17 @@ function numpyCallValue(
     const m = positional[1] && name === 'eye' ? model.constantValue(positional[1], cell) ?? null : nn;
     return arrayValue([nn, m], dtypeArg(keywords, undefined) ?? 'float64', library);
   }
+  if (single && name === 'polyfit' && positional.length >= 2 && positional.length <= 4 && !keywords.has('full') && !keywords.has('cov')) {
+    // the coefficients, highest power first: deg + 1 of them (a column of them per column of a
+    // 2-d y), float64 as NumPy's least squares gives them (float32 for float32 x and y)
+    const degNode = keywords.get('deg') ?? positional[2];
+    const deg = degNode ? model.constantValue(degNode, cell) : undefined;
+    const [x, y] = [model.inferValue(positional[0], cell), model.inferValue(positional[1], cell)];
+    const rows = deg !== undefined && Number.isInteger(deg) && deg >= 0 ? deg + 1 : null;
+    const dims = y?.kind === 'ndarray' ? y.shape?.length : undefined;
+    const dtype = y?.dtype === 'complex128' || x?.dtype === 'complex128' ? 'complex128' : y?.dtype === 'float32' && x?.dtype === 'float32' ? 'float32' : 'float64';
+    return arrayValue(dims === 1 ? [rows] : dims === 2 ? [rows, y!.shape![1]] : undefined, dtype, library, 'inferred');
+  }
   if (single && (name === 'loadtxt' || name === 'fromfile' || name === 'genfromtxt')) {
     return arrayValue(undefined, dtypeArg(keywords, undefined) ?? 'float64', 'numpy', 'inferred');
   }

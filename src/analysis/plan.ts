@@ -20,7 +20,11 @@
  *   host array no later cell reads, and an array the plan brought back earlier moved in again,
  *   and a cell they make slower stays on the host, with the reason. A GPU cell whose device
  *   arrays only later host cells read (they copy them back) is planned again on the host when
- *   those copies make it slower;
+ *   those copies make it slower. A small array such a cell makes from numbers alone that only
+ *   later host code reads (`freqs = np.fft.rfftfreq(n_fft, 1 / sr)`) stays NumPy's, made on the
+ *   host where its readers are (`madeForHost`), and a notebook function the cell runs on device
+ *   arrays finds the host arrays it reads as globals moved in by rebinding (`F = cp.asarray(F)`,
+ *   never beside a device copy: cupy-rewrite.ts `globalsReadByCalledFunctions`);
  * - a host cell that only hands resident arrays to host consumers (matplotlib, pandas, file
  *   writes, `repr`/`type`/`isinstance`) gets host copies of those arguments as NumPy code has
  *   them (`cp.asnumpy(y)`, an element or a 0-d result as a NumPy scalar `cp.asnumpy(y[0])[()]`,
@@ -36,9 +40,12 @@
  *   name that the cell's references then read (`x_host = cp.asnumpy(x)`; `x` itself stays the
  *   device array, so a later GPU cell needs no copy back, and the host copy takes the host memory
  *   the NumPy notebook's array took); later host cells read that copy again while nothing has
- *   changed the array (one host copy per version);
+ *   changed the array (one host copy per version), and a host consumer whose array a later host
+ *   cell copies whole again gets that copy, made at its own cell's top (`copiedTwice`: g_climate's
+ *   `pcolormesh(time, lat, zonal_host.T)`);
  * - a host cell that writes a resident array, updates it in place, reads it from a function or
- *   lambda (which may run after a later cell changed it), lets something keep it that may update
+ *   lambda it runs (which may run after a later cell changed it: a function the cell only defines
+ *   reads nothing yet, and the cells calling it bring its globals back), lets something keep it that may update
  *   it (a notebook function that keeps and changes none of its arguments gets a host copy
  *   instead), shows it with its text (`{x[0]=}`), or reads a 0-d value or one NumPy gives as a Python
  *   number (`np.allclose`), brings it back at its top (`x = cp.asnumpy(x)`, `s = s.get()[()]`,
@@ -101,7 +108,7 @@ import { maskIPython } from './ipython';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers, parameterNames } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, hostArgumentNeed, hostCopyAround, hostCopyLine, inPlaceUpdate, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedFrom, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, globalsReadByCalledFunctions, hostArgumentNeed, hostCopyAround, hostCopyLine, inPlaceUpdate, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedFrom, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { cellFirstUses, withFirstUses } from './rules/arrays/shared';
 import { field, isValueIdentifier, kids, unparen, walk } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
@@ -253,11 +260,33 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
   // host cells read them later (`keepOnHostFrom`): per cell, found by a pass and kept for the next
   // (they only grow, so the passes end)
   const keepOnHost = new Map<number, Set<string>>();
+  // resident arrays a host cell hands to a host consumer that a later host cell copies whole
+  // again, unchanged (`pcolormesh(..., zonal.T)`, then `zonal_host = cp.asnumpy(zonal)`): per
+  // cell, copied once at the first cell's top under the host name the later one reads
+  // (`copiedTwice`; found by a pass, used by the next; they only grow, so the passes end)
+  const copyOnce = new Map<number, Set<string>>();
+  // small arrays a GPU cell makes from numbers alone that only later host cells read, each
+  // copying them back (`madeForHost`): per cell, made on the host by the next pass (they only
+  // grow, so the passes end)
+  const hostMade = new Map<number, Set<string>>();
+  const add = (m: Map<number, Set<string>>, c: { cellIndex: number; name: string }): void => {
+    m.set(c.cellIndex, new Set([...(m.get(c.cellIndex) ?? []), c.name]));
+  };
   for (;;) {
-    const pass = planPass(cells, models, model, parser, device, minSpeedup, kept, joined, opts.session ?? 'fresh', keepOnHost);
+    const pass = planPass(cells, models, model, parser, device, minSpeedup, kept, joined, opts.session ?? 'fresh', keepOnHost, copyOnce, hostMade);
     const keep = pass.copiedBack.filter(c => !keepOnHost.get(c.cellIndex)?.has(c.name) && keepOnHostFrom(c.name, model.cells[c.cellIndex], model));
     if (keep.length > 0) {
-      keep.forEach(c => keepOnHost.set(c.cellIndex, new Set([...(keepOnHost.get(c.cellIndex) ?? []), c.name])));
+      keep.forEach(c => add(keepOnHost, c));
+      continue;
+    }
+    const made = madeForHost(pass.plan, model).filter(c => !hostMade.get(c.cellIndex)?.has(c.name));
+    if (made.length > 0) {
+      made.forEach(c => add(hostMade, c));
+      continue;
+    }
+    const twice = copiedTwice(pass.plan, model).filter(c => !copyOnce.get(c.cellIndex)?.has(c.name));
+    if (twice.length > 0) {
+      twice.forEach(c => add(copyOnce, c));
       continue;
     }
     const more = hostOnlyProducers(pass.produced, pass.plan, model, device, minSpeedup).filter(([index]) => !kept.has(index));
@@ -284,6 +313,77 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
       j.group.forEach(i => joined.set(i, j));
     }
   }
+}
+
+/** At most this many bytes, an array made from numbers alone costs the CPU next to nothing (`madeForHost`). */
+const HOST_MADE_MAX_BYTES = 1 << 20;
+
+/**
+ * Arrays GPU cells of `plan` make from numbers alone (`freqs = np.fft.rfftfreq(n_fft, 1 / sr)`:
+ * no array read) that nothing on the device reads, neither the cell itself after binding them nor
+ * a later GPU cell, while later host cells copy them back, whole or in part (`freqs_host =
+ * cp.asnumpy(freqs)`, `pcolormesh(t, cp.asnumpy(lat), ...)`): made on the host, where their
+ * readers are, they cross nothing. Only small ones (`HOST_MADE_MAX_BYTES`: the CPU makes them in
+ * microseconds; a large one made there could cost more than copying back the part host code
+ * reads), bound once at the cell's top level, and not read by a notebook
+ * function (which a GPU cell may run on device arrays).
+ */
+function madeForHost(plan: ResidencyPlan, model: NotebookModel): { cellIndex: number; name: string }[] {
+  const gpu = new Set(plan.gpuCells);
+  const out: { cellIndex: number; name: string }[] = [];
+  for (const t of plan.transfers) {
+    if (t.direction !== 'to-host' || gpu.has(t.cellIndex)) {
+      continue;
+    }
+    const maker = model.lastWriterBefore(t.name, model.cells[t.cellIndex]);
+    const root = maker?.tree?.rootNode;
+    if (!maker || !root || !gpu.has(maker.index) || out.some(o => o.cellIndex === maker.index && o.name === t.name)) {
+      continue;
+    }
+    const bindings = maker.facts!.assignments.filter(a => a.name === t.name);
+    const value = bindings.length === 1 && !bindings[0].nested && !bindings[0].augmented ? bindings[0].value : null;
+    const bytes = valueBytes(model.valueAfter(t.name, maker));
+    if (!value || bytes === undefined || bytes > HOST_MADE_MAX_BYTES || globalReferences(root, t.name).length !== 1 || readByFunction(t.name, model)) {
+      continue;
+    }
+    let readsArray = false;
+    walk(value, n => {
+      // (a module, a function or a number is no array; what the analysis cannot tell may be one)
+      readsArray ||= n.type === 'identifier' && isValueIdentifier(n) && /^(ndarray|sparse|rng|unknown)$/.test(model.inferValue(n, maker).kind);
+      return !readsArray;
+    });
+    const deviceReader = model.cells.some(c => c.index > maker.index && gpu.has(c.index) && c.facts?.inputs.has(t.name) && model.lastWriterBefore(t.name, c)?.index === maker.index);
+    if (!readsArray && !deviceReader) {
+      out.push({ cellIndex: maker.index, name: t.name });
+    }
+  }
+  return out;
+}
+
+/**
+ * Host cells of `plan` that copy a resident array to the host for a host consumer (the whole or
+ * a part, where it is handed over) while a later host cell copies the same version whole again
+ * (a host copy under another name, `zonal_host`): the first cell can make that copy at its top
+ * instead, and hand its consumer the host copy (`pcolormesh(time, lat, zonal_host.T)`), so the
+ * array crosses once.
+ */
+function copiedTwice(plan: ResidencyPlan, model: NotebookModel): { cellIndex: number; name: string }[] {
+  const gpu = new Set(plan.gpuCells);
+  const version = (name: string, at: number): number | undefined => model.lastWriterBefore(name, model.cells[at])?.index;
+  const out: { cellIndex: number; name: string }[] = [];
+  for (const t of plan.transfers) {
+    if (t.direction !== 'to-host' || gpu.has(t.cellIndex) || !t.reason.startsWith('host consumer') || out.some(o => o.cellIndex === t.cellIndex && o.name === t.name)) {
+      continue;
+    }
+    const v = version(t.name, t.cellIndex);
+    const again = plan.transfers.some(
+      u => u.direction === 'to-host' && u.name === t.name && u.cellIndex > t.cellIndex && !gpu.has(u.cellIndex) && !u.partial && u.reason.includes('a host copy') && version(u.name, u.cellIndex) === v
+    );
+    if (v !== undefined && again) {
+      out.push({ cellIndex: t.cellIndex, name: t.name });
+    }
+  }
+  return out;
 }
 
 /**
@@ -487,7 +587,9 @@ function planPass(
   kept: ReadonlyMap<number, string>,
   joined: ReadonlyMap<number, Joined>,
   session: 'fresh' | 'warm',
-  keepOnHost: ReadonlyMap<number, ReadonlySet<string>>
+  keepOnHost: ReadonlyMap<number, ReadonlySet<string>>,
+  copyOnce: ReadonlyMap<number, ReadonlySet<string>>,
+  hostMade: ReadonlyMap<number, ReadonlySet<string>>
 ): { plan: ResidencyPlan; produced: Produced[]; deferred: Deferred[]; paid: Map<string, number>; copiedBack: { cellIndex: number; name: string }[] } {
   const { alias: cp, importLine } = cupyAlias(model);
   const produced: Produced[] = [];
@@ -532,7 +634,7 @@ function planPass(
       }
     }
     // an A/B cell (`%%gpuoptimize` with its own GPU version) stays as written: a host cell here
-    const analysis = cell.abCell ? null : analyseArrayCell(cell, model, { resident, hoisted, deviceCopies, keepOnHost: keepOnHost.get(cell.index) });
+    const analysis = cell.abCell ? null : analyseArrayCell(cell, model, { resident, hoisted, deviceCopies, keepOnHost: keepOnHost.get(cell.index), hostMade: hostMade.get(cell.index) });
     let worth = false;
     let rule: string | undefined;
     let slow: string | null = null;
@@ -599,7 +701,7 @@ function planPass(
     } else if (analysis && analysis.applicable && analysis.refusal) {
       // refused (code CuPy lacks or the rewrite would break): it stays as written, and says why
       // with the others kept on the host
-      slow = `stays on the host: ${analysis.refusal}`;
+      slow = `stays on the host: ${refusalAfterStays(analysis.refusal)}`;
       stays = 'refused';
     }
     const ownCompute = analysis ? analysis.numpyCompute + analysis.scipyCompute + analysis.randomCalls + analysis.arrayOperators + analysis.arrayMethods : 0;
@@ -753,7 +855,7 @@ function planPass(
       continue;
     }
     // a host cell: convert resident arrays at this boundary
-    const boundary = hostBoundary(cell, model, resident, cp, hostCopies);
+    const boundary = hostBoundary(cell, model, resident, cp, hostCopies, copyOnce.get(cell.index));
     boundary.back.forEach(n => leftDevice.add(n));
     for (const [name, twin] of boundary.twins) {
       if (!hostCopies.has(name)) {
@@ -900,6 +1002,21 @@ function sessionLoss(
       ? `its ${formatSeconds(p.cpuSeconds)} on the CPU cannot pay for loading ${p.firstUse} (~${formatSeconds(loads)} per session from CuPy's kernel cache${first}): ${against}`
       : `${against}${p.firstUse ? ` (loading ${p.firstUse} included${first})` : ''}: ${fresh > p.cpuSeconds + copyBack ? 'no saving' : `it saves under ${formatSeconds(MIN_SESSION_SAVING_SECONDS)} per session`}`;
   return { why: `stays on the host: ${why} (${formatSpeedup(p.speedup)} re-run in the same session)`, copyBack, margin };
+}
+
+/**
+ * A rule's refusal (written to stand alone, as `analyze` shows it) as it reads after "stays on the
+ * host: " in the plan's change: what it says of the host once, not twice ("scipy.signal.filtfilt
+ * is kept on the host: cupyx's ... lose accuracy" reads "scipy.signal.filtfilt: cupyx's ...";
+ * "...: keep this cell on the host" is dropped, "...: keep this cell on the host, or unpack..."
+ * reads "...; to move it, unpack...").
+ */
+export function refusalAfterStays(refusal: string): string {
+  return refusal
+    .replace(/^(\S+) is kept on the host: /, '$1: ')
+    .replace(/[:;] keep this cell on the host, or /g, '; to move it, ')
+    .replace(/,? or keep this cell on the host(?=$|;)/g, '')
+    .replace(/[:;,] keep this cell on the host(?=$|;)/g, '');
 }
 
 /** What a joined cell's change says after "runs on the GPU" (`Joined`). */
@@ -1350,7 +1467,8 @@ function hostBoundary(
   model: NotebookModel,
   resident: Set<string>,
   cp: string,
-  hostCopies: ReadonlyMap<string, HostCopy> = new Map()
+  hostCopies: ReadonlyMap<string, HostCopy> = new Map(),
+  copyOnce: ReadonlySet<string> = new Set()
 ): { edits: TextEdit[]; transfers: Transfer[]; summary: string; computesOnHost: boolean; back: string[]; twins: Map<string, string> } {
   const edits: TextEdit[] = [];
   const moved: Transfer[] = [];
@@ -1359,8 +1477,14 @@ function hostBoundary(
   // (a resident array a notebook function defined in another cell reads as a global, called here
   // on the host, `w = f(v)` with `def f(a): return a * x`, comes back for good at the top: the
   // function would mix the device array with host values)
-  const calledReads = globalsReadByCalledFunctions(root, cell, model).filter(n => resident.has(n) && !facts.inputs.has(n));
-  const used = [...facts.inputs, ...calledReads].filter(n => resident.has(n));
+  // (also one the cell reads itself, where only a consumer that takes it as it is sees it:
+  // `print(f(v), x)`)
+  const calledReads = globalsReadByCalledFunctions(root, cell, model).filter(n => resident.has(n));
+  // (a function the cell defines and does not run, nor hand to anything, reads its globals when a
+  // later cell calls it, which then brings them back: `def f(a): return a * x` alone needs no copy)
+  const idle = idleFunctions(root);
+  const runsHere = (r: SyntaxNode): boolean => !idle.some(d => isInside(r, d));
+  const used = [...new Set([...facts.inputs, ...calledReads])].filter(n => resident.has(n) && (calledReads.includes(n) || globalReferences(root, n).some(runsHere)));
   /** Names read on the host through a copy under another name (`x_host`), and that name. */
   const twins = new Map<string, string>();
   if (used.length === 0) {
@@ -1385,7 +1509,7 @@ function hostBoundary(
   /** Whether host code computes with a resident array (not only shows it or hands it to a consumer). */
   let computesOnHost = false;
   for (const name of used) {
-    const refs = globalReferences(root, name);
+    const refs = globalReferences(root, name).filter(runsHere);
     // a use that lets another name keep the array (`lst.append(y)`, `pd.DataFrame(y)`, `v = y`)
     // would keep a host copy, told apart from the device array once either is updated in place:
     // the array comes back to the host instead (aliases.ts)
@@ -1411,9 +1535,10 @@ function hostBoundary(
     if (!kept && !pythonScalar && hostReads.length === 0) {
       // only handed to host consumers: each gets a copy where it is handed over, except in a
       // loop (`curve_fit(f, wn[sl], T[i, sl])` 450 times: one copy per call, each waiting for
-      // the GPU), where the whole array is copied once at the top and the loop indexes that
+      // the GPU), where the whole array is copied once at the top and the loop indexes that, and
+      // where a later host cell copies it whole again (`copyOnce`: that cell reads this copy)
       const consumed = hostArgs.filter(a => a.need === 'copy' && globalReferences(a.arg, name).length > 0);
-      if (consumed.length > 0 && unchanged && !isZeroD(model.valueBefore(name, cell, 0)) && (earlier !== undefined || consumed.some(a => inLoop(a.arg)))) {
+      if (consumed.length > 0 && unchanged && !isZeroD(model.valueBefore(name, cell, 0)) && (earlier !== undefined || copyOnce.has(name) || consumed.some(a => inLoop(a.arg)))) {
         twins.set(name, earlier ?? freshNotebookName(`${name}_host`, model));
       }
       continue;
@@ -1591,41 +1716,14 @@ function keepsNoArgument(ref: SyntaxNode, holder: string, model: NotebookModel):
 }
 
 /**
- * The module-level names that functions defined in other cells read as globals, where `cell`
- * calls them by name (`f(v)`, `def f(a): return a * x` in an earlier cell: x): each binding of
- * the called name that is a module-level `def` is looked into (a function defined in `cell`
- * itself reads its globals in `cell`'s own text, which facts.inputs holds).
+ * The module-level `def`s of a cell (undecorated) whose name nothing else in the cell reads: their
+ * bodies run only when a later cell calls them.
  */
-function globalsReadByCalledFunctions(root: SyntaxNode, cell: CellModel, model: NotebookModel): string[] {
-  const found = new Set<string>();
-  const called = new Set<string>();
-  walk(root, n => {
-    const fn = n.type === 'call' ? field(n, 'function') : null;
-    if (fn?.type === 'identifier') {
-      called.add(fn.text);
-    }
-    return true;
+function idleFunctions(root: SyntaxNode): SyntaxNode[] {
+  return kids(root).filter(d => {
+    const name = d.type === 'function_definition' ? field(d, 'name')?.text : undefined;
+    return name !== undefined && globalReferences(root, name).every(r => isInside(r, d));
   });
-  for (const name of called) {
-    for (const b of model.bindings.get(name) ?? []) {
-      if (b.cellIndex === cell.index) {
-        continue;
-      }
-      const other = model.cells[b.cellIndex];
-      const defRoot = other?.tree?.rootNode;
-      const def = defRoot ? kids(defRoot).find(s => s.type === 'function_definition' && field(s, 'name')?.text === name && s.startIndex <= b.at && b.at <= s.endIndex) : undefined;
-      if (!def || !other.facts) {
-        continue;
-      }
-      // (its parameters and locals shadow the module-level names: globalReferences of the def)
-      for (const read of other.facts.reads) {
-        if (read !== name && globalReferences(def, read).length > 0 && model.bindings.has(read)) {
-          found.add(read);
-        }
-      }
-    }
-  }
-  return [...found];
 }
 
 /** Is `ref` in an f-string field that shows its own text (`{x[0]=}`, `{x=:.3f}`)? */

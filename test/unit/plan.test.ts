@@ -181,6 +181,11 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['plot-methods-keep-resident', 'arrays handed to methods of matplotlib objects (ax[0].plot, fig.add_subplot(...).semilogy) get host copies and stay resident, as with plt.plot', [0, 2]],
     ['host-array-changed-later', 'a constant a host cell updates in place is moved in by rebinding and brought back there, as before; one no cell changes keeps its host array', [0, 1, 3]],
     ['host-array-changed-through-view', 'constants a host cell changes through a view a call makes (F.reshape(-1)[0] = v, as_strided(Q)[0, 0] = v, S.setfield) are moved in by rebinding and brought back there; one only read through such views keeps its host array', [0, 1, 4]],
+    ['small-arrays-made-where-read', 'small arrays a GPU cell makes from numbers alone that only host code reads later (t, t0s, freqs) are made on the host, NumPy\'s: no copy back; one read on the device stays there', [0, 2]],
+    ['function-globals-on-device', 'arrays notebook functions read as globals go to the device under their own names where GPU cells run the functions on device arrays (also through a call alone); a cell that only defines the function copies nothing; a host call brings them back', [0, 2, 3, 4]],
+    ['one-copy-for-two-host-cells', 'a resident array a host consumer takes and a later host cell copies whole again is copied once, at the first cell (zonal_host, its transpose on the host); one only consumers read is copied where handed over', [0, 1]],
+    ['polyfit-coefficients', "np.polyfit's coefficients are a 1-d array of deg + 1: coef[0] fitted on the device is a 0-d value that host cells get as NumPy's scalar", [0, 1]],
+    ['named-strided-views', "a reduction run once over strided views stays CuPy's calls also where the views are bound to names first, in the cell or an earlier one (no generated kernel copying them whole)", [0, 1, 2, 3]],
     ['function-reads-kept-constant', 'a constant a notebook function reads as a global is moved in by rebinding (the function reads the device array), not kept on the host beside a device copy; one no function reads keeps its host array', [0, 2]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {

@@ -240,6 +240,71 @@ export function globalReferences(root: SyntaxNode, name: string): SyntaxNode[] {
   return found;
 }
 
+/** Is `node` inside a function, lambda or class body (code that runs when called, not where it stands), or one of `scopes`? */
+export function insideFunction(node: SyntaxNode, scopes: readonly string[] = ['function_definition', 'lambda', 'class_definition']): boolean {
+  for (let p = node.parent; p; p = p.parent) {
+    if (scopes.includes(p.type)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The module-level names that functions defined in other cells read as globals, where `cell`
+ * calls them by name (`f(v)`, `def f(a): return a * x` in an earlier cell: x) in a call `called`
+ * accepts: each binding of the called name that is a module-level `def` is looked into (a
+ * function defined in `cell` itself reads its globals in `cell`'s own text, which facts.inputs
+ * holds), and so are the notebook functions those call, at any depth (`def f(x): return g(x) * 2`,
+ * `def g(x): return x @ F`: F).
+ */
+export function globalsReadByCalledFunctions(root: SyntaxNode, cell: CellModel, model: NotebookModel, called: (call: SyntaxNode) => boolean = () => true): string[] {
+  const found = new Set<string>();
+  const callsIn = (node: SyntaxNode, accept: (call: SyntaxNode) => boolean): Set<string> => {
+    const names = new Set<string>();
+    walkTypes(node, ['call'], n => {
+      const fn = field(n, 'function');
+      if (fn?.type === 'identifier' && accept(n)) {
+        names.add(fn.text);
+      }
+      return true;
+    });
+    return names;
+  };
+  const seen = new Set<string>();
+  const pending = [...callsIn(root, called)];
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    if (seen.has(name)) {
+      continue;
+    }
+    seen.add(name);
+    for (const b of model.bindings.get(name) ?? []) {
+      if (b.cellIndex === cell.index) {
+        continue;
+      }
+      const other = model.cells[b.cellIndex];
+      const defRoot = other?.tree?.rootNode;
+      const def = defRoot ? kids(defRoot).find(s => s.type === 'function_definition' && field(s, 'name')?.text === name && s.startIndex <= b.at && b.at <= s.endIndex) : undefined;
+      if (!def || !other.facts) {
+        continue;
+      }
+      // (its parameters and locals shadow the module-level names: globalReferences of the def)
+      for (const read of other.facts.reads) {
+        if (read !== name && globalReferences(def, read).length > 0 && model.bindings.has(read)) {
+          found.add(read);
+        }
+      }
+      // (the notebook functions it calls in turn)
+      const body = field(def, 'body');
+      if (body) {
+        callsIn(body, () => true).forEach(n => pending.push(n));
+      }
+    }
+  }
+  return [...found];
+}
+
 function assignsName(body: SyntaxNode, name: string): boolean {
   let found = false;
   walk(body, n => {
@@ -414,6 +479,13 @@ export interface ResidencyContext {
    * changes from here on, which a host cell would otherwise copy back.
    */
   keepOnHost?: ReadonlySet<string>;
+  /**
+   * Names this cell binds once, at its top level, from numbers alone (`freqs =
+   * np.fft.rfftfreq(n_fft, 1 / sr)`), that only host code reads afterwards: their assignments stay
+   * NumPy's, on the host, where their readers are (made on the device, each would be copied back).
+   * plan.ts picks them (`madeForHost`).
+   */
+  hostMade?: ReadonlySet<string>;
 }
 
 export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: ResidencyContext): ArrayCellAnalysis | null {
@@ -568,6 +640,12 @@ function libraryUses(scope: CellRewrite) {
   // numbers that host code walks or that meet device data only where copied in (small-host-arrays.ts)
   const smallHost = refs.length > 0 ? smallHostArrays(root, model, cell, globalReferences, c => isHostConsumerCall(c, model, cell, NO_NAMES)) : [];
   const hostOnly = refs.length > 0 ? [...hostOnlyExpressions(root, model, cell), ...smallHost.flatMap(s => [s.value, ...s.hostCalls])] : [];
+  // (and what the plan keeps where its host readers are: `ResidencyContext.hostMade`)
+  for (const a of scope.plan?.hostMade?.size ? scope.facts.assignments : []) {
+    if (a.value && !a.nested && !a.augmented && scope.plan!.hostMade!.has(a.name)) {
+      hostOnly.push(a.value);
+    }
+  }
   // (one copied in as it is bound gives a device array all the same)
   const copiedAsBound = new Set(smallHost.filter(s => s.meetings.some(m => m.kind === 'bind')).map(s => s.value.id));
   if (hostOnly.length > 0) {
@@ -919,7 +997,7 @@ function cellArrays(scope: CellRewrite, s1: ReturnType<typeof libraryUses>) {
 function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s2: ReturnType<typeof cellArrays>) {
   const { cell, model, plan, root, cp, refusals, notes, edits } = scope;
   const { refs, smallHost, hostOnly, nanQuantileRefs } = s1;
-  const { localArrays, residentInputs, arrayInputs, deviceInputs, untypedOperands, seeded } = s2;
+  const { localArrays, residentInputs, arrayInputs, deviceInputs, untypedOperands, seeded, cellStartValue } = s2;
   // names the rewrite may not give what it adds (device copies, kernels, launchers, buffers):
   // probed one by one (a cell depends only on the names it probes, not on the whole set of bound
   // names, and nothing is built for cells that add no name)
@@ -941,7 +1019,20 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   const argNeeds = new Map(hostConsumerArgs.map(arg => [arg, hostArgumentNeed(arg, model.inferValue(arg, cell), model, cell)]));
   // host values of cupyx calls (`shift=-est[k]`): an input read only there gets no device copy
   const hostParams = hostParameterArgs(refs);
-  const inputs = placeInputs(root, model, cell, arrayInputs, hostConsumerArgs, hostParams, base => claim(freshName(base, used)), plan, new Set(untypedOperands));
+  // host arrays a notebook function reads as a global where this cell runs it on its arrays
+  // (`propagate(x0)`, `def propagate(x): return x @ F.T` in another cell; or a function the cell
+  // defines): the function looks `F` up when it runs, so a device copy under another name
+  // (`F_gpu`) would leave it mixing the host array with device ones (a TypeError on CuPy), and a
+  // later change of the copy would not reach it. Such a name is moved in by rebinding it, also
+  // where the cell's own code does not read it (`functionReads`)
+  const cellArraysHere = union(localArrays, arrayInputs, residentInputs, deviceInputs);
+  const calledReads = globalsReadByCalledFunctions(root, cell, model, call => kids(field(call, 'arguments') ?? call).some(a => mentions(a, cellArraysHere)));
+  const calledOnly = calledReads.filter(
+    n => !plan?.resident.has(n) && !cellArraysHere.has(n) && !plan?.deviceCopies?.has(n) && cellStartValue(n).kind === 'ndarray' && cellStartValue(n).device !== 'gpu' && !heldAsNumpyScalar(n, cell, model)
+  );
+  // (a lambda handed to host code reads the host original: hostCopyEdits)
+  const functionReads = new Set([...calledOnly, ...arrayInputs.filter(n => calledReads.includes(n) || globalReferences(root, n).some(r => insideFunction(r, ['function_definition'])))]);
+  const inputs = placeInputs(root, model, cell, [...arrayInputs, ...calledOnly], hostConsumerArgs, hostParams, base => claim(freshName(base, used)), plan, new Set(untypedOperands), functionReads);
   refusals.push(...inputs.refusals);
   inputs.onDevice.forEach(n => deviceNames.add(n));
   const { transfers, rebound, writeBack, hostKept, sharedWith, sliced, copied } = inputs;
@@ -995,7 +1086,16 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
       `\`${rounded[0].name ?? clip(rounded[0].value.text)}\` (integers made from numbers through a transcendental function) stays NumPy's on the host${copied}: the device's pow, exp or log may differ from NumPy's in the last bit, and a last-bit difference across an integer changes the integer (an index, a lag) and everything computed at it.`
     );
   }
-  return { used, claim, nanQuantileName, deviceNames, hostConsumerArgs, argNeeds, hostParams, transfers, copiedIn, rebound, writeBack, hostKept, sharedWith, sliced, uploads, hostKeptOnly, pandasOperands };
+  if (functionReads.size > 0 && !plan) {
+    const names = [...functionReads].filter(n => rebound.has(n));
+    if (names.length > 0) {
+      const one = names.length === 1;
+      notes.push(
+        `${names.map(n => `\`${n}\``).join(', ')} ${one ? 'is' : 'are'} read as a global by a notebook function this cell runs on device arrays: ${one ? 'it is' : 'they are'} moved to the device under ${one ? 'its own name' : 'their own names'} (\`${names[0]} = ${cp}.asarray(${names[0]})\`), so the function finds the device array, and copied back at the end for the host code that calls the function later.`
+      );
+    }
+  }
+  return { used, claim, nanQuantileName, deviceNames, hostConsumerArgs, argNeeds, hostParams, transfers, copiedIn, rebound, writeBack, hostKept, sharedWith, sliced, uploads, hostKeptOnly, pandasOperands, functionReads };
 }
 
 /** The edits of the references, draws and inputs (stage 4). */
@@ -1172,7 +1272,7 @@ function hostSideEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s
   const { cell, model, plan, root, facts, cp, refusals, notes, edits } = scope;
   const { refs, hostCalls, ownFunctions } = s1;
   const { randomCalls, deviceInputs, setups } = s2;
-  const { used, claim, deviceNames, argNeeds, transfers, rebound, writeBack, hostKept, sharedWith } = s3;
+  const { used, claim, deviceNames, argNeeds, transfers, rebound, writeBack, hostKept, sharedWith, functionReads } = s3;
   const { sizes, displayed, hostDisplayed, readsDeviceBesides } = s4;
   // host consumers of device results get host copies
   const localDevice = new Set<string>();
@@ -1217,8 +1317,9 @@ function hostSideEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s
     if (plan || leftAsWritten(name, cell, model)) {
       continue;
     }
-    // (a value the next cell using the name replaces at once, `q = q0.copy()`, is read by none)
-    if (model.readersAfter(name, cell).length > 0 && !startsOverNext(name, cell, model)) {
+    // (a value the next cell using the name replaces at once, `q = q0.copy()`, is read by none;
+    // one a notebook function reads as a global may be read by any later call of it)
+    if ((model.readersAfter(name, cell).length > 0 && !startsOverNext(name, cell, model)) || functionReads.has(name)) {
       bringBack.push(name);
     } else {
       leftOnDevice.push(name);
@@ -2086,14 +2187,15 @@ function placeInputs(
   hostParams: readonly SyntaxNode[],
   fresh: (base: string) => string,
   plan: ResidencyContext | undefined,
-  untyped: ReadonlySet<string>
+  untyped: ReadonlySet<string>,
+  functionReads: ReadonlySet<string> = new Set()
 ): InputPlacement {
   const facts = cell.facts!;
   const out: InputPlacement = { transfers: new Map(), rebound: new Set(), writeBack: [], hostKept: new Set(), sharedWith: new Map(), onDevice: [], sliced: new Map(), copied: new Set(), refusals: [] };
   for (const name of arrayInputs) {
     const refsToName = globalReferences(root, name);
     const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)) && !hostParams.some(arg => isInside(r, arg)));
-    if (deviceUses.length === 0) {
+    if (deviceUses.length === 0 && !functionReads.has(name)) {
       continue;
     }
     // on the device already, under another name (the plan passes none this cell changes)
@@ -2121,7 +2223,9 @@ function placeInputs(
     const sharers = (updated || plan) && (updated || !rebinds) ? memorySharers(name, cell, model) : [];
     if (sharers.length > 0 && (updated || updatedFrom(name, sharers, cell.index, model))) {
       const stale = sharers.find(s => s.name !== null && s.name !== name && facts.reads.has(s.name));
-      if (updated && rebinds) {
+      if (functionReads.has(name)) {
+        out.refusals.push(`${sharers[0].reason}, and a notebook function this cell runs on device arrays reads \`${name}\` as a global: it would find the host array beside the cell's device copy (a TypeError on CuPy), and rebinding \`${name}\` would leave the other holder stale`);
+      } else if (updated && rebinds) {
         out.refusals.push(`${sharers[0].reason}: this cell both updates \`${name}\` in place and rebinds it, so no write-back into the host array keeps that in step; updating a device copy would leave it stale`);
       } else if (updated && stale) {
         out.refusals.push(`${stale.reason}, and this cell reads \`${stale.name}\`: updating a device copy of \`${name}\` would leave \`${stale.name}\` stale within the cell`);
@@ -2133,12 +2237,13 @@ function placeInputs(
       }
       out.hostKept.add(name);
       out.transfers.set(name, fresh(`${name}_gpu`));
-    } else if (plan?.keepOnHost?.has(name) && !facts.writes.has(name) && !updated) {
+    } else if (plan?.keepOnHost?.has(name) && !facts.writes.has(name) && !updated && !functionReads.has(name)) {
       // in the plan, a copy under a fresh name that stays for later GPU cells: the name keeps its
       // host array for later host cells (read whole by those GPU cells: never a part)
       out.transfers.set(name, fresh(`${name}_gpu`));
-    } else if (plan || facts.writes.has(name) || updated) {
-      // rebinding: the name now holds the device array (in the plan, for the rest of the notebook)
+    } else if (plan || facts.writes.has(name) || updated || functionReads.has(name)) {
+      // rebinding: the name now holds the device array (in the plan, for the rest of the
+      // notebook; a function reading it as a global finds the device array)
       out.rebound.add(name);
       out.transfers.set(name, name);
     } else {

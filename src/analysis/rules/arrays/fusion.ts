@@ -149,8 +149,14 @@ function repeatsInCell(node: SyntaxNode): boolean {
  * (`x[:, :2]`, `u[::2]`, `v[1:-1, 1:-1]`); not `x[3]`, `x[2:]`, `a[i, :]`, `a[1:5]` of any
  * dimensions (what follows the first partial slice is whole: contiguous), nor a whole array.
  */
-export function stridedView(e: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
+export function stridedView(e: SyntaxNode, model: NotebookModel, cell: CellModel, depth = 0): boolean {
   const n = unparen(e);
+  if (n.type === 'identifier') {
+    // a view bound to a name (`v = a[:, ::2]` ... `v.sum()`): what it was bound to, in this cell
+    // or the last cell that bound it (one binding at its top level there)
+    const bound = viewBinding(n, model, cell);
+    return depth < 4 && bound !== null && stridedView(bound.value, model, bound.cell, depth + 1);
+  }
   if (n.type === 'attribute') {
     const v = field(n, 'object');
     return field(n, 'attribute')?.text === 'T' && !!v && (model.inferValue(v, cell).shape?.length ?? 2) >= 2;
@@ -177,6 +183,20 @@ export function stridedView(e: SyntaxNode, model: NotebookModel, cell: CellModel
     return false; // integers (or an advanced index, which copies: contiguous)
   }
   return stepped(index[first]) || index.slice(first + 1).some(k => !full(k));
+}
+
+/**
+ * The expression module-level name `ref` (read in `cell`) was last bound to, and the cell that
+ * bound it: the cell's own top-level binding before `ref`, or, with none there, the binding of the
+ * last earlier cell that bound it, where that cell binds it once, at its top level. Null when the
+ * binding is not one plain assignment (a loop, a branch, an unpacking, an augmented assignment).
+ */
+function viewBinding(ref: SyntaxNode, model: NotebookModel, cell: CellModel): { value: SyntaxNode; cell: CellModel } | null {
+  const here = cell.facts?.assignments.filter(a => a.name === ref.text && a.at <= ref.startIndex) ?? [];
+  const from = here.length > 0 ? cell : model.lastWriterBefore(ref.text, cell);
+  const bindings = here.length > 0 ? here : from?.facts?.assignments.filter(a => a.name === ref.text) ?? [];
+  const last = here.length > 0 ? bindings[bindings.length - 1] : bindings.length === 1 ? bindings[0] : undefined;
+  return from && last && last.value && !last.nested && !last.augmented ? { value: last.value, cell: from } : null;
 }
 
 /** Finds fusable chains in the cell (outermost only, assignment right-hand sides and returns). */
