@@ -820,7 +820,7 @@ function libraryUses(scope: CellRewrite) {
       if (!readOnHost(call, model, cell, true)) {
         const loop = hostLoopArgument(call, r.qualified.slice('scipy.'.length))!;
         refusals.push(
-          `\`${r.node.text}(..., ${loop.splat ?? `${loop.keyword}=...`})\`: ${loop.why}; it could stay SciPy's on the host beside the cell's device work, but its results are not read only by host code or as indices here (a top-level statement binding them, read so: NumPy and CuPy arrays do not mix in an operator, and the rewrite does not follow host values through device work): kept on the host`
+          `\`${r.node.text}(..., ${loop.splat ?? `${loop.keyword}=...`})\`: ${loop.why}; it could stay SciPy's on the host beside the cell's device work, but its results are not read only by host code or as indices here (a NumPy array and a CuPy one do not mix in an operator, and the rewrite keeps a call's results NumPy's only where a top-level statement binds them and host code reads them): kept on the host`
         );
         continue;
       }
@@ -3512,8 +3512,9 @@ function tinyHostSolve(call: SyntaxNode, path: string, model: NotebookModel, cel
  * formatted, printed, handed to a Python builtin or a host consumer, or bound to names the cell
  * reads only so? A value meeting device work (`r = w / w.sum()` with `w` from an eigh) keeps the
  * call on the device: the rewrite does not follow host values through later statements. With
- * `indexes`, a value used as an index (`env[peaks]`) counts as read on the host too: CuPy copies
- * a NumPy index array to the device itself (`_prepare_slice_list`, cupy/_core/_routines_indexing.pyx),
+ * `indexes`, a value used as an index (`env[peaks]`, `env[peaks] = 0`) counts as read on the host
+ * too: CuPy copies a NumPy index array to the device itself, reading or writing
+ * (`_prepare_slice_list` in `_ndarray_getitem` and `_scatter_op`, cupy/_core/_routines_indexing.pyx),
  * NumPy takes it as it is.
  */
 function readOnHost(e: SyntaxNode, model: NotebookModel, cell: CellModel, indexes = false): boolean {
@@ -3522,8 +3523,8 @@ function readOnHost(e: SyntaxNode, model: NotebookModel, cell: CellModel, indexe
     if (p.type === 'parenthesized_expression' || p.type === 'unary_operator' || (p.type === 'subscript' && field(p, 'value')?.id === n.id)) {
       continue;
     }
-    if (indexes && p.type === 'subscript' && !isAssignedTo(p)) {
-      return true; // an index (of an array read, not written: a NumPy index meeting device values)
+    if (indexes && p.type === 'subscript') {
+      return true; // an index, which CuPy copies over where it indexes a device array
     }
     if (p.type === 'binary_operator' || p.type === 'comparison_operator') {
       const other = kids(p).find(k => k.id !== n.id);
