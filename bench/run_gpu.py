@@ -31,6 +31,7 @@ BENCH_DEADLINE_S (skip remaining workloads after this many seconds, default 420)
 from __future__ import annotations
 
 import argparse
+import ast
 import functools
 import gc
 import json
@@ -810,6 +811,16 @@ def run_workload(w: dict[str, Any], ceil: dict[str, Any]) -> dict[str, Any]:
         plan_prelude = (w.get("plan") or {}).get("prelude")
         if plan_cell and plan_prelude:
             exec(compile(plan_prelude, f"<plan prelude {name}>", "exec"), ns_dev)
+        # ...and makes the plan's imports there (`import cupyx.scipy.ndimage` moves from the
+        # cell into the notebook's import cell): run the import statements of the plan's setup
+        plan_setup = (w.get("plan") or {}).get("setup")
+        if plan_cell and plan_setup:
+            imports = [
+                s for s in ast.parse(plan_setup).body if isinstance(s, (ast.Import, ast.ImportFrom))
+            ]
+            if imports:
+                mod = ast.Module(body=imports, type_ignores=[])
+                exec(compile(mod, f"<plan setup imports {name}>", "exec"), ns_dev)
         for row in rec["rows"]:
             if not moved or row.get("error") or row.get("skipped") or not row.get("candidate_run"):
                 continue
@@ -849,6 +860,11 @@ def run_workload(w: dict[str, Any], ceil: dict[str, Any]) -> dict[str, Any]:
                     row["resident"]["ideal_bytes"] = ib
                     row["resident"]["achieved_bandwidth"] = bw
                     row["resident"]["fraction_of_copy_ceiling"] = bw / ceil["d2d_bandwidth"]
+                if res.get("status") != "ok":
+                    log(
+                        f"  ERROR the resident form failed ({res.get('status')}): "
+                        f"{res.get('error')}"
+                    )
                 log(
                     f"  e2e {fmt_s(res.get('median_s'))}, device {fmt_s(res.get('device_s'))} "
                     f"({res.get('runs')} runs), match {res.get('match')}"
