@@ -15,7 +15,8 @@ and of tens of MB (i_denoise, m_pic). This probe times, on that host, in one pro
 6. masks as cells make them (thresholds of a smooth field), NumPy Generator draws per value,
    and CuPy's mask selection and assignment per call;
 7. `import cupy` after what notebooks import before it, and CuPy's einsum, batched solve and inv
-   per call (l_kalman cell 5's shapes).
+   per call (l_kalman cell 5's shapes); a fresh process's first copies, kernels and reductions
+   against its second ones.
 
     python3 bench/host_probe.py --out DIR        (on the GPU machine)
 
@@ -278,6 +279,57 @@ def import_orders(out: dict) -> None:
     out["import_orders"] = res
 
 
+FIRST_CHILD = r"""
+import time, json
+import numpy as np
+import cupy as cp
+cp.zeros(1)
+cp.cuda.Device().synchronize()
+sync = cp.cuda.Device().synchronize
+res = {}
+def timed(key, f):
+    t = time.perf_counter()
+    r = f()
+    sync()
+    res[key] = time.perf_counter() - t
+    return r
+h32 = np.ones(4 << 20)
+h32b = np.ones(4 << 20) * 2
+h256 = np.ones(32 << 20)
+h256b = np.ones(32 << 20) * 2
+a = timed("copy_32MiB_first", lambda: cp.asarray(h32))
+timed("copy_32MiB_second", lambda: cp.asarray(h32b))
+b = timed("copy_256MiB_first", lambda: cp.asarray(h256))
+timed("copy_256MiB_second", lambda: cp.asarray(h256b))
+timed("add_first", lambda: a + a)
+timed("add_second", lambda: a + a)
+timed("mul_first", lambda: a * 3.0)
+timed("sum_first", lambda: a.sum())
+timed("sum_second", lambda: a.sum())
+timed("sum_axis_first", lambda: b.reshape(4096, -1).sum(axis=1))
+timed("sum_axis_second", lambda: b.reshape(4096, -1).sum(axis=1))
+timed("asnumpy_32MiB_first", lambda: cp.asnumpy(a))
+timed("asnumpy_32MiB_second", lambda: cp.asnumpy(a))
+print(json.dumps(res))
+"""
+
+
+def first_device_use(out: dict) -> None:
+    """A fresh process, CUDA context made: first and second copies, kernels, reductions."""
+    rows = []
+    for _ in range(3):
+        r = subprocess.run(
+            [sys.executable, "-c", FIRST_CHILD], capture_output=True, text=True, timeout=120
+        )
+        if r.returncode == 0:
+            rows.append(json.loads(r.stdout.strip().splitlines()[-1]))
+        else:
+            rows.append({"error": r.stderr[-300:]})
+    out["first_device_use"] = rows
+    for r in rows:
+        print("first use ms", {k: round(v * 1e3, 2) for k, v in r.items() if isinstance(v, float)})
+
+
 def cupy_calls(out: dict) -> None:
     """Per call on resident data: CuPy's einsum, batched solve and inv (l_kalman cell 5)."""
     try:
@@ -479,6 +531,7 @@ def main() -> None:
         "device_mask": device_mask,
         "import_orders": import_orders,
         "cupy_calls": cupy_calls,
+        "first_device_use": first_device_use,
     }
     for name in args.parts.split(","):
         t = time.perf_counter()
