@@ -483,7 +483,9 @@ def compare_values(
         part = {n: v for n, v in a.items() if (n in random) == is_random}
         if not part:
             continue
-        base = harness._Side("original", "", facts_a, values=part)
+        # its other values too: what a name of this part is computed from may be in the other
+        # (the precision of a transform output, harness._computed_in)
+        base = harness._Side("original", "", facts_a, values=part, last_ns=a)
         cand = harness._Side("rewrite", "", facts_b, values=b)
         out, side_notes = harness._compare_outputs(base, cand, None, None, is_random)
         results += [o.to_json() for o in out]

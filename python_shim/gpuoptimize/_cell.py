@@ -189,6 +189,11 @@ MODULE_ALIASES = frozenset(
 _RANDOM_ATTRS = ("random", "default_rng", "rand", "randn", "randint", "randperm", "normal")
 
 
+#: One operand of a sum or difference (`transform_operands`): a name (name, None), a frame's
+#: column read by its name (frame, column), or a number's magnitude.
+Operand = tuple[str, str | None] | float
+
+
 @dataclass
 class CellFacts:
     """What the harness needs to know about one side's source."""
@@ -210,6 +215,13 @@ class CellFacts:
     #: Each of `transforms` with the transform outputs it is computed from
     #: (`transform_sources`): their dtypes give the precision its values were computed in.
     transform_sources: dict[str, set[str]] = field(default_factory=dict)
+    #: The frames among `transforms` whose columns the source spells out, each column with the
+    #: transform outputs it is computed from, None for one computed from none
+    #: (`transform_columns`): each column is judged at its own precision.
+    transform_columns: dict[str, dict[str, set[str] | None]] = field(default_factory=dict)
+    #: The names (and frames' columns) among `transforms` bound from a sum or difference, with
+    #: its operands (`transform_operands`): their values, not the result's, set its rounding.
+    transform_operands: dict[tuple[str, str | None], list[Operand]] = field(default_factory=dict)
     #: Names a top-level loop binds and reads within each iteration, read nowhere after it
     #: (`loop_temporaries`): one iteration's scratch values, not results of the cell.
     loop_temporaries: set[str] = field(default_factory=set)
@@ -694,10 +706,12 @@ def vector_names(tree: ast.AST) -> set[str]:
 
 def transform_names(tree: ast.AST) -> set[str]:
     """Names the source binds from an expression with an FFT-family call (`X = np.fft.fft(x)`,
-    `S = np.abs(np.fft.rfft(frames * w)) ** 2`, `f, P = signal.welch(x)`), or from one that
-    reads such a name bound before it (`F = np.fft.fft2(x); power = np.abs(F) ** 2`: the
-    transform's rounding carries into what is computed from it; not a comparison of it): only
-    these are compared relative to their largest value."""
+    `S = np.abs(np.fft.rfft(frames * w)) ** 2`, `f, P = signal.welch(x)`, a call of a function
+    the source defines that runs one: `c = xcorr(img)`), or from one that reads such a name
+    bound before it (`F = np.fft.fft2(x); power = np.abs(F) ** 2`: the transform's rounding
+    carries into what is computed from it; not a comparison of it), or fills one with such a
+    value (`est.append(subpixel(c))`, `df["err"] = ...`): only these are compared relative to
+    their largest value."""
     return set(transform_sources(tree))
 
 
@@ -707,23 +721,337 @@ def transform_sources(tree: ast.AST) -> dict[str, set[str]]:
     power.mean(0)` gives {"F", "power"}); an output bound from the call itself has none. The
     derived name's values carry the rounding of the precision those were computed in
     (a float64 centroid computed from a float32 power spectrum has float32's)."""
-    sources: dict[str, set[str]] = {
-        name: set() for name in _bound_from_calls(tree, _TRANSFORMS, whole=False)
-    }
-    # in source order: a name is computed from a transform's output bound before it (a loop's
-    # body runs in order too); a comparison or boolean test of the output is not its rounding
-    for n in _assignments(tree):
-        if isinstance(n.value, ast.Compare | ast.BoolOp):
-            continue
-        read = {
-            x.id
-            for x in _walk_scope(n.value)
-            if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)
-        } & set(sources)
-        for name in _target_names(n) if read else ():
-            via = set().union(read, *(sources[r] for r in read))
-            sources[name] = sources.get(name, set()) | (via - {name})
-    return sources
+    return _TransformProvenance(tree).sources
+
+
+def transform_columns(tree: ast.AST) -> dict[str, dict[str, set[str] | None]]:
+    """The frames among `transform_names` built column by column where the source says which
+    column holds what (`pd.DataFrame({"true_y": t[:, 0], "est_y": est[:, 0]})`, then
+    `df["err"] = np.hypot(df["est_y"] - df["true_y"], ...)`): each column with the transform
+    outputs it is computed from, None for a column computed from none (judged at its own
+    dtype's tolerance, not the frame's lowest precision). A frame rebound otherwise, or filled
+    through anything but a column by its name, has no entry: its columns are judged as the
+    whole frame's sources say."""
+    return _TransformProvenance(tree).frame_columns()
+
+
+def transform_operands(tree: ast.AST) -> dict[tuple[str, str | None], list[Operand]]:
+    """The names among `transform_names` (and frames' columns, `transform_columns`, as (frame,
+    column)) bound last from a sum or difference (`err = est - true_shifts`, `df["err"] =
+    np.hypot(df["est_y"] - df["true_y"], ...)`, through abs/hypot/negation), each with its
+    operands (`_sum_operands`). A difference of two values of about 40 that comes out near 0.2
+    carries their rounding, not its own: about rtol * 40, which is 2e-3 of 0.2 (cancellation);
+    its tolerance is set by its largest operand's values, as theirs is."""
+    return _TransformProvenance(tree).sum_operands()
+
+
+#: Elementwise calls through which a difference's rounding passes unchanged in size (at most
+#: that of their arguments'): |x|, hypot(x, y), -x.
+_SIZE_KEEPING = frozenset({"abs", "absolute", "fabs", "hypot", "negative", "positive"})
+
+
+def _sum_operands(expr: ast.AST) -> list[ast.AST] | None:
+    """The operands of the sum or difference `expr` is (`a - b`, `a + b - 3`, `np.abs(a - b)`,
+    `np.hypot(a - b, c - d)`): names, subscripts and attributes of names, numbers; None when
+    `expr` is no sum or difference, or one of its operands is anything else (a product's
+    rounding is relative to the product itself)."""
+    leaves: list[ast.AST] = []
+    sums = 0
+
+    def visit(e: ast.AST) -> bool:
+        nonlocal sums
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub | ast.UAdd):
+            return visit(e.operand)
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add | ast.Sub):
+            sums += 1
+            return visit(e.left) and visit(e.right)
+        if (
+            isinstance(e, ast.Call)
+            and (_dotted(e.func) or [""])[-1] in _SIZE_KEEPING
+            and not e.keywords
+            and e.args
+        ):
+            return all(visit(a) for a in e.args)
+        if isinstance(e, ast.Constant) and type(e.value) in (int, float):
+            leaves.append(e)
+            return True
+        if isinstance(e, ast.Name | ast.Subscript | ast.Attribute) and _root_name(e) is not None:
+            leaves.append(e)
+            return True
+        return False
+
+    return leaves if visit(expr) and sums else None
+
+
+#: Method calls that put their arguments into the object they are called on (`est.append(v)`):
+#: the object is then computed from what the arguments are computed from.
+_FILLING_METHODS = frozenset(
+    {"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "extendleft"}
+)
+
+
+class _TransformProvenance:
+    """Which names (and which frames' columns) the source computes from an FFT-family call's
+    output, followed in source order (a loop's body runs in order too) through assignments,
+    in-place fills (`est.append(...)`, `x[i] = ...`, `df["col"] = ...`) and calls of the
+    functions the source defines (a def or a lambda whose body runs a transform, or reads a
+    transform output of the cell, when it is called). A comparison or boolean test of an
+    output is not its rounding (`big = power > 1`)."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.functions = _defined_functions(tree)
+        self.runs_transform = _functions_running_transforms(self.functions)
+        self.sources: dict[str, set[str]] = {
+            name: set() for name in _bound_from_calls(tree, _TRANSFORMS, whole=False)
+        }
+        self.columns: dict[str, dict[str, set[str] | None]] = {}
+        #: (name, column or None) -> the operands of the sum or difference that bound it last
+        self.operands: dict[tuple[str, str | None], list[Operand]] = {}
+        for n in _filling_statements(tree):
+            if isinstance(n, ast.Expr):
+                self._fill(n.value)  # type: ignore[arg-type]
+            elif not isinstance(n.value, ast.Compare | ast.BoolOp):
+                self._assign(n)
+
+    def frame_columns(self) -> dict[str, dict[str, set[str] | None]]:
+        return {
+            name: cols
+            for name, cols in self.columns.items()
+            if name in self.sources and any(c is not None for c in cols.values())
+        }
+
+    def sum_operands(self) -> dict[tuple[str, str | None], list[Operand]]:
+        """`transform_operands`: those of the names (and frames' columns) computed from a
+        transform's output."""
+        columns = self.frame_columns()
+        return {
+            (name, col): ops
+            for (name, col), ops in self.operands.items()
+            if (col is None and name in self.sources)
+            or (col is not None and columns.get(name, {}).get(col) is not None)
+        }
+
+    def _operands_of(self, expr: ast.AST) -> list[Operand] | None:
+        """`_sum_operands` of `expr`, a frame's column read by its name (`df["est_y"]`) as
+        (frame, column)."""
+        leaves = _sum_operands(expr)
+        if leaves is None:
+            return None
+        out: list[Operand] = []
+        for leaf in leaves:
+            if isinstance(leaf, ast.Constant):
+                out.append(abs(float(leaf.value)))  # type: ignore[arg-type]
+            elif (
+                isinstance(leaf, ast.Subscript)
+                and isinstance(leaf.value, ast.Name)
+                and isinstance(leaf.slice, ast.Constant)
+                and leaf.value.id in self.columns
+            ):
+                out.append((leaf.value.id, leaf.slice.value))  # type: ignore[arg-type]
+            else:
+                out.append((_root_name(leaf), None))  # type: ignore[arg-type]
+        return out
+
+    def _bind_operands(self, key: tuple[str, str | None], expr: ast.AST | None) -> None:
+        ops = None if expr is None else self._operands_of(expr)
+        if ops is None:
+            self.operands.pop(key, None)
+        else:
+            self.operands[key] = ops
+
+    def computed_from(self, expr: ast.AST) -> set[str] | None:
+        """The transform outputs `expr` is computed from (with theirs), or None when it is
+        computed from no transform's output and runs none."""
+        derived = False
+        found: set[str] = set()
+        todo = [expr]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, _SCOPES):
+                continue  # a lambda's body runs later, if ever
+            column = self._column_read(node)
+            if column is not False:
+                if column is not None:
+                    derived = True
+                    found |= column
+                continue
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                if node.id in self.sources:
+                    derived = True
+                    found |= {node.id} | self.sources[node.id]
+            elif isinstance(node, ast.Call):
+                called = (_dotted(node.func) or [""])[-1]
+                if called in _TRANSFORMS:
+                    derived = True
+                if isinstance(node.func, ast.Name) and node.func.id in self.functions:
+                    fn = self.functions[node.func.id]
+                    if node.func.id in self.runs_transform:
+                        derived = True
+                    # the transform outputs of the cell it reads when it runs (`F_ref` in
+                    # `def xcorr(img): ... np.conj(F_ref)`)
+                    for g in _global_reads(fn) & set(self.sources):
+                        derived = True
+                        found |= {g} | self.sources[g]
+            todo.extend(ast.iter_child_nodes(node))
+        return found if derived else None
+
+    def _column_read(self, node: ast.AST) -> set[str] | None | bool:
+        """`df["est_y"]` of a frame whose columns are known: that column's sources (None: a
+        column computed from no transform); False for anything else."""
+        if not (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Load)
+            and isinstance(node.value, ast.Name)
+            and isinstance(node.slice, ast.Constant)
+        ):
+            return False
+        cols = self.columns.get(node.value.id)
+        if cols is None or node.slice.value not in cols:
+            return False
+        return cols[node.slice.value]  # type: ignore[index]
+
+    def _add(self, name: str, via: set[str]) -> None:
+        self.sources[name] = self.sources.get(name, set()) | (via - {name})
+
+    def _assign(self, n: ast.Assign | ast.AugAssign | ast.AnnAssign) -> None:
+        via = self.computed_from(n.value)  # type: ignore[arg-type]
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+        bound = [
+            e for t in targets for e in (t.elts if isinstance(t, ast.Tuple | ast.List) else [t])
+        ]
+        whole = len(bound) == 1 and isinstance(n, ast.Assign | ast.AnnAssign)
+        for t in bound:
+            if isinstance(t, ast.Name):
+                if via is not None:
+                    self._add(t.id, via)
+                self._bind_operands((t.id, None), n.value if whole else None)
+                for col in self.columns.pop(t.id, {}):
+                    self.operands.pop((t.id, col), None)
+                built = _frame_literal(n.value) if isinstance(n, ast.Assign) else None
+                if built is not None:
+                    self.columns[t.id] = {k: self.computed_from(v) for k, v in built.items()}
+                    for k, v in built.items():
+                        self._bind_operands((t.id, k), v)
+                continue
+            root = _root_name(t)
+            if root is None:
+                continue
+            if (
+                isinstance(t, ast.Subscript)
+                and isinstance(t.value, ast.Name)
+                and isinstance(t.slice, ast.Constant)
+                and isinstance(t.slice.value, str)
+                and root in self.columns
+                and isinstance(n, ast.Assign)
+            ):
+                self.columns[root][t.slice.value] = via  # `df["err"] = ...`: that column
+                self._bind_operands((root, t.slice.value), n.value if whole else None)
+            elif via is not None:
+                for col in self.columns.pop(root, {}):  # filled where the source says not
+                    self.operands.pop((root, col), None)
+            self.operands.pop((root, None), None)  # no longer the sum it was bound to
+            if via is not None:
+                self._add(root, via)
+
+    def _fill(self, call: ast.Call) -> None:
+        root = _root_name(call.func.value)  # type: ignore[attr-defined]
+        args = [*call.args, *(k.value for k in call.keywords)]
+        args = [a for a in args if not isinstance(a, ast.Compare | ast.BoolOp)]
+        via = self.computed_from(ast.Tuple(elts=args))
+        if root is None:
+            return
+        self.operands.pop((root, None), None)
+        if via is not None:
+            self._add(root, via)
+            for col in self.columns.pop(root, {}):
+                self.operands.pop((root, col), None)
+
+
+def _filling_statements(tree: ast.AST) -> list[ast.AST]:
+    """The cell's assignments (`_assignments`) and its statements that fill an object through a
+    method (`est.append(v)`, `_FILLING_METHODS`), in source order."""
+    fills = [
+        n
+        for n in _walk_scope(tree)
+        if isinstance(n, ast.Expr)
+        and isinstance(n.value, ast.Call)
+        and isinstance(n.value.func, ast.Attribute)
+        and n.value.func.attr in _FILLING_METHODS
+        and _root_name(n.value.func.value) is not None
+    ]
+    found: list[ast.AST] = [*_assignments(tree), *fills]
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
+
+
+def _frame_literal(value: ast.AST) -> dict[str, ast.AST] | None:
+    """The columns of `pd.DataFrame({"a": x, "b": y})` (or `DataFrame(dict(a=x, b=y))`,
+    `data=` the same), by name; None for any other value or a column name not spelled out."""
+    if not (isinstance(value, ast.Call) and (_dotted(value.func) or [""])[-1] == "DataFrame"):
+        return None
+    data = value.args[0] if value.args else None
+    for kw in value.keywords:
+        if kw.arg == "data":
+            data = kw.value
+    if isinstance(data, ast.Dict):
+        keys = [k.value if isinstance(k, ast.Constant) else None for k in data.keys]
+        if all(isinstance(k, str) for k in keys):
+            return dict(zip(keys, data.values, strict=True))  # type: ignore[arg-type]
+    if (
+        isinstance(data, ast.Call)
+        and isinstance(data.func, ast.Name)
+        and data.func.id == "dict"
+        and not data.args
+        and all(k.arg is not None for k in data.keywords)
+    ):
+        return {k.arg: k.value for k in data.keywords}  # type: ignore[misc]
+    return None
+
+
+def _defined_functions(tree: ast.AST) -> dict[str, ast.AST]:
+    """The functions the cell defines at its own scope, by name: each `def`, and each name
+    bound to a lambda (`f = lambda x: ...`)."""
+    found: dict[str, ast.AST] = {}
+    for n in _walk_scope(tree):
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):
+            found[n.name] = n
+        elif (
+            isinstance(n, ast.Assign)
+            and isinstance(n.value, ast.Lambda)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Name)
+        ):
+            found[n.targets[0].id] = n.value
+    return found
+
+
+def _functions_running_transforms(functions: dict[str, ast.AST]) -> set[str]:
+    """Which of `functions` run an FFT-family call when called: their own, or one of the
+    others' they call (`def xcorr(img): return np.fft.ifft2(...)`; `def best(img): return
+    peak(xcorr(img))`)."""
+
+    def calls(fn: ast.AST) -> set[str]:
+        return {(_dotted(c.func) or [""])[-1] for c in ast.walk(fn) if isinstance(c, ast.Call)}
+
+    called = {name: calls(fn) for name, fn in functions.items()}
+    running = {name for name, c in called.items() if c & _TRANSFORMS}
+    while True:
+        more = {name for name, c in called.items() if c & running} - running
+        if not more:
+            return running
+        running |= more
+
+
+def _global_reads(fn: ast.AST) -> set[str]:
+    """The names a function reads that are not its own (parameters, names it binds): the
+    cell's globals it reads when it runs."""
+    args = fn.args  # type: ignore[attr-defined]
+    own = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    own |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    loads: set[str] = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name):
+            (loads if isinstance(n.ctx, ast.Load) else own).add(n.id)
+    return loads - own
 
 
 def _loads(nodes: Iterable[ast.AST]) -> set[str]:
@@ -835,7 +1163,8 @@ def analyze(source: str) -> CellFacts:
     outputs = [n for n in s.outputs if n not in s.imported]
     # An input changed in place is an output too: later cells see the change.
     outputs += [m for m in s.mutated if m not in s.outputs]
-    transforms = transform_sources(tree)
+    provenance = _TransformProvenance(tree)
+    transforms = provenance.sources
     return CellFacts(
         inputs=list(s.inputs),
         loop_vars=s.loop_targets,
@@ -844,6 +1173,8 @@ def analyze(source: str) -> CellFacts:
         vectors=vector_names(tree),
         transforms=set(transforms),
         transform_sources=transforms,
+        transform_columns=provenance.frame_columns(),
+        transform_operands=provenance.sum_operands(),
         loop_temporaries=loop_temporaries(tree),
         outputs=outputs,
         mutated=list(s.mutated),

@@ -283,6 +283,7 @@ def compare_relative_to_largest(
     b: Any,
     rtol: float | None,
     computed_in: tuple[Any, str] | None = None,
+    operands: tuple[float, str] | None = None,
 ) -> OutputComparison | None:
     """An FFT's outputs (and what is computed from them: a power spectrum |rfft(x)|**2) carry a
     rounding error set by the transform's norm, not by each bin: cuFFT and pocketfft order their
@@ -296,7 +297,12 @@ def compare_relative_to_largest(
     little), which no transform's rounding does. rtol: the user's, or the default of the lower
     precision of the two dtypes and `computed_in` ((dtype, words): the precision the values were
     computed in, when lower than their own: a float64 centroid computed from a float32 power
-    spectrum carries float32's rounding). None when the difference is larger, the
+    spectrum carries float32's rounding). `operands` ((largest |value|, words)): `a` is a sum or
+    difference of values that large (`err = est - true_shifts`: two values of about 40 whose
+    difference is about 0.2), whose rounding it carries, not its own: both conditions are then
+    taken relative to that largest operand (|a - b| <= rtol * it; ||a - b||_2 <= rtol * it *
+    sqrt(n)), as those operands themselves are judged (cancellation); never tighter than without
+    it. None when the difference is larger, the
     NaN/infinity positions differ, or they are not numeric arrays of one shape and dtype (those
     differences stand)."""
     import numpy as np
@@ -325,7 +331,15 @@ def compare_relative_to_largest(
     largest = float(np.abs(fa[finite]).max(initial=0.0))
     max_abs = float(abs_err.max(initial=0.0))
     rel_l2 = _relative_l2(abs_err, fa[finite])
-    if max_abs > rtol * largest or rel_l2 > rtol:
+    scale, scale_words, rms = largest, f"max |value| {largest:.3g}", _rms(fa[finite])
+    if operands is not None and operands[0] > largest:
+        scale = operands[0]
+        scale_words = (
+            f"its operands' largest |value| {scale:.3g} (a sum or difference of {operands[1]}: "
+            f"their rounding, not its own, max |value| {largest:.3g})"
+        )
+    l2_limit = rtol * (max(1.0, scale / rms) if scale > largest and rms > 0 else 1.0)
+    if max_abs > rtol * scale or rel_l2 > l2_limit:
         return None
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = abs_err / np.abs(fa[finite])
@@ -337,9 +351,9 @@ def compare_relative_to_largest(
         max_abs,
         float(rel.max()) if rel.size else 0.0,
         detail=f"compared relative to the largest value (FFT rounding): max |difference| "
-        f"{max_abs:.3g} <= {rtol:g} * max |value| {largest:.3g} and relative L2 error "
-        f"{rel_l2:.3g} <= {rtol:g}{precision}; an FFT's rounding follows the transform's norm, "
-        "so bins far below the peak differ by more than their own size",
+        f"{max_abs:.3g} <= {rtol:g} * {scale_words} and relative L2 error {rel_l2:.3g} <= "
+        f"{l2_limit:.3g}{precision}; an FFT's rounding follows the transform's norm, so bins far "
+        "below the peak differ by more than their own size",
     )
 
 
@@ -349,23 +363,81 @@ def compare_frame_relative_to_largest(
     b: Any,
     rtol: float | None,
     computed_in: tuple[Any, str] | None = None,
+    columns: dict[Any, tuple[tuple[Any, str] | None, tuple[float, str] | None]] | None = None,
 ) -> OutputComparison | None:
     """Two frames (or series) computed from an FFT's output (`pd.DataFrame({"centroid": ...})`),
-    with the same index, columns and dtypes and their other columns equal: each float column as
-    `compare_relative_to_largest` judges an array (columns equal under their dtype's tolerance
-    need nothing more). None when a column fails it, or anything but float values differs."""
+    with the same index, columns and dtypes and their other columns equal: each float column
+    that fails its dtype's tolerance as `compare_relative_to_largest` judges an array.
+    `columns` (where the source spells the frame's columns out, `_cell.transform_columns`):
+    the columns computed from a transform's output, each with the precision it was computed
+    in (None: its own dtype's) and, for one bound from a sum or difference, its operands'
+    largest value (`compare_relative_to_largest`'s `operands`); a float column not in it is
+    computed from none and keeps its dtype's tolerance. Without it every float column is judged
+    at `computed_in`. None when the frames differ in anything but float values; otherwise the
+    verdict, its detail naming the column that fails at the precision it was judged at (not
+    merely the first column that needed more than its dtype's tolerance), and how each column
+    that needed more was judged."""
     parts = _frame_float_columns(name, a, b)
     if parts is None:
         return None
     out = []
-    for label, x, y in parts:
+    judged: list[str] = []
+    for label, column, x, y in parts:
         r = _compare_arrays(label, x, y, rtol, None, False)
-        if r.status != EQUAL:
-            r = compare_relative_to_largest(label, x, y, rtol, computed_in)
-            if r is None:
-                return None
-        out.append(r)
-    return _combine(name, out, "float columns relative to the largest value", None)
+        if r.status == EQUAL:
+            out.append(r)
+            continue
+        derived = columns is None or column in columns
+        precision, operands = (
+            (computed_in, None) if columns is None else columns.get(column, (None, None))
+        )
+        relative = (
+            compare_relative_to_largest(label, x, y, rtol, precision, operands) if derived else None
+        )
+        if relative is not None:
+            judged.append(f"{label} {_how_judged(relative, x, precision, operands, rtol)}")
+            out.append(relative)
+            continue
+        why = (
+            f"fails relative to the largest value at {_tolerance_words(x, precision)} too"
+            if derived and rtol is None
+            else "computed from no transform's output: judged at its dtype's tolerance"
+            if not derived
+            else None
+        )
+        out.append(dataclasses.replace(r, detail="; ".join(filter(None, [r.detail, why]))))
+    combined = _combine(name, out, "float columns relative to the largest value", None)
+    if judged:
+        combined.detail = "; ".join(filter(None, [combined.detail, *judged]))
+    return combined
+
+
+def _how_judged(
+    r: OutputComparison,
+    x: Any,
+    precision: tuple[Any, str] | None,
+    operands: tuple[float, str] | None,
+    rtol: float | None,
+) -> str:
+    """One phrase on how `compare_relative_to_largest` passed a frame's column: at which
+    precision's tolerance and why, relative to which largest value."""
+    import numpy as np
+
+    words = f"{r.method} at {_tolerance_words(x, precision if rtol is None else None)}"
+    finite = np.abs(x[np.isfinite(x)]) if x.size else x
+    if operands is not None and operands[0] > float(finite.max(initial=0.0)):
+        words += f", of its operands ({operands[1]}): a sum or difference carries their rounding"
+    return words
+
+
+def _tolerance_words(x: Any, precision: tuple[Any, str] | None) -> str:
+    """ "float32's tolerance (computed from power (float32))" where `precision` is lower than
+    `x`'s dtype, else "float64's tolerance"."""
+    if precision is not None:
+        low = DEFAULT_TOLERANCES.get(str(precision[0]), (0.0, 0.0))[0]
+        if low > DEFAULT_TOLERANCES.get(str(x.dtype), (0.0, 0.0))[0]:
+            return f"{precision[0]}'s tolerance (computed from {precision[1]})"
+    return f"{x.dtype}'s tolerance"
 
 
 def _dtype_consequence(da: Any, db: Any) -> str:
@@ -1017,14 +1089,14 @@ def _frame_columns_as_arrays(
         return None
     return _combine(
         name,
-        [_compare_arrays(label, x, y, rtol, atol, False) for label, x, y in parts],
+        [_compare_arrays(label, x, y, rtol, atol, False) for label, _, x, y in parts],
         "float columns as arrays",
         None,
     )
 
 
-def _frame_float_columns(name: str, a: Any, b: Any) -> list[tuple[str, Any, Any]] | None:
-    """(label, baseline values, candidate values) of each float column of two frames (or
+def _frame_float_columns(name: str, a: Any, b: Any) -> list[tuple[str, Any, Any, Any]] | None:
+    """(label, column, baseline values, candidate values) of each float column of two frames (or
     series) whose index, columns (names and dtypes included) and dtypes are equal exactly and
     whose other columns are equal; None otherwise, or when there is no float column."""
     import pandas as pd
@@ -1047,6 +1119,7 @@ def _frame_float_columns(name: str, a: Any, b: Any) -> list[tuple[str, Any, Any]
     return [
         (
             f"{name}[{frame_a.columns[i]!r}]",
+            frame_a.columns[i],
             frame_a.iloc[:, i].to_numpy(),
             frame_b.iloc[:, i].to_numpy(),
         )

@@ -352,3 +352,31 @@ def test_a_suggestion_without_array_sizes_is_no_prediction(tmp_path: pathlib.Pat
     r = {"name": "nb", "runs": {}, "cells": cells}
     assert run_notebooks._summary(r)["pred x"] == "0.9x (1 ?)"
     assert [row["pred x"] for row in run_notebooks._cell_rows([r])] == ["?", "0.8x"]
+
+
+def test_values_from_random_streams_are_judged_at_the_precision_they_were_computed_in() -> None:
+    # k_audio: everything computed after the draw is compared as random, in its own part of the
+    # values; the float32 spectrum a centroid is computed from may sit in the other part. A
+    # centroid as close as float32's rounding allows is equal (said so, with the precision),
+    # not merely matched by statistics
+    import numpy as np
+
+    cells = [
+        ("code", "power = (np.abs(np.fft.rfft(frames, axis=1)) ** 2).astype(np.float32)"),
+        ("code", "centroid = (power * freqs).sum(axis=1) / power.sum(axis=1)"),
+    ]
+    facts = run_notebooks.notebook_facts(cells)
+    rng = np.random.default_rng(0)
+    power = rng.random((400, 513)).astype(np.float32)
+    freqs = np.linspace(0, 11025, 513)
+    rounded = power * (1 + 5e-7 * np.cos(np.arange(513))).astype(np.float32)
+
+    def centroid(p: np.ndarray) -> np.ndarray:
+        return (p * freqs).sum(axis=1) / p.sum(axis=1)
+
+    a = {"power": power, "freqs": freqs, "centroid": centroid(power)}
+    b = {"power": rounded, "freqs": freqs, "centroid": centroid(rounded)}
+    values, _ = run_notebooks.compare_values(a, b, facts, facts, {"centroid"})
+    c = next(v for v in values if v["name"] == "centroid")
+    assert c["status"] == "equal", c
+    assert "at float32's tolerance: computed from power (float32)" in c["detail"]

@@ -138,7 +138,8 @@ def test_names_computed_from_a_transform_are_transforms_too() -> None:
 
 def test_names_assigned_in_a_def_lambda_or_class_are_not_the_cells_transforms() -> None:
     # a function's locals and a class's attributes are not names the cell binds; the
-    # transform called inside a def or a lambda runs when it is called, not where it stands
+    # transform called inside a def or a lambda runs when it is called, not where it stands:
+    # where the cell calls it (S = spectrum(x)), the name it binds is computed from one
     src = (
         "def spectrum(x):\n    X = np.fft.rfft(x)\n    p = np.abs(X) ** 2\n    return p\n"
         "class Bank:\n    W = np.fft.fft(np.eye(4))\n    G = W * 2\n"
@@ -147,8 +148,58 @@ def test_names_assigned_in_a_def_lambda_or_class_are_not_the_cells_transforms() 
     )
     facts = analyze(src)
     # the comprehension runs where it stands and reads F: h is computed from the transform
-    assert facts.transforms == {"F", "h"}
-    assert facts.transform_sources == {"F": set(), "h": {"F"}}
+    assert facts.transforms == {"F", "h", "S"}
+    assert facts.transform_sources == {"F": set(), "h": {"F"}, "S": set()}
+
+
+def test_a_name_computed_by_a_function_that_runs_a_transform_is_a_transform() -> None:
+    # g_register: the FFT runs inside `xcorr`, which also reads the cell's F_ref; the shift
+    # estimates are appended to a list in a loop, then made an array and a frame's columns
+    src = (
+        "F_ref = np.fft.fft2(ref * win)\n"
+        "def xcorr(img):\n    R = np.fft.fft2(img * win) * np.conj(F_ref)\n"
+        "    return np.real(np.fft.ifft2(R))\n"
+        "def subpixel(c, p):\n    return p[0] + 0.5 * (c[0] - c[2]), p[1]\n"
+        "def peak(img):\n    return np.argmax(xcorr(img))\n"
+        "smooth = lambda x: np.fft.irfft(np.fft.rfft(x))\n"
+        "est = []\nflags = []\n"
+        "for k in range(n):\n    c = xcorr(frames[k])\n"
+        "    p = np.unravel_index(np.argmax(c), c.shape)\n"
+        "    est.append(subpixel(c, p))\n    flags.append(c.max() > 0.5)\n"
+        "est = np.array(est)\nerr = est - true_shifts\n"
+        "q = peak(frames[0])\ns = smooth(x)\nplain = subpixel(frames[0], (1, 2))\n"
+        "df = pd.DataFrame({'true_y': true_shifts[:, 0], 'est_y': est[:, 0], 'k': np.arange(n)})\n"
+        "df['err'] = np.hypot(df['est_y'] - df['true_y'], 0.0)\ndf['twice'] = df['true_y'] * 2\n"
+    )
+    facts = analyze(src)
+    assert facts.transform_sources["c"] == {"F_ref"}
+    assert facts.transform_sources["est"] == {"F_ref", "c", "p"}
+    assert {"err", "df", "q", "s"} <= facts.transforms
+    # a function that runs no transform and reads none of the cell's outputs; a list filled
+    # with comparisons of one (flags)
+    assert not {"plain", "flags", "true_shifts"} & facts.transforms
+    # the frame's columns by name: the ones from true_shifts alone are computed from none
+    cols = facts.transform_columns["df"]
+    assert cols["true_y"] is None and cols["k"] is None and cols["twice"] is None
+    assert cols["est_y"] == {"F_ref", "c", "est", "p"} == cols["err"]
+    # the differences, with their operands: their values set the rounding the result carries
+    assert facts.transform_operands[("err", None)] == [("est", None), ("true_shifts", None)]
+    assert facts.transform_operands[("df", "err")] == [("df", "est_y"), ("df", "true_y"), 0.0]
+    assert ("df", "twice") not in facts.transform_operands  # a product: relative to itself
+
+
+def test_a_frame_rebound_or_filled_elsewhere_loses_its_columns() -> None:
+    # only what the source spells out column by column is judged column by column
+    base = "F = np.fft.rfft(x)\ndf = pd.DataFrame({'a': np.abs(F), 'b': y})\n"
+    assert analyze(base).transform_columns == {"df": {"a": {"F"}, "b": None}}
+    for later in ("df = df.round(3)\n", "df.loc[:, 'b'] = np.abs(F)\n", "df.update(F)\n"):
+        facts = analyze(base + later)
+        assert "df" in facts.transforms and "df" not in facts.transform_columns, later
+    # a frame with no column from a transform is no transform's
+    assert analyze("df = pd.DataFrame({'a': x, 'b': y})").transform_columns == {}
+    # a name bound again from something other than a sum keeps no operands
+    facts = analyze("F = np.fft.rfft(x)\nd = np.abs(F) - 1\nd = d * 2\n")
+    assert ("d", None) not in facts.transform_operands
 
 
 def test_clocks_and_vectors_inside_a_def_are_not_the_cells() -> None:

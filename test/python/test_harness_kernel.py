@@ -352,3 +352,33 @@ def test_timer_overhead_is_reported(kernel: Kernel) -> None:
         s = r[side]
         assert 0 < s["timer_overhead_s"] < 1e-3
         assert s["device_timer_overhead_s"] is None  # no GPU side here
+
+
+def test_float32_estimates_in_a_float64_frame_are_judged_at_float32(kernel: Kernel) -> None:
+    # g_register in small, in the kernel: shift estimates from a float32 phase correlation run
+    # inside a function, appended in a loop, stored in a float64 frame: equal at float32's
+    # tolerance, saying so; the same frame 1e-3 off still differs
+    import inspect
+
+    from test_results_check import _REGISTER, _XCORR, _XCORR_ROUNDED, _registration
+
+    setup = "import pandas as pd\n" + inspect.getsource(_registration)
+    kernel.ok(setup + "globals().update(_registration())")
+    rounded = _REGISTER.replace(_XCORR, _XCORR_ROUNDED)
+    try:
+        r = ab(kernel, _REGISTER, rounded)
+        out = {o["name"]: o for o in r["match"]["outputs"]}
+        assert out["df"]["status"] == "equal", out["df"]
+        assert (
+            "df['est_y'] relative to the largest value (rtol=1e-05) at float32's tolerance"
+            in (out["df"]["detail"])
+        )
+        assert "computed from F_ref (complex64), c (float32)" in out["df"]["detail"]
+        assert out["est"]["status"] == "equal" and out["err"]["status"] == "equal"
+        wrong = rounded.replace("est = np.array(est)\n", "est = np.array(est) * (1 + 1e-3)\n")
+        r = ab(kernel, _REGISTER, wrong)
+        assert r["verdict"] == "not_equal"
+        out = {o["name"]: o for o in r["match"]["outputs"]}
+        assert out["df"]["status"] == "not_equal" and out["est"]["status"] == "not_equal"
+    finally:
+        kernel.ok("del ref, frames, win, N, true_shifts, _registration")

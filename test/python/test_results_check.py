@@ -94,6 +94,165 @@ def test_a_float64_spectrum_keeps_float64s_tolerance() -> None:
     assert out["feat"].status == "not_equal", out["feat"]
 
 
+def test_a_frame_column_that_flips_one_bin_still_differs_and_is_named() -> None:
+    # k_audio on the H200 (run 25): feat['centroid'] passes at float32's tolerance, but the
+    # rolloff column (a frequency chosen by a threshold on the cumulative power) moved by one
+    # bin in one frame; the detail named the centroid (the first column beyond float64's
+    # tolerance), not the column that differs. A bin off is a different value, not rounding
+    ns = _audio()
+    frame = (
+        "cum = np.cumsum(power, axis=1)\n"
+        "rolloff = freqs[np.argmax(cum >= 0.85 * cum[:, -1:], axis=1)]\n"
+        "feat = pd.DataFrame({'centroid': centroid, 'rolloff': rolloff, 'n': np.arange(256)})"
+    )
+    baseline = _CENTROID.rsplit("\n", 1)[0] + "\n" + frame
+    candidate = baseline.replace("** 2\n", _ROUNDED, 1).replace(
+        "feat =", "rolloff[7] = freqs[np.argmax(cum[7] >= 0.85 * cum[7, -1]) + 1]\nfeat ="
+    )
+    feat = _outputs(baseline, candidate, ns)["feat"]
+    assert feat.status == "not_equal", feat
+    assert feat.detail.startswith("feat['rolloff']: "), feat.detail
+    assert "1 of 256 element(s)" in feat.detail
+    assert "fails relative to the largest value at float32's tolerance" in feat.detail
+    # how the centroid passed, and at which precision
+    assert "feat['centroid'] relative to the largest value (rtol=1e-05) at float32's tolerance" in (
+        feat.detail
+    )
+    assert "computed from power (float32)" in feat.detail
+
+
+def test_a_centroid_off_by_one_bin_still_differs() -> None:
+    # the frequency axis shifted by one bin (a rewrite's off-by-one in rfftfreq): far beyond
+    # float32's rounding, in the array and in the frame
+    ns = _audio()
+    wrong = _CENTROID.replace("(power * freqs)", "(power * (freqs + freqs[1]))")
+    out = _outputs(_CENTROID, wrong.replace("** 2\n", _ROUNDED, 1), ns)
+    assert out["centroid"].status == "not_equal", out["centroid"]
+    assert out["feat"].status == "not_equal", out["feat"]
+
+
+def _registration(dtype: type = np.float32) -> dict:
+    """g_register in small: blobs, the frames shifted from them with noise (float32), and the
+    Hann window of its phase correlation."""
+    from scipy import ndimage as ndi
+
+    rng = np.random.default_rng(7)
+    n = 128
+    yy, xx = np.mgrid[0:n, 0:n]
+    ref = np.zeros((n, n), dtype=dtype)
+    for cy, cx, s in rng.uniform([10, 10, 2], [n - 10, n - 10, 5], size=(20, 3)):
+        ref += np.exp(-((yy - cy) ** 2 + (xx - cx) ** 2) / (2 * s * s)).astype(dtype)
+    true_shifts = rng.uniform(-12, 12, size=(6, 2))
+    frames = np.stack([ndi.shift(ref, s, order=1, mode="wrap") for s in true_shifts])
+    frames += 0.05 * rng.standard_normal(frames.shape).astype(dtype)
+    win = np.outer(np.hanning(n), np.hanning(n)).astype(dtype)
+    return {"np": np, "pd": pd, "ref": ref, "frames": frames, "win": win, "N": n} | {
+        "true_shifts": true_shifts
+    }
+
+
+#: g_register's cells 5-7 as one: the FFTs run inside a function the cell defines, the
+#: estimates are appended in a loop, then become an array, a frame, and a difference from the
+#: true shifts (two values of about 10 whose difference is about 0.3)
+_REGISTER = (
+    "F_ref = np.fft.fft2(ref * win)\n"
+    "def xcorr(img):\n"
+    "    R = np.fft.fft2(img * win) * np.conj(F_ref)\n"
+    "    R /= np.abs(R) + 1e-12\n"
+    "    return np.fft.fftshift(np.real(np.fft.ifft2(R)))\n"
+    "def subpixel(c, p):\n"
+    "    y, x = p\n"
+    "    cy, cx = c[y - 1:y + 2, x], c[y, x - 1:x + 2]\n"
+    "    dy = 0.5 * (cy[0] - cy[2]) / (cy[0] - 2 * cy[1] + cy[2])\n"
+    "    dx = 0.5 * (cx[0] - cx[2]) / (cx[0] - 2 * cx[1] + cx[2])\n"
+    "    return y + dy - N // 2, x + dx - N // 2\n"
+    "est = []\n"
+    "for k in range(len(frames)):\n"
+    "    c = xcorr(frames[k])\n"
+    "    p = np.unravel_index(np.argmax(c), c.shape)\n"
+    "    est.append(subpixel(c, p))\n"
+    "est = np.array(est)\n"
+    "err = est - true_shifts\n"
+    "df = pd.DataFrame({'true_y': true_shifts[:, 0], 'true_x': true_shifts[:, 1],\n"
+    "                   'est_y': est[:, 0], 'est_x': est[:, 1]})\n"
+    "df['err'] = np.hypot(df['est_y'] - df['true_y'], df['est_x'] - df['true_x'])\n"
+)
+_XCORR = "    c = xcorr(frames[k])\n"
+#: cuFFT's float32 correlation: the H200's differed from pocketfft's by 6e-6 of its peak
+_XCORR_ROUNDED = (
+    _XCORR
+    + "    c = c + (6e-6 * c.max() * np.cos(np.arange(c.size))).astype(c.dtype).reshape(c.shape)\n"
+)
+
+
+def test_estimates_computed_through_a_function_and_a_loop_have_float32s_rounding() -> None:
+    # g_register on the H200 (run 25): df['est_y'] (float64 sub-pixel shifts from a float32
+    # phase correlation) differed by 2.8e-7 in relative L2, beyond float64's 1e-7: its FFTs ran
+    # inside `xcorr`, and the estimates were appended to a list, so the check did not see them
+    # as computed from a transform at all. Judged at the precision of what they are computed
+    # from: the array, the difference from the true shifts and the frame's columns
+    out = _outputs(_REGISTER, _REGISTER.replace(_XCORR, _XCORR_ROUNDED), _registration())
+    est = out["est"]
+    assert est.status == "equal", est
+    assert est.max_rel_err is not None and est.max_rel_err > 1e-7  # beyond float64's rtol
+    assert "at float32's tolerance: computed from F_ref (complex64), c (float32)" in est.detail
+    # err = est - true_shifts: about 0.3 with est's rounding of values about 10 (cancellation)
+    err = out["err"]
+    assert err.status == "equal", err
+    assert err.max_rel_err is not None and err.max_rel_err > 1e-5  # beyond float32's own rtol
+    assert "its operands' largest |value|" in err.detail
+    assert "a sum or difference of est, true_shifts" in err.detail
+    df = out["df"]
+    assert df.status == "equal", df
+    assert "df['est_y'] relative to the largest value (rtol=1e-05) at float32's tolerance" in (
+        df.detail
+    )
+    assert "df['err'] relative to the largest value (rtol=1e-05) at float32's tolerance" in (
+        df.detail
+    )
+    assert "of its operands (df['est_y'], df['true_y'], df['est_x'], df['true_x'])" in df.detail
+
+
+def test_estimates_from_a_float32_correlation_that_are_wrong_still_differ() -> None:
+    ns = _registration()
+    rounded = _REGISTER.replace(_XCORR, _XCORR_ROUNDED)
+    # every estimate 1e-3 too large (a scale error): the array, the difference and the frame
+    scaled = rounded.replace("est = np.array(est)\n", "est = np.array(est) * (1 + 1e-3)\n")
+    out = _outputs(_REGISTER, scaled, ns)
+    assert {out[n].status for n in ("est", "err", "df")} == {"not_equal"}, out
+    # the peak one pixel off in one frame (an off-by-one in the peak's index)
+    off = rounded.replace(
+        "    est.append(subpixel(c, p))\n",
+        "    p = (p[0] + (k == 2), p[1])\n    est.append(subpixel(c, p))\n",
+    )
+    out = _outputs(_REGISTER, off, ns)
+    assert {out[n].status for n in ("est", "err", "df")} == {"not_equal"}, out
+    # the error alone 1% off: beyond the rounding of its operands too
+    wrong_err = rounded.replace("df['err'] = np.hypot(", "df['err'] = 1.01 * np.hypot(").replace(
+        "err = est - true_shifts", "err = 1.01 * (est - true_shifts)"
+    )
+    out = _outputs(_REGISTER, wrong_err, ns)
+    assert out["est"].status == "equal"
+    assert out["err"].status == "not_equal" and out["df"].status == "not_equal", out
+    assert out["df"].detail.startswith("df['err']: "), out["df"].detail
+    # a column computed from no transform keeps float64's tolerance, though the frame holds
+    # columns computed from one: 1e-6 off is no rounding of true_shifts
+    moved = rounded.replace(
+        "{'true_y': true_shifts[:, 0],", "{'true_y': true_shifts[:, 0] * (1 + 1e-6),"
+    )
+    df = _outputs(_REGISTER, moved, ns)["df"]
+    assert df.status == "not_equal", df
+    assert df.detail.startswith("df['true_y']: ") and "computed from no transform's output" in (
+        df.detail
+    )
+
+
+def test_estimates_from_a_float64_correlation_keep_float64s_tolerance() -> None:
+    out = _outputs(_REGISTER, _REGISTER.replace(_XCORR, _XCORR_ROUNDED), _registration(np.float64))
+    assert out["est"].status == "not_equal", out["est"]
+    assert out["df"].status == "not_equal", out["df"]
+
+
 # -- device values inside host containers -------------------------------------------------
 
 
