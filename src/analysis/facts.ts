@@ -155,16 +155,17 @@ export function collectFacts(root: SyntaxNode): CellFacts {
   };
   const written = new Set<string>();
   /** Names a function's (or class body's) locals set declares `global`. */
-  const declaredGlobal = new WeakMap<Set<string>, ReadonlySet<string>>();
+  // (both made when first needed: most cells define no function and have no comprehension)
+  let declaredGlobal: Map<Set<string>, ReadonlySet<string>> | null = null;
   /**
    * A comprehension's locals -> the scope its walrus targets bind in (PEP 572: the enclosing
    * function, or the module: null), not the comprehension itself.
    */
-  const comprehensionOwner = new WeakMap<Set<string>, Set<string> | null>();
+  let comprehensionOwner: Map<Set<string>, Set<string> | null> | null = null;
   /** Where a walrus in `locals` binds: a comprehension's owner, else `locals` itself. */
   const walrusScope = (locals: Set<string> | null): Set<string> | null =>
-    locals !== null && comprehensionOwner.has(locals) ? comprehensionOwner.get(locals) ?? null : locals;
-  const isGlobalIn = (locals: Set<string> | null, name: string): boolean => !!locals && (declaredGlobal.get(locals)?.has(name) ?? false);
+    locals !== null && comprehensionOwner !== null && comprehensionOwner.has(locals) ? comprehensionOwner.get(locals) ?? null : locals;
+  const isGlobalIn = (locals: Set<string> | null, name: string): boolean => !!locals && (declaredGlobal?.get(locals)?.has(name) ?? false);
 
   const read = (name: string, locals: ReadonlySet<string>): void => {
     if (locals.has(name)) {
@@ -483,7 +484,7 @@ export function collectFacts(root: SyntaxNode): CellFacts {
           const globals = globalDeclarations(body);
           if (globals.size > 0) {
             globals.forEach(g => inner.delete(g));
-            declaredGlobal.set(inner, globals);
+            (declaredGlobal ??= new Map()).set(inner, globals);
           }
           visit(body, inner);
         }
@@ -544,7 +545,7 @@ export function collectFacts(root: SyntaxNode): CellFacts {
           // comprehension variables are local: visit the clauses first, in the order Python runs
           // them (`for`s and `if`s as written, then the element)
           const inner = new Set(scope);
-          comprehensionOwner.set(inner, walrusScope(locals));
+          (comprehensionOwner ??= new Map()).set(inner, walrusScope(locals));
           const isClause = (c: SyntaxNode): boolean => c.type === 'for_in_clause' || c.type === 'if_clause';
           for (const c of kids(node).filter(isClause)) {
             visit(c, inner);

@@ -364,6 +364,8 @@ export class NotebookModel {
   /** Each cell by its tree (`cellOf`). */
   private cellsByTree: Map<SyntaxTree, CellModel> | null = null;
   private readonly rt: Readonly<Record<string, RuntimeValueInfo>>;
+  /** Whether `rt` has any own key (read once: the engine hands each model its reports as they are). */
+  private readonly hasReports: boolean;
   private reads: ModelReads | null = null;
   private runtimeView: Readonly<Record<string, RuntimeValueInfo>> | null = null;
   private readonly usersIndex: UsersIndex;
@@ -381,6 +383,7 @@ export class NotebookModel {
   constructor(cells: CellModel[], runtime: Readonly<Record<string, RuntimeValueInfo>> = {}, prev?: NotebookModel) {
     this.cellList = cells;
     this.rt = runtime;
+    this.hasReports = Reflect.ownKeys(runtime).length > 0;
     for (const cell of cells) {
       const imports = cell.facts?.imports ?? NO_IMPORTS;
       for (let k = 0; k < imports.length; k++) {
@@ -419,7 +422,10 @@ export class NotebookModel {
         }
       } else {
         const reads = emptyReads();
-        const entries = cell.facts ? this.track(reads, () => this.bindCell(cell)) : [];
+        // memoised per cell: one value per node (a value is a function of the node and of the
+        // bindings before it, which the cell's later statements do not change), so a call's
+        // arguments, asked again by the library-call inference, are inferred once
+        const entries = cell.facts ? this.track(reads, () => this.memoized(() => this.bindCell(cell))) : [];
         rec = { cell, index: cell.index, entries, deps: reads.everything || reads.boundNames ? null : reads.names };
         if (comparable) {
           markChanged(old?.entries ?? [], entries, dirty);
@@ -703,7 +709,8 @@ export class NotebookModel {
         return b.value;
       }
     }
-    const rt = runtime ? ownReport(this.rt, name) : undefined;
+    // (most analyses have no kernel reports: no look-up, which would hash the name's fresh text)
+    const rt = runtime && this.hasReports ? ownReport(this.rt, name) : undefined;
     let earlier: ValueInfo | undefined;
     for (let k = list.length - 1; k >= 0; k--) {
       if (list[k].cellIndex < cell.index) {

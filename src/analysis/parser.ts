@@ -292,6 +292,8 @@ export class SyntaxNode {
  */
 export class SyntaxTree {
   readonly rootNode: SyntaxNode;
+  /** Node type names by type id (`typeAt`; the walks in syntax.ts read rows through it). */
+  readonly typeNames: readonly string[];
   /** The id of row 0; row k has id `firstId + k` (`SyntaxNode.id`). */
   readonly firstId: number;
   private lineStarts: number[] | null = null;
@@ -306,6 +308,7 @@ export class SyntaxTree {
     readonly count: number
   ) {
     this.rootNode = new SyntaxNode(this, 0);
+    this.typeNames = names.types;
     this.firstId = nextNodeId;
     nextNodeId += count;
   }
@@ -316,7 +319,7 @@ export class SyntaxTree {
   }
 
   typeAt(k: number): string {
-    return this.names.types[this.data[k * ROW + KIND] & TYPE_MASK] ?? 'ERROR';
+    return this.typeNames[this.data[k * ROW + KIND] & TYPE_MASK] ?? 'ERROR';
   }
 
   fieldAt(k: number): string | null {
@@ -400,16 +403,16 @@ export const MEMO_NAMES = 1;
 export const MEMO_ARGS = 2;
 const MEMO_SLOTS = 3;
 
-/** Numbers per row of `SyntaxTree.data`, and what each holds. */
-const ROW = 5;
+/** Numbers per row of `SyntaxTree.data`, and what each holds (the row walks of syntax.ts read them too). */
+export const ROW = 5;
 /** type id (bits 0-15), flags (16-18), field id (from FIELD_SHIFT) */
-const KIND = 0;
+export const KIND = 0;
 const START = 1;
 const END = 2;
 const PARENT = 3;
-const SUBTREE_END = 4;
-const TYPE_MASK = 0xffff;
-const NAMED_BIT = 1 << 16;
+export const SUBTREE_END = 4;
+export const TYPE_MASK = 0xffff;
+export const NAMED_BIT = 1 << 16;
 const MISSING_BIT = 1 << 17;
 /** The node is an ERROR or MISSING node, or contains one. */
 const ERROR_BIT = 1 << 18;

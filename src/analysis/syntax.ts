@@ -1,5 +1,5 @@
 /** Small helpers over tree-sitter nodes, shared by the model and the rules. */
-import { MEMO_ARGS, SyntaxNode } from './parser';
+import { KIND, MEMO_ARGS, NAMED_BIT, ROW, SUBTREE_END, SyntaxNode, TYPE_MASK } from './parser';
 
 /** Named children (a new array). */
 export function kids(node: SyntaxNode): SyntaxNode[] {
@@ -25,11 +25,13 @@ export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => boolean | void)
     return;
   }
   const tree = node.tree;
-  const end = node.subtreeEnd;
+  // the rows read directly (SyntaxTree's layout): this loop runs over every row of most walks
+  const d = tree.data;
+  const end = d[node.order * ROW + SUBTREE_END];
   let k = node.order + 1;
   while (k < end) {
     // an anonymous node's subtree is skipped, and so is a visited node's when visit says so
-    k = !tree.isNamedAt(k) || visit(new SyntaxNode(tree, k)) === false ? tree.subtreeEndAt(k) : k + 1;
+    k = (d[k * ROW + KIND] & NAMED_BIT) === 0 || visit(new SyntaxNode(tree, k)) === false ? d[k * ROW + SUBTREE_END] : k + 1;
   }
 }
 
@@ -43,17 +45,21 @@ export function walkTypes(node: SyntaxNode, types: readonly string[], visit: (n:
   if (types.includes(node.type) && visit(node) === false) {
     return;
   }
-  const end = node.subtreeEnd;
+  // the rows read directly (SyntaxTree's layout, as `typeAt` reads them): ~1 M rows an analysis
+  const d = tree.data;
+  const names = tree.typeNames;
+  const end = d[node.order * ROW + SUBTREE_END];
   const one = types.length === 1 ? types[0] : null;
   let k = node.order + 1;
   while (k < end) {
-    if (!tree.isNamedAt(k)) {
-      k = tree.subtreeEndAt(k);
+    const kind = d[k * ROW + KIND];
+    if ((kind & NAMED_BIT) === 0) {
+      k = d[k * ROW + SUBTREE_END];
       continue;
     }
-    const type = tree.typeAt(k);
+    const type = names[kind & TYPE_MASK] ?? 'ERROR';
     if ((one !== null ? type === one : types.includes(type)) && visit(new SyntaxNode(tree, k)) === false) {
-      k = tree.subtreeEndAt(k);
+      k = d[k * ROW + SUBTREE_END];
     } else {
       k++;
     }
@@ -130,17 +136,19 @@ export function isValueIdentifier(n: SyntaxNode): boolean {
   if (!p) {
     return true;
   }
-  if (p.type === 'attribute' && field(p, 'attribute')?.id === n.id) {
+  // (the node fills a field of its parent: its own field name says which, no look-up)
+  const type = p.type;
+  if (type === 'attribute' && n.fieldName === 'attribute') {
     return false;
   }
-  if (p.type === 'keyword_argument' && field(p, 'name')?.id === n.id) {
+  if (type === 'keyword_argument' && n.fieldName === 'name') {
     return false;
   }
-  if (p.type === 'dotted_name' || p.type === 'aliased_import' || p.type === 'import_from_statement') {
+  if (type === 'dotted_name' || type === 'aliased_import' || type === 'import_from_statement') {
     return false;
   }
-  if ((p.type === 'default_parameter' || p.type === 'typed_parameter' || p.type === 'typed_default_parameter') && field(p, 'name')?.id === n.id) {
+  if ((type === 'default_parameter' || type === 'typed_parameter' || type === 'typed_default_parameter') && n.fieldName === 'name') {
     return false;
   }
-  return p.type !== 'parameters' && p.type !== 'lambda_parameters';
+  return type !== 'parameters' && type !== 'lambda_parameters';
 }

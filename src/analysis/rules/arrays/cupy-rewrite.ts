@@ -340,9 +340,17 @@ function mentions(node: SyntaxNode, names: ReadonlySet<string>): boolean {
 /** The names of the collections, in order, as one Set (no spread arrays). */
 function union(...parts: Iterable<string>[]): Set<string> {
   const out = new Set<string>();
+  const add = (name: string): void => {
+    out.add(name);
+  };
   for (const part of parts) {
-    for (const name of part) {
-      out.add(name);
+    // by kind: one `for...of` over Sets and arrays alike made an iterator result per name
+    if (part instanceof Set || Array.isArray(part)) {
+      part.forEach(add);
+    } else {
+      for (const name of part) {
+        out.add(name);
+      }
     }
   }
   return out;
@@ -4759,6 +4767,8 @@ function isOneToN(index: SyntaxNode, n: string, model: NotebookModel): boolean {
  * (`concatenate(([0.0], x))`), whose list items need the same. Ufuncs take every input
  * positionally (NUMPY_UFUNC_NIN).
  */
+/** The input positions of a ufunc of 1, 2 or 3 inputs (made once: read per call). */
+const UFUNC_ARGUMENT_POSITIONS: readonly (readonly number[] | undefined)[] = [[], [0], [0, 1], [0, 1, 2]];
 const ARRAY_ARGUMENT_POSITIONS: ReadonlyMap<string, readonly number[] | 'seq'> = new Map<string, readonly number[] | 'seq'>([
   ['searchsorted', [0, 1]],
   ['interp', [0, 1, 2]],
@@ -4822,7 +4832,7 @@ function sequenceArgumentEdits(refs: readonly LibraryRef[], model: NotebookModel
     const name = r.qualified.slice('numpy.'.length);
     const { positional } = callArguments(call);
     const nin = NUMPY_UFUNC_NIN.get(name);
-    const at = nin !== undefined ? Array.from({ length: nin }, (_, k) => k) : ARRAY_ARGUMENT_POSITIONS.get(name);
+    const at = nin !== undefined ? UFUNC_ARGUMENT_POSITIONS[nin] ?? Array.from({ length: nin }, (_, k) => k) : ARRAY_ARGUMENT_POSITIONS.get(name);
     if (at === 'seq') {
       const seq = positional[0] ? unparen(positional[0]) : undefined;
       if (seq && (seq.type === 'list' || seq.type === 'tuple')) {
