@@ -678,6 +678,34 @@ export const SHORT_FFT_POINTS = 65536;
  */
 export const SHORT_FFT_HOST_SPEEDUP = 2;
 
+/**
+ * How much faster NumPy streams its passes over small arrays than the `hostBandwidth` fitted to
+ * the bench workloads' large arrays, by the size of the cell's largest array (at most `upTo`
+ * bytes). Measured on the H200's host by bench/host_probe.py (2026-12-02,
+ * bench/results/2026-12-02-h200-host-probe/host_probe.json; Intel Xeon, 16 cores, 2 MiB of L2 a
+ * core; NumPy 2.5.2): passes that make a new array (`a + b`, `a * 2.0`, `a.copy()`, `np.roll`
+ * along either axis, a sum of two interior 2-D slices), float64 and float32, ran at a median of
+ * 32.3 GB/s on arrays of 256 KiB and 1 MiB, 23.4 GB/s on 2 and 4 MiB, 16.1 and 21.3 GB/s on 8 and
+ * 16 MiB, 13.7 GB/s on 32 MiB (the model's 13.2) and 6.6-8.4 GB/s from 64 MiB up (every new array
+ * mapped and its pages faulted in). The factors are the ratios to the 32 MiB figure, taken up to
+ * 4 MiB only: above, the probe's figures scatter, and whole cells over 8 and 16 MiB arrays
+ * (j_advect's 1024^2 float64 sweeps, i_denoise's 2048^2 float32 iterations) measured at or under
+ * the 13.2 GB/s the model gives them in runs 22-25. Nor is the slower rate of large arrays taken:
+ * `hostBandwidth` stays what the workloads it was fitted to give. c_heat cells 4 and 7 (200 steps
+ * over 512^2 float64, 2 MiB) measured 0.61-0.78 and 0.64-0.73 s on that host (runs 22-25),
+ * predicted 0.82 and 1.05 s at 13.2 GB/s: the whole-notebook figure said 3.2x where 2.3x was
+ * measured (its import cell's own work left out on both sides).
+ */
+export const HOST_CACHED_STREAM_SPEEDUP: readonly { upTo: number; speedup: number }[] = [
+  { upTo: 1 << 20, speedup: 32.3 / 13.7 },
+  { upTo: 4 << 20, speedup: 23.4 / 13.7 }
+];
+
+/** `HOST_CACHED_STREAM_SPEEDUP`'s factor for passes over arrays of `bytes` (1 above its sizes). */
+export function hostStreamSpeedup(bytes: number): number {
+  return HOST_CACHED_STREAM_SPEEDUP.find(t => bytes <= t.upTo)?.speedup ?? 1;
+}
+
 /** Bytes streamed per elementwise pass, in units of the array size (2 reads + 1 write). */
 export const STREAMS_PER_PASS = 3;
 
@@ -845,8 +873,10 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const filter = work.filterFlops ?? 0;
   const blas = Math.max(0, work.flops - fft - sort - filter - (work.loopFlops ?? 0));
   const nonZeros = work.sparseNonZeros ?? 0;
+  // NumPy streams small arrays faster (HOST_CACHED_STREAM_SPEEDUP)
+  const hostRate = device.hostBandwidth * hostStreamSpeedup(bytes);
   const cpuSeconds =
-    (hostStreamed / device.hostBandwidth) * (work.hostPassFactor ?? 1) +
+    (hostStreamed / hostRate) * (work.hostPassFactor ?? 1) +
     work.transcendentalOps * work.elements * perElement +
     blas / hostFlops +
     (fft - shortFft) / rates.hostFftFlops +
@@ -863,7 +893,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const itemCopySeconds = (work.itemCopies ?? 0) * ITEM_COPY_LAUNCHES * device.launchOverhead + (work.itemCopyBytes ?? 0) / d2h;
   const transferSeconds = h2d / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead + itemCopySeconds;
   // what stays on the host costs the GPU version what it costs the CPU
-  const drawSeconds = (bytes * STREAMS_PER_PASS * kept.passes) / device.hostBandwidth + kept.transcendentalOps * work.elements * perElement;
+  const drawSeconds = (bytes * STREAMS_PER_PASS * kept.passes) / hostRate + kept.transcendentalOps * work.elements * perElement;
   const hostKeptSeconds = drawSeconds + (kept.seconds ?? 0);
   const launchSeconds = work.launches * device.launchOverhead;
   const computeSeconds =

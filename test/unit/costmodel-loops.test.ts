@@ -659,3 +659,38 @@ describe('a gather through a strided arange: streamed only where the step spans 
     expect(cpuSeconds(SETUP, 'y = X[np.arange(1_000_000), 0]')).toBeGreaterThan(4 * cpuSeconds(SETUP, 'y = x[np.arange(1_000_000)]'));
   });
 });
+
+describe('passes over small arrays at the rate the host streams them (HOST_CACHED_STREAM_SPEEDUP, bench/host_probe.py)', () => {
+  const HEAT = ['import numpy as np', 'NX = NY = 512\nsteps = 200\nalpha = 0.2', 'u = np.zeros((NY, NX), dtype=np.float64)\nu0 = u.copy()'];
+
+  it('prices c_heat cell 7 (200 np.roll steps over 512^2 float64, 2 MiB) near the 0.64-0.73 s measured (1.05 s at 13.2 GB/s before)', () => {
+    const cpu = cpuSeconds(
+      ...HEAT,
+      ['v = u0.copy()', 'for _ in range(steps):', '    lap = np.roll(v, 1, 0) + np.roll(v, -1, 0) + np.roll(v, 1, 1) + np.roll(v, -1, 1) - 4 * v', '    v = v + alpha * lap'].join('\n')
+    );
+    expectWithin(cpu, 0.68, 1.15);
+  });
+
+  it('prices c_heat cell 4 (the same steps as slices, 2 MiB) within 1.5x of the 0.61-0.78 s measured, under them (0.82 s before)', () => {
+    const cpu = cpuSeconds(
+      ...HEAT,
+      [
+        'for step in range(steps):',
+        '    un = u.copy()',
+        '    u[1:-1, 1:-1] = un[1:-1, 1:-1] + alpha * (un[2:, 1:-1] + un[:-2, 1:-1] + un[1:-1, 2:] + un[1:-1, :-2] - 4 * un[1:-1, 1:-1])',
+        '    u[0, :] = u[-1, :] = u[:, 0] = u[:, -1] = 0.0'
+      ].join('\n')
+    );
+    expectWithin(cpu, 0.68, 1.5);
+    expect(cpu).toBeLessThan(0.68);
+  });
+
+  it('keeps the fitted rate for arrays over 4 MiB (1024^2 float64: j_advect measured at it)', () => {
+    const pass = (n: number): number =>
+      predictResident({ elements: n, itemBytes: 8, passes: 1, transcendentalOps: 0, flops: 0, launches: 1, hostToDeviceBytes: 0, deviceToHostBytes: 0 }).cpuSeconds;
+    // 3 streams of the array per pass
+    expect(pass(1 << 17)).toBeCloseTo((3 * 8 * (1 << 17)) / (13.2e9 * (32.3 / 13.7)), 12);
+    expect(pass(1 << 19)).toBeCloseTo((3 * 8 * (1 << 19)) / (13.2e9 * (23.4 / 13.7)), 12);
+    expect(pass(1 << 20)).toBeCloseTo((3 * 8 * (1 << 20)) / 13.2e9, 12);
+  });
+});
