@@ -243,6 +243,19 @@ export const MEASURED_H200 = {
    */
   hostGatherSecondsPerOrderedItem: 1.5e-9,
   /**
+   * Boolean-mask selection and assignment (`a[m]`, `a[m] = v`; `it[m] += 1` counted once), per
+   * element of the mask: NumPy tests each element and copies the selected ones, a branch each.
+   * Measured on the H200's host (bench/host_probe.py, 2026-12-02,
+   * bench/results/2026-12-02-h200-host-probe, 60k to 16M elements): with masks as cells make them
+   * (a threshold of a smooth field: long runs of one value, the branch predicted; host_probe_2.json)
+   * selection 0.2-2.8 ns an element of float64 (0.3-4.7 of complex128) and assignment 0.2-1.8, with
+   * a tenth to nine tenths of the mask true: ~1 ns, about their median, taken. A mask of
+   * independent draws (`rng.random(n) < p`) mispredicts: 2.5-5 ns with a tenth or nine tenths true,
+   * 6-9 ns with half (host_probe.json), not told apart here. Before, a mask cost nothing on the
+   * host beyond the passes over what it selected.
+   */
+  hostMaskSecondsPerElement: 1e-9,
+  /**
    * A gather through an arange of a step wider than a 64-byte line (`x[np.arange(0, N, 16)]` of
    * float64): each item reads its own line from memory, in order (the prefetcher follows, so less
    * than a random miss). Timed here (session 13, NumPy 2, 2-core CPU machine): 40M float64 by

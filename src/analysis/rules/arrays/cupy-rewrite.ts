@@ -5205,7 +5205,9 @@ export function estimateWork(
       if (g) {
         work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * g.hostSeconds;
         work.passes += (times * fraction(g.result, largest)) / 3;
-        work.launches += times;
+        work.launches += times * (g.launches ?? 1);
+        // (a mask's count read back to size the result: a wait for the device)
+        work.itemCopies = (work.itemCopies ?? 0) + times * (g.itemCopies ?? 0);
       }
     }
     if (type === 'unary_operator') {
@@ -5401,9 +5403,7 @@ export function estimateWork(
           work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * filter.hostSeconds;
           work.deviceLoopSeconds = (work.deviceLoopSeconds ?? 0) + times * filter.deviceSeconds;
           work.passes += times * 2 * fraction(filter.data, largest);
-          work.launches += times * (2 + (filter.launches ?? 0));
-          // (values it reads back one at a time, each a wait for the device: find_peaks' distance loop)
-          work.itemCopies = (work.itemCopies ?? 0) + times * (filter.itemCopies ?? 0);
+          work.launches += times * 2;
         } else if (q.startsWith('scipy.')) {
           // filters, special functions: several passes with real arithmetic per element
           work.passes += times * 2 * fraction(operand, largest);

@@ -194,9 +194,10 @@ export function factorisationWork(name: string, call: SyntaxNode, model: Noteboo
  * source's size, the index's and the result's known): NumPy copies it item by item, an index
  * value at a time (`MEASURED_H200.hostGatherSeconds*`: a fixed cost per item, and per 64-byte
  * line an item spans where the source is larger than the host's cache, else per element). The
- * result, for the caller's device passes. Null for anything else (a slice, a bool mask).
+ * result, for the caller's device passes. A boolean mask (`a[m]`) is priced by `maskWork`. Null
+ * for anything else (a slice, a mask over some axes only: `a[:, m]`).
  */
-export function gatherWork(n: SyntaxNode, model: NotebookModel, cell: CellModel): { hostSeconds: number; result: ValueInfo } | null {
+export function gatherWork(n: SyntaxNode, model: NotebookModel, cell: CellModel): { hostSeconds: number; result: ValueInfo; launches?: number; itemCopies?: number } | null {
   const value = field(n, 'value');
   const src = value ? model.inferValue(value, cell) : null;
   if (!src || src.kind !== 'ndarray' || src.size === undefined) {
@@ -205,6 +206,10 @@ export function gatherWork(n: SyntaxNode, model: NotebookModel, cell: CellModel)
   const parts = kids(n)
     .slice(1)
     .filter(k => k.type !== 'comment');
+  const mask = parts.length === 1 ? model.inferValue(parts[0], cell) : null;
+  if (mask?.kind === 'ndarray' && mask.dtype === 'bool' && mask.size !== undefined && mask.size > 0 && mask.size <= src.size) {
+    return maskWork(mask.size, model.inferValue(n, cell), src);
+  }
   const indices = parts.map(k => ({ node: k, value: model.inferValue(k, cell) })).filter(({ value: v }) => v.kind === 'ndarray' && /^u?int/.test(v.dtype ?? ''));
   const arrays = indices.map(k => k.value);
   const result = model.inferValue(n, cell);
@@ -233,6 +238,27 @@ export function gatherWork(n: SyntaxNode, model: NotebookModel, cell: CellModel)
   }
   const perItemSeconds = large ? Math.ceil((perItem * itemSize(result.dtype ?? src.dtype)) / 64) * rates.hostGatherSecondsPerMissedLine : perItem * rates.hostGatherSecondsPerCachedElement;
   return { hostSeconds: items * (rates.hostGatherSecondsPerItem + perItemSeconds), result };
+}
+
+/**
+ * A boolean-mask selection or assignment, `a[m]` or `a[m] = v` (one index, a bool array of known
+ * size over the source's leading axes): NumPy walks the mask element by element
+ * (`MEASURED_H200.hostMaskSecondsPerElement`); CuPy scans the mask (`_prepare_mask_indexing_single`:
+ * a cumulative sum, up to 2 kernels), reads the count back to size the result
+ * (`int(mask_scanned[-1])`: a wait for the device) and gathers or scatters in one more kernel: 3
+ * launches and a value copied back, ~70 µs at the H200's 13-14 µs a launch; measured there 71 and
+ * 80 µs more than an addition of the same 60k and 1M float64 (bench/host_probe.py,
+ * bench/results/2026-12-02-h200-host-probe/host_probe_2.json: selection 86 and 100 µs, assignment
+ * 87 and 100). The result, for the caller's device passes, is the selection's value where its size
+ * is known, else the source's (at most as large).
+ */
+function maskWork(maskElements: number, selected: ValueInfo, src: ValueInfo): { hostSeconds: number; result: ValueInfo; launches: number; itemCopies: number } {
+  return {
+    hostSeconds: maskElements * MEASURED_H200.hostMaskSecondsPerElement,
+    result: selected.kind === 'ndarray' && selected.size !== undefined ? selected : src,
+    launches: 3,
+    itemCopies: 1
+  };
 }
 
 /** How many names `orderedIndex` follows to their assignments. */
@@ -525,7 +551,7 @@ export function scipyFilterWork(
   call: SyntaxNode,
   model: NotebookModel,
   cell: CellModel
-): { hostSeconds: number; deviceSeconds: number; data: ValueInfo; launches?: number; itemCopies?: number } | null {
+): { hostSeconds: number; deviceSeconds: number; data: ValueInfo } | null {
   const m = SCIPY_FILTERS.exec(q);
   const name = m?.[2] ?? '';
   const args = callArguments(call);
@@ -563,23 +589,6 @@ export function scipyFilterWork(
     perElement = rates.welchPerPoint * perSample;
   } else if (name === 'find_peaks') {
     perElement = rates.findPeaks;
-    const distance = args.keywords.get('distance') ?? args.positional[3];
-    if (distance && !/^None$/.test(distance.text)) {
-      // cupyx's `_select_by_peak_distance` is a Python loop over the peaks, highest first, each
-      // step a few CuPy operations on 0-d arrays and a wait for the device: per peak, the index
-      // into the priority order and `keep[j] == 0` (2 launches) read back by `if` (a value copied
-      // back), then on each side `peaks[j] - peaks[k] < distance` (2 gathers, a subtraction, a
-      // comparison: 4 launches) read back by `while` (a copy): 10 launches and 3 copies. The peaks
-      // it walks are those left by the other conditions: at most one in `distance` samples are
-      // kept, so taken as the data's size over `distance` (over 2 where it is not a known number:
-      // a local maximum in every other sample at most). b_signal cell 12 (200,000 samples,
-      // distance 50: 4,000; 1,930 kept) took 0.68 and 0.78 s on the H200 in a fresh process (runs
-      // 22, 23), its first-use loads ~4 ms of that (run 21's probe, find_peaks without distance);
-      // these counts give ~0.83 s.
-      const d = model.constantValue(distance, cell);
-      const peaks = Math.ceil(a.size / (d !== undefined && d >= 1 ? d : 2));
-      return { hostSeconds: a.size * perElement, deviceSeconds: 0, data: a, launches: peaks * FIND_PEAKS_DISTANCE_LAUNCHES, itemCopies: peaks * FIND_PEAKS_DISTANCE_COPIES };
-    }
   } else if (/^binary_(erosion|dilation|opening|closing)$/.test(name)) {
     // the first iteration visits every element; later ones only the pixels that changed; an
     // opening or closing is two of them. `iterations` below 1 (until nothing changes): as
@@ -612,10 +621,6 @@ export function scipyFilterWork(
     data: a
   };
 }
-
-/** Per peak `find_peaks(..., distance=d)` walks on the device: CuPy launches, and values read back (`scipyFilterWork`). */
-const FIND_PEAKS_DISTANCE_LAUNCHES = 10;
-const FIND_PEAKS_DISTANCE_COPIES = 3;
 
 /**
  * `np.histogram(a, bins)` (bins a count: a division per sample; edges given: a binary search),
