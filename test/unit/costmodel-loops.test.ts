@@ -75,6 +75,17 @@ describe('a batched Kalman filter: einsum over its index space, stacked solve an
     expectWithin(one, 0.014, 2.5);
   });
 
+  it("prices the device's 9 steps at CuPy's per-call cost of einsum, solve and inv (host_probe_3: ~2 ms a step), within 1.5x", () => {
+    // measured per call, synchronised (an addition 22 µs so): einsum of three operands 238-308 µs,
+    // of two 155-159 µs, solve 192 µs, inv 131 µs, a small matmul 37.5 µs; a step's calls add to
+    // ~2.0 ms; 0.6 ms a step before (3 launches an einsum, 4 a solve)
+    const cache = new CellCache(p);
+    const model = new NotebookModel(cellsOf(KALMAN_SETUP, STEPS).map(c => cache.get(c)));
+    const a = analyseArrayCell(model.cells[1], model);
+    expect(a).not.toBeNull();
+    expectWithin(predictResident(a!.work).gpuSeconds, 9 * 0.002, 1.5);
+  });
+
   it('prices a stack of 2x2 inverses per matrix (20000 at ~0.3 µs)', () => {
     const inv = cpuSeconds(KALMAN_SETUP, 'S = np.tile(np.eye(2), (n_trk, 1, 1))\nSi = np.linalg.inv(S)');
     expectWithin(inv, 20000 * 0.28e-6, 2.5);

@@ -104,10 +104,34 @@ export function einsumWork(call: SyntaxNode, model: NotebookModel, cell: CellMod
     hostSeconds: optimized ? 0 : count(letters) * MEASURED_H200.hostSecondsPerEinsumPoint,
     hostBlasFlops: optimized ? 2 * pairwise : 0,
     deviceFlops: 2 * pairwise,
-    launches: Math.max(1, 3 * (inputs.length - 1)),
+    launches: EINSUM_LAUNCHES_PER_CONTRACTION * Math.max(1, inputs.length - 1),
     elementsMoved: elements
   };
 }
+
+/**
+ * What one call of CuPy's `einsum` costs the host, in launches (13-14 µs each on the H200) per
+ * pairwise contraction: it parses the subscripts, plans, and transposes, reshapes and copies its
+ * operands around each batched product. Measured on resident data on the H200 (bench/host_probe.py
+ * cupy_calls, 2026-12-02, bench/results/2026-12-02-h200-host-probe/host_probe_3.json; each call and
+ * a synchronisation, an addition so timed 22 µs): "nij,kj->nik" and "nij,nj->ni" of (20000, 4, 4)
+ * 155 and 159 µs, "ij,njk,lk->nil" 308 µs, "ni,nij,nj->n" 238 µs: ~11 launches a contraction once
+ * the wait (~9 µs) is taken off. Priced at 3 before: l_kalman cell 5's 99 steps of six einsums, a
+ * batched solve and an inverse came to 61 ms on the device, where it measured 0.78 s in a fresh
+ * process (run 25; its loads and CUDA context included).
+ */
+const EINSUM_LAUNCHES_PER_CONTRACTION = 11;
+
+/**
+ * What CuPy's batched `linalg.solve` and other factorisations of a stack of small matrices cost
+ * the host per call, in launches: cuSOLVER's batched factorisation and solve (getrf/getrs through
+ * cuBLAS), the checks and copies around them. Measured as `EINSUM_LAUNCHES_PER_CONTRACTION` was:
+ * `solve` of (20000, 2, 2) with (20000, 2, 4) right-hand sides 192 µs a call, `inv` of (20000, 2,
+ * 2) 131 µs: 14 and 9 launches once the wait is taken off; the others (det, cholesky, eigh...) not
+ * measured: inv's. Priced at 4 launches before.
+ */
+const STACKED_LINALG_LAUNCHES: Readonly<Record<string, number>> = { solve: 14 };
+const STACKED_LINALG_OTHER_LAUNCHES = 9;
 
 /** np.linalg functions that factorise each matrix of a stack (the last two axes) on its own. */
 const STACKED_LINALG = /^(solve|inv|det|slogdet|cholesky|eig|eigh|eigvals|eigvalsh|svd|qr|pinv|matrix_power|matrix_rank)$/;
@@ -132,7 +156,7 @@ export function stackedLinalgWork(name: string, a: ValueInfo): LoopWork | null {
     hostSeconds: matrices * (MEASURED_H200.hostSecondsPerStackedMatrix + factor * cube * MEASURED_H200.hostSecondsPerStackedMatrixCube),
     deviceFlops: matrices * factor * 2 * cube,
     // factorisation, solve or inverse, and the copies around them (batched cuBLAS/cuSOLVER)
-    launches: 4,
+    launches: STACKED_LINALG_LAUNCHES[name] ?? STACKED_LINALG_OTHER_LAUNCHES,
     elementsMoved: 2 * matrices * m * m
   };
 }
