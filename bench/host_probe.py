@@ -16,7 +16,7 @@ and of tens of MB (i_denoise, m_pic). This probe times, on that host, in one pro
    and CuPy's mask selection and assignment per call;
 7. `import cupy` after what notebooks import before it, and CuPy's einsum, batched solve and inv
    per call (l_kalman cell 5's shapes); a fresh process's first copies, kernels and reductions
-   against its second ones.
+   against its second ones; i_kmeans cell 5's steps on the host.
 
     python3 bench/host_probe.py --out DIR        (on the GPU machine)
 
@@ -330,6 +330,41 @@ def first_device_use(out: dict) -> None:
         print("first use ms", {k: round(v * 1e3, 2) for k, v in r.items() if isinstance(v, float)})
 
 
+def kmeans_pieces(out: dict) -> None:
+    """i_kmeans cell 5's steps on the host, ms each (n, d, k = 200000, 8, 12; float32)."""
+    rng = np.random.default_rng(3)
+    n, d, k = 200_000, 8, 12
+    X = rng.standard_normal((n, d)).astype(np.float32)
+    C = X[:k].copy()
+    diff = X[:, None, :] - C[None, :, :]
+    sq = diff**2
+    d2 = sq.sum(axis=2)
+    lab = np.argmin(d2, axis=1)
+    flat_a = np.ones(n * k * d, np.float32)
+
+    def add_at():
+        sums = np.zeros_like(C)
+        np.add.at(sums, lab, X)
+
+    cases = {
+        "broadcast_sub": lambda: X[:, None, :] - C[None, :, :],
+        "flat_sub_same_elements": lambda: flat_a - 1.0,
+        "square": lambda: diff**2,
+        "sum_axis2": lambda: sq.sum(axis=2),
+        "flat_sum_same_elements": lambda: flat_a.sum(),
+        "argmin_axis1": lambda: np.argmin(d2, axis=1),
+        "add_at": add_at,
+        "bincount": lambda: np.bincount(lab, minlength=k),
+        "gather_arange_lab": lambda: d2[np.arange(n), lab],
+        "whole_iteration": lambda: np.argmin(
+            ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2), axis=1
+        ),
+    }
+    res = {key: best(f, repeats=5) * 1e3 for key, f in cases.items()}
+    out["kmeans_ms"] = res
+    print("i_kmeans pieces ms", {key: round(v, 2) for key, v in res.items()}, flush=True)
+
+
 def cupy_calls(out: dict) -> None:
     """Per call on resident data: CuPy's einsum, batched solve and inv (l_kalman cell 5)."""
     try:
@@ -532,6 +567,7 @@ def main() -> None:
         "import_orders": import_orders,
         "cupy_calls": cupy_calls,
         "first_device_use": first_device_use,
+        "kmeans_pieces": kmeans_pieces,
     }
     for name in args.parts.split(","):
         t = time.perf_counter()
