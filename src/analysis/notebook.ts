@@ -932,6 +932,10 @@ export class NotebookModel {
         if (grid) {
           return gridValue(grid.name, kids(n).filter(c => c.id !== value?.id && c.type !== 'comment'), grid.library, this, cell);
         }
+        const joined = value && /^(numpy|cupy)\.r_$/.test(this.qualifiedName(value) ?? '') ? rowJoinValue(n, value, this, cell) : undefined;
+        if (joined) {
+          return joined;
+        }
         const v = value ? this.inferValue(value, cell) : UNKNOWN;
         if (v.kind === 'sequence' && v.elements) {
           // `res[0]` of a tuple whose items are known (`res = np.linalg.eigh(A)`)
@@ -1958,6 +1962,39 @@ const JOINS = new Set(['concatenate', 'stack', 'vstack', 'hstack', 'row_stack', 
  * gives: the items' promoted dtype, and the shape NumPy makes where every item's shape is known
  * and they agree (else only the total size, as an upper bound).
  */
+/**
+ * `np.r_[0, x]` (`cp.r_`) of numbers and 1-d arrays: a 1-d array of them all, in order; the
+ * numbers are weak (NumPy 2: `np.r_[0, f32]` is float32), the arrays' dtypes promote. Undefined
+ * (not read here) for slices, string directives and arrays of another rank.
+ */
+function rowJoinValue(n: SyntaxNode, value: SyntaxNode, model: NotebookModel, cell: CellModel): ValueInfo | undefined {
+  let items = kids(n).filter(c => c.id !== value.id && c.type !== 'comment');
+  if (items.length === 1 && (items[0].type === 'tuple' || items[0].type === 'expression_list')) {
+    items = kids(items[0]).filter(c => c.type !== 'comment');
+  }
+  let size: number | undefined = 0;
+  let dtype: string | undefined;
+  let numbers: string | undefined;
+  for (const item of items) {
+    if (item.type === 'slice' || item.type === 'string') {
+      return undefined;
+    }
+    const v = model.inferValue(item, cell);
+    if (v.kind === 'scalar') {
+      size = size === undefined ? undefined : size + 1;
+      numbers = numbers && v.dtype && numbers !== v.dtype ? promoteTypes(numbers, v.dtype) : numbers ?? v.dtype;
+    } else if (v.kind === 'ndarray' && v.shape?.length === 1) {
+      const k = v.shape[0];
+      size = size === undefined || k === null ? undefined : size + k;
+      dtype = dtype && v.dtype ? promoteTypes(dtype, v.dtype) : dtype ?? v.dtype;
+    } else {
+      return undefined;
+    }
+  }
+  const library = /^cupy\./.test(model.qualifiedName(value) ?? '') ? 'cupy' : 'numpy';
+  return arrayValue([size ?? null], dtype ?? numbers, library, 'inferred');
+}
+
 function joinedValue(
   name: string,
   items: ValueInfo[],

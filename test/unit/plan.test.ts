@@ -186,6 +186,7 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['one-copy-for-two-host-cells', 'a resident array a host consumer takes and a later host cell copies whole again is copied once, at the first cell (zonal_host, its transpose on the host); one only consumers read is copied where handed over', [0, 1]],
     ['polyfit-coefficients', "np.polyfit's coefficients are a 1-d array of deg + 1: coef[0] fitted on the device is a 0-d value that host cells get as NumPy's scalar", [0, 1]],
     ['named-strided-views', "a reduction run once over strided views stays CuPy's calls also where the views are bound to names first, in the cell or an earlier one (no generated kernel copying them whole)", [0, 1, 2, 3]],
+    ['row-join-read-later', 'np.r_[0, x] made on the device is a known 1-d array: its cell moves, and a later host cell copies it where it reads it', [0, 1]],
     ['function-reads-kept-constant', 'a constant a notebook function reads as a global is moved in by rebinding (the function reads the device array), not kept on the host beside a device copy; one no function reads keeps its host array', [0, 2]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
