@@ -88,6 +88,15 @@ async function main(): Promise<void> {
   };
   let suggestions = 0;
   let candidates: string[] = [];
+  // the garbage collector's in-thread pauses during the cold analyses (delivered after the loop)
+  const coldGc: { start: number; end: number }[] = [];
+  const fullSpans: { start: number; end: number }[] = [];
+  const coldObserver = new PerformanceObserver(list => {
+    for (const e of list.getEntries()) {
+      coldGc.push({ start: e.startTime, end: e.startTime + e.duration });
+    }
+  });
+  coldObserver.observe({ entryTypes: ['gc'] });
   for (let r = 0; r < reps; r++) {
     let c0 = process.cpuUsage();
     let t0 = performance.now();
@@ -104,6 +113,7 @@ async function main(): Promise<void> {
     suggestions = result.suggestions.length;
     candidates = result.suggestions.map(sg => sg.candidate);
     fullTimes.push(performance.now() - t0);
+    fullSpans.push({ start: t0, end: performance.now() });
     fullCpu.push(cpuMs(c0));
 
     const bare = new NotebookAnalyzer({ rules: [] }, parser);
@@ -111,6 +121,11 @@ async function main(): Promise<void> {
     bare.update(cells);
     bareCpu.push(cpuMs(c0));
   }
+  await new Promise(resolve => setTimeout(resolve, 50));
+  coldObserver.disconnect();
+  const pausedIn = (pauses: { start: number; end: number }[], span: { start: number; end: number }): number =>
+    pauses.reduce((a, g) => a + Math.max(0, Math.min(g.end, span.end) - Math.max(g.start, span.start)), 0);
+  const fullGc = fullSpans.map(span => pausedIn(coldGc, span));
 
   // Where the cold time goes (CPU medians of separate loops, same reps): the analyzer's parse
   // (tree-sitter and copying each tree into objects, on the masked sources), the per-cell facts,
@@ -177,8 +192,7 @@ async function main(): Promise<void> {
   }
   await new Promise(resolve => setTimeout(resolve, 50));
   gcObserver.disconnect();
-  const gcIn = (span: { start: number; end: number }): number =>
-    gcPauses.reduce((a, g) => a + Math.max(0, Math.min(g.end, span.end) - Math.max(g.start, span.start)), 0);
+  const gcIn = (span: { start: number; end: number }): number => pausedIn(gcPauses, span);
   const worst = editSpans[editTimes.indexOf(Math.max(...editTimes))];
   const worstParts: [string, number][] = [
     ['parse', worst.parse],
@@ -217,6 +231,10 @@ async function main(): Promise<void> {
     [
       '  of which: parsing every candidate (safety net)',
       `${median(candidateCpu).toFixed(1)} ms CPU (${candidates.length} candidates, ${(candidateChars / 1024).toFixed(0)} KiB)`
+    ],
+    [
+      '  GC pauses in a cold analysis (median; least-CPU rep)',
+      `${median(fullGc).toFixed(1)} ms; ${fullGc[fullCpu.indexOf(Math.min(...fullCpu))].toFixed(1)} ms (in-thread pauses, wall time)`
     ],
     ['  of which: rules, engine, GC (the rest)', `${(fullCpuMs - median(copyCpu) - median(factsCpu) - median(modelCpu) - median(candidateCpu)).toFixed(1)} ms CPU`],
     ['first in a fresh process: parse-only / full', `${first.parse.toFixed(1)} ms / ${first.full.toFixed(1)} ms (ratio ${(first.full / first.parse).toFixed(2)}; JavaScript not yet compiled)`],
