@@ -103,7 +103,8 @@ export const SCIPY_FLOAT64_SIGNAL: ReadonlyMap<string, string> = new Map([
  * host, reading device values one at a time (a device-to-host sync each), by SciPy path. Such a
  * call is slower on the GPU by orders of magnitude, so it is never moved: in a cell with other
  * work for the device it stays SciPy's on the host, handed a host copy of its device arguments
- * (`find_peaks(cp.asnumpy(env), distance=50)`: the signal, once), its results host values
+ * (`find_peaks(cp.asnumpy(env), distance=50)`: the signal, once, a copy the cell's own copy back
+ * of it reuses: cupy-rewrite.ts sharedHostCallCopies), its results host values
  * (rules/arrays/cupy-rewrite.ts libraryUses); a cell with no other work stays on the host
  * (rules/arrays/api-limits.ts unsupportedArgumentRefusals). `why` says why, for both.
  */

@@ -49,16 +49,28 @@ export function hostLoopArgument(call: SyntaxNode, path: string): { keyword: str
  * The explanation of a call kept SciPy's on the host among the cell's device work because cupyx
  * would loop over device values with its arguments (hostLoopArgument; cupy-rewrite.ts
  * libraryUses): why, what it is handed (`copies`: its arguments the rewrite copies to the host,
- * with their bytes), and that its results are host values.
+ * with their bytes; `once`: how a copy the cell would otherwise make twice is made once, by
+ * argument text; `reused`: host copies an earlier call of the cell took that it reads, by name:
+ * cupy-rewrite.ts sharedHostCallCopies), and that its results are host values.
  */
-export function hostLoopCallNote(call: SyntaxNode, path: string, copies: readonly { node: SyntaxNode; bytes: number }[], cp: string): string {
+export function hostLoopCallNote(
+  call: SyntaxNode,
+  path: string,
+  copies: readonly { node: SyntaxNode; bytes: number }[],
+  cp: string,
+  once: ReadonlyMap<string, string> = new Map(),
+  reused: readonly string[] = []
+): string {
   const loop = hostLoopArgument(call, path)!;
   const fn = field(call, 'function')?.text ?? path;
   const passed = loop.splat ? `${loop.splat})\` may pass \`${loop.keyword}\` (not known here), and` : `${loop.keyword}=...)\`:`;
+  const made = (c: { node: SyntaxNode; bytes: number }): string => [c.bytes > 0 ? formatBytes(c.bytes) : '', once.get(c.node.text) ?? `\`${cp}.asnumpy(...)\``].filter(Boolean).join(', ');
   const handed =
     copies.length > 0
-      ? `it gets a host copy of ${copies.map(c => `\`${c.node.text}\` (${c.bytes > 0 ? `${formatBytes(c.bytes)}, ` : ''}\`${cp}.asnumpy(...)\`)`).join(', ')}, made on every run and counted in the prediction`
-      : 'it reads host values as they are (no copy)';
+      ? `it gets a host copy of ${copies.map(c => `\`${c.node.text}\` (${made(c)})`).join(', ')}, made on every run and counted in the prediction${reused.length > 0 ? `, and reads ${reused.map(t => `\`${t}\``).join(', ')} (a copy an earlier call here took)` : ''}`
+      : reused.length > 0
+        ? `it reads ${reused.map(t => `\`${t}\``).join(', ')}, the host copy an earlier call here took (no copy again)`
+        : 'it reads host values as they are (no copy)';
   const p = call.parent;
   const left = p?.type === 'assignment' && field(p, 'right')?.id === call.id ? field(p, 'left') : null;
   const results = left ? `\`${left.text}\` ${left.type === 'identifier' ? 'is a NumPy value' : 'are NumPy values'}` : 'its results are NumPy values';

@@ -89,6 +89,13 @@ export interface ArrayCellAnalysis {
   /** Names brought back to the host at the end of the cell. */
   bringBack: string[];
   /**
+   * Device arrays of which the cell binds a host copy under another name that it leaves as the
+   * array's value (`env_s_host = cp.asnumpy(env_s)` for a SciPy call kept on the host,
+   * sharedHostCallCopies): name -> that name. In the plan, later host cells read it rather than
+   * copy the array again (plan.ts hostBoundary).
+   */
+  hostTwins: Map<string, string>;
+  /**
    * Arrays the cell binds that stay CuPy arrays after it (no later cell reads them): the
    * explanation says so, for host code added later.
    */
@@ -530,7 +537,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const { randomCalls, cellStartValue, deviceInputs, hostRngCalls, hostDrawCopies, setups, perElement } = s2;
   const { deviceNames, copiedIn: transfers, writeBack, hostKept, sliced, uploads, hostKeptOnly, pandasOperands } = s3;
   const { sizes, canonical, rowReductions } = s4;
-  const { hostCopies, bringBack, leftOnDevice, rebuilt, containerItems, copiedBack } = s5;
+  const { hostCopies, bringBack, leftOnDevice, rebuilt, containerItems, copiedBack, shared } = s5;
   const { chains, stencil, stencilName, groups, grouped, kernelChains, fused, unfusedEdits, hoist, candidate, unfusedCandidate } = s6;
 
   // 5. Work, for the cost model.
@@ -541,7 +548,10 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
       const v = model.valueBefore(n, cell, 0);
       return v.kind === 'ndarray' && v.shape === undefined;
     }) || refs.some(r => r.action === 'host-producer' && model.inferValue(r.node.parent ?? r.node, cell).shape === undefined);
-  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, copiedBack.concat(writeBack), {
+  // (an array copied back through the host copy a SciPy call kept on the host takes is charged
+  // once, as that copy: sharedHostCallCopies)
+  const broughtBack = copiedBack.filter(n => !shared.moved.has(n) && !shared.twins.has(n));
+  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, broughtBack.concat(writeBack), {
     hostOnly: [...hostKeptOnly, ...setups.flatMap(s => [s.loop, s.made, ...s.inputs])],
     countedSizes: sizes.calls,
     hostDraws: hostRngCalls,
@@ -558,7 +568,18 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   for (const call of hostLoopCalls) {
     const copies = hostCopies.copied.map((node, k) => ({ node, bytes: hostCopies.copiedBytes[k] })).filter(c => isInside(c.node, call));
     const path = model.qualifiedName(field(call, 'function')!)?.slice('scipy.'.length) ?? '';
-    notes.push(hostLoopCallNote(call, path, copies, cp));
+    // how each copy is made where it is the cell's only copy of that array (sharedHostCallCopies)
+    const once = new Map<string, string>();
+    for (const { node } of copies) {
+      const twin = shared.twins.get(node.text);
+      if (shared.moved.has(node.text)) {
+        once.set(node.text, `\`${node.text} = ${cp}.asnumpy(${node.text})\` before the call: the cell's copy back for later cells, made there rather than at its end, so one copy, not two`);
+      } else if (twin !== undefined) {
+        const by = plan ? 'later host cells read it too while the array stays unchanged' : bringBack.includes(node.text) ? `the end of the cell binds \`${node.text}\` to it for later cells` : 'later calls read it too';
+        once.set(node.text, `bound to \`${twin}\` before the call: ${by}, so one copy`);
+      }
+    }
+    notes.push(hostLoopCallNote(call, path, copies, cp, once, shared.reused.get(call.id)));
   }
   // kernels defined in the cell compile at its first run (the plan defines them once instead)
   work.kernelsDefined = hoist ? 0 : fused.definitions.length;
@@ -596,6 +617,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     transfers,
     slicedInputs: new Map([...sliced].map(([n, sub]) => [n, cell.source.slice(field(sub, 'value')!.endIndex, sub.endIndex)])),
     bringBack,
+    hostTwins: shared.twins,
     leftOnDevice: leftOnDevice.filter(n => !rebuilt.has(n) && !deviceInputs.includes(n)),
     writeBack,
     hostKept,
@@ -1333,6 +1355,9 @@ function hostSideEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s
       leftOnDevice.push(name);
     }
   }
+  // a SciPy call kept on the host among device work copies its device signal: made once where
+  // the end of the cell (or, in the plan, a later host cell) would copy the same array again
+  const shared = sharedHostCallCopies(root, model, cell, cp, !!plan, s1.hostLoopCalls, hostCopies, bringBack, localDevice, edits, base => claim(freshName(base, used)));
   // `x = cp.asnumpy(x)` makes a new host array: what the cell made share `x` (`v = x`,
   // `d = {"x": x}`) keeps the device array, told apart once a later cell updates either. The plan
   // brings arrays back one by one at host cells, so there every device array counts.
@@ -1360,8 +1385,10 @@ function hostSideEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s
   }
   // under %%time / %%timeit the cell's time must include the GPU's work, which is queued
   // asynchronously: wait for it at the end (a copy back already waits)
-  const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && bringBack.filter(n => !rebuilt.has(n)).length + writeBack.length === 0;
-  const epilogue = bringBack.length + writeBack.length + released.length + rebuilt.size > 0 || timed;
+  // (an array whose copy back moved up before a SciPy call kept on the host is copied there)
+  const endBack = bringBack.filter(n => !shared.moved.has(n));
+  const timed = /^\s*%%(time|timeit)\b/.test(cell.source) && endBack.filter(n => !rebuilt.has(n)).length + writeBack.length === 0;
+  const epilogue = endBack.length + writeBack.length + released.length + rebuilt.size > 0 || timed;
   // shown on the host after the epilogue: a value reading written-back arrays (hostDisplayed), or
   // no device value at all, or only looking into arrays brought back (`y`, `y[:3]`, `y.shape`: no
   // call, no arithmetic: NumPy's own repr, nothing computed on the host)
@@ -1435,11 +1462,13 @@ function hostSideEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s
     return true;
   });
   if (epilogue) {
-    const lines = [...bringBack, ...[...rebuilt.keys()].filter(n => !bringBack.includes(n))]
+    const lines = [...endBack, ...[...rebuilt.keys()].filter(n => !bringBack.includes(n))]
       .map(n =>
         rebuilt.has(n)
           ? `${n} = ${rebuilt.get(n)}  # SciPy's own matrix again, from the host arrays (cupyx's products sum duplicate entries in place)`
-          : hostCopyLine(n, cell, model, cp)
+          : shared.twins.has(n)
+            ? `${n} = ${shared.twins.get(n)}`
+            : hostCopyLine(n, cell, model, cp)
       )
       .concat(writeBack.map(n => `${writeBackLines.get(n)}  # into the same host array: ${sharerComment(sharedWith.get(n)!)}`))
       .concat(released.length > 0 ? [`del ${released.join(', ')}`] : [])
@@ -1494,7 +1523,7 @@ function hostSideEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s
   for (const rw of sizes.edits) {
     replaceSpan(edits, rw);
   }
-  return { hostCopies, bringBack, leftOnDevice, rebuilt, containerItems, copiedBack };
+  return { hostCopies, bringBack, leftOnDevice, rebuilt, containerItems, copiedBack, shared };
 }
 
 /** Fusion, the stencil kernel, the prologue and the candidates (stage 6). */
@@ -2447,8 +2476,8 @@ function untypedLocalCall(n: SyntaxNode, model: NotebookModel, cell: CellModel):
 /**
  * Host copies for host consumers (plotting, pandas, Python builtins: `hostConsumerArgs`, each
  * with what it needs, hostArgumentNeed) of array values the rewrite keeps on the device, and for loops iterating over a device array
- * (one small copy per element otherwise): the edits, how many copies, and each copy's bytes (in
- * the order of `copied`).
+ * (one small copy per element otherwise): the edits, how many copies, and each copy's bytes and
+ * edits (in the order of `copied`).
  */
 function hostCopyEdits(
   root: SyntaxNode,
@@ -2464,8 +2493,8 @@ function hostCopyEdits(
     transferredReadOnly: ReadonlySet<string>;
     writeBack: readonly string[];
   }
-): { edits: TextEdit[]; count: number; copiedBytes: number[]; copied: SyntaxNode[]; carried: string[] } {
-  const out = { edits: [] as TextEdit[], count: 0, copiedBytes: [] as number[], copied: [] as SyntaxNode[], carried: [] as string[] };
+): { edits: TextEdit[]; count: number; copiedBytes: number[]; copied: SyntaxNode[]; copyEdits: TextEdit[][]; carried: string[] } {
+  const out = { edits: [] as TextEdit[], count: 0, copiedBytes: [] as number[], copied: [] as SyntaxNode[], copyEdits: [] as TextEdit[][], carried: [] as string[] };
   for (const [arg, need] of hostConsumerArgs) {
     const v = model.inferValue(arg, cell);
     if (need === 'as-is') {
@@ -2480,7 +2509,9 @@ function hostCopyEdits(
       mentions(arg, names.localDevice) ||
       (mentions(arg, names.transferredReadOnly) && (!isBareOrHostSafe(arg, arg.text) || names.writeBack.includes(arg.text)))
     ) {
-      out.edits.push(...hostCopyAround(arg, v, cp, model, cell));
+      const copy = hostCopyAround(arg, v, cp, model, cell);
+      out.edits.push(...copy);
+      out.copyEdits.push(copy);
       out.copied.push(arg);
       out.count += 1;
       out.copiedBytes.push(v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0);
@@ -2499,6 +2530,121 @@ function hostCopyEdits(
     }
     return true;
   });
+  return out;
+}
+
+/**
+ * The host copies that SciPy calls kept on the host among device work take (libraryUses'
+ * hostLoopCalls: `find_peaks(cp.asnumpy(env_s), distance=50)`), made once where the cell would
+ * copy the same array back again: SciPy gets it by name, and
+ * - the end of the cell, which brings the array back for later cells (`bringBack`), reuses it:
+ *   where nothing after the call reads the array but such calls, the cell's own
+ *   `env_s = cp.asnumpy(env_s)` moves up before the call (`moved`), else the copy is bound to a
+ *   fresh `env_s_host` (the host-copy name of plan.ts hostBoundary) and the end binds
+ *   `env_s = env_s_host`;
+ * - in the plan, where a later cell reads the array: `env_s_host`, which later host cells read
+ *   while the array stays unchanged (`twins`, registered by plan.ts as a host cell's copy);
+ * - a second such call on the array reads the first one's copy (`reused`: not copied again).
+ * Only a bare device array under its own name (`localDevice`; not 0-d, no other edit on it) handed
+ * to calls in top-level statements, which nothing after the first of them changes (rebinds,
+ * updates in place, reads in a function or lambda): the copy is then the array's value at the end
+ * of the cell. The copy edits of `hostCopies` are replaced in
+ * `edits`, and the second and later copies of one array leave `hostCopies` (charged once).
+ */
+function sharedHostCallCopies(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  cp: string,
+  inPlan: boolean,
+  hostLoopCalls: readonly SyntaxNode[],
+  hostCopies: ReturnType<typeof hostCopyEdits>,
+  bringBack: readonly string[],
+  localDevice: ReadonlySet<string>,
+  edits: TextEdit[],
+  fresh: (base: string) => string
+): { moved: Set<string>; twins: Map<string, string>; reused: Map<number, string[]> } {
+  const out = { moved: new Set<string>(), twins: new Map<string, string>(), reused: new Map<number, string[]>() };
+  if (hostLoopCalls.length === 0) {
+    return out;
+  }
+  const facts = cell.facts!;
+  // the top-level statement running `call` unconditionally (none inside a lambda), or null
+  const statementOf = (call: SyntaxNode): SyntaxNode | null => {
+    let n = call;
+    for (; n.parent && n.parent.id !== root.id; n = n.parent) {
+      if (/^(lambda|function_definition|class_definition|block|generator_expression|list_comprehension|set_comprehension|dictionary_comprehension)$/.test(n.parent.type)) {
+        return null;
+      }
+    }
+    return n.parent && n.type === 'expression_statement' ? n : null;
+  };
+  const insideLambda = (r: SyntaxNode): boolean => {
+    for (let p = r.parent; p; p = p.parent) {
+      if (p.type === 'lambda') {
+        return true;
+      }
+    }
+    return false;
+  };
+  const groups = new Map<string, { arg: SyntaxNode; call: SyntaxNode; stmt: SyntaxNode; k: number }[]>();
+  hostCopies.copied.forEach((arg, k) => {
+    const call = hostLoopCalls.find(c => isInside(arg, c));
+    const stmt = call ? statementOf(call) : null;
+    const v = model.inferValue(arg, cell);
+    // (a device array under its own name, which no other edit touches: `cp.asnumpy(` ... `)` only)
+    const own = localDevice.has(arg.text) && edits.every(e => hostCopies.copyEdits[k].includes(e) || e.end < arg.startIndex || e.start > arg.endIndex);
+    if (call && stmt && own && arg.type === 'identifier' && v.kind === 'ndarray' && !isZeroD(v)) {
+      groups.set(arg.text, [...(groups.get(arg.text) ?? []), { arg, call, stmt, k }]);
+    }
+  });
+  const dropped: number[] = [];
+  for (const [name, group] of groups) {
+    const first = group[0].stmt;
+    const handed = new Set(group.map(g => g.arg.id));
+    const after = globalReferences(root, name).filter(r => r.startIndex >= first.startIndex && !handed.has(r.id));
+    const updates = inPlaceUpdates(root, name, model);
+    const changed =
+      facts.assignments.some(a => a.name === name && a.statement.endIndex > first.startIndex) ||
+      updates.some(w => w.endIndex > first.startIndex) ||
+      (facts.mutates.has(name) && updates.length === 0) ||
+      after.some(r => inPlaceUpdate(r, model) !== null || enclosingFunction(r) !== null || insideLambda(r));
+    const back = !inPlan && bringBack.includes(name);
+    const later = inPlan && model.readersAfter(name, cell).length > 0;
+    if (changed || (group.length < 2 && !back && !later)) {
+      continue;
+    }
+    const line = hostCopyLine(name, cell, model, cp);
+    const moveUp = back && after.length === 0 && line === `${name} = ${cp}.asnumpy(${name})`;
+    const host = moveUp ? name : fresh(`${name}_host`);
+    edits.push(insert(first.startIndex, `${moveUp ? line : `${host} = ${cp}.asnumpy(${name})`}\n`));
+    for (const g of group) {
+      for (const e of hostCopies.copyEdits[g.k]) {
+        const at = edits.indexOf(e);
+        if (at >= 0) {
+          edits.splice(at, 1);
+        }
+      }
+      if (!moveUp) {
+        edits.push(replace(g.arg.startIndex, g.arg.endIndex, host));
+      }
+      if (g !== group[0]) {
+        dropped.push(g.k);
+        out.reused.set(g.call.id, [...(out.reused.get(g.call.id) ?? []), host]);
+      }
+    }
+    if (moveUp) {
+      out.moved.add(name);
+    } else {
+      out.twins.set(name, host);
+    }
+  }
+  for (const k of dropped.sort((a, b) => b - a)) {
+    hostCopies.copied.splice(k, 1);
+    hostCopies.copiedBytes.splice(k, 1);
+    hostCopies.copyEdits.splice(k, 1);
+    hostCopies.count -= 1;
+  }
   return out;
 }
 
