@@ -770,6 +770,11 @@ function planPass(
       }
       out[cell.index] = { ...out[cell.index], source };
       gpuCells.push(cell.index);
+      // host copies it binds and leaves as the array's value (`env_s_host` for a SciPy call kept
+      // on the host): later host cells read them while the array stays unchanged
+      for (const [name, twin] of analysis.hostTwins) {
+        hostCopies.set(name, { twin, cellIndex: cell.index });
+      }
       if (priced) {
         totals.cpu += priced.cpuSeconds;
         totals.gpu += priced.gpuSeconds;

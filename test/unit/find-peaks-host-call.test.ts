@@ -86,3 +86,14 @@ describe('plan fixture find-peaks-host-call (test/fixtures/plan/: verify_on_gpu.
     expect(plan.cells[1].source).toContain('env_s_host = cp.asnumpy(env_s)\npeaks, props = signal.find_peaks(env_s_host, height=0.5, distance=50)');
   });
 });
+
+describe('plan fixture find-peaks-host-copy-reused', () => {
+  it("later host cells read the host copy the find_peaks cell made (env_s_host) while the envelope stays unchanged", () => {
+    const plan = checkPlanFixture('find-peaks-host-copy-reused', { session: 'warm' });
+    expect(plan.gpuCells).toEqual([0, 1]);
+    expect(plan.cells[2].source).toBe('np.save("env_s.npy", env_s_host)');
+    expect(plan.cells[3].source).toContain('env_s_host[:5000]');
+    expect(plan.transfers.filter(t => t.name === 'env_s')).toEqual([]);
+    expect(plan.changes.find(c => c.cellIndex === 2)?.summary).toMatch(/reads env_s_host \(the host copy of env_s cell 1 made\): no copy again/);
+  });
+});
