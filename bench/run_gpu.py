@@ -807,12 +807,9 @@ def run_workload(w: dict[str, Any], ceil: dict[str, Any]) -> dict[str, Any]:
         # The engine's residency plan imports CuPy in the notebook's import cell.
         ns_dev.setdefault("cp", cp)
         plan_cell = (w.get("plan") or {}).get("cell")
-        # ...and defines the plan's kernels there once (ElementwiseKernel, RawKernel, cp.fuse)
-        plan_prelude = (w.get("plan") or {}).get("prelude")
-        if plan_cell and plan_prelude:
-            exec(compile(plan_prelude, f"<plan prelude {name}>", "exec"), ns_dev)
         # ...and makes the plan's imports there (`import cupyx.scipy.ndimage` moves from the
-        # cell into the notebook's import cell): run the import statements of the plan's setup
+        # cell into the notebook's import cell): run the import statements of the plan's setup,
+        # before the prelude, whose kernels may use them
         plan_setup = (w.get("plan") or {}).get("setup")
         if plan_cell and plan_setup:
             imports = [
@@ -821,6 +818,10 @@ def run_workload(w: dict[str, Any], ceil: dict[str, Any]) -> dict[str, Any]:
             if imports:
                 mod = ast.Module(body=imports, type_ignores=[])
                 exec(compile(mod, f"<plan setup imports {name}>", "exec"), ns_dev)
+        # ...and defines the plan's kernels there once (ElementwiseKernel, RawKernel, cp.fuse)
+        plan_prelude = (w.get("plan") or {}).get("prelude")
+        if plan_cell and plan_prelude:
+            exec(compile(plan_prelude, f"<plan prelude {name}>", "exec"), ns_dev)
         for row in rec["rows"]:
             if not moved or row.get("error") or row.get("skipped") or not row.get("candidate_run"):
                 continue
