@@ -7,6 +7,7 @@ what to compare afterwards, and what it must refuse to repeat.
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -190,7 +191,8 @@ _RANDOM_ATTRS = ("random", "default_rng", "rand", "randn", "randint", "randperm"
 
 
 #: One operand of a sum or difference (`transform_operands`): a name (name, None), a frame's
-#: column read by its name (frame, column), or a number's magnitude.
+#: column read by its name (frame, column), or an exact operand as a float (a number's
+#: magnitude; nan for an expression computed from no transform).
 Operand = tuple[str, str | None] | float
 
 
@@ -752,35 +754,107 @@ _SIZE_KEEPING = frozenset({"abs", "absolute", "fabs", "hypot", "negative", "posi
 
 def _sum_operands(expr: ast.AST) -> list[ast.AST] | None:
     """The operands of the sum or difference `expr` is (`a - b`, `a + b - 3`, `np.abs(a - b)`,
-    `np.hypot(a - b, c - d)`): names, subscripts and attributes of names, numbers; None when
-    `expr` is no sum or difference, or one of its operands is anything else (a product's
-    rounding is relative to the product itself)."""
+    `np.hypot(a - b, c - d)`, `np.add(a, b)`): each a name, a subscript or attribute of one, a
+    number, or any other expression (a product, a call: the caller judges it); None when
+    `expr` is no sum or difference (a product's rounding is relative to the product itself)."""
     leaves: list[ast.AST] = []
     sums = 0
 
-    def visit(e: ast.AST) -> bool:
+    def visit(e: ast.AST) -> None:
         nonlocal sums
+        called = (_dotted(e.func) or [""])[-1] if isinstance(e, ast.Call) else None
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub | ast.UAdd):
-            return visit(e.operand)
-        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add | ast.Sub):
+            visit(e.operand)
+        elif isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add | ast.Sub):
             sums += 1
-            return visit(e.left) and visit(e.right)
-        if (
+            visit(e.left)
+            visit(e.right)
+        elif (
             isinstance(e, ast.Call)
-            and (_dotted(e.func) or [""])[-1] in _SIZE_KEEPING
+            and called in ("add", "subtract")
+            and len(e.args) == 2
             and not e.keywords
-            and e.args
         ):
-            return all(visit(a) for a in e.args)
-        if isinstance(e, ast.Constant) and type(e.value) in (int, float):
+            sums += 1
+            visit(e.args[0])
+            visit(e.args[1])
+        elif isinstance(e, ast.Call) and called in _SIZE_KEEPING and not e.keywords and e.args:
+            for a in e.args:
+                visit(a)
+        else:
             leaves.append(e)
-            return True
-        if isinstance(e, ast.Name | ast.Subscript | ast.Attribute) and _root_name(e) is not None:
-            leaves.append(e)
-            return True
-        return False
 
-    return leaves if visit(expr) and sums else None
+    visit(expr)
+    return leaves if sums else None
+
+
+def _simple_leaf(e: ast.AST) -> bool:
+    """A number, or a name or a subscript or attribute of one (`est`, `df["est_y"]`,
+    `pos[:, 0]`): an operand whose values the harness can look up."""
+    if isinstance(e, ast.Constant):
+        return type(e.value) in (int, float)
+    return isinstance(e, ast.Name | ast.Subscript | ast.Attribute) and _root_name(e) is not None
+
+
+#: Calls that make an empty container (`est = list()`): what it holds comes from its fills.
+#: (An array of zeros holds zeros until every element is written: `_whole_index`.)
+_PLACEHOLDERS = frozenset({"list", "dict", "set", "deque", "OrderedDict", "defaultdict"})
+
+
+def _placeholder(value: ast.AST) -> bool:
+    """`[]`, `{}`, `()`, `list()`, `deque()`: an empty container (`_PLACEHOLDERS`)."""
+    if isinstance(value, ast.List | ast.Tuple | ast.Set) and not value.elts:
+        return True
+    if isinstance(value, ast.Dict) and not value.keys:
+        return True
+    return isinstance(value, ast.Call) and (_dotted(value.func) or [""])[-1] in _PLACEHOLDERS
+
+
+def _constant(value: ast.AST) -> bool:
+    """A number (`0`, `-1.5`, `np.nan`): exact in both runs, no value computed from others."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub | ast.UAdd):
+        return _constant(value.operand)
+    if isinstance(value, ast.Constant):
+        return type(value.value) in (int, float, bool) or value.value is None
+    return (_dotted(value) or [""])[-1] in ("nan", "inf", "NaN", "pi", "e")
+
+
+def _loop_targets(tree: ast.AST) -> dict[int, set[str]]:
+    """For each node of the cell's scope inside a `for` loop, the names its enclosing loops
+    bind each iteration (by the node's id)."""
+    found: dict[int, set[str]] = {}
+
+    def visit(node: ast.AST, targets: set[str]) -> None:
+        if isinstance(node, _SCOPES):
+            return
+        if isinstance(node, ast.For | ast.AsyncFor):
+            inner = targets | {x.id for x in ast.walk(node.target) if isinstance(x, ast.Name)}
+            for child in [*node.body, *node.orelse]:
+                visit(child, inner)
+            return
+        if targets:
+            found[id(node)] = targets
+        for child in ast.iter_child_nodes(node):
+            visit(child, targets)
+
+    visit(tree, set())
+    return found
+
+
+def _whole_index(index: ast.AST, loop: set[str]) -> bool:
+    """Whether a subscript write `x[index] = v` fills the whole of `x` (as far as the source
+    shows): `x[:]`, `x[...]`, or an index that reads a variable of an enclosing loop
+    (`for k in range(n): x[k] = ...`, `x[k, :]`); a fixed index (`x[0]`) writes one element."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    if all(
+        (isinstance(p, ast.Slice) and p.lower is None and p.upper is None and p.step is None)
+        or (isinstance(p, ast.Constant) and p.value is Ellipsis)
+        for p in parts
+    ):
+        return True
+    return bool(loop) and any(
+        isinstance(x, ast.Name) and x.id in loop for p in parts for x in ast.walk(p)
+    )
 
 
 #: Method calls that put their arguments into the object they are called on (`est.append(v)`):
@@ -793,10 +867,19 @@ _FILLING_METHODS = frozenset(
 class _TransformProvenance:
     """Which names (and which frames' columns) the source computes from an FFT-family call's
     output, followed in source order (a loop's body runs in order too) through assignments,
-    in-place fills (`est.append(...)`, `x[i] = ...`, `df["col"] = ...`) and calls of the
-    functions the source defines (a def or a lambda whose body runs a transform, or reads a
-    transform output of the cell, when it is called). A comparison or boolean test of an
-    output is not its rounding (`big = power > 1`)."""
+    in-place fills (`est.append(...)`, `x[k] = ...` in a loop over k, `df["col"] = ...`) and
+    calls of the functions the source defines (a def or a lambda whose body runs a transform,
+    or reads a transform output of the cell, when it is called). A comparison or boolean test
+    of an output is not its rounding (`big = power > 1`).
+
+    A container is computed from a transform only where ALL it holds is: one element written
+    from a transform (`summary[2] = P.max()`) beside others from none (`summary[1] =
+    g.std()`, or the zeros it was made of) leaves it at its own dtype's tolerance (`mixed`),
+    and a frame's column written by its name is that column only (`df["pmax"] = P.max(1)`:
+    the frame's other columns are computed from none). A value that is a sum of a transform's
+    output and an exact value whose size the source does not show (`np.add(subpixel(c, p),
+    origin)`) has no scale its rounding can be judged by: not computed from a transform either
+    (its own dtype's tolerance, which the exact part's size does not loosen)."""
 
     def __init__(self, tree: ast.AST) -> None:
         self.functions = _defined_functions(tree)
@@ -807,11 +890,23 @@ class _TransformProvenance:
         self.columns: dict[str, dict[str, set[str] | None]] = {}
         #: (name, column or None) -> the operands of the sum or difference that bound it last
         self.operands: dict[tuple[str, str | None], list[Operand]] = {}
+        #: names holding values computed from a transform beside values computed from none
+        self.mixed: set[str] = set()
+        #: names bound last to an empty container or a number (`est = []`, `total = 0`)
+        self.fresh: set[str] = set()
+        #: names bound last to a value computed from no transform (`s = g.copy()`)
+        self.plain: set[str] = set()
+        #: names bound last to zeros (`acc = np.zeros(n)`): a sum of transform outputs adds to
+        #: them exactly (`acc += np.abs(np.fft.rfft(f))`)
+        self.zeroed: set[str] = set()
+        self.loops = _loop_targets(tree)
         for n in _filling_statements(tree):
             if isinstance(n, ast.Expr):
                 self._fill(n.value)  # type: ignore[arg-type]
             elif not isinstance(n.value, ast.Compare | ast.BoolOp):
                 self._assign(n)
+        for name in self.mixed:
+            self._drop(name)
 
     def frame_columns(self) -> dict[str, dict[str, set[str] | None]]:
         return {
@@ -827,19 +922,32 @@ class _TransformProvenance:
         return {
             (name, col): ops
             for (name, col), ops in self.operands.items()
-            if (col is None and name in self.sources)
+            if (col is None and name in self.sources and name not in columns)
             or (col is not None and columns.get(name, {}).get(col) is not None)
         }
 
-    def _operands_of(self, expr: ast.AST) -> list[Operand] | None:
-        """`_sum_operands` of `expr`, a frame's column read by its name (`df["est_y"]`) as
-        (frame, column)."""
+    def _operands_of(self, expr: ast.AST) -> list[Operand] | None | bool:
+        """`_sum_operands` of `expr`: a frame's column read by its name (`df["est_y"]`) as
+        (frame, column), a name (or its subscript) as (name, None), an exact operand (a number,
+        or an expression computed from no transform) as a float (a number's magnitude, else
+        nan). None when `expr` is no sum, or every operand is computed from a transform but
+        not all are names (judged by its own values); False when an operand computed from a
+        transform is no name the harness can look up and another is exact: nothing shows the
+        size of its rounding."""
         leaves = _sum_operands(expr)
         if leaves is None:
             return None
         out: list[Operand] = []
+        exact = opaque = False
         for leaf in leaves:
-            if isinstance(leaf, ast.Constant):
+            if not _simple_leaf(leaf):
+                if self.computed_from(leaf) is None:
+                    exact = True
+                    out.append(math.nan)
+                else:
+                    opaque = True
+            elif isinstance(leaf, ast.Constant):
+                exact = True
                 out.append(abs(float(leaf.value)))  # type: ignore[arg-type]
             elif (
                 isinstance(leaf, ast.Subscript)
@@ -850,14 +958,35 @@ class _TransformProvenance:
                 out.append((leaf.value.id, leaf.slice.value))  # type: ignore[arg-type]
             else:
                 out.append((_root_name(leaf), None))  # type: ignore[arg-type]
+            if isinstance(leaf, ast.Name | ast.Subscript | ast.Attribute):
+                exact |= self.computed_from(leaf) is None
+        if opaque:
+            return False if exact or self.computed_from(ast.Tuple(elts=leaves)) is None else None
         return out
 
-    def _bind_operands(self, key: tuple[str, str | None], expr: ast.AST | None) -> None:
+    def _bind_operands(self, key: tuple[str, str | None], expr: ast.AST | None) -> bool:
+        """Records the operands `expr` (the value `key` is bound to) is a sum of; False when
+        they leave its rounding's size unknown (`_operands_of`)."""
         ops = None if expr is None else self._operands_of(expr)
-        if ops is None:
+        if ops is False:
+            self.operands.pop(key, None)
+            return False
+        if ops is None or ops is True:
             self.operands.pop(key, None)
         else:
             self.operands[key] = ops
+        return True
+
+    def _reads(self, fn_name: str, seen: set[str] | None = None) -> set[str]:
+        """The cell's globals a function it defines reads when it runs, through the others it
+        calls (`def register(frames): ... xcorr(frames[k])` reads xcorr's `F_ref`)."""
+        seen = set() if seen is None else seen
+        seen.add(fn_name)
+        reads = _global_reads(self.functions[fn_name])
+        for g in list(reads):
+            if g in self.functions and g not in seen:
+                reads |= self._reads(g, seen)
+        return reads
 
     def computed_from(self, expr: ast.AST) -> set[str] | None:
         """The transform outputs `expr` is computed from (with theirs), or None when it is
@@ -876,7 +1005,7 @@ class _TransformProvenance:
                     found |= column
                 continue
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                if node.id in self.sources:
+                if node.id in self.sources and node.id not in self.mixed:
                     derived = True
                     found |= {node.id} | self.sources[node.id]
             elif isinstance(node, ast.Call):
@@ -884,12 +1013,11 @@ class _TransformProvenance:
                 if called in _TRANSFORMS:
                     derived = True
                 if isinstance(node.func, ast.Name) and node.func.id in self.functions:
-                    fn = self.functions[node.func.id]
                     if node.func.id in self.runs_transform:
                         derived = True
                     # the transform outputs of the cell it reads when it runs (`F_ref` in
-                    # `def xcorr(img): ... np.conj(F_ref)`)
-                    for g in _global_reads(fn) & set(self.sources):
+                    # `def xcorr(img): ... np.conj(F_ref)`), through the functions it calls
+                    for g in self._reads(node.func.id) & set(self.sources):
                         derived = True
                         found |= {g} | self.sources[g]
             todo.extend(ast.iter_child_nodes(node))
@@ -906,12 +1034,33 @@ class _TransformProvenance:
         ):
             return False
         cols = self.columns.get(node.value.id)
-        if cols is None or node.slice.value not in cols:
+        if cols is None:
             return False
-        return cols[node.slice.value]  # type: ignore[index]
+        # a column the source does not write by its name is one the frame was made with, from
+        # no transform (a frame made from one as a whole has no `columns`)
+        return cols.get(node.slice.value)  # type: ignore[call-overload]
 
     def _add(self, name: str, via: set[str]) -> None:
-        self.sources[name] = self.sources.get(name, set()) | (via - {name})
+        if name not in self.mixed:
+            self.sources[name] = self.sources.get(name, set()) | (via - {name})
+
+    def _drop(self, name: str) -> None:
+        """`name` holds values computed from no transform beside ones computed from one: its
+        own dtype's tolerance (`mixed`)."""
+        self.mixed.add(name)
+        self.sources.pop(name, None)
+        for col in self.columns.pop(name, {}):
+            self.operands.pop((name, col), None)
+        self.operands.pop((name, None), None)
+
+    def _all_derived(self, name: str) -> bool:
+        """Whether everything `name` holds so far is computed from a transform (or it holds
+        nothing yet: `est = []`)."""
+        if name in self.mixed or name in self.plain:
+            return False
+        if name in self.columns:
+            return all(c is not None for c in self.columns[name].values())
+        return name in self.sources or name in self.fresh
 
     def _assign(self, n: ast.Assign | ast.AugAssign | ast.AnnAssign) -> None:
         via = self.computed_from(n.value)  # type: ignore[arg-type]
@@ -920,51 +1069,185 @@ class _TransformProvenance:
             e for t in targets for e in (t.elts if isinstance(t, ast.Tuple | ast.List) else [t])
         ]
         whole = len(bound) == 1 and isinstance(n, ast.Assign | ast.AnnAssign)
+        loop = self.loops.get(id(n), set())
         for t in bound:
             if isinstance(t, ast.Name):
-                if via is not None:
-                    self._add(t.id, via)
-                self._bind_operands((t.id, None), n.value if whole else None)
+                if isinstance(n, ast.AugAssign):
+                    self._augment(t.id, n, via)
+                    continue
+                self.mixed.discard(t.id)  # bound anew
                 for col in self.columns.pop(t.id, {}):
                     self.operands.pop((t.id, col), None)
+                if whole and n.value is not None and (_placeholder(n.value) or _constant(n.value)):
+                    self.fresh.add(t.id)
+                else:
+                    self.fresh.discard(t.id)
+                if via is None and t.id not in self.fresh:
+                    self.plain.add(t.id)
+                else:
+                    self.plain.discard(t.id)
+                zeros = (
+                    whole
+                    and isinstance(n.value, ast.Call)
+                    and ((_dotted(n.value.func) or [""])[-1] in ("zeros", "zeros_like"))
+                )
+                (self.zeroed.add if zeros else self.zeroed.discard)(t.id)
+                if via is not None:
+                    self._add(t.id, via)
+                if not self._bind_operands((t.id, None), n.value if whole else None):
+                    self._drop(t.id)
+                    continue
                 built = _frame_literal(n.value) if isinstance(n, ast.Assign) else None
                 if built is not None:
                     self.columns[t.id] = {k: self.computed_from(v) for k, v in built.items()}
                     for k, v in built.items():
-                        self._bind_operands((t.id, k), v)
+                        if not self._bind_operands((t.id, k), v):
+                            self.columns[t.id][k] = None
                 continue
             root = _root_name(t)
             if root is None:
                 continue
-            if (
+            self.operands.pop((root, None), None)  # no longer the sum it was bound to
+            column = _column_written(t)
+            if column is not None:
+                self._write_column(root, column, t, n, via, loop)
+                continue
+            value = n.value if isinstance(n, ast.Assign | ast.AnnAssign) else None
+            complete = (
                 isinstance(t, ast.Subscript)
                 and isinstance(t.value, ast.Name)
-                and isinstance(t.slice, ast.Constant)
-                and isinstance(t.slice.value, str)
-                and root in self.columns
-                and isinstance(n, ast.Assign)
-            ):
-                self.columns[root][t.slice.value] = via  # `df["err"] = ...`: that column
-                self._bind_operands((root, t.slice.value), n.value if whole else None)
-            elif via is not None:
-                for col in self.columns.pop(root, {}):  # filled where the source says not
-                    self.operands.pop((root, col), None)
-            self.operands.pop((root, None), None)  # no longer the sum it was bound to
-            if via is not None:
-                self._add(root, via)
+                and _whole_index(t.slice, loop)
+            )
+            self._write(root, via, value, complete)
+
+    def _augment(self, name: str, n: ast.AugAssign, via: set[str] | None) -> None:
+        """`x += v` (or -=, *=, ...): x's values combined with v's. A transform's output
+        added to values computed from none, or values computed from none (a number included:
+        `pos += 1e6`) added to a transform's output, leave no scale its rounding can be judged
+        by; a product keeps its factors' relative rounding."""
+        self.operands.pop((name, None), None)
+        additive = isinstance(n.op, ast.Add | ast.Sub)
+        if via is not None:
+            if self._all_derived(name) or (additive and name in self.zeroed):
+                self.plain.discard(name)
+                self.zeroed.discard(name)
+                self._add(name, via)
+            else:
+                self._drop(name)
+        elif name in self.sources and (additive or not _constant(n.value)):
+            self._drop(name)
+
+    def _write(self, root: str, via: set[str] | None, value: ast.AST | None, whole: bool) -> None:
+        """Part of `root` written (`x[k] = v`, `est.append(v)`) with a value computed from
+        `via` (None: from no transform); `whole`: the writes fill all of it (in a loop over
+        its index, or a fill of an empty container)."""
+        if via is not None and value is not None and self._operands_of(value) is False:
+            self._drop(root)  # a transform's output plus an exact value of unknown size
+            return
+        if via is None:
+            if value is not None and _constant(value):
+                return  # a number: exact in both runs
+            self.fresh.discard(root)  # it holds a value computed from no transform now
+            self.zeroed.discard(root)
+            self.plain.add(root)
+            if root in self.sources or root in self.columns:
+                self._drop(root)
+            return
+        if root in self.mixed:
+            return
+        if self._all_derived(root) or whole:
+            self.plain.discard(root)
+            self._add(root, via)
+            for col in self.columns.pop(root, {}):
+                self.operands.pop((root, col), None)
+        else:
+            self._drop(root)  # one element from a transform, the others from none
+
+    def _write_column(
+        self,
+        root: str,
+        column: str,
+        t: ast.AST,
+        n: ast.Assign | ast.AugAssign | ast.AnnAssign,
+        via: set[str] | None,
+        loop: set[str],
+    ) -> None:
+        """`df["col"] = v` (the whole column) or `df.loc[i, "col"] = v` (part of it): that
+        column computed from `via`, the frame's others as they were."""
+        if root in self.mixed:
+            return
+        # `df["col"] = v`, or `df.loc[:, "col"] = v` (its rows all, or each in a loop over them)
+        whole_column = isinstance(t.value, ast.Name) or _whole_index(  # type: ignore[attr-defined]
+            t.slice.elts[0],  # type: ignore[attr-defined]
+            loop,
+        )
+        if root not in self.columns:
+            if root in self.sources and root not in self.fresh:
+                # a frame computed from a transform as a whole: its columns are not known
+                if via is None and not (isinstance(n, ast.AugAssign) or _constant(n.value)):
+                    self._drop(root)
+                elif via is not None:
+                    self._add(root, via)
+                return
+            self.columns[root] = {}
+        cols = self.columns[root]
+        if isinstance(n, ast.AugAssign):
+            if via is not None and cols.get(column) is None:
+                cols[column] = None  # a plain column plus a transform's output
+            self.operands.pop((root, column), None)
+            return
+        if whole_column:
+            cols[column] = via
+            if not self._bind_operands((root, column), n.value):
+                cols[column] = None
+        elif via is None:
+            if not _constant(n.value):
+                cols[column] = None
+                self.operands.pop((root, column), None)
+        elif cols.get(column) is None:
+            cols[column] = None  # some rows from a transform, the others from none
+        else:
+            cols[column] = cols[column] | via  # type: ignore[operator]
+        if cols.get(column) is not None:
+            self._add(root, cols[column])  # type: ignore[arg-type]
 
     def _fill(self, call: ast.Call) -> None:
         root = _root_name(call.func.value)  # type: ignore[attr-defined]
         args = [*call.args, *(k.value for k in call.keywords)]
         args = [a for a in args if not isinstance(a, ast.Compare | ast.BoolOp)]
-        via = self.computed_from(ast.Tuple(elts=args))
         if root is None:
             return
         self.operands.pop((root, None), None)
-        if via is not None:
-            self._add(root, via)
-            for col in self.columns.pop(root, {}):
-                self.operands.pop((root, col), None)
+        via = self.computed_from(ast.Tuple(elts=args))
+        if via is None and all(_constant(a) for a in args):
+            return
+        for a in args:
+            if _sum_operands(a) is not None and self._operands_of(a) is False:
+                self._drop(root)  # a transform's output plus an exact value of unknown size
+                return
+        self._write(root, via, None, root in self.fresh)
+
+
+def _column_written(t: ast.AST) -> str | None:
+    """The column a subscript write names: `df["col"] = v`, `df.loc[i, "col"] = v`,
+    `df.at[i, "col"] = v`; None for any other target."""
+    if not isinstance(t, ast.Subscript):
+        return None
+    if isinstance(t.value, ast.Name):
+        key = t.slice
+    elif (
+        isinstance(t.value, ast.Attribute)
+        and t.value.attr in ("loc", "at")
+        and isinstance(t.value.value, ast.Name)
+    ):
+        key = (
+            t.slice.elts[-1] if isinstance(t.slice, ast.Tuple) and len(t.slice.elts) == 2 else None
+        )
+    else:
+        return None
+    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+        return key.value
+    return None
 
 
 def _filling_statements(tree: ast.AST) -> list[ast.AST]:

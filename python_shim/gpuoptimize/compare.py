@@ -54,7 +54,7 @@ import statistics
 import sys
 import types
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 EQUAL = "equal"
 NOT_EQUAL = "not_equal"
@@ -277,13 +277,31 @@ def compare_up_to_sign(
     return None
 
 
+class OperandScale(NamedTuple):
+    """The operands computed from a transform of the sum or difference a value is
+    (`harness._operand_scale`): their largest |value|, their root mean square, their names,
+    and whether the sum has an exact operand too (a number, a value computed from no
+    transform)."""
+
+    largest: float
+    rms: float
+    names: str
+    exact: bool
+
+
+#: The most a sum's operands may loosen its relative L2 bound (their rms over its own): a
+#: difference that cancels to 1/100 of its operands carries 100 times their relative rounding;
+#: one that cancels further is judged no looser than that.
+L2_OPERAND_CAP = 100.0
+
+
 def compare_relative_to_largest(
     name: str,
     a: Any,
     b: Any,
     rtol: float | None,
     computed_in: tuple[Any, str] | None = None,
-    operands: tuple[float, str] | None = None,
+    operands: OperandScale | None = None,
 ) -> OutputComparison | None:
     """An FFT's outputs (and what is computed from them: a power spectrum |rfft(x)|**2) carry a
     rounding error set by the transform's norm, not by each bin: cuFFT and pocketfft order their
@@ -297,12 +315,16 @@ def compare_relative_to_largest(
     little), which no transform's rounding does. rtol: the user's, or the default of the lower
     precision of the two dtypes and `computed_in` ((dtype, words): the precision the values were
     computed in, when lower than their own: a float64 centroid computed from a float32 power
-    spectrum carries float32's rounding). `operands` ((largest |value|, words)): `a` is a sum or
-    difference of values that large (`err = est - true_shifts`: two values of about 40 whose
-    difference is about 0.2), whose rounding it carries, not its own: both conditions are then
-    taken relative to that largest operand (|a - b| <= rtol * it; ||a - b||_2 <= rtol * it *
-    sqrt(n)), as those operands themselves are judged (cancellation); never tighter than without
-    it. None when the difference is larger, the
+    spectrum carries float32's rounding). `operands` (`OperandScale`): `a` is a sum or
+    difference of operands computed from a transform (`err = est - true_shifts`: values of
+    about 40 whose difference is about 0.2), whose rounding it carries, not its own: both
+    conditions are then taken relative to those operands (|a - b| <= rtol * their largest
+    |value|; ||a - b||_2 <= rtol * ||operand||_2, as rms(operand) / rms(a) times rtol in
+    relative L2, at most `L2_OPERAND_CAP` times rtol), as those operands themselves are judged
+    (cancellation). Where another operand is exact (a number, epoch times, an origin of 1e6:
+    `drift = t1 - t0 + est`), only the operands computed from a transform set the scale, though
+    the exact part makes `a` larger (tighter than by `a`'s own values then). None when the
+    difference is larger, the
     NaN/infinity positions differ, or they are not numeric arrays of one shape and dtype (those
     differences stand)."""
     import numpy as np
@@ -332,13 +354,21 @@ def compare_relative_to_largest(
     max_abs = float(abs_err.max(initial=0.0))
     rel_l2 = _relative_l2(abs_err, fa[finite])
     scale, scale_words, rms = largest, f"max |value| {largest:.3g}", _rms(fa[finite])
-    if operands is not None and operands[0] > largest:
-        scale = operands[0]
+    ref_rms = rms
+    if operands is not None and operands.exact:
+        scale, ref_rms = operands.largest, operands.rms
         scale_words = (
-            f"its operands' largest |value| {scale:.3g} (a sum or difference of {operands[1]}: "
-            f"their rounding, not its own, max |value| {largest:.3g})"
+            f"the largest |value| {scale:.3g} of its operands computed from a transform "
+            f"({operands.names}; its exact operands carry none of that rounding; its own max "
+            f"|value| {largest:.3g})"
         )
-    l2_limit = rtol * (max(1.0, scale / rms) if scale > largest and rms > 0 else 1.0)
+    elif operands is not None and operands.largest > largest:
+        scale, ref_rms = operands.largest, max(rms, operands.rms)
+        scale_words = (
+            f"its operands' largest |value| {scale:.3g} (a sum or difference of "
+            f"{operands.names}: their rounding, not its own, max |value| {largest:.3g})"
+        )
+    l2_limit = rtol * (min(L2_OPERAND_CAP, ref_rms / rms) if rms > 0 else 1.0)
     if max_abs > rtol * scale or rel_l2 > l2_limit:
         return None
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -363,7 +393,7 @@ def compare_frame_relative_to_largest(
     b: Any,
     rtol: float | None,
     computed_in: tuple[Any, str] | None = None,
-    columns: dict[Any, tuple[tuple[Any, str] | None, tuple[float, str] | None]] | None = None,
+    columns: dict[Any, tuple[tuple[Any, str] | None, OperandScale | None]] | None = None,
 ) -> OutputComparison | None:
     """Two frames (or series) computed from an FFT's output (`pd.DataFrame({"centroid": ...})`),
     with the same index, columns and dtypes and their other columns equal: each float column
@@ -416,7 +446,7 @@ def _how_judged(
     r: OutputComparison,
     x: Any,
     precision: tuple[Any, str] | None,
-    operands: tuple[float, str] | None,
+    operands: OperandScale | None,
     rtol: float | None,
 ) -> str:
     """One phrase on how `compare_relative_to_largest` passed a frame's column: at which
@@ -425,8 +455,13 @@ def _how_judged(
 
     words = f"{r.method} at {_tolerance_words(x, precision if rtol is None else None)}"
     finite = np.abs(x[np.isfinite(x)]) if x.size else x
-    if operands is not None and operands[0] > float(finite.max(initial=0.0)):
-        words += f", of its operands ({operands[1]}): a sum or difference carries their rounding"
+    if operands is not None and operands.exact:
+        words += (
+            f", of its operands computed from a transform ({operands.names}): its exact "
+            "operands carry none of their rounding"
+        )
+    elif operands is not None and operands.largest > float(finite.max(initial=0.0)):
+        words += f", of its operands ({operands.names}): a sum or difference carries their rounding"
     return words
 
 

@@ -70,7 +70,9 @@ from .compare import (
     RANDOM_SCALAR_DETAIL,
     STATISTICAL,
     UNVERIFIED,
+    OperandScale,
     OutputComparison,
+    _rms,
     combine_status,
     compare,
     compare_frame_relative_to_largest,
@@ -1563,23 +1565,36 @@ def _computed_in(sources: Iterable[str], b: _Side) -> tuple[Any, str] | None:
     return dtype, ", ".join(f"{src} ({dt})" for src, dt in lowest)
 
 
-def _operand_scale(operands: list[_cell.Operand] | None, b: _Side) -> tuple[float, str] | None:
-    """The largest |value| among the operands of the sum or difference a name (or a frame's
-    column) was bound from (`_cell.transform_operands`: names, frames' columns, numbers), in
-    the baseline's values or its last run's namespace, with their names; None when it was
-    bound from none, or an operand's values are not all known numbers."""
+def _operand_scale(operands: list[_cell.Operand] | None, b: _Side) -> OperandScale | None:
+    """The scale of the rounding a name (or a frame's column) bound from a sum or difference
+    carries (`_cell.transform_operands`): the largest |value| and the root mean square of its
+    operands computed from a transform (names, frames' columns), in the baseline's values or
+    its last run's namespace, with their names, and whether another operand is exact (a
+    number, a name computed from no transform: `drift = t1 - t0 + est`, whose epoch times
+    carry no float32 rounding and must not set its scale). None when it was bound from none,
+    no operand is computed from a transform, or such an operand's values are not all known
+    numbers."""
     import numpy as np
 
     if not operands:
         return None
     ns = b.last_ns or {}
-    largest = 0.0
+    largest = rms = 0.0
     names: list[str] = []
+    exact = False
     for op in operands:
         if isinstance(op, float):
-            largest = max(largest, op)
+            exact = True
             continue
         name, column = op
+        derived = (
+            name in b.facts.transforms
+            if column is None
+            else b.facts.transform_columns.get(name, {}).get(column) is not None
+        )
+        if not derived:
+            exact = True
+            continue
         v = b.values[name] if name in b.values else ns.get(name)
         if column is not None:
             try:
@@ -1593,11 +1608,14 @@ def _operand_scale(operands: list[_cell.Operand] | None, b: _Side) -> tuple[floa
             x = np.asarray(to_host(v))
         except Exception:
             return None
-        if x.dtype.kind not in "iuf" or x.size == 0:
+        if x.dtype.kind not in "iufc" or x.size == 0:
             return None
-        finite = np.abs(x[np.isfinite(x)]) if x.dtype.kind == "f" else np.abs(x)
+        finite = np.abs(x[np.isfinite(x)]) if x.dtype.kind in "fc" else np.abs(x)
         largest = max(largest, float(finite.max(initial=0)))
-    return largest, ", ".join(dict.fromkeys(names))
+        rms = max(rms, _rms(finite))
+    if not names:
+        return None
+    return OperandScale(largest, rms, ", ".join(dict.fromkeys(names)), exact)
 
 
 def _runs_disagree(

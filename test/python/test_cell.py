@@ -192,14 +192,63 @@ def test_a_frame_rebound_or_filled_elsewhere_loses_its_columns() -> None:
     # only what the source spells out column by column is judged column by column
     base = "F = np.fft.rfft(x)\ndf = pd.DataFrame({'a': np.abs(F), 'b': y})\n"
     assert analyze(base).transform_columns == {"df": {"a": {"F"}, "b": None}}
-    for later in ("df = df.round(3)\n", "df.loc[:, 'b'] = np.abs(F)\n", "df.update(F)\n"):
-        facts = analyze(base + later)
-        assert "df" in facts.transforms and "df" not in facts.transform_columns, later
+    facts = analyze(base + "df = df.round(3)\n")
+    assert "df" in facts.transforms and "df" not in facts.transform_columns
+    # a column written whole through .loc: that column
+    facts = analyze(base + "df.loc[:, 'b'] = np.abs(F)\n")
+    assert facts.transform_columns == {"df": {"a": {"F"}, "b": {"F"}}}
+    # filled where the source does not say which column: b (from none) may hold some of F and
+    # some of y; no column is known to be computed from F alone
+    facts = analyze(base + "df.update(F)\n")
+    assert "df" not in facts.transforms
     # a frame with no column from a transform is no transform's
     assert analyze("df = pd.DataFrame({'a': x, 'b': y})").transform_columns == {}
     # a name bound again from something other than a sum keeps no operands
     facts = analyze("F = np.fft.rfft(x)\nd = np.abs(F) - 1\nd = d * 2\n")
     assert ("d", None) not in facts.transform_operands
+
+
+def test_a_container_is_a_transforms_only_where_all_it_holds_is() -> None:
+    # one element written from a transform beside others from none: its own dtype's tolerance
+    fixed = "s = np.zeros(3)\ns[0] = g.mean()\nP = np.abs(np.fft.rfft(x))\ns[2] = P.max()\n"
+    assert "s" not in analyze(fixed).transforms
+    # zeros of which one element is written: the others are not
+    assert "s" not in analyze("s = np.zeros(3)\nP = np.fft.rfft(x)\ns[2] = P.max()\n").transforms
+    # every element, in a loop over its index; a list filled with them only
+    loop = "P = np.fft.rfft(x)\nout = np.zeros(n)\nfor k in range(n):\n    out[k] = P[k].real\n"
+    assert analyze(loop).transform_sources["out"] == {"P"}
+    assert "out" not in analyze(loop + "out[0] = g.sum()\n").transforms
+    assert "out" in analyze(loop + "out[0] = 0.0\n").transforms  # a number: exact in both
+    # spectra summed into zeros: every element a sum of transform outputs
+    acc = "acc = np.zeros(m)\nfor f in fr:\n    acc += np.abs(np.fft.rfft(f))\n"
+    assert "acc" in analyze(acc).transforms
+    assert "acc" not in analyze(acc.replace("np.zeros", "np.ones")).transforms
+    lst = "P = np.fft.rfft(x)\nv = []\nv.append(g.mean())\nv.append(P.max())\n"
+    assert "v" not in analyze(lst).transforms
+    assert "v" in analyze(lst.replace("v.append(g.mean())\n", "")).transforms
+    # a frame's column written by its name is that column only
+    frame = "df = pd.DataFrame(g, columns=['a'])\nP = np.fft.rfft(x)\ndf['p'] = np.abs(P)\n"
+    facts = analyze(frame + "df['r'] = df['a'] * 2\n")
+    assert facts.transform_columns == {"df": {"p": {"P"}, "r": None}}
+    # a transform's output plus an exact value whose size nothing shows: no scale to judge by
+    add = "P = np.fft.rfft(x)\npos = []\nfor k in range(n):\n    pos.append(np.add(f(P), o))\n"
+    assert "pos" not in analyze(add).transforms
+    assert "q" not in analyze("P = np.fft.rfft(x)\nq = np.abs(P) * 2 + o\n").transforms
+    assert "q" not in analyze("P = np.fft.rfft(x)\nq = np.abs(P)\nq += o\n").transforms
+    # the same with the transform part a name: its operands, exact ones marked
+    facts = analyze("P = np.fft.rfft(x)\na = np.abs(P)\nq = t1 - t0 + a + 2\n")
+    assert facts.transform_operands[("q", None)] == [("t1", None), ("t0", None), ("a", None), 2.0]
+
+
+def test_a_functions_return_value_carries_what_the_functions_it_calls_read() -> None:
+    # register() calls xcorr(), which reads the cell's F_ref: est is computed from F_ref
+    src = (
+        "F_ref = np.fft.fft2(ref)\n"
+        "def xcorr(img):\n    return np.real(np.fft.ifft2(np.fft.fft2(img) * np.conj(F_ref)))\n"
+        "def register(frames):\n    return np.array([xcorr(f).max() for f in frames])\n"
+        "est = register(frames)\n"
+    )
+    assert analyze(src).transform_sources["est"] == {"F_ref"}
 
 
 def test_clocks_and_vectors_inside_a_def_are_not_the_cells() -> None:

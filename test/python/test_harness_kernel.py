@@ -382,3 +382,35 @@ def test_float32_estimates_in_a_float64_frame_are_judged_at_float32(kernel: Kern
         assert out["df"]["status"] == "not_equal" and out["est"]["status"] == "not_equal"
     finally:
         kernel.ok("del ref, frames, win, N, true_shifts, _registration")
+
+
+def test_one_element_or_column_from_a_transform_leaves_the_rest_at_float64(
+    kernel: Kernel,
+) -> None:
+    # in the kernel: summary[2] and df['pmax'] from a float32 spectrum do not make summary[1]
+    # or df['ratio'] (float64 statistics of float64 data) float32's rounding: 2% and 5e-6 off
+    # are wrong values, named as computed from no transform
+    kernel.ok(
+        "import pandas as pd\n_rng = np.random.default_rng(0)\n"
+        "x32 = _rng.standard_normal((64, 256)).astype(np.float32)\n"
+        "g = _rng.standard_normal((64, 3))"
+    )
+    base = (
+        "summary = np.zeros(3)\nsummary[0] = g.mean()\nsummary[1] = g.std()\n"
+        "P = np.abs(np.fft.rfft(x32, axis=1)) ** 2\nsummary[2] = P.max()\n"
+        "df = pd.DataFrame(g, columns=['a', 'b', 'c'])\n"
+        "df['ratio'] = df['a'] / (df['b'].abs() + 1.0)\n"
+        "df['pmax'] = P.max(axis=1)\n"
+    )
+    wrong = base.replace("g.std()", "g.std() * 1.02").replace("+ 1.0)\n", "+ 1.0) * (1 + 5e-6)\n")
+    try:
+        r = ab(kernel, base, wrong)
+        assert r["verdict"] == "not_equal"
+        out = {o["name"]: o for o in r["match"]["outputs"]}
+        assert out["summary"]["status"] == "not_equal", out["summary"]
+        assert "computed from P" not in (out["summary"]["detail"] or "")
+        assert out["df"]["status"] == "not_equal", out["df"]
+        assert out["df"]["detail"].startswith("df['ratio']: ")
+        assert "computed from no transform's output" in out["df"]["detail"]
+    finally:
+        kernel.ok("del x32, g, _rng")
