@@ -108,7 +108,7 @@ import { maskIPython } from './ipython';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers, parameterNames } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, boundToPythonScalar, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, globalsReadByCalledFunctions, hostArgumentNeed, hostCopyAround, hostCopyLine, inPlaceUpdate, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedFrom, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, boundToPythonScalar, changedByCalledFunctions, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, globalsReadByCalledFunctions, hostArgumentNeed, hostCopyAround, hostCopyLine, inPlaceUpdate, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedFrom, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { cellFirstUses, withFirstUses } from './rules/arrays/shared';
 import { field, isValueIdentifier, kids, unparen, walk } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
@@ -1648,7 +1648,8 @@ function forgetChanged(hostCopies: Map<string, HostCopy>, cell: CellModel, model
         const e = escapingUse(r, model);
         return insideScope(r) || (e !== null && !(e.kind === 'call' && keepsNoArgument(r, e.holders[0], model)));
       }) ||
-      memorySharers(name, cell, model).some(m => m.name !== null && m.name !== name && updatedInCell(root, m.name, facts.mutates, model));
+      memorySharers(name, cell, model).some(m => m.name !== null && m.name !== name && updatedInCell(root, m.name, facts.mutates, model)) ||
+      changedByCalledFunctions(root, cell, model, name);
     if (changed) {
       hostCopies.delete(name);
     }

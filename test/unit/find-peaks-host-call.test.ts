@@ -4,7 +4,9 @@
  * handed a host copy of their signal, which the prediction charges on every run.
  */
 import { analyzeNotebook } from '../../src/analysis/engine';
-import { cellsOf, checkPlanFixture, parser } from './helpers';
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import { cellsOf, checkPlanFixture, parser, percentCells } from './helpers';
 
 beforeAll(async () => {
   await parser();
@@ -12,6 +14,12 @@ beforeAll(async () => {
 
 const setup = 'import numpy as np\nfrom scipy import signal\nrng = np.random.default_rng(7)\nx = rng.standard_normal(4_000_000)';
 const envelope = 'env = np.abs(signal.hilbert(x))\n';
+
+/** The GPU102 suggestion for the target cell of rule fixture GPU102/<name>. */
+function suggestionOf(name: string) {
+  const { cells, target } = percentCells(readFileSync(join(__dirname, '..', 'fixtures', 'rules', 'GPU102', name, 'notebook.py'), 'utf8'));
+  return analyzeNotebook(cells).suggestions.find(s => s.cellIndex === target && s.rule === 'GPU102');
+}
 
 function suggestion(cell: string) {
   const result = analyzeNotebook(cellsOf(setup, cell));
@@ -95,5 +103,32 @@ describe('plan fixture find-peaks-host-copy-reused', () => {
     expect(plan.cells[3].source).toContain('env_s_host[:5000]');
     expect(plan.transfers.filter(t => t.name === 'env_s')).toEqual([]);
     expect(plan.changes.find(c => c.cellIndex === 2)?.summary).toMatch(/reads env_s_host \(the host copy of env_s cell 1 made\): no copy again/);
+  });
+});
+
+describe('a notebook function that changes or reads the signal (review: stale host copy, TypeError)', () => {
+  it('copies back again where a function of an earlier cell changes the signal after the call (rule fixture)', () => {
+    const s = suggestionOf('flag-find-peaks-distance-signal-changed-by-function');
+    expect(s?.candidate).toContain('signal.find_peaks(cp.asnumpy(env_s), height=0.5, distance=50)');
+    expect(s?.candidate).toMatch(/^clear_start\(\)\nhead = float\(env_s\[:2000\]\.sum\(\)\)\nenv_s = cp\.asnumpy\(env_s\)$/m);
+    expect(s?.candidate).not.toMatch(/env_s_host/);
+  });
+
+  it('keeps the device array where a function of an earlier cell reads it after the call (rule fixture)', () => {
+    const s = suggestionOf('flag-find-peaks-distance-signal-read-by-function');
+    expect(s?.candidate).toContain('env_s_host = cp.asnumpy(env_s)\npeaks, props = signal.find_peaks(env_s_host, height=0.5, distance=50)\nresid = sub(env)\n');
+    expect(s?.candidate).toMatch(/^env_s = env_s_host$/m);
+    expect(s?.candidate).not.toMatch(/^env_s = cp\.asnumpy\(env_s\)$/m);
+  });
+
+  it('plan: no host copy for later cells where the find_peaks cell changes the signal through a function', () => {
+    const plan = checkPlanFixture('find-peaks-signal-changed-by-function', { session: 'warm' });
+    expect(plan.cells[1].source).not.toMatch(/env_s_host/);
+    expect(plan.cells.slice(2).map(c => c.source).join('\n')).not.toMatch(/env_s_host/);
+  });
+
+  it('plan: later cells stop reading the host copy once a cell changes the signal through a function', () => {
+    const plan = checkPlanFixture('find-peaks-signal-changed-by-function-later', { session: 'warm' });
+    expect(plan.cells[3].source).not.toMatch(/env_s_host/);
   });
 });

@@ -319,8 +319,10 @@ function assignsName(body: SyntaxNode, name: string): boolean {
       return false;
     }
     if (n.type === 'assignment' || n.type === 'augmented_assignment' || n.type === 'for_statement') {
+      // (a name bound: `x = ...`, `a, x = ...`; not `x[i] = ...` or `x.a = ...`, which change
+      // the global x in place)
       const left = field(n, 'left');
-      if (left && (left.type === 'identifier' ? left.text === name : kids(left).some(k => k.type === 'identifier' && k.text === name))) {
+      if (left && (left.type === 'identifier' ? left.text === name : /^(pattern_list|tuple_pattern|list_pattern)$/.test(left.type) && kids(left).some(k => k.type === 'identifier' && k.text === name))) {
         found = true;
       }
     }
@@ -919,6 +921,11 @@ function cellArrays(scope: CellRewrite, s1: ReturnType<typeof libraryUses>) {
   for (const name of facts.inputs) {
     if (plan?.resident.has(name)) {
       residentInputs.push(name);
+      continue;
+    }
+    // a name only functions defined here read, which no earlier cell binds (`def sub(a): return
+    // a - env_s` above the cell that makes env_s): looked up when they run, not this cell's input
+    if (!(model.bindings.get(name) ?? []).some(b => b.cellIndex < cell.index) && globalReferences(root, name).every(r => insideFunction(r))) {
       continue;
     }
     const v = cellStartValue(name);
@@ -2604,18 +2611,25 @@ function sharedHostCallCopies(
     const handed = new Set(group.map(g => g.arg.id));
     const after = globalReferences(root, name).filter(r => r.startIndex >= first.startIndex && !handed.has(r.id));
     const updates = inPlaceUpdates(root, name, model);
+    // notebook functions of other cells called from the first call on that read `name` as a
+    // global (`resid = sub(env)`, `def sub(a): return a - env_s`): a read after the call, where
+    // the array must still be the device one (no copy back moved up before the call); one that
+    // may change it (`clear_start()`, `def clear_start(): env_s[:1000] = 0.0`) changes it
+    const viaFunctions = calledNotebookFunctions(root, cell, model, first.startIndex).filter(d => globalReferences(d, name).length > 0 || declaresGlobal(d, name));
+    const changedByFunction = viaFunctions.some(d => functionMayChange(d, name, model));
     const changed =
       facts.assignments.some(a => a.name === name && a.statement.endIndex > first.startIndex) ||
       updates.some(w => w.endIndex > first.startIndex) ||
       (facts.mutates.has(name) && updates.length === 0) ||
-      after.some(r => inPlaceUpdate(r, model) !== null || enclosingFunction(r) !== null || insideLambda(r));
+      after.some(r => inPlaceUpdate(r, model) !== null || enclosingFunction(r) !== null || insideLambda(r)) ||
+      changedByFunction;
     const back = !inPlan && bringBack.includes(name);
     const later = inPlan && model.readersAfter(name, cell).length > 0;
     if (changed || (group.length < 2 && !back && !later)) {
       continue;
     }
     const line = hostCopyLine(name, cell, model, cp);
-    const moveUp = back && after.length === 0 && line === `${name} = ${cp}.asnumpy(${name})`;
+    const moveUp = back && after.length === 0 && viaFunctions.length === 0 && line === `${name} = ${cp}.asnumpy(${name})`;
     const host = moveUp ? name : fresh(`${name}_host`);
     edits.push(insert(first.startIndex, `${moveUp ? line : `${host} = ${cp}.asnumpy(${name})`}\n`));
     for (const g of group) {
@@ -2646,6 +2660,76 @@ function sharedHostCallCopies(
     hostCopies.count -= 1;
   }
   return out;
+}
+
+/**
+ * The module-level `def`s of other cells that `cell` calls by name at or after offset `from`, and
+ * the notebook functions those call in turn, at any depth (as globalsReadByCalledFunctions
+ * follows them): what they may do to module-level names runs there.
+ */
+function calledNotebookFunctions(root: SyntaxNode, cell: CellModel, model: NotebookModel, from: number): SyntaxNode[] {
+  const defs: SyntaxNode[] = [];
+  const seen = new Set<string>();
+  const calledIn = (node: SyntaxNode, at: number): string[] => {
+    const names: string[] = [];
+    walkTypes(node, ['call'], n => {
+      const fn = field(n, 'function');
+      if (fn?.type === 'identifier' && n.startIndex >= at) {
+        names.push(fn.text);
+      }
+      return true;
+    });
+    return names;
+  };
+  const pending = calledIn(root, from);
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    if (seen.has(name)) {
+      continue;
+    }
+    seen.add(name);
+    for (const b of model.bindings.get(name) ?? []) {
+      const defRoot = b.cellIndex === cell.index ? null : model.cells[b.cellIndex]?.tree?.rootNode;
+      const def = defRoot ? kids(defRoot).find(s => s.type === 'function_definition' && field(s, 'name')?.text === name && s.startIndex <= b.at && b.at <= s.endIndex) : undefined;
+      const body = def ? field(def, 'body') : null;
+      if (def && body) {
+        defs.push(def);
+        pending.push(...calledIn(body, 0));
+      }
+    }
+  }
+  return defs;
+}
+
+/**
+ * May running function `def` change module-level `name` (rebind it under `global`, update it in
+ * place, or let something else keep or change it: an escaping use, a lambda reading it)?
+ */
+function functionMayChange(def: SyntaxNode, name: string, model: NotebookModel): boolean {
+  return declaresGlobal(def, name) || globalReferences(def, name).some(r => inPlaceUpdate(r, model) !== null || escapingUse(r, model) !== null || insideFunction(r, ['lambda']));
+}
+
+/**
+ * Does `cell` call a notebook function of another cell (by name, at any depth) that may change
+ * module-level `name` (`clear_start()`, `def clear_start(): env_s[:1000] = 0.0`)?
+ */
+export function changedByCalledFunctions(root: SyntaxNode, cell: CellModel, model: NotebookModel, name: string): boolean {
+  return calledNotebookFunctions(root, cell, model, 0).some(d => functionMayChange(d, name, model));
+}
+
+/** Does function `def` declare `global name` (anywhere in its body, not in a nested scope)? */
+function declaresGlobal(def: SyntaxNode, name: string): boolean {
+  let found = false;
+  walk(field(def, 'body') ?? def, n => {
+    if (found || SCOPES.has(n.type)) {
+      return false;
+    }
+    if (n.type === 'global_statement' && kids(n).some(k => k.type === 'identifier' && k.text === name)) {
+      found = true;
+    }
+    return !found;
+  });
+  return found;
 }
 
 /**
