@@ -5434,7 +5434,7 @@ export function estimateWork(
       const g = gatherWork(n, model, cell);
       if (g) {
         work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * g.hostSeconds;
-        work.passes += (times * fraction(g.result, largest)) / 3;
+        work.passes += (times * (maskSelected(n) ? 0 : fraction(g.result, largest))) / 3;
         work.launches += times * (g.launches ?? 1);
         // (a mask's count read back to size the result: a wait for the device)
         work.itemCopies = (work.itemCopies ?? 0) + times * (g.itemCopies ?? 0);
@@ -5446,7 +5446,7 @@ export function estimateWork(
       const v = model.inferValue(n, cell);
       if (v.kind === 'ndarray') {
         consider(v);
-        work.passes += times * fraction(v, largest);
+        work.passes += times * (maskSelected(n) ? 0 : fraction(v, largest));
         work.launches += times;
       }
     }
@@ -5473,7 +5473,7 @@ export function estimateWork(
           work.flops += matmulFlops(n, model, cell) * times;
           work.launches += times;
         } else if (ARITH_OPS.has(op) || COMPARE_OPS.has(op)) {
-          work.passes += times * fraction(v, largest);
+          work.passes += times * (type === 'binary_operator' && maskSelected(n) ? 0 : fraction(v, largest));
           work.launches += times;
           const [l, r] = type === 'binary_operator' ? [field(n, 'left'), field(n, 'right')] : [null, null];
           if (l && r && broadcasts(model.inferValue(l, cell), model.inferValue(r, cell))) {
@@ -5527,8 +5527,13 @@ export function estimateWork(
         // every argument is a scalar (`np.exp(-r * T)`); else its largest array argument, whichever
         // position it holds (`np.arctan2(0.5, r)`, `np.power(1.7, r)`, `jv(0.3, r)`: an order or
         // base first); an argument of unknown kind beside a scalar first one, a whole array
-        const operand = a0.kind === 'scalar' ? (largestArgument(args.positional.slice(1)) ?? a0) : a0;
+        // (a function first: `curve_fit(f, x, y)`, `minimize(f, x0)`, `quad(f, a, b)`: the
+        // arrays after it, not the whole largest array a function's unknown size stood for)
+        const operand = a0.kind === 'scalar' || a0.kind === 'function' ? (largestArgument(args.positional.slice(1)) ?? a0) : a0;
         consider(operand);
+        // over a mask's selection (`np.trapezoid(x[:, m], w[m], axis=1)`): nothing beyond the
+        // selection itself, priced at its subscript (maskSelected)
+        const fraction = (v: ValueInfo, big: ValueInfo | undefined): number => (maskSelected(n) ? 0 : ownFraction(v, big));
         const elems = operand.size ?? result.size ?? 0;
         // NumPy loops priced per item (./loop-work.ts); null where the shapes are not known
         const loop =
@@ -5545,7 +5550,7 @@ export function estimateWork(
                     : null;
         if (q.startsWith('numpy.random.') || head === 'random') {
           work.passes += (times * fraction(result, largest)) / 3;
-          work.transcendentalOps += times * fraction(result, largest) * (/normal|randn|gamma|poisson|exponential/.test(name) ? 4 : 1);
+          work.transcendentalOps += times * fraction(result, largest) * hostDrawTranscendentals(name, true);
           work.launches += times;
           countDraws(times * (result.size ?? 0), /normal|randn|gamma|poisson|exponential/.test(name));
         } else if (loop !== null) {
@@ -5651,6 +5656,8 @@ export function estimateWork(
         // (in a notebook function's body, its arrays are the arguments it was called with)
         if (v?.kind === 'ndarray' && obj && (inFunction > 0 || mentions(obj, deviceNames))) {
           consider(v);
+          // (`x[m].sum()`: over a mask's selection, nothing beyond the selection: maskSelected)
+          const fraction = (u: ValueInfo, big: ValueInfo | undefined): number => (maskSelected(obj) ? 0 : ownFraction(u, big));
           if (REDUCTIONS.has(method)) {
             work.passes += (times * fraction(v, largest)) * (1 / 3 + extraReductionPasses(method));
             work.launches += times;
@@ -5675,7 +5682,7 @@ export function estimateWork(
           const result = model.inferValue(n, cell);
           consider(result);
           const passes = (times * fraction(result, largest)) / 3;
-          const ops = times * fraction(result, largest) * (/normal/.test(method) ? 4 : 1);
+          const ops = times * fraction(result, largest) * hostDrawTranscendentals(method, false);
           work.passes += passes;
           work.transcendentalOps += ops;
           if (hostDraws.some(d => d.id === n.id)) {
@@ -5775,12 +5782,109 @@ export function estimateWork(
     }
     return Math.min(1, v.size / big.size);
   }
+
+  /** `fraction` (what a block that redefines it for a mask's selection falls back on). */
+  function ownFraction(v: ValueInfo, big: ValueInfo | undefined): number {
+    return fraction(v, big);
+  }
+
+  /**
+   * Is `node` a boolean mask's selection (`x[m]`, `x[:, m]`, `x[y > 0]`), or arithmetic, a call or
+   * a method over such selections only (`x[m] * 2`, `np.trapezoid(x[:, m], w[m], axis=1)`,
+   * `x[m].mean()`)? Its size is known only as a bound, the masked array's (notebook.ts marks it
+   * `approx`), and how many elements the mask selects is the data's: the three bands of
+   * h_spectro cell 14 select ~20 of 2,048 columns each, and priced at the bound (3 x 65.5 MB)
+   * the cell was 0.074 s on the CPU against 0.027 s measured (run 25), and moved to the GPU at a
+   * predicted 7.3x for 0.95x measured. Pricing the bound prices the CPU side far above the GPU's
+   * (on the device such work is launches, counted either way), so it tilts the ratio toward
+   * moving on work nobody knows exists. The work over a selection is therefore priced at the
+   * lower bound, none beyond the selection itself (its mask read and gather: gatherWork, per mask
+   * element, measured), on both sides: a cell moves on the work the analysis knows. A slice with
+   * bounds the model cannot read (`traj[:, lag:]`) is not a selection: it keeps the bound, which
+   * for slices is most of the array (m_pic cell 12's lags: 8.8 s measured against 2.97 s priced
+   * at the bound already).
+   */
+  function maskSelected(node: SyntaxNode): boolean {
+    const x = unparen(node);
+    if (x.type === 'subscript') {
+      const value = field(x, 'value');
+      let indices = kids(x).filter(k => k.id !== value?.id && k.type !== 'comment');
+      if (indices.length === 1 && indices[0].type === 'tuple') {
+        indices = kids(indices[0]).filter(k => k.type !== 'comment');
+      }
+      return indices.some(k => {
+        if (k.type === 'slice' || k.type === 'ellipsis' || k.type === 'none') {
+          return false;
+        }
+        const v = model.inferValue(k, cell);
+        return v.kind === 'ndarray' && v.dtype === 'bool' && (v.shape === undefined || v.shape.length > 0);
+      });
+    }
+    if (x.type === 'unary_operator') {
+      const operand = field(x, 'argument') ?? kids(x).find(k => k.type !== 'comment');
+      return operand !== undefined && operand !== null && maskSelected(operand);
+    }
+    // (a function, a number, a string beside them do not count; one other array operand does)
+    const ofSelections = (operands: (SyntaxNode | null | undefined)[]): boolean => {
+      let any = false;
+      for (const o of operands) {
+        if (!o) {
+          continue;
+        }
+        if (maskSelected(o)) {
+          any = true;
+        } else if (model.inferValue(o, cell).kind === 'ndarray' || model.inferValue(o, cell).kind === 'unknown') {
+          return false;
+        }
+      }
+      return any;
+    };
+    if (x.type === 'binary_operator') {
+      return ofSelections([field(x, 'left'), field(x, 'right')]);
+    }
+    if (x.type === 'call') {
+      const fn = field(x, 'function');
+      if (fn?.type === 'attribute') {
+        const obj = field(fn, 'object');
+        const q = model.qualifiedName(fn);
+        if (q === null && obj && model.inferValue(obj, cell).kind === 'ndarray') {
+          return maskSelected(obj); // `x[m].mean()`, `x[m].astype(...)`
+        }
+      }
+      const q = fn ? model.qualifiedName(fn) : null;
+      return q !== null && /^(numpy|scipy)\./.test(q) && ofSelections(callArguments(x).positional);
+    }
+    return false;
+  }
+}
+
+/**
+ * What a host draw costs NumPy beyond writing it, in the cost model's host transcendentals (3 ns
+ * each, costmodel.ts DEFAULT_DEVICE_PROFILE.hostTranscendentalSeconds; the write, a third of a
+ * pass, ~0.6 ns): measured on the H200's host by bench/host_probe.py --parts draws
+ * (bench/results/2026-12-02-h200-host-probe/host_probe_2.json, draws_ns: 8M float64 draws):
+ * Generator.standard_normal 15.6 ns a draw (5 transcendentals), normal(loc, scale) 17.5 ns (5.6),
+ * the legacy np.random.randn 20.9 ns (6.8, np.random.normal and standard_normal taken alike);
+ * priced at 4 (12.6 ns) before. What was not changed: the other draws keep their old counts (a
+ * legacy function's gamma, poisson, exponential 4, a Generator's lognormal... 4, its other
+ * methods 1), though the probe measured Generator.exponential at 9.1 ns (priced 3.6), random
+ * 4.3, uniform 6.7, integers 4.6 (3.6). `legacy`: a `np.random.<name>` function, else a
+ * Generator's method.
+ */
+export function hostDrawTranscendentals(name: string, legacy: boolean): number {
+  if (legacy) {
+    return /^(randn|normal|standard_normal)$/.test(name) ? 6.8 : /normal|gamma|poisson|exponential/.test(name) ? 4 : 1;
+  }
+  return name === 'standard_normal' ? 5 : name === 'normal' ? 5.6 : /normal/.test(name) ? 4 : 1;
 }
 
 /**
  * The slice a computed array is copied into (`u[1:-1, 1:-1] = 0.25 * (...)`, `lap[1:-1] = f(x)`),
  * or null: a scalar fill (`u[0, :] = 1.0`) or a plain copy (`u[1:] = v`, `u[:] = v[::2]`) makes
- * no temporary, and neither does an assignment to a name.
+ * no temporary, and neither does an assignment to a name, nor a store into a dictionary the
+ * notebook makes from a literal (`areas[name] = np.trapezoid(...)`: the dict keeps a reference;
+ * priced as a copy of the whole array where the result's size was only a bound, h_spectro cell
+ * 14's three stores were 2 of its 5 passes).
  */
 export function sliceAssignmentCopy(n: SyntaxNode, model: NotebookModel, cell: CellModel): ValueInfo | null {
   const left = field(n, 'left');
@@ -5790,6 +5894,10 @@ export function sliceAssignmentCopy(n: SyntaxNode, model: NotebookModel, cell: C
   }
   const r = unparen(right);
   if (r.type === 'identifier' || r.type === 'subscript' || r.type === 'attribute' || r.type === 'integer' || r.type === 'float') {
+    return null;
+  }
+  const container = field(left, 'value');
+  if (container && dictionaryPairs(unparen(container), model, cell) !== undefined) {
     return null;
   }
   const value = model.inferValue(r, cell);
@@ -5892,9 +6000,13 @@ function iterations(iter: SyntaxNode, model: NotebookModel, cell: CellModel): nu
     const counts = (fn.text === 'zip' ? args : args.slice(0, 1)).map(a => iterations(a, model, cell));
     return counts.length > 0 && counts.every(c => c !== undefined) ? Math.min(...(counts as number[])) : undefined;
   }
-  const pairs = dictionaryPairs(n, model, cell);
+  const pairs = dictionaryPairs(n, model, cell) ?? literalItems(n, model, cell);
   if (pairs !== undefined) {
     return pairs;
+  }
+  const head = slicedIterations(n, model, cell);
+  if (head !== undefined) {
+    return head;
   }
   const v = model.inferValue(n, cell);
   const rows = v.kind === 'ndarray' && !v.approx ? v.shape?.[0] : undefined;
@@ -6025,13 +6137,93 @@ function dictionaryPairs(n: SyntaxNode, model: NotebookModel, cell: CellModel): 
   return items.every(k => k.type === 'pair') ? items.length : undefined;
 }
 
-/** `len(X)` of an array whose first dimension the model knows: that dimension. */
+/**
+ * `len(X)` of an array whose first dimension the model knows: that dimension; of a name bound to
+ * a literal (`len(names)`, `names = ["a", "b", "c"]`; a dictionary's pairs too): its items.
+ */
 function lengthOf(n: SyntaxNode, model: NotebookModel, cell: CellModel): number | undefined {
   const u = unparen(n);
   const arg = u.type === 'call' && field(u, 'function')?.text === 'len' ? callArguments(u).positional : [];
   const v = arg.length === 1 ? model.inferValue(arg[0], cell) : null;
   const rows = v?.kind === 'ndarray' && !v.approx ? v.shape?.[0] : undefined;
-  return typeof rows === 'number' ? rows : undefined;
+  if (typeof rows === 'number') {
+    return rows;
+  }
+  return arg.length === 1 ? (dictionaryPairs(unparen(arg[0]), model, cell) ?? literalItems(unparen(arg[0]), model, cell)) : undefined;
+}
+
+/**
+ * How many items a name bound to a list, tuple or set display holds (its last plain assignment in
+ * this cell before `n`, or in the last earlier cell binding it; no `*` unpacking): a tuple's
+ * always; a list's or set's where it is not empty and neither that cell nor this one grows it
+ * (`names.append(...)`, `.extend`, `.insert`, `.add`, `.update`, `names +=`), since `fits = []`
+ * filled in a loop is the common list a later loop walks. Undefined otherwise.
+ */
+function literalItems(n: SyntaxNode, model: NotebookModel, cell: CellModel): number | undefined {
+  if (n.type !== 'identifier') {
+    return undefined;
+  }
+  const writer = cell.facts?.writes.has(n.text) ? cell : model.lastWriterBefore(n.text, cell);
+  const bound = writer?.facts?.assignments.filter(a => a.name === n.text && !a.augmented && (writer !== cell || a.at <= n.startIndex)) ?? [];
+  const value = bound.length > 0 ? bound[bound.length - 1].value : null;
+  const literal = value ? unparen(value) : null;
+  if (!writer || !literal || (literal.type !== 'list' && literal.type !== 'tuple' && literal.type !== 'set')) {
+    return undefined;
+  }
+  const items = kids(literal).filter(k => k.type !== 'comment');
+  if (items.some(k => k.type === 'list_splat')) {
+    return undefined;
+  }
+  if (literal.type !== 'tuple') {
+    const name = n.text.replace(/[^A-Za-z0-9_]/g, '');
+    const grows = new RegExp(`\\b${name}\\s*(\\.\\s*(append|extend|insert|add|update)\\s*\\(|\\+=|\\|=)`);
+    if (items.length === 0 || [writer, cell].some(c => grows.test(c.tree?.rootNode.text ?? ''))) {
+      return undefined;
+    }
+  }
+  return items.length;
+}
+
+/**
+ * Items of `X[a:b]` / `X[:b]` / `X[a:b:s]` (one slice, its bounds constants the model knows,
+ * non-negative, a positive step) where X's own length is not known to the model (`peaks[:5]` of
+ * find_peaks' result): at most ceil((b - a) / s), the count the loop is priced at; X's count where
+ * that is known (then clamped as Python clamps). Undefined otherwise.
+ */
+function slicedIterations(n: SyntaxNode, model: NotebookModel, cell: CellModel): number | undefined {
+  if (n.type !== 'subscript') {
+    return undefined;
+  }
+  const value = field(n, 'value');
+  const index = kids(n).filter(k => k.id !== value?.id && k.type !== 'comment');
+  if (!value || index.length !== 1 || index[0].type !== 'slice') {
+    return undefined;
+  }
+  const parts: (SyntaxNode | null)[] = [null, null, null];
+  let part = 0;
+  for (const c of index[0].children) {
+    if (c.type === ':') {
+      part++;
+    } else if (c.isNamed && c.type !== 'comment' && part <= 2) {
+      parts[part] = c.type === 'none' ? null : c;
+    }
+  }
+  const number = (c: SyntaxNode | null, dflt: number | undefined): number | undefined => {
+    if (c === null) {
+      return dflt;
+    }
+    const k = model.constantValue(c, cell);
+    return k !== undefined && Number.isInteger(k) && k >= 0 ? k : undefined;
+  };
+  const start = number(parts[0], 0);
+  const stop = number(parts[1], undefined);
+  const step = number(parts[2], 1);
+  if (start === undefined || stop === undefined || step === undefined || step === 0) {
+    return undefined;
+  }
+  const length = iterations(value, model, cell);
+  const [a, b] = length === undefined ? [start, stop] : [Math.min(start, length), Math.min(stop, length)];
+  return Math.max(0, Math.ceil((b - a) / step));
 }
 
 /**
