@@ -1722,12 +1722,15 @@ function keepsNoArgument(ref: SyntaxNode, holder: string, model: NotebookModel):
 }
 
 /**
- * The module-level `def`s of a cell (undecorated) whose name nothing else in the cell reads: their
- * bodies run only when a later cell calls them.
+ * The module-level `def`s of a cell (undecorated), and lambdas bound to a name at its top level
+ * (`prop = lambda x: x @ F`), whose name nothing else in the cell reads: their bodies run only
+ * when a later cell calls them.
  */
 function idleFunctions(root: SyntaxNode): SyntaxNode[] {
   return kids(root).filter(d => {
-    const name = d.type === 'function_definition' ? field(d, 'name')?.text : undefined;
+    const bound = d.type === 'expression_statement' && kids(d)[0]?.type === 'assignment' ? kids(d)[0] : null;
+    const lambda = bound && field(bound, 'left')?.type === 'identifier' && unparen(field(bound, 'right') ?? bound).type === 'lambda';
+    const name = d.type === 'function_definition' ? field(d, 'name')?.text : lambda ? field(bound!, 'left')!.text : undefined;
     return name !== undefined && globalReferences(root, name).every(r => isInside(r, d));
   });
 }

@@ -187,11 +187,23 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['polyfit-coefficients', "np.polyfit's coefficients are a 1-d array of deg + 1: coef[0] fitted on the device is a 0-d value that host cells get as NumPy's scalar", [0, 1]],
     ['named-strided-views', "a reduction run once over strided views stays CuPy's calls also where the views are bound to names first, in the cell or an earlier one (no generated kernel copying them whole)", [0, 1, 2, 3]],
     ['row-join-read-later', 'np.r_[0, x] made on the device is a known 1-d array: its cell moves, and a later host cell copies it where it reads it', [0, 1]],
+    ['lambda-globals-on-device', 'lambdas bound in other cells and a function bound under another name (step = propagate) that read arrays as globals find them on the device where GPU cells run them (F moved in under its own name); one reading only a number moves nothing more; a host call brings F back', [0, 3, 4, 6]],
+    ['lambda-defined-while-resident', 'a host cell that only binds a lambda reading a resident array copies nothing; a host cell calling it under another name (g = prop2) brings the array back', [0, 1, 3]],
     ['function-reads-kept-constant', 'a constant a notebook function reads as a global is moved in by rebinding (the function reads the device array), not kept on the host beside a device copy; one no function reads keeps its host array', [0, 2]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
     // judged by steady figures, as this file's rewriteNotebook is
     expect(checkPlanFixture(name, { session: 'warm' }).gpuCells).toEqual(gpuCells);
+  });
+
+  it('lambda-globals-on-device: F moves in by rebinding where a lambda or an alias reads it, and comes back for the host call', () => {
+    const { cells } = percentCells(readFileSync(join(__dirname, '..', 'fixtures', 'plan', 'lambda-globals-on-device', 'notebook.py'), 'utf8'));
+    const plan = rewriteNotebook(cells, { session: 'warm' });
+    expect(plan.cells[3].source).toMatch(/^F = cp\.asarray\(F\)$/m);
+    expect(plan.cells[4].source).not.toMatch(/asarray\((F|off)\)/);
+    expect(plan.cells[5].source).toMatch(/^F = cp\.asnumpy\(F\)$/m);
+    expect(plan.cells[6].source).toMatch(/^F = cp\.asarray\(F\)$/m);
+    expect(plan.cells.map(c => c.source).join('\n')).not.toMatch(/^[^#\n]*F_gpu/m);
   });
 
   it('kernel-twins: one definition per distinct kernel, called by both cells', () => {

@@ -260,10 +260,11 @@ export function insideFunction(node: SyntaxNode, scopes: readonly string[] = ['f
 /**
  * The module-level names that functions defined in other cells read as globals, where `cell`
  * calls them by name (`f(v)`, `def f(a): return a * x` in an earlier cell: x) in a call `called`
- * accepts: each binding of the called name that is a module-level `def` is looked into (a
- * function defined in `cell` itself reads its globals in `cell`'s own text, which facts.inputs
- * holds), and so are the notebook functions those call, at any depth (`def f(x): return g(x) * 2`,
- * `def g(x): return x @ F`: F).
+ * accepts: each binding of the called name that is a module-level `def` or a lambda bound to it
+ * at the top level (`prop = lambda x: x @ F`) is looked into (a function defined in `cell` itself
+ * reads its globals in `cell`'s own text, which facts.inputs holds), a top-level `g = f` (in any
+ * cell) leads to `f`'s bindings, and so are the notebook functions those call, at any depth
+ * (`def f(x): return g(x) * 2`, `def g(x): return x @ F`: F).
  */
 export function globalsReadByCalledFunctions(root: SyntaxNode, cell: CellModel, model: NotebookModel, called: (call: SyntaxNode) => boolean = () => true): string[] {
   const found = new Set<string>();
@@ -287,13 +288,17 @@ export function globalsReadByCalledFunctions(root: SyntaxNode, cell: CellModel, 
     }
     seen.add(name);
     for (const b of model.bindings.get(name) ?? []) {
-      if (b.cellIndex === cell.index) {
-        continue;
-      }
       const other = model.cells[b.cellIndex];
       const defRoot = other?.tree?.rootNode;
-      const def = defRoot ? kids(defRoot).find(s => s.type === 'function_definition' && field(s, 'name')?.text === name && s.startIndex <= b.at && b.at <= s.endIndex) : undefined;
-      if (!def || !other.facts) {
+      const statement = defRoot ? kids(defRoot).find(s => s.startIndex <= b.at && b.at <= s.endIndex) : undefined;
+      const def = statement ? notebookFunction(statement, name) : null;
+      if (def?.type === 'identifier') {
+        // (`g = f`: the function under another name, here or in another cell)
+        pending.push(def.text);
+        continue;
+      }
+      // (a def or lambda of `cell` reads its globals in `cell`'s own text)
+      if (!def || b.cellIndex === cell.index || !other.facts) {
         continue;
       }
       // (its parameters and locals shadow the module-level names: globalReferences of the def)
@@ -310,6 +315,22 @@ export function globalsReadByCalledFunctions(root: SyntaxNode, cell: CellModel, 
     }
   }
   return [...found];
+}
+
+/**
+ * The function a module-level statement binds to `name`: a `def name(...)`, a lambda
+ * (`name = lambda x: x @ F`), or another name the function is bound to (`name = f`: that
+ * identifier, to look up in turn); null for anything else.
+ */
+function notebookFunction(statement: SyntaxNode, name: string): SyntaxNode | null {
+  if (statement.type === 'function_definition') {
+    return field(statement, 'name')?.text === name ? statement : null;
+  }
+  const assignment = statement.type === 'expression_statement' ? kids(statement)[0] : undefined;
+  const left = assignment?.type === 'assignment' ? field(assignment, 'left') : null;
+  const right = assignment && left?.type === 'identifier' && left.text === name ? field(assignment, 'right') : null;
+  const value = right ? unparen(right) : null;
+  return value && (value.type === 'lambda' || (value.type === 'identifier' && value.text !== name)) ? value : null;
 }
 
 function assignsName(body: SyntaxNode, name: string): boolean {
