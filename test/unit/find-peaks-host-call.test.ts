@@ -132,3 +132,19 @@ describe('a notebook function that changes or reads the signal (review: stale ho
     expect(plan.cells[3].source).not.toMatch(/env_s_host/);
   });
 });
+
+describe('find_peaks results indexed (review: a NumPy array indexed by a CuPy mask)', () => {
+  it('keeps the cell on the host where a device mask indexes the peaks (rule fixture)', () => {
+    expect(suggestionOf('no-find-peaks-distance-results-indexed-by-device-mask')).toBeUndefined();
+    const { cells, target } = percentCells(readFileSync(join(__dirname, '..', 'fixtures', 'rules', 'GPU102', 'no-find-peaks-distance-results-indexed-by-device-mask', 'notebook.py'), 'utf8'));
+    const reasons = analyzeNotebook(cells).refusals.filter(r => r.cellIndex === target).map(r => r.reason).join('\n');
+    expect(reasons).toMatch(/a NumPy array takes no CuPy index or mask/);
+  });
+
+  it('keeps find_peaks on the host where its own host results or numbers index the peaks (rule fixture)', () => {
+    const s = suggestionOf('flag-find-peaks-distance-results-indexed-by-host-mask');
+    expect(s?.candidate).toContain('signal.find_peaks(cp.asnumpy(env), height=0.5, distance=50)\nstrong = peaks[props["peak_heights"] > 1.2]\nfirst = peaks[:10]');
+    // nothing after the call is a device value: no CuPy operand meets the NumPy results
+    expect(s?.candidate.split('distance=50)\n')[1]).not.toMatch(/\benv\b|cp\./);
+  });
+});

@@ -873,7 +873,7 @@ function libraryUses(scope: CellRewrite) {
       if (!readOnHost(call, model, cell, true)) {
         const loop = hostLoopArgument(call, r.qualified.slice('scipy.'.length))!;
         refusals.push(
-          `\`${r.node.text}(..., ${loop.splat ?? `${loop.keyword}=...`})\`: ${loop.why}; it could stay SciPy's on the host beside the cell's device work, but its results are not read only by host code or as indices here (a NumPy array and a CuPy one do not mix in an operator, and the rewrite keeps a call's results NumPy's only where a top-level statement binds them and host code reads them): kept on the host`
+          `\`${r.node.text}(..., ${loop.splat ?? `${loop.keyword}=...`})\`: ${loop.why}; it could stay SciPy's on the host beside the cell's device work, but its results are not read only by host code or as indices here (a NumPy array and a CuPy one do not mix in an operator, a NumPy array takes no CuPy index or mask, and the rewrite keeps a call's results NumPy's only where a top-level statement binds them and host code reads them): kept on the host`
         );
         continue;
       }
@@ -3776,10 +3776,31 @@ function tinyHostSolve(call: SyntaxNode, path: string, model: NotebookModel, cel
  * (`_prepare_slice_list` in `_ndarray_getitem` and `_scatter_op`, cupy/_core/_routines_indexing.pyx),
  * NumPy takes it as it is.
  */
-function readOnHost(e: SyntaxNode, model: NotebookModel, cell: CellModel, indexes = false): boolean {
+function readOnHost(e: SyntaxNode, model: NotebookModel, cell: CellModel, indexes = false, host: ReadonlySet<string> = NO_NAMES): boolean {
+  // numbers, slices, string keys, or names bound to the host value itself (`props` beside
+  // `peaks`): no device value (`peaks[env[peaks] > 1.2]` would index a NumPy array with a CuPy
+  // mask, which CuPy refuses to convert implicitly)
+  const hostIndex = (sub: SyntaxNode, value: SyntaxNode): boolean =>
+    kids(sub).every(k => {
+      if (k.id === value.id) {
+        return true;
+      }
+      let plain = true;
+      walk(k, x => {
+        plain &&= x.type !== 'call' && !(x.type === 'identifier' && isValueIdentifier(x) && !host.has(x.text) && model.inferValue(x, cell).kind !== 'scalar');
+        return plain;
+      });
+      return plain;
+    });
   let n = e;
   for (let p = n.parent; p; n = p, p = n.parent) {
-    if (p.type === 'parenthesized_expression' || p.type === 'unary_operator' || (p.type === 'subscript' && field(p, 'value')?.id === n.id)) {
+    if (p.type === 'subscript' && field(p, 'value')?.id === n.id) {
+      if (!hostIndex(p, n)) {
+        return false;
+      }
+      continue;
+    }
+    if (p.type === 'parenthesized_expression' || p.type === 'unary_operator') {
       continue;
     }
     if (indexes && p.type === 'subscript') {
@@ -3812,7 +3833,8 @@ function readOnHost(e: SyntaxNode, model: NotebookModel, cell: CellModel, indexe
         return false;
       }
       const root = cell.tree!.rootNode;
-      return names.every(t => globalReferences(root, t.text).every(r => r.startIndex < p.endIndex || readOnHost(r, model, cell, indexes)));
+      const bound = new Set([...host, ...names.map(t => t.text)]);
+      return names.every(t => globalReferences(root, t.text).every(r => r.startIndex < p.endIndex || readOnHost(r, model, cell, indexes, bound)));
     }
     return false;
   }
