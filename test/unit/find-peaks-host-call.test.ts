@@ -148,3 +148,18 @@ describe('find_peaks results indexed (review: a NumPy array indexed by a CuPy ma
     expect(s?.candidate.split('distance=50)\n')[1]).not.toMatch(/\benv\b|cp\./);
   });
 });
+
+describe("find_peaks' props entry bound to a name in a later cell (review: NumPy meeting CuPy)", () => {
+  it('plan: the cell where the entry meets the envelope stays on the host, reading the host copy', () => {
+    const plan = checkPlanFixture('find-peaks-props-entry-meets-device', { session: 'warm' });
+    expect(plan.gpuCells).toEqual([0, 1]);
+    expect(plan.cells[2].source).not.toMatch(/\bcp\./);
+    expect(plan.changes.find(c => c.cellIndex === 2)?.summary).toMatch(/stays on the host: `props` comes from an earlier cell as a value the analysis cannot type/);
+  });
+
+  it('plan: a dict entry of an earlier cell bound to a name that meets a device array keeps its cell on the host', () => {
+    const plan = checkPlanFixture('untyped-entry-bound-meets-device', { session: 'warm' });
+    expect(plan.cells[2].source).not.toMatch(/\bcp\.(?!asnumpy)|_fused\(/);
+    expect(plan.changes.find(c => c.cellIndex === 2)?.summary).toMatch(/stays on the host: `props` comes from an earlier cell/);
+  });
+});

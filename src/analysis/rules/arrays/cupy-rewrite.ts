@@ -996,14 +996,27 @@ function cellArrays(scope: CellRewrite, s1: ReturnType<typeof libraryUses>) {
       // indexed (`frames[0]`: an array or a container of arrays, not a number) inside a rewritten
       // call's arguments (`cp.fft.fft2(frames[0] * win)`), or in arithmetic with an array the
       // rewrite puts on the device; a call nested there (`len(frames[0])`) takes any value
-      if (r.parent?.type === 'subscript' && field(r.parent, 'value')?.id === r.id) {
-        for (let e: SyntaxNode | null = r.parent.parent; e && e.type !== 'expression_statement' && e.type !== 'lambda'; e = e.parent) {
+      const meetsDevice = (x: SyntaxNode): boolean => {
+        for (let e: SyntaxNode | null = x.parent; e && e.type !== 'expression_statement' && e.type !== 'lambda'; e = e.parent) {
           if (e.type === 'binary_operator' && mentions(e, arrays)) {
             return true;
           }
           if (e.type === 'call') {
             return refs.some(x => x.action === 'cupy' && field(e!, 'function')?.id === x.node.id);
           }
+        }
+        return false;
+      };
+      if (r.parent?.type === 'subscript' && field(r.parent, 'value')?.id === r.id) {
+        if (meetsDevice(r.parent)) {
+          return true;
+        }
+        // bound to a name first (`h = props["peak_heights"]`), which then meets such an array
+        // (`z[peaks] - h`): the same host value
+        const bind = r.parent.parent;
+        const left = bind?.type === 'assignment' && field(bind, 'right')?.id === r.parent.id ? field(bind, 'left') : null;
+        if (left?.type === 'identifier' && bind!.parent?.type === 'expression_statement' && bind!.parent.parent?.id === root.id) {
+          return globalReferences(root, left.text).some(h => h.startIndex >= bind!.endIndex && meetsDevice(h));
         }
       }
       const stmt = r.parent;
