@@ -3325,13 +3325,19 @@ function fftValue(name: string, data: ValueInfo, positional: SyntaxNode[], keywo
   out.library = library;
   out.device = library === 'cupy' ? 'gpu' : 'host';
   out.origin = 'inferred';
-  const options = positional.length > 1 || ['n', 's', 'axis', 'axes'].some(k => keywords.has(k));
+  // a 1-d transform along an axis written as an integer literal (`axis=1`: k_audio's frames) is
+  // worked out like one along the last axis
+  const axisText = keywords.get('axis')?.text;
+  const axisLiteral = axisText !== undefined && /^-?\d+$/.test(axisText) && !/[2n]$/.test(name) ? Number(axisText) : undefined;
+  const options = positional.length > 1 || ['n', 's', 'axes'].some(k => keywords.has(k)) || (axisText !== undefined && axisLiteral === undefined);
   const halves = /^(rfft|ihfft)/.test(name);
   const doubles = /^(irfft|hfft)/.test(name);
-  if ((halves || doubles) && data.shape && data.shape.length > 0) {
+  const rank = data.shape?.length ?? 0;
+  const axis = axisLiteral === undefined ? rank - 1 : axisLiteral < 0 ? rank + axisLiteral : axisLiteral;
+  if ((halves || doubles) && data.shape && rank > 0 && axis >= 0 && axis < rank) {
     const shape = [...data.shape];
-    const last = shape[shape.length - 1];
-    shape[shape.length - 1] = options || last === null ? null : halves ? Math.floor(last / 2) + 1 : 2 * (last - 1);
+    const last = shape[axis];
+    shape[axis] = options || last === null ? null : halves ? Math.floor(last / 2) + 1 : 2 * (last - 1);
     out.shape = shape;
     out.size = shapeSize(shape);
     out.approx = undefined;
@@ -3611,6 +3617,10 @@ function numpyCallValue(
     if (out.kind === 'ndarray') {
       const same = copyOf(out);
       same.library = library;
+      // the magnitude of complex values is real: |complex64| is float32 (k_audio's power spectrum)
+      if ((name === 'abs' || name === 'absolute') && (out.dtype === 'complex64' || out.dtype === 'complex128')) {
+        same.dtype = out.dtype === 'complex64' ? 'float32' : 'float64';
+      }
       return same;
     }
     return out;
