@@ -822,13 +822,9 @@ function libraryUses(scope: CellRewrite) {
     const name = fn ? field(fn, 'name')?.text : undefined;
     return !!fn && (!name || model.readersAfter(name, cell).length > 0);
   });
-  const ownFunctions = [
-    ...new Set(refs.filter(r => r.action === 'cupy' && enclosingFunction(r.node) !== null).map(r => field(enclosingFunction(r.node)!, 'name')?.text ?? ''))
-  ].filter(n => n !== '');
+  const ownFunctions = ownDeviceFunctions(refs);
   if (!definer && ownFunctions.length > 0) {
-    notes.push(
-      `${ownFunctions.map(n => `\`${n}\``).join(', ')}, defined here and called only here, ${ownFunctions.length === 1 ? 'computes' : 'compute'} with CuPy: ${ownFunctions.length === 1 ? 'it returns' : 'they return'} CuPy arrays, also to cells added later.`
-    );
+    notes.push(ownFunctionsNote(ownFunctions));
   }
   if (definer) {
     const name = field(enclosingFunction(definer.node)!, 'name')?.text ?? 'a function';
@@ -1051,6 +1047,16 @@ function cellArrays(scope: CellRewrite, s1: ReturnType<typeof libraryUses>) {
     notes.push(
       `The loop filling \`${setup.name}\` (${setup.trips} iterations over a small array) is set-up work: it stays on the host, NumPy's, and \`${setup.name}\` is copied to the device once after it.`
     );
+  }
+  if (setups.length > 0) {
+    // functions of the set-up work (`hz2mel`) stay NumPy's: their note names those still moved
+    const k = notes.findIndex(n => n.endsWith(OWN_FUNCTIONS_NOTE_END));
+    const own = ownDeviceFunctions(refs);
+    if (k >= 0 && own.length > 0) {
+      notes[k] = ownFunctionsNote(own);
+    } else if (k >= 0) {
+      notes.splice(k, 1);
+    }
   }
   const loopRefusal = checkLoops(root, union(arrayInputs, localArrays), model, cell, new Set(setups.map(s => s.loop.id)));
   if (loopRefusal) {
@@ -1556,7 +1562,9 @@ function hostSideEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s
     notes.push('A Python `if`/`while` tests a device value: each test waits for the GPU and copies one scalar back.');
   }
   // (not the cell's own functions the rewrite moved to CuPy: their note says so)
-  const userCalls = userFunctionCallsWithDeviceArgs(root, model, deviceNames).filter(n => !ownFunctions.includes(n));
+  // (nor calls in set-up work kept on the host: `mel2hz(mpts)` in a set-up loop's inputs)
+  const setupNodes = setups.flatMap(s => [s.loop, s.made, ...s.inputs]);
+  const userCalls = userFunctionCallsWithDeviceArgs(root, model, deviceNames, setupNodes).filter(n => !ownFunctions.includes(n));
   if (userCalls.length > 0) {
     notes.push(`${userCalls.map(n => `\`${n}\``).join(', ')} will receive CuPy arrays; NumPy calls inside ${userCalls.length === 1 ? 'it' : 'them'} dispatch to CuPy, other libraries may not.`);
   }
@@ -4625,7 +4633,11 @@ function rowReductionRewrites(
  * loop (`made`: its creation call). The body may bind scalar locals (`lo = m * 8`, `l, c, r =
  * bins[m - 1], ...`) and nest loops (`for k in range(l, c)`); of the cell's other arrays it reads
  * only small ones (`params`) made with NumPy before the loop and used nowhere else (this cell or
- * later), which stay on the host with it (`inputs`: their creations).
+ * later), which stay on the host with it (`inputs`: their creations). Such an input may itself be
+ * computed from other small arrays of the same kind (k_audio: `mpts = np.linspace(hz2mel(0), ...)`,
+ * then `bins = np.floor((n_fft + 1) * mel2hz(mpts) / sr).astype(int)`), by NumPy calls, array
+ * methods and notebook functions only: the whole chain stays on the host (a few hundred numbers,
+ * where the device would launch kernels for each step and copy `bins` back to iterate it).
  */
 function setupLoops(
   root: SyntaxNode,
@@ -4634,21 +4646,75 @@ function setupLoops(
   cell: CellModel
 ): { name: string; loop: SyntaxNode; made: SyntaxNode; trips: number; inputs: SyntaxNode[] }[] {
   const out: { name: string; loop: SyntaxNode; made: SyntaxNode; trips: number; inputs: SyntaxNode[] }[] = [];
-  /** The NumPy creation (a call reading no array) of a small `name` bound once before `at`, or null. */
-  const smallHostMade = (name: string, at: number): SyntaxNode | null => {
-    const binds = cell.facts!.assignments.filter(a => a.name === name);
-    const made = binds.length === 1 && binds[0].at < at && !binds[0].augmented ? binds[0].value : null;
-    const size = model.valueBefore(name, cell, at).size;
-    if (!made || size === undefined || size >= SMALL_ARRAY_ELEMENTS || [...arrays].some(n => globalReferences(made, n).length > 0)) {
+  /**
+   * The NumPy creation of a small `name` bound once before `at` (a creator call reading no array),
+   * or its computation from other such arrays (`reads`: their names), or null.
+   */
+  /**
+   * The definition in this cell of a notebook function `name` a chain may call on the host: its
+   * body reads none of the cell's arrays and calls only NumPy's functions and array methods (kept
+   * NumPy's with the chain: `hz2mel` is not rewritten for the device), or null.
+   */
+  const hostFunction = (name: string): SyntaxNode | null => {
+    const def = kids(root).find(k => k.type === 'function_definition' && field(k, 'name')?.text === name) ?? null;
+    const body = def ? field(def, 'body') : null;
+    if (!def || !body || [...arrays].some(n => globalReferences(body, n).length > 0)) {
       return null;
     }
+    let ok = true;
+    walkTypes(body, CALL, c => {
+      const fn = field(c, 'function');
+      ok &&= fn?.type === 'attribute' && !!(model.qualifiedName(fn)?.startsWith('numpy.') || !model.qualifiedName(fn));
+      return ok;
+    });
+    return ok ? def : null;
+  };
+  const smallHostMade = (name: string, at: number): { made: SyntaxNode; reads: string[]; functions: string[] } | null => {
+    const binds = cell.facts!.assignments.filter(a => a.name === name);
+    const made = binds.length === 1 && binds[0].at < at && !binds[0].augmented && !binds[0].nested ? binds[0].value : null;
+    const size = model.valueBefore(name, cell, at).size;
+    if (!made || size === undefined || size >= SMALL_ARRAY_ELEMENTS) {
+      return null;
+    }
+    const reads = [...arrays].filter(n => n !== name && globalReferences(made, n).length > 0);
     let numpy = false;
+    let other = false;
+    const functions: string[] = [];
     walkTypes(made, CALL, c => {
       const fn = field(c, 'function');
-      numpy ||= NUMPY_CONTIGUOUS_CREATORS.test(fn ? model.qualifiedName(fn) ?? '' : '');
-      return !numpy;
+      const q = fn ? model.qualifiedName(fn) ?? '' : '';
+      numpy ||= NUMPY_CONTIGUOUS_CREATORS.test(q);
+      // computed from other small host arrays: NumPy's calls, array methods, this cell's
+      // notebook functions of NumPy's calls (kept NumPy's: see the chain's checks below)
+      if (fn?.type === 'identifier' && hostFunction(fn.text)) {
+        functions.push(fn.text);
+      } else {
+        other ||= !(q.startsWith('numpy.') || (fn?.type === 'attribute' && !q.startsWith('cupy')));
+      }
+      return true;
     });
-    return numpy ? made : null;
+    return (reads.length === 0 ? numpy : !other) ? { made, reads, functions } : null;
+  };
+  /** The small host arrays `names` read, and those their computations read, bound before `at`; null if one is not. */
+  const smallHostChain = (names: string[], at: number): { name: string; made: SyntaxNode }[] | null => {
+    const out: { name: string; made: SyntaxNode }[] = [];
+    const todo = names.map(name => ({ name, at }));
+    for (let next = todo.shift(); next; next = todo.shift()) {
+      const { name } = next;
+      if (out.some(o => o.name === name)) {
+        continue;
+      }
+      const m = smallHostMade(name, next.at);
+      if (!m) {
+        return null;
+      }
+      out.push({ name, made: m.made });
+      todo.push(...m.reads.map(n => ({ name: n, at: m.made.startIndex })));
+      for (const f of m.functions.filter(f => !out.some(o => o.name === f))) {
+        out.push({ name: f, made: hostFunction(f)! });
+      }
+    }
+    return out;
   };
   for (const loop of kids(root).filter(k => k.type === 'for_statement')) {
     const right = field(loop, 'right');
@@ -4684,12 +4750,15 @@ function setupLoops(
     }
     // the other arrays it reads: small parameters made on the host, read nowhere else
     const others = [...arrays].filter(n => n !== name && !locals.has(n) && globalReferences(body, n).length > 0);
-    const inputs = others.map(n => smallHostMade(n, loop.startIndex));
-    const elsewhere = (n: string, made: SyntaxNode): boolean =>
-      model.readers(n).some(c => c.index > cell.index) || globalReferences(root, n).some(r => !isInside(r, loop) && !isInside(r, made.parent ?? made));
-    if (inputs.some((m, k) => !m || elsewhere(others[k], m))) {
+    const chain = smallHostChain(others, loop.startIndex);
+    // each read only by the loop and the chain's computations (its own binding included)
+    const elsewhere = (n: string): boolean =>
+      model.readers(n).some(c => c.index > cell.index) ||
+      globalReferences(root, n).some(r => !isInside(r, loop) && !chain!.some(i => isInside(r, i.made.type === 'function_definition' ? i.made : i.made.parent ?? i.made)));
+    if (!chain || chain.some(i => elsewhere(i.name))) {
       continue;
     }
+    const inputs = chain.map(i => i.made);
     // made by a NumPy creation call just before the loop, small
     const made = cell.facts!.assignments.filter(a => a.name === name && a.at < loop.startIndex).pop();
     const call = made?.value && !made.augmented ? unparen(made.value) : null;
@@ -4697,7 +4766,7 @@ function setupLoops(
     const size = model.valueBefore(name, cell, loop.startIndex).size;
     const between = made ? globalReferences(root, name).filter(r => r.startIndex >= made.at && r.startIndex < loop.startIndex) : [];
     if (call && fn && NUMPY_CONTIGUOUS_CREATORS.test(model.qualifiedName(fn) ?? '') && size !== undefined && size < SMALL_ARRAY_ELEMENTS && between.length === 0) {
-      out.push({ name, loop, made: call, trips, inputs: inputs as SyntaxNode[] });
+      out.push({ name, loop, made: call, trips, inputs });
     }
   }
   return out;
@@ -4749,10 +4818,24 @@ function hasDeviceControlFlow(root: SyntaxNode, deviceNames: ReadonlySet<string>
   return hit;
 }
 
-function userFunctionCallsWithDeviceArgs(root: SyntaxNode, model: NotebookModel, deviceNames: ReadonlySet<string>): string[] {
+/** The cell's own functions the rewrite moves to CuPy (a reference in them rewritten). */
+function ownDeviceFunctions(refs: readonly LibraryRef[]): string[] {
+  return [...new Set(refs.filter(r => r.action === 'cupy' && enclosingFunction(r.node) !== null).map(r => field(enclosingFunction(r.node)!, 'name')?.text ?? ''))].filter(n => n !== '');
+}
+
+const OWN_FUNCTIONS_NOTE_END = 'CuPy arrays, also to cells added later.';
+
+function ownFunctionsNote(own: readonly string[]): string {
+  return `${own.map(n => `\`${n}\``).join(', ')}, defined here and called only here, ${own.length === 1 ? 'computes' : 'compute'} with CuPy: ${own.length === 1 ? 'it returns' : 'they return'} ${OWN_FUNCTIONS_NOTE_END}`;
+}
+
+function userFunctionCallsWithDeviceArgs(root: SyntaxNode, model: NotebookModel, deviceNames: ReadonlySet<string>, hostWork: readonly SyntaxNode[] = []): string[] {
   const names = new Set<string>();
   walkTypes(root, CALL, n => {
     const fn = field(n, 'function');
+    if (hostWork.some(h => isInside(n, h))) {
+      return false;
+    }
     if (fn?.type === 'identifier' && model.bindings.get(fn.text)?.some(b => b.value.kind === 'function' && b.value.library !== 'cupy')) {
       const args = field(n, 'arguments');
       if (args && mentions(args, deviceNames)) {
