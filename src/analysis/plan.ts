@@ -100,7 +100,7 @@
  * same cell, right after the imports: a fused function re-created by every execution of its cell
  * would be re-traced every time (references/cupy.md#fusion).
  */
-import { FIRST_USE_H200, firstUseCharge, kernelKey } from './apis/first-use';
+import { FIRST_USE_H200, firstCopyInCharge, firstUseCharge, kernelKey } from './apis/first-use';
 import { DEFAULT_DEVICE_PROFILE, DEVICE_MEMORY_SHARE, fitsOnDevice, formatSeconds, formatSpeedup, formatSpeedupBelow, NOT_A_SPEEDUP, predict, predictResident } from './costmodel';
 import { applyEdits, insert, replace } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
@@ -935,7 +935,11 @@ function planPass(
     }
   }
   changes.sort((a, b) => a.cellIndex - b.cellIndex);
-  const figures = gpuCells.length > 0 ? notebookFigures(totals, importLine ? FIRST_USE_H200.importCupy : 0) : null;
+  // a fresh process's first copies in cost more (apis/first-use.ts FIRST_COPY_IN_SECONDS_PER_MIB):
+  // once per session, on the copies the GPU cells make of host arrays
+  const copyBytes = transfers.filter(t => t.direction === 'to-device').map(t => valueBytes(model.valueBefore(t.name, models[t.cellIndex], 0)) ?? 0);
+  const firstCopy = firstCopyInCharge(copyBytes);
+  const figures = gpuCells.length > 0 ? notebookFigures(totals, importLine ? FIRST_USE_H200.importCupy : 0, firstCopy) : null;
   // host cells that copy back an array a GPU cell moved in by rebinding (the whole array, a part, or
   // for a host consumer), with that cell: keepOnHostFrom says whether it could keep its host array
   const gpu = new Set(gpuCells);
@@ -1038,15 +1042,16 @@ function joinedSummary(index: number, j: Joined): string {
 }
 
 /** The whole-notebook figure from the GPU cells' totals and the `import cupy` the rewrite adds. */
-function notebookFigures(totals: { cpu: number; gpu: number; fresh: number; cold: number; unpriced: number[] }, importSeconds: number): NotebookFigures {
-  const fresh = totals.fresh + importSeconds;
+function notebookFigures(totals: { cpu: number; gpu: number; fresh: number; cold: number; unpriced: number[] }, importSeconds: number, firstCopySeconds = 0): NotebookFigures {
+  const fresh = totals.fresh + importSeconds + firstCopySeconds;
   const extra = totals.cold - totals.fresh;
   const priced = totals.cpu > 0 || totals.gpu > 0;
   const pays = !priced || fresh * NOT_A_SPEEDUP <= totals.cpu;
   const unpriced = totals.unpriced.length > 0 ? `; cell${totals.unpriced.length === 1 ? '' : 's'} ${totals.unpriced.join(', ')} not counted (array sizes unknown)` : '';
   const figures = priced
     ? `the cells it moves to the GPU take ~${formatSeconds(totals.cpu)} on the CPU and ~${formatSeconds(fresh)} on the GPU per session ` +
-      `(${importSeconds > 0 ? `import cupy ~${formatSeconds(importSeconds)}, ` : ''}first uses of libraries and kernels ~${formatSeconds(totals.fresh - totals.gpu)} included; ` +
+      `(${importSeconds > 0 ? `import cupy ~${formatSeconds(importSeconds)}, ` : ''}first uses of libraries and kernels ~${formatSeconds(totals.fresh - totals.gpu)}` +
+      `${firstCopySeconds > 0 ? `, a fresh process's first copies in ~${formatSeconds(firstCopySeconds)}` : ''} included; ` +
       `${formatSeconds(totals.gpu)} re-run in the same session), ${formatSpeedup(fresh > 0 ? totals.cpu / fresh : 1)}; ` +
       `this machine's first run adds ~${formatSeconds(extra)} of kernel compiles (then kept in CuPy's kernel cache)`
     : 'array sizes unknown: no figure';

@@ -402,3 +402,25 @@ export function firstUseCharge(uses: FirstUses, seen: ReadonlySet<string> = new 
   const what = [kernels(count.builtin, 'built-in kernel'), kernels(count.kernel, 'generated kernel'), ...named].filter(Boolean).join(', ');
   return { cold, warm, what };
 }
+
+/**
+ * Seconds per MiB a fresh process's first host->device copies cost beyond the same copies later
+ * in it. Measured on the H200 by bench/host_probe.py `first_device_use` (2026-12-02, call 4,
+ * bench/results/2026-12-02-h200-host-probe/host_probe_4.json, three fresh processes with their
+ * CUDA context made): `cp.asarray` of 32 MiB took 19-23 ms first and 5.6-6.5 ms for the next
+ * array of that size; then 256 MiB took 133-153 ms first and 28-32 ms next: ~0.43 ms a MiB more
+ * the first time (14-16 ms over 32 MiB, 102-122 ms over 256 MiB), paid again in full by the first
+ * copy of the larger size after the smaller one had paid its own.
+ */
+export const FIRST_COPY_IN_SECONDS_PER_MIB = 0.43e-3;
+
+/**
+ * What a session pays once for its first copies in (`FIRST_COPY_IN_SECONDS_PER_MIB`), from the
+ * bytes of each host->device copy it makes: charged on the largest, which the probe shows paying
+ * it in full (a lower bound: the probe's smaller first copy paid its own too, and sizes between
+ * were not measured).
+ */
+export function firstCopyInCharge(copies: readonly number[]): number {
+  const largest = copies.reduce((a, b) => Math.max(a, b), 0);
+  return (largest / (1 << 20)) * FIRST_COPY_IN_SECONDS_PER_MIB;
+}
