@@ -191,7 +191,9 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['lambda-defined-while-resident', 'a host cell that only binds a lambda reading a resident array copies nothing; a host cell calling it under another name (g = prop2) brings the array back', [0, 1, 3]],
     ['function-reads-kept-constant', 'a constant a notebook function reads as a global is moved in by rebinding (the function reads the device array), not kept on the host beside a device copy; one no function reads keeps its host array', [0, 2]],
     ['filterbank-setup-chain', "a loop filling a small filterbank from bin numbers that notebook functions compute from mel points is set-up work: the chain stays NumPy's, the bank is copied in, the product with the resident spectrogram runs on the device", [0, 1, 2]],
-    ['filterbank-setup-chain-read-later', 'the same loop where a later cell reads the mel points is not set-up work: the filterbank cell stays on the host', [0, 1]]
+    ['filterbank-setup-chain-read-later', 'the same loop where a later cell reads the mel points is not set-up work: the filterbank cell stays on the host', [0, 1]],
+    ['consumer-copy-reused', "a GPU cell's host consumer copy of an array a later host cell reads unchanged is bound once (flux_host), read by both", [0, 1]],
+    ['consumer-copy-changed-after', 'the same array updated in place after the consumer: the consumer keeps its own copy, the later host cell copies the new value', [0, 1]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
     // judged by steady figures, as this file's rewriteNotebook is

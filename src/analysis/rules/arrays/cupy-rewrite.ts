@@ -2594,6 +2594,9 @@ function hostCopyEdits(
  * - in the plan, where a later cell reads the array: `env_s_host`, which later host cells read
  *   while the array stays unchanged (`twins`, registered by plan.ts as a host cell's copy);
  * - a second such call on the array reads the first one's copy (`reused`: not copied again).
+ * In the plan, the copies of host consumers get the same (`pd.DataFrame({"flux": flux})` binds
+ * `flux_host` before the statement where a later host cell reads flux: one copy, not two;
+ * two consumers of one array in the cell share one copy).
  * Only a bare device array under its own name (`localDevice`; not 0-d, no other edit on it) handed
  * to calls in top-level statements, which nothing after the first of them changes (rebinds,
  * updates in place, reads in a function or lambda): the copy is then the array's value at the end
@@ -2614,7 +2617,7 @@ function sharedHostCallCopies(
   fresh: (base: string) => string
 ): { moved: Set<string>; twins: Map<string, string>; reused: Map<number, string[]> } {
   const out = { moved: new Set<string>(), twins: new Map<string, string>(), reused: new Map<number, string[]>() };
-  if (hostLoopCalls.length === 0) {
+  if (hostLoopCalls.length === 0 && !inPlan) {
     return out;
   }
   const facts = cell.facts!;
@@ -2638,7 +2641,9 @@ function sharedHostCallCopies(
   };
   const groups = new Map<string, { arg: SyntaxNode; call: SyntaxNode; stmt: SyntaxNode; k: number }[]>();
   hostCopies.copied.forEach((arg, k) => {
-    const call = hostLoopCalls.find(c => isInside(arg, c));
+    // in the plan, a host consumer's copy too (`pd.DataFrame({"flux": flux})` where a later host
+    // cell reads flux: k_audio), keyed by the copied argument
+    const call = hostLoopCalls.find(c => isInside(arg, c)) ?? (inPlan ? arg : undefined);
     const stmt = call ? statementOf(call) : null;
     const v = model.inferValue(arg, cell);
     // (a device array under its own name, which no other edit touches: `cp.asnumpy(` ... `)` only)
