@@ -1051,7 +1051,8 @@ function notebookFigures(totals: { cpu: number; gpu: number; fresh: number; cold
   const figures = priced
     ? `the cells it moves to the GPU take ~${formatSeconds(totals.cpu)} on the CPU and ~${formatSeconds(fresh)} on the GPU per session ` +
       `(${importSeconds > 0 ? `import cupy ~${formatSeconds(importSeconds)}, ` : ''}first uses of libraries and kernels ~${formatSeconds(totals.fresh - totals.gpu)}` +
-      `${firstCopySeconds > 0 ? `, a fresh process's first copies in ~${formatSeconds(firstCopySeconds)}` : ''} included; ` +
+      // (under a millisecond counted, not named: h_spectro's few KiB)
+      `${firstCopySeconds >= 1e-3 ? `, a fresh process's first copies in ~${formatSeconds(firstCopySeconds)}` : ''} included; ` +
       `${formatSeconds(totals.gpu)} re-run in the same session), ${formatSpeedup(fresh > 0 ? totals.cpu / fresh : 1)}; ` +
       `this machine's first run adds ~${formatSeconds(extra)} of kernel compiles (then kept in CuPy's kernel cache)`
     : 'array sizes unknown: no figure';
