@@ -260,27 +260,49 @@ export function insideFunction(node: SyntaxNode, scopes: readonly string[] = ['f
 /**
  * The module-level names that functions defined in other cells read as globals, where `cell`
  * calls them by name (`f(v)`, `def f(a): return a * x` in an earlier cell: x) in a call `called`
- * accepts: each binding of the called name that is a module-level `def` or a lambda bound to it
- * at the top level (`prop = lambda x: x @ F`) is looked into (a function defined in `cell` itself
- * reads its globals in `cell`'s own text, which facts.inputs holds), a top-level `g = f` (in any
- * cell) leads to `f`'s bindings, and so are the notebook functions those call, at any depth
- * (`def f(x): return g(x) * 2`, `def g(x): return x @ F`: F).
+ * accepts, and in the notebook functions those call, at any depth (`def f(x): return g(x) * 2`,
+ * `def g(x): return x @ F`: F); which functions that reaches: calledNotebookFunctions.
  */
 export function globalsReadByCalledFunctions(root: SyntaxNode, cell: CellModel, model: NotebookModel, called: (call: SyntaxNode) => boolean = () => true): string[] {
   const found = new Set<string>();
-  const callsIn = (node: SyntaxNode, accept: (call: SyntaxNode) => boolean): Set<string> => {
-    const names = new Set<string>();
+  for (const { fn, name, cellIndex } of calledNotebookFunctions(root, cell, model, called)) {
+    const other = model.cells[cellIndex];
+    if (!other.facts) {
+      continue;
+    }
+    // (its parameters and locals shadow the module-level names: globalReferences of the function)
+    for (const read of other.facts.reads) {
+      if (read !== name && globalReferences(fn, read).length > 0 && model.bindings.has(read)) {
+        found.add(read);
+      }
+    }
+  }
+  return [...found];
+}
+
+/**
+ * The notebook functions of other cells that `cell` calls by name in a call `called` accepts, and
+ * those they call in turn, at any depth: each binding of a called name that is a module-level
+ * `def` or a lambda bound to it at the top level (`prop = lambda x: x @ F`), with the name it is
+ * called by and its cell; a top-level `g = f` (in any cell) leads to `f`'s bindings. A function
+ * defined in `cell` itself is not among them: it runs `cell`'s own text, which the cell's facts
+ * already hold.
+ */
+function calledNotebookFunctions(root: SyntaxNode, cell: CellModel, model: NotebookModel, called: (call: SyntaxNode) => boolean): { fn: SyntaxNode; name: string; cellIndex: number }[] {
+  const out: { fn: SyntaxNode; name: string; cellIndex: number }[] = [];
+  const callsIn = (node: SyntaxNode, accept: (call: SyntaxNode) => boolean): string[] => {
+    const names: string[] = [];
     walkTypes(node, ['call'], n => {
       const fn = field(n, 'function');
       if (fn?.type === 'identifier' && accept(n)) {
-        names.add(fn.text);
+        names.push(fn.text);
       }
       return true;
     });
     return names;
   };
   const seen = new Set<string>();
-  const pending = [...callsIn(root, called)];
+  const pending = callsIn(root, called);
   while (pending.length > 0) {
     const name = pending.pop()!;
     if (seen.has(name)) {
@@ -288,33 +310,26 @@ export function globalsReadByCalledFunctions(root: SyntaxNode, cell: CellModel, 
     }
     seen.add(name);
     for (const b of model.bindings.get(name) ?? []) {
-      const other = model.cells[b.cellIndex];
-      const defRoot = other?.tree?.rootNode;
+      const defRoot = model.cells[b.cellIndex]?.tree?.rootNode;
       const statement = defRoot ? kids(defRoot).find(s => s.startIndex <= b.at && b.at <= s.endIndex) : undefined;
-      const def = statement ? notebookFunction(statement, name) : null;
-      if (def?.type === 'identifier') {
+      const fn = statement ? notebookFunction(statement, name) : null;
+      if (fn?.type === 'identifier') {
         // (`g = f`: the function under another name, here or in another cell)
-        pending.push(def.text);
+        pending.push(fn.text);
         continue;
       }
-      // (a def or lambda of `cell` reads its globals in `cell`'s own text)
-      if (!def || b.cellIndex === cell.index || !other.facts) {
+      if (!fn || b.cellIndex === cell.index) {
         continue;
       }
-      // (its parameters and locals shadow the module-level names: globalReferences of the def)
-      for (const read of other.facts.reads) {
-        if (read !== name && globalReferences(def, read).length > 0 && model.bindings.has(read)) {
-          found.add(read);
-        }
-      }
+      out.push({ fn, name, cellIndex: b.cellIndex });
       // (the notebook functions it calls in turn)
-      const body = field(def, 'body');
+      const body = field(fn, 'body');
       if (body) {
-        callsIn(body, () => true).forEach(n => pending.push(n));
+        pending.push(...callsIn(body, () => true));
       }
     }
   }
-  return [...found];
+  return out;
 }
 
 /**
@@ -2662,7 +2677,7 @@ function sharedHostCallCopies(
     // global (`resid = sub(env)`, `def sub(a): return a - env_s`): a read after the call, where
     // the array must still be the device one (no copy back moved up before the call); one that
     // may change it (`clear_start()`, `def clear_start(): env_s[:1000] = 0.0`) changes it
-    const viaFunctions = calledNotebookFunctions(root, cell, model, first.startIndex).filter(d => globalReferences(d, name).length > 0 || declaresGlobal(d, name));
+    const viaFunctions = calledNotebookFunctions(root, cell, model, call => call.startIndex >= first.startIndex).map(f => f.fn).filter(d => globalReferences(d, name).length > 0 || declaresGlobal(d, name));
     const changedByFunction = viaFunctions.some(d => functionMayChange(d, name, model));
     const changed =
       facts.assignments.some(a => a.name === name && a.statement.endIndex > first.startIndex) ||
@@ -2710,45 +2725,6 @@ function sharedHostCallCopies(
 }
 
 /**
- * The module-level `def`s of other cells that `cell` calls by name at or after offset `from`, and
- * the notebook functions those call in turn, at any depth (as globalsReadByCalledFunctions
- * follows them): what they may do to module-level names runs there.
- */
-function calledNotebookFunctions(root: SyntaxNode, cell: CellModel, model: NotebookModel, from: number): SyntaxNode[] {
-  const defs: SyntaxNode[] = [];
-  const seen = new Set<string>();
-  const calledIn = (node: SyntaxNode, at: number): string[] => {
-    const names: string[] = [];
-    walkTypes(node, ['call'], n => {
-      const fn = field(n, 'function');
-      if (fn?.type === 'identifier' && n.startIndex >= at) {
-        names.push(fn.text);
-      }
-      return true;
-    });
-    return names;
-  };
-  const pending = calledIn(root, from);
-  while (pending.length > 0) {
-    const name = pending.pop()!;
-    if (seen.has(name)) {
-      continue;
-    }
-    seen.add(name);
-    for (const b of model.bindings.get(name) ?? []) {
-      const defRoot = b.cellIndex === cell.index ? null : model.cells[b.cellIndex]?.tree?.rootNode;
-      const def = defRoot ? kids(defRoot).find(s => s.type === 'function_definition' && field(s, 'name')?.text === name && s.startIndex <= b.at && b.at <= s.endIndex) : undefined;
-      const body = def ? field(def, 'body') : null;
-      if (def && body) {
-        defs.push(def);
-        pending.push(...calledIn(body, 0));
-      }
-    }
-  }
-  return defs;
-}
-
-/**
  * May running function `def` change module-level `name` (rebind it under `global`, update it in
  * place, or let something else keep or change it: an escaping use, a lambda reading it)?
  */
@@ -2761,7 +2737,7 @@ function functionMayChange(def: SyntaxNode, name: string, model: NotebookModel):
  * module-level `name` (`clear_start()`, `def clear_start(): env_s[:1000] = 0.0`)?
  */
 export function changedByCalledFunctions(root: SyntaxNode, cell: CellModel, model: NotebookModel, name: string): boolean {
-  return calledNotebookFunctions(root, cell, model, 0).some(d => functionMayChange(d, name, model));
+  return calledNotebookFunctions(root, cell, model, () => true).some(f => functionMayChange(f.fn, name, model));
 }
 
 /** Does function `def` declare `global name` (anywhere in its body, not in a nested scope)? */
