@@ -365,6 +365,66 @@ def kmeans_pieces(out: dict) -> None:
     print("i_kmeans pieces ms", {key: round(v, 2) for key, v in res.items()}, flush=True)
 
 
+def tiny_calls(out: dict) -> None:
+    """Per call on tiny matrices (l_kalman cell 9's loop body), NumPy on the host and CuPy on
+    resident data with a sync after each call, microseconds: the per-call overhead a Python loop
+    of small array calls pays on each side."""
+    rng = np.random.default_rng(4)
+    F = rng.random((4, 4))
+    P = rng.random((4, 4))
+    S = rng.random((2, 2)) + 2 * np.eye(2)
+    x = rng.random(4)
+    row = np.zeros((100, 4))
+
+    def setrow():
+        row[3] = x
+
+    cases = {
+        "matmul_4x4": lambda: F @ P,
+        "matvec_4": lambda: F @ x,
+        "chain_F_P_FT": lambda: F @ P @ F.T,
+        "inv_2x2": lambda: np.linalg.inv(S),
+        "eye_4": lambda: np.eye(4),
+        "add_4x4": lambda: P + F,
+        "r_": lambda: np.r_[x[:2], 0, 0],
+        "setitem_row": setrow,
+    }
+    res = {"numpy_us": {k: best(f) * 1e6 for k, f in cases.items()}}
+    try:
+        import cupy as cp
+    except ImportError:
+        res["cupy_us"] = "no cupy"
+    else:
+        sync = cp.cuda.Device().synchronize
+        Fd, Pd, Sd, xd = cp.asarray(F), cp.asarray(P), cp.asarray(S), cp.asarray(x)
+        rowd = cp.zeros((100, 4))
+
+        def setrowd():
+            rowd[3] = xd
+
+        dcases = {
+            "matmul_4x4": lambda: Fd @ Pd,
+            "matvec_4": lambda: Fd @ xd,
+            "chain_F_P_FT": lambda: Fd @ Pd @ Fd.T,
+            "inv_2x2": lambda: cp.linalg.inv(Sd),
+            "eye_4": lambda: cp.eye(4),
+            "add_4x4": lambda: Pd + Fd,
+            "setitem_row": setrowd,
+            "scalar_readback": lambda: float(xd[0]),
+        }
+        d = {}
+        for k, f in dcases.items():
+
+            def call(f=f):
+                f()
+                sync()
+
+            d[k] = best(call) * 1e6
+        res["cupy_us"] = d
+    out["tiny_calls"] = res
+    print("tiny calls us", json.dumps(res), flush=True)
+
+
 def cupy_calls(out: dict) -> None:
     """Per call on resident data: CuPy's einsum, batched solve and inv (l_kalman cell 5)."""
     try:
@@ -568,6 +628,7 @@ def main() -> None:
         "cupy_calls": cupy_calls,
         "first_device_use": first_device_use,
         "kmeans_pieces": kmeans_pieces,
+        "tiny_calls": tiny_calls,
     }
     for name in args.parts.split(","):
         t = time.perf_counter()
