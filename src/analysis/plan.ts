@@ -625,6 +625,8 @@ function planPass(
     if (cell.kind !== 'code' || !cell.tree || !cell.facts || cell.syntaxError || cell.skipped) {
       continue;
     }
+    // (the host copies valid as the cell starts: one it brings back for good reads its copy again)
+    const copiesAtStart = new Map(hostCopies);
     forgetChanged(hostCopies, cell, model);
     // (a device copy of a host array this cell changes no longer holds its values: none, as
     // keepOnHostFrom picks them, but a change makes the cell copy the array in again)
@@ -860,7 +862,7 @@ function planPass(
       continue;
     }
     // a host cell: convert resident arrays at this boundary
-    const boundary = hostBoundary(cell, model, resident, cp, hostCopies, copyOnce.get(cell.index));
+    const boundary = hostBoundary(cell, model, resident, cp, hostCopies, copyOnce.get(cell.index), copiesAtStart);
     boundary.back.forEach(n => leftDevice.add(n));
     for (const [name, twin] of boundary.twins) {
       if (!hostCopies.has(name)) {
@@ -1479,7 +1481,8 @@ function hostBoundary(
   resident: Set<string>,
   cp: string,
   hostCopies: ReadonlyMap<string, HostCopy> = new Map(),
-  copyOnce: ReadonlySet<string> = new Set()
+  copyOnce: ReadonlySet<string> = new Set(),
+  copiesAtStart: ReadonlyMap<string, HostCopy> = hostCopies
 ): { edits: TextEdit[]; transfers: Transfer[]; summary: string; computesOnHost: boolean; back: string[]; twins: Map<string, string> } {
   const edits: TextEdit[] = [];
   const moved: Transfer[] = [];
@@ -1579,14 +1582,27 @@ function hostBoundary(
       twins.set(name, earlier ?? freshNotebookName(`${name}_host`, model));
     }
   }
+  // one an earlier host cell copied (`lab_host = cp.asnumpy(lab)`), unchanged since, takes that
+  // copy as its host value (`lab = lab_host`): nothing crosses again. The copy is read as a twin
+  // no more after this cell (the name is a host array from here on), so the two names sharing one
+  // array is what the original notebook has too.
+  const backFromCopy = new Map<string, HostCopy>();
+  for (const name of back) {
+    const c = copiesAtStart.get(name);
+    if (c) {
+      backFromCopy.set(name, c);
+    }
+  }
   for (const name of back) {
     resident.delete(name);
-    moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: 'computed with on the host in this cell' });
+    if (!backFromCopy.has(name)) {
+      moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: 'computed with on the host in this cell' });
+    }
   }
   const top: string[] = [];
   if (back.length > 0) {
     // each as the GPU cell that last bound it left it (a 0-d result as NumPy's scalar or Python number)
-    top.push(...back.map(n => hostCopyLine(n, model.lastWriterBefore(n, cell) ?? cell, model, cp)));
+    top.push(...back.map(n => (backFromCopy.has(n) ? `${n} = ${backFromCopy.get(n)!.twin}` : hostCopyLine(n, model.lastWriterBefore(n, cell) ?? cell, model, cp))));
   }
   const reused = [...twins].filter(([name]) => hostCopies.has(name));
   for (const [name, twin] of twins) {
@@ -1632,8 +1648,12 @@ function hostBoundary(
   if (reused.length > 0) {
     summary.push(`reads ${reused.map(([n, t]) => `${t} (the host copy of ${n} cell ${hostCopies.get(n)!.cellIndex} made)`).join(', ')}: no copy again`);
   }
-  if (back.length > 0) {
-    summary.push(`brings ${back.join(', ')} back to the host (used in host code)`);
+  const copiedBack = back.filter(n => !backFromCopy.has(n));
+  if (copiedBack.length > 0) {
+    summary.push(`brings ${copiedBack.join(', ')} back to the host (used in host code)`);
+  }
+  if (backFromCopy.size > 0) {
+    summary.push(`takes ${[...backFromCopy].map(([n, c]) => `${n} back as ${c.twin} (the host copy cell ${c.cellIndex} made)`).join(', ')} for host code: no copy again`);
   }
   return { edits, transfers: moved, summary: summary.join('; '), computesOnHost, back, twins };
 }

@@ -77,7 +77,9 @@ describe('whole-notebook plan: cells decided jointly', () => {
 describe('plan fixtures, per session (test/fixtures/plan/<case>/: notebook.py -> rewritten.py)', () => {
   const cases: [string, string, number[]][] = [
     ['first-use-shared', 'two cells sharing a first use neither pays alone move together; a smaller cell whose first uses they load moves too', [1, 2, 3]],
-    ['first-use-shared-too-small', 'cells sharing a first use that even together do not save 50 ms a cell stay on the host', []]
+    ['first-use-shared-too-small', 'cells sharing a first use that even together do not save 50 ms a cell stay on the host', []],
+    ['host-copy-taken-back', 'a host cell the first uses keep on the host copies lab (lab_host); a later pandas cell that brings lab back for good takes that copy (lab = lab_host): no second copy', [2]],
+    ['host-copy-taken-back-changed', 'the same, with a GPU cell binding lab again in between: the pandas cell copies the new lab back', [2, 4]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
     expect(checkPlanFixture(name).gpuCells).toEqual(gpuCells);
