@@ -25,7 +25,7 @@ import { hostReasonsInWords, rewriteNotebook } from '../analysis/plan';
 import { deviceProfileFromReport } from '../analysis/costmodel';
 import type { CellInput, DeviceProfile } from '../analysis/types';
 import { ProtocolError, validateEnvironment } from '../kernel/protocol';
-import { expandPaths, loadFile, type LoadedFile, type SkippedFile } from './sources';
+import { expandPaths, loadFile, replacePythonCells, toPercentScript, type LoadedFile, type SkippedFile } from './sources';
 import { ansiStyle, deviceNote, fingerprint, plainStyle, toJSONReport, toSARIF, toText, type FileReport } from './report';
 import { unifiedDiff } from './diff';
 
@@ -394,8 +394,19 @@ export async function fix(args: string[], io: Io): Promise<number> {
     // A rewritten cell's old outputs describe the old code: clear them.
     return { ...c, source: r.source, ...(c.cell_type === 'code' ? { outputs: [], execution_count: null } : {}) };
   });
-  const written = { ...nb, metadata: { ...nb.metadata, gpuoptimize: { rewritten_from: basename(input), version: VERSION } }, cells };
-  writeFileSync(out, JSON.stringify(written, null, 1) + '\n');
+  if (extname(out).toLowerCase() === '.py') {
+    // a script out: the percent format, the input's own text where the input is a script
+    const sources = loaded.cells.map(c => byIndex.get(c.index)?.source ?? c.source);
+    writeFileSync(
+      out,
+      loaded.kind === 'python'
+        ? replacePythonCells(readFileSync(input, 'utf8'), loaded, sources)
+        : toPercentScript(loaded.cells.map((c, k) => ({ kind: nb.cells[k]?.cell_type ?? c.kind, source: sources[k] })))
+    );
+  } else {
+    const written = { ...nb, metadata: { ...nb.metadata, gpuoptimize: { rewritten_from: basename(input), version: VERSION } }, cells };
+    writeFileSync(out, JSON.stringify(written, null, 1) + '\n');
+  }
   // cells whose source changed (a cell kept on the host with its reason only is no change)
   const changed = rewrite.changes.filter(ch => (byIndex.get(ch.cellIndex)?.source ?? '') !== (loaded.cells[ch.cellIndex]?.source ?? '')).length;
   io.stdout(`${style.bold(out)}: ${changed} change(s) from ${input}\n`);

@@ -168,6 +168,43 @@ export function parsePythonFile(path: string, text: string): LoadedFile {
   return { path, kind: 'python', cells, cellStartLines };
 }
 
+/**
+ * `text` (a .py file `parsePythonFile` read into `cells`) with each cell's source replaced by
+ * `sources[k]`: the markers, their titles and every line outside the cells stay byte for byte,
+ * so a rewrite of a percent-format script is the same script with its cells changed.
+ */
+export function replacePythonCells(text: string, loaded: LoadedFile, sources: readonly string[]): string {
+  const lines = text.split('\n');
+  const starts = loaded.cellStartLines ?? [0];
+  // each cell runs from its start line to the line before the next marker (the next cell's
+  // start, less its marker line), the last one to the end of the file; a cell before the first
+  // marker ends at that marker
+  const markerLines = lines.flatMap((line, i) => (CELL_MARKER.test(line) ? [i] : []));
+  const out: string[] = [];
+  let at = 0;
+  starts.forEach((start, k) => {
+    const end = markerLines.find(m => m >= start) ?? lines.length;
+    out.push(...lines.slice(at, start));
+    out.push(...sources[k].split('\n'));
+    at = end;
+  });
+  out.push(...lines.slice(at));
+  return out.join('\n');
+}
+
+/** Cells as a percent-format script (`# %%` code cells, `# %% [markdown]` cells as comments). */
+export function toPercentScript(cells: readonly { kind: string; source: string }[]): string {
+  return cells
+    .map(c => {
+      if (c.kind === 'code') {
+        return `# %%\n${c.source.replace(/\n+$/, '')}`;
+      }
+      const body = c.source.split('\n').map(l => (l === '' ? '#' : `# ${l}`)).join('\n');
+      return `# %% [${c.kind === 'markdown' ? 'markdown' : 'raw'}]\n${body}`;
+    })
+    .join('\n\n') + '\n';
+}
+
 function looksBinary(buf: Buffer): boolean {
   const n = Math.min(buf.length, 8000);
   for (let i = 0; i < n; i++) {

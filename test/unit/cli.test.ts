@@ -9,7 +9,7 @@ import { join } from 'path';
 import { assertValidReport, validateReportClosed } from './report-schema';
 import { parser } from './helpers';
 import { NotebookAnalyzer } from '../../src/analysis/engine';
-import { loadFile } from '../../src/cli/sources';
+import { loadFile, parsePythonFile } from '../../src/cli/sources';
 import { RANDOM_STREAMS_NOTE } from '../../src/cli/main';
 import { rewriteNotebook } from '../../src/analysis/plan';
 
@@ -449,6 +449,60 @@ describe('gpuoptimize fix', () => {
     expect(r.stdout).toMatch(/: 0 change\(s\) from /);
     expect(r.stdout).toMatch(/\n {2}kept on the host: cells 0, 1, 2: /);
     expect(r.stdout).toMatch(/\n {2}cell 1: stays on the host: /);
+  });
+
+  test('-o OUT.py writes a percent-format script: a script input keeps its markers, titles and comments byte for byte, only code cells change', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gpuopt-'));
+    const input = join(dir, 'chain.py');
+    const text = [
+      '# A script with a header before the first marker',
+      '# %% imports',
+      'import numpy as np',
+      '',
+      '# %% [markdown]',
+      '# A large elementwise chain',
+      '',
+      '# %%',
+      'x = np.random.default_rng(0).random(50_000_000, dtype=np.float32)',
+      '',
+      '#%% the chain',
+      'y = np.sqrt(x * x + 1.0) * np.exp(-x)',
+      'print(float(y.mean()))',
+      ''
+    ].join('\n');
+    writeFileSync(input, text);
+    const out = join(dir, 'chain.gpu.py');
+    const r = run(['fix', input, '-o', out, '--even-if-slower']);
+    expect(r.code).toBe(0);
+    const written = readFileSync(out, 'utf8');
+    expect(written.trimStart().startsWith('{')).toBe(false);
+    const before = parsePythonFile(input, text);
+    const after = parsePythonFile(out, written);
+    expect(after.cells.map(c => c.kind)).toEqual(before.cells.map(c => c.kind));
+    // the marker lines (titles included) and the header are the input's own
+    const kept = (t: string): string[] => t.split('\n').filter(l => /^#\s*%%/.test(l) || l.startsWith('# A script'));
+    expect(kept(written)).toEqual(kept(text));
+    expect(after.cells[2].source).toBe(before.cells[2].source);
+    expect(after.cells[1].source).toMatch(/^import numpy as np\nimport cupy as cp\n/);
+    expect(after.cells[4].source).toMatch(/^y = y_kernel\(x\)\n/);
+    // the same cells the .ipynb output has
+    const nbOut = join(dir, 'chain.gpu.ipynb');
+    expect(run(['fix', input, '-o', nbOut, '--even-if-slower']).code).toBe(0);
+    const nb = JSON.parse(readFileSync(nbOut, 'utf8')) as { cells: { source: string | string[] }[] };
+    expect(after.cells.map(c => c.source)).toEqual(nb.cells.map(c => (Array.isArray(c.source) ? c.source.join('') : c.source)));
+  });
+
+  test('-o OUT.py from a notebook writes its cells as a percent-format script (markdown as comments)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gpuopt-'));
+    const out = join(dir, 'pipeline.gpu.py');
+    const r = run(['fix', join(FIX, 'numpy_pipeline.ipynb'), '-o', out, '--even-if-slower']);
+    expect(r.code).toBe(0);
+    const written = readFileSync(out, 'utf8');
+    expect(written).toMatch(/^# %% \[markdown\]\n# # Signal pipeline\n/);
+    expect(written).toMatch(/\n# %%\nimport numpy as np\nimport cupy as cp\n/);
+    const back = parsePythonFile(out, written);
+    const nb = JSON.parse(readFileSync(join(FIX, 'numpy_pipeline.ipynb'), 'utf8')) as { cells: { cell_type: string }[] };
+    expect(back.cells.map(c => c.kind)).toEqual(nb.cells.map(c => c.cell_type));
   });
 
   test('writes a new notebook and never overwrites without --force', () => {
