@@ -672,13 +672,15 @@ def fix_plan(fix_log: Path) -> dict[int, str]:
         if not found:
             continue
         what = found.group(2)
+        # "stays on the host" first: a host cell's reason may quote "runs on the GPU" (n_seismic's
+        # lfilter line: "the sos form ... runs on the GPU and matches")
         plan[int(found.group(1))] = (
-            "gpu"
+            "host"
+            if what.startswith("stays on the host")
+            else "gpu"
             if "runs on the GPU" in what
             else "import"
             if what.startswith("imports CuPy")
-            else "host"
-            if what.startswith("stays on the host")
             else "copies"
         )
     return plan

@@ -306,6 +306,7 @@ def test_fix_whole_notebook_figure_is_read_from_its_log(tmp_path: pathlib.Path) 
         "      + import cupy as cp\n"
         "  cell 5: GPU101 runs on the GPU; moves tas to the device once\n"
         "  cell 7: stays on the host: 9.59 ms on the GPU in a fresh kernel against 51.6 ms\n"
+        "  cell 9: stays on the host: scipy.signal.lfilter: ... the sos form runs on the GPU\n"
         "  cell 8: brings gmean back to the host (used in host code)\n"
         "  warning: the whole-notebook rewrite is not predicted to pay for this notebook: its GPU "
         "cells' work is not faster on the GPU by enough; the cells it moves to the GPU take "
@@ -319,7 +320,7 @@ def test_fix_whole_notebook_figure_is_read_from_its_log(tmp_path: pathlib.Path) 
     assert (f["cpu_s"], f["session_s"]) == (1.28, 125.0)
     assert f["rerun_s"] == pytest.approx(161e-6) and f["first_run_s"] == pytest.approx(127.07)
     assert f["unpriced"] == [6, 12]
-    assert run_notebooks.fix_plan(log) == {1: "import", 5: "gpu", 7: "host", 8: "copies"}
+    assert run_notebooks.fix_plan(log) == {1: "import", 5: "gpu", 7: "host", 8: "copies", 9: "host"}
     log.write_text("nb.gpu.ipynb: 3 change(s) from nb.ipynb\n")
     assert run_notebooks.fix_prediction(log) is None
 
