@@ -540,6 +540,13 @@ export interface WorkEstimate {
   passes: number;
   /** Element operations that are transcendental (exp, sin, sqrt, power...). */
   transcendentalOps: number;
+  /**
+   * Host seconds of NumPy's random draws beyond writing them (the write is in `passes`), per
+   * element of the largest array (`elements`), at the rate measured per draw whatever the dtype
+   * (rules/arrays/cupy-rewrite.ts `hostDrawSeconds`). The device's draws are `uniformDraws` and
+   * `normalDraws`.
+   */
+  drawSeconds?: number;
   /** Arithmetic done by library kernels (2 n^3 for a matmul, 5 n log2 n for an FFT...). */
   flops: number;
   /** Kernel launches on the device (one per op, unfused). */
@@ -623,14 +630,14 @@ export interface WorkEstimate {
   normalDraws?: number;
   /**
    * The part of the work the rewrite leaves on the host, included in `passes` and
-   * `transcendentalOps` (the CPU runs it either way): draws from a NumPy Generator made in
+   * `drawSeconds` (the CPU runs it either way): draws from a NumPy Generator made in
    * another cell, copied to the device (`cp.asarray(rng.random(n))`). The GPU version pays it at
    * the host's rates, and the copy of its `bytes` on every run (resident or not). `seconds`: host
    * time of library calls the rewrite keeps on the host among device work (SciPy's find_peaks with
    * `distance`, handed a host copy of its signal), included in `hostLoopSeconds`; the GPU version
    * pays it too.
    */
-  hostKept?: { passes: number; transcendentalOps: number; bytes: number; seconds?: number };
+  hostKept?: { passes: number; transcendentalOps: number; bytes: number; seconds?: number; drawSeconds?: number };
   /**
    * Values the rewrite copies back to the host one at a time where they are made (a 0-d device
    * result stored in a list that is shown or read later: `[cp.asnumpy(x[k].std())[()] for k in
@@ -891,6 +898,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const cpuSeconds =
     (hostStreamed / hostRate) * (work.hostPassFactor ?? 1) +
     work.transcendentalOps * work.elements * perElement +
+    (work.drawSeconds ?? 0) * work.elements +
     blas / hostFlops +
     (fft - shortFft) / rates.hostFftFlops +
     shortFft / (rates.hostFftFlops * SHORT_FFT_HOST_SPEEDUP) +
@@ -906,7 +914,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const itemCopySeconds = (work.itemCopies ?? 0) * ITEM_COPY_LAUNCHES * device.launchOverhead + (work.itemCopyBytes ?? 0) / d2h;
   const transferSeconds = h2d / device.hostToDevice + work.deviceToHostBytes / d2h + copies * device.launchOverhead + itemCopySeconds;
   // what stays on the host costs the GPU version what it costs the CPU
-  const drawSeconds = (bytes * STREAMS_PER_PASS * kept.passes) / hostRate + kept.transcendentalOps * work.elements * perElement;
+  const drawSeconds = (bytes * STREAMS_PER_PASS * kept.passes) / hostRate + kept.transcendentalOps * work.elements * perElement + (kept.drawSeconds ?? 0) * work.elements;
   const hostKeptSeconds = drawSeconds + (kept.seconds ?? 0);
   const launchSeconds = work.launches * device.launchOverhead;
   const computeSeconds =

@@ -5423,6 +5423,7 @@ export function estimateWork(
     itemBytes: 8,
     passes: 0,
     transcendentalOps: 0,
+    drawSeconds: 0,
     flops: 0,
     launches: 0,
     hostToDeviceBytes: 0,
@@ -5670,7 +5671,7 @@ export function estimateWork(
                     : null;
         if (q.startsWith('numpy.random.') || head === 'random') {
           work.passes += (times * fraction(result, largest)) / 3;
-          work.transcendentalOps += times * fraction(result, largest) * hostDrawTranscendentals(name, true);
+          work.drawSeconds = (work.drawSeconds ?? 0) + times * fraction(result, largest) * hostDrawSeconds(name, true, result.dtype);
           work.launches += times;
           countDraws(times * (result.size ?? 0), /normal|randn|gamma|poisson|exponential/.test(name));
         } else if (loop !== null) {
@@ -5802,14 +5803,14 @@ export function estimateWork(
           const result = model.inferValue(n, cell);
           consider(result);
           const passes = (times * fraction(result, largest)) / 3;
-          const ops = times * fraction(result, largest) * hostDrawTranscendentals(method, false);
+          const draw = times * fraction(result, largest) * hostDrawSeconds(method, false, result.dtype);
           work.passes += passes;
-          work.transcendentalOps += ops;
+          work.drawSeconds = (work.drawSeconds ?? 0) + draw;
           if (hostDraws.some(d => d.id === n.id)) {
             // drawn on the host by NumPy in the rewrite too, then copied to the device
             const k = (work.hostKept ??= { passes: 0, transcendentalOps: 0, bytes: 0 });
             k.passes += passes;
-            k.transcendentalOps += ops;
+            k.drawSeconds = (k.drawSeconds ?? 0) + draw;
             const copied = model.inferValue(kept.hostDrawCopies?.get(n.id) ?? n, cell);
             k.bytes += times * (copied.size ?? 0) * itemSize(copied.dtype);
           } else {
@@ -5979,23 +5980,51 @@ export function estimateWork(
 }
 
 /**
- * What a host draw costs NumPy beyond writing it, in the cost model's host transcendentals (3 ns
- * each, costmodel.ts DEFAULT_DEVICE_PROFILE.hostTranscendentalSeconds; the write, a third of a
- * pass, ~0.6 ns): measured on the H200's host by bench/host_probe.py --parts draws
- * (bench/results/2026-12-02-h200-host-probe/host_probe_2.json, draws_ns: 8M float64 draws):
- * Generator.standard_normal 15.6 ns a draw (5 transcendentals), normal(loc, scale) 17.5 ns (5.6),
- * the legacy np.random.randn 20.9 ns (6.8, np.random.normal and standard_normal taken alike);
- * priced at 4 (12.6 ns) before. What was not changed: the other draws keep their old counts (a
- * legacy function's gamma, poisson, exponential 4, a Generator's lognormal... 4, its other
- * methods 1), though the probe measured Generator.exponential at 9.1 ns (priced 3.6), random
- * 4.3, uniform 6.7, integers 4.6 (3.6). `legacy`: a `np.random.<name>` function, else a
- * Generator's method.
+ * Host seconds of one draw of NumPy's beyond writing it (the write is a third of a pass, ~0.6 ns
+ * for 8 bytes at the model's 13.2 GB/s, counted in `passes`), whatever the cell's largest dtype:
+ * measured on the H200's host by bench/host_probe.py --parts draws
+ * (bench/results/2026-12-02-h200-host-probe/host_probe_2.json, draws_ns: 20M values each; the
+ * write taken off): a Generator's random 4.29 ns a value (float32 4.11), standard_normal 15.6
+ * (float32 13.8), normal(loc, scale) 17.5, uniform(low, high) 6.75, integers(0, 12) 4.64 (int64),
+ * exponential(scale) 9.12; the legacy np.random.randn 20.9 and np.random.rand 6.59. A float32 draw
+ * costs about what a float64 one does (the generator's work, not the bytes): before, draws were
+ * host transcendentals at 3 ns, halved for float32 cells, and exponential, random, uniform and
+ * integers one each (3.6 ns a float64 value against 4.3-9.1 measured; standard_normal of a float32
+ * cell 7.8 ns against 13.8). Not measured, kept as they were priced: standard_exponential as
+ * exponential (the same ziggurat less a multiply), np.random.normal/standard_normal as randn,
+ * np.random.random/random_sample as rand; a Generator's other non-uniform draws (lognormal,
+ * gamma, poisson...) and a legacy function's 12 ns (4 transcendentals), anything else 3 ns (one).
+ * `legacy`: a `np.random.<name>` function, else a Generator's method; `dtype`: the draw's.
  */
-export function hostDrawTranscendentals(name: string, legacy: boolean): number {
+export function hostDrawSeconds(name: string, legacy: boolean, dtype: string | undefined): number {
+  const ns = (measured: number, bytes: number): number => (measured - bytes / 13.2) * 1e-9;
+  const f32 = dtype === 'float32';
   if (legacy) {
-    return /^(randn|normal|standard_normal)$/.test(name) ? 6.8 : /normal|gamma|poisson|exponential/.test(name) ? 4 : 1;
+    if (/^(randn|normal|standard_normal)$/.test(name)) {
+      return ns(20.87, 8);
+    }
+    if (/^(rand|random|random_sample)$/.test(name)) {
+      return ns(6.59, 8);
+    }
+    return /normal|gamma|poisson|exponential/.test(name) ? 12e-9 : 3e-9;
   }
-  return name === 'standard_normal' ? 5 : name === 'normal' ? 5.6 : /normal/.test(name) ? 4 : 1;
+  switch (name) {
+    case 'random':
+      return f32 ? ns(4.11, 4) : ns(4.29, 8);
+    case 'standard_normal':
+      return f32 ? ns(13.82, 4) : ns(15.61, 8);
+    case 'normal':
+      return ns(17.47, 8);
+    case 'uniform':
+      return ns(6.75, 8);
+    case 'integers':
+      return ns(4.64, 8);
+    case 'exponential':
+    case 'standard_exponential':
+      return ns(9.12, 8);
+    default:
+      return /normal|gamma|poisson|exponential/.test(name) ? 12e-9 : 3e-9;
+  }
 }
 
 /**
