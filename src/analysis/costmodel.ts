@@ -101,6 +101,36 @@ export const MEASURED_H200 = {
    */
   hostSecondsPerEinsumPoint: 4e-9,
   /**
+   * NumPy's own cost per call, whatever the data (Python's call, argument parsing, the ufunc's or
+   * gufunc's dispatch, the result's allocation): what a Python loop of calls on tiny arrays pays.
+   * Measured on the H200's host by bench/host_probe.py --parts tiny_calls (run 27,
+   * bench/results/2026-12-02-h200-run27/host_probe_1.json, `numpy_us`; l_kalman cell 9's loop
+   * body): 4x4 + 4x4 0.49 µs, np.eye(4) 1.1, a row assignment 0.32 (0.5 taken,
+   * `hostSecondsPerCall`, for every operator, ufunc, method and call not below); 4x4 @ 4x4 1.62,
+   * 4x4 @ 4-vector 1.59, F @ P @ F.T 3.28 for its two (1.6, `...MatmulCall`); np.linalg.inv of a
+   * 2x2 6.3 (`...LinalgCall`, for np.linalg/scipy.linalg on one matrix). Reductions called as
+   * NumPy functions run Python wrappers first: np.sum and np.mean of a 4-vector 3.3 and 4.9 µs,
+   * timed with timeit on the CPU machine of session 15 (NumPy 2.4.6; its add 0.59 µs against the
+   * H200 host's 0.49), 3.5 taken (`...ReductionCall`). l_kalman cell 9 (200 tracks of a 100-step
+   * Kalman filter and smoother in 4x4 matrices, ~580k calls) ran 0.79 s on the H200's host (run
+   * 25), priced at 2.3 ms before (its arrays' bytes only).
+   */
+  hostSecondsPerCall: 0.5e-6,
+  hostSecondsPerMatmulCall: 1.6e-6,
+  hostSecondsPerLinalgCall: 6.3e-6,
+  hostSecondsPerReductionCall: 3.5e-6,
+  /**
+   * What CuPy's `a @ b` and its inverse or solve of one small matrix cost the host, in launches
+   * (`launchOverhead` each), measured on resident data on the H200 with a synchronisation after
+   * each call (bench/host_probe.py cupy_calls and tiny_calls): `x @ F.T` of (20000, 4) by (4, 4)
+   * 37.5 µs against 22.3 for an addition (run 26, host_probe_3.json) and 25.9 against 16.6 (run
+   * 27), 4x4 @ 4x4 18.2 against 15.6 for a 4x4 addition (run 27): 1.2-1.7 additions, 1.5 taken
+   * (one launch before); `cp.linalg.inv` of one 2x2 117 µs, 7.5 additions (getrf, getrs and the
+   * copies and checks around them: two launches before).
+   */
+  deviceMatmulLaunches: 1.5,
+  deviceSmallSolveLaunches: 7.5,
+  /**
    * Stacked small matrices (`np.linalg.solve`/`inv`/`det`... of (n, m, m)): LAPACK once per
    * matrix through a gufunc, ~0.25 µs each plus ~6 ns per m^3 (inv of 20,000 2x2 0.28 µs each,
    * 4x4 0.65 µs; solve of 2x2 with 2x4 right-hand sides 0.36 µs; det of 4x4 0.14 µs); the

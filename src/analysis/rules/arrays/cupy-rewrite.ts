@@ -29,7 +29,7 @@
 import { CUPY_CONCATENATORS, cupyHasNumpyPath, CUPY_GENERATOR_METHODS, CUPY_RENAMED, ELEMENTWISE_UFUNCS, NUMPY_HOST_IO_CONSUMERS, NUMPY_HOST_IO_PRODUCERS, NUMPY_PASSTHROUGH_NAMES, NUMPY_REFUSED, NUMPY_UFUNC_NIN, REDUCTIONS, TRANSCENDENTAL_UFUNCS } from '../../apis/cupy';
 import { CUPYX_INACCURATE, cupyxHasScipyPath, cupyxModuleOf, cupyxNeedsRapids } from '../../apis/cupyx';
 import { cupyxUseKeys, firstUseCharge } from '../../apis/first-use';
-import { formatSeconds, SHORT_FFT_POINTS, WorkEstimate } from '../../costmodel';
+import { formatSeconds, MEASURED_H200, SHORT_FFT_POINTS, WorkEstimate } from '../../costmodel';
 import { applyEdits, insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
 import { ARRAY_MUTATING_METHODS, type CellFacts } from '../../facts';
@@ -5502,6 +5502,9 @@ export function estimateWork(
       return;
     }
     const type = n.type;
+    // the launches this node's own work adds (a notebook function's body, walked at its call,
+    // counts its own): each is a NumPy call on the host too, at its per-call cost
+    let launchesBefore = work.launches;
     // a function's body runs at its calls in the cell (function-runs.ts)
     const called = type === 'function_definition' ? runs.get(n.id) : undefined;
     // children that may run other than once per run of `n` (loops, comprehensions, ifs)
@@ -5591,8 +5594,9 @@ export function estimateWork(
         work.launches += times * 2;
       } else if (v.kind === 'ndarray') {
         if (op === '@') {
+          // (CuPy's `@` costs more than an elementwise launch: MEASURED_H200.deviceMatmulLaunches)
           work.flops += matmulFlops(n, model, cell) * times;
-          work.launches += times;
+          work.launches += times * MEASURED_H200.deviceMatmulLaunches;
         } else if (ARITH_OPS.has(op) || COMPARE_OPS.has(op)) {
           work.passes += times * (type === 'binary_operator' && maskSelected(n) ? 0 : fraction(v, largest));
           work.launches += times;
@@ -5621,6 +5625,7 @@ export function estimateWork(
             walkBody({ node: own, cell }, times);
           }
         }
+        launchesBefore = work.launches;
       }
       const argValue = (k: number): ValueInfo => {
         const a = callArguments(n).positional[k];
@@ -5711,7 +5716,9 @@ export function estimateWork(
           const n3 = elems > 0 ? Math.pow(Math.sqrt(elems), 3) : 0;
           const product = single && name !== 'tensordot' && name !== 'einsum' ? productFlops(a0, argValue(1)) : null;
           work.flops += times * (product ?? (name === 'norm' ? 2 * elems : 2 * n3));
-          work.launches += times * 2;
+          // (CuPy's inverse or solve of one matrix: a factorisation, a solve and the copies and
+          // checks around them, MEASURED_H200.deviceSmallSolveLaunches)
+          work.launches += times * (head === 'linalg' && (name === 'inv' || name === 'solve') ? MEASURED_H200.deviceSmallSolveLaunches : 2);
         } else if ((head === 'fft' || q.startsWith('scipy.fft.')) && /^(r?fftfreq)$/.test(name)) {
           // the sample frequencies: a ramp written once, as np.arange is (no transform)
           work.passes += (times * fraction(result, largest)) / 3;
@@ -5819,6 +5826,11 @@ export function estimateWork(
           }
         }
       }
+    }
+    if (work.launches > launchesBefore && times > 0) {
+      // NumPy's own cost per call, whatever the size (Python's call, the ufunc's dispatch): what a
+      // loop of calls on tiny arrays costs (MEASURED_H200.hostSecondsPerCall)
+      work.hostLoopSeconds = (work.hostLoopSeconds ?? 0) + times * hostCallSeconds(n, model);
     }
     // the named children (rows of the node table: no array of children)
     const body = called !== undefined ? field(n, 'body') : null;
@@ -5977,6 +5989,35 @@ export function estimateWork(
     }
     return false;
   }
+}
+
+/** NumPy's matrix products, by qualified name (their per-call cost is a matmul's). */
+const NUMPY_PRODUCTS = /^numpy\.(dot|matmul|inner|vdot)$/;
+
+/**
+ * NumPy's cost per call of the operation at `n`, beyond its work on the data
+ * (`MEASURED_H200.hostSecondsPer*Call`, measured on tiny arrays): a matrix product (`@`,
+ * `np.dot`), a linear-algebra routine on one matrix (`np.linalg.inv`...), a reduction called as a
+ * NumPy function (`np.mean(x)`: Python-level wrappers), anything else (an operator, a ufunc, a
+ * method).
+ */
+export function hostCallSeconds(n: SyntaxNode, model: NotebookModel): number {
+  const rates = MEASURED_H200;
+  if (n.type === 'binary_operator' || n.type === 'augmented_assignment') {
+    return operatorOf(n).replace('=', '') === '@' ? rates.hostSecondsPerMatmulCall : rates.hostSecondsPerCall;
+  }
+  const fn = n.type === 'call' ? field(n, 'function') : null;
+  const q = fn ? model.qualifiedName(fn) : null;
+  if (q === null) {
+    return rates.hostSecondsPerCall;
+  }
+  if (NUMPY_PRODUCTS.test(q)) {
+    return rates.hostSecondsPerMatmulCall;
+  }
+  if (/^(numpy|scipy)\.linalg\./.test(q)) {
+    return rates.hostSecondsPerLinalgCall;
+  }
+  return q.startsWith('numpy.') && REDUCTIONS.has(q.slice('numpy.'.length)) ? rates.hostSecondsPerReductionCall : rates.hostSecondsPerCall;
 }
 
 /**
