@@ -18,6 +18,15 @@ and one line of evidence; the table at the end is what bench/RESULTS.md records.
    which is why a matrix read later is rebuilt on the host instead of copied back.
 6. A 0-d result brought back with .get()[()] is a NumPy scalar of the result's dtype, as NumPy's
    own reduction returns.
+7. cp.arange in float32 against np.arange, bit for bit: from 0 (any step, past 2**24) and from a
+   start not 0 with a power-of-two step it must be NumPy's (the engine keeps cp.arange there);
+   from a start not 0 with a fractional step, or integers past 2**24, the engine makes it with
+   NumPy on the host, because CuPy's fused `start + i*step` differs: each case's count of
+   differing values must be the one the CPU model here predicts (NumPy's separate roundings of
+   `a0 + i*(a1 - a0)` against one rounding of `i*step + start`).
+8. CuPy's float `%` is `x - floor(x/y)*y`: for x = float32 0..41M and y = 251, x/y rounds up to
+   the next integer for some x and gives r - 251 where NumPy (fmod-based) gives r. The count
+   must be the CPU model's (32,117 values; the cause of run 26's consumer-copy failures).
 """
 
 from __future__ import annotations
@@ -234,6 +243,56 @@ def scalar_back() -> None:
         )
 
 
+def _arange_model(start, stop, step):
+    """Bit for bit what CuPy 14's float32 arange computes: fma(float32(i), T(step), T(start))."""
+    n = max(0, int(np.ceil((stop - start) / step)))
+    i = np.arange(n, dtype=np.int64).astype(np.float32)
+    t, s = np.longdouble(np.float32(step)), np.longdouble(np.float32(start))
+    exact = i.astype(np.longdouble) * t + s  # float32 products are exact in longdouble
+    return exact.astype(np.float32)
+
+
+def arange_exactness() -> None:
+    cases = [
+        ((0, 41_000_000, 1), True),
+        ((0, 3e8, 7), True),
+        ((0.0, 2e6, 0.1), True),
+        ((3.0, 2**25, 0.5), True),
+        ((1, 2**25, 1), True),
+        ((1.0, 2e6, 0.1), False),
+        ((0.5, 4e7, 1.5), False),
+        ((5, 3e7, 3), False),
+    ]
+    for (start, stop, step), engine_keeps_cupy in cases:
+        host = np.arange(start, stop, step, dtype=np.float32)
+        dev = cp.arange(start, stop, step, dtype=cp.float32).get()
+        differ = int(np.count_nonzero(host.view(np.uint32) != dev.view(np.uint32)))
+        model = int(np.count_nonzero(host != _arange_model(start, stop, step)))
+        ok = differ == model and (differ == 0) == engine_keeps_cupy
+        record(
+            f"float32 arange({start}, {stop}, {step})",
+            "PASS" if ok else "FAIL",
+            f"{differ} of {host.size} differ from NumPy (CPU model {model}; engine "
+            f"{'keeps cp.arange' if engine_keeps_cupy else 'makes it on the host'})",
+        )
+
+
+def float_remainder() -> None:
+    x = np.arange(20000 * 2048, dtype=np.float32)
+    host = x % 251
+    dev = (cp.asarray(x) % 251).get()
+    q = np.floor(x / np.float32(251))
+    model = (x.astype(np.float64) - q.astype(np.float64) * 251).astype(np.float32)
+    differ = int(np.count_nonzero(host != dev))
+    predicted = int(np.count_nonzero(host != model))
+    record(
+        "float32 % is x - floor(x/y)*y (fused)",
+        "INFO" if differ == predicted else "FAIL",
+        f"{differ} of {x.size} differ from NumPy's x % 251 (CPU model {predicted}); "
+        f"min {float(dev.min())} (NumPy {float(host.min())})",
+    )
+
+
 def main() -> None:
     print(
         f"CuPy {cp.__version__}, NumPy {np.__version__}, device "
@@ -248,6 +307,8 @@ def main() -> None:
         get_out,
         sparse_duplicates,
         scalar_back,
+        arange_exactness,
+        float_remainder,
     ):
         try:
             check()

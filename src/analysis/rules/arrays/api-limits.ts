@@ -12,7 +12,7 @@ import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, isValueIdentifier, kids, unparen, walkTypes } from '../../syntax';
 import type { TextEdit } from '../../types';
-import { formatBytes } from '../../values';
+import { formatBytes, normaliseDtype } from '../../values';
 
 /** A NumPy reference the rewrite maps (the fields of cupy-rewrite.ts LibraryRef read here). */
 interface MappedRef {
@@ -311,4 +311,72 @@ export function float64SignalEdits(refs: readonly MappedRef[], model: NotebookMo
     edits.push(insert(signal.startIndex, `${cp}.asarray(`), insert(signal.endIndex, `, dtype=${cp}.float64)`));
   }
   return edits;
+}
+
+/**
+ * Why CuPy's `arange` would not give NumPy's values for `call` (`np.arange(...)`), or undefined
+ * where it gives them bit for bit. NumPy (arraytypes.c.src `@NAME@_fill`, ctors.c
+ * PyArray_ArangeObj) stores `a0 = T(start)` and `a1 = T(start + step)`, then fills
+ * `a0 + i * (a1 - a0)` in T: the index rounded to T, the product and the sum rounded separately
+ * (float16 is computed in float32, then rounded to half). CuPy 14 (cupy/_creation/ranges.py
+ * `_arange_ufunc`) computes `T(start) + i * T(step)`, which NVRTC contracts to one fused
+ * multiply-add. With start 0 the two are the same value, round(T(i) * T(step)), for any step and
+ * length (`np.arange(n, dtype=np.float32)`, the usual case, is exact past 2**24 too); with small
+ * integers every step is exact. Otherwise (a fractional step: `a1 - a0` is not `T(step)`; integers
+ * past 2**24, where the separate roundings differ from the fused one) float16, float32 and
+ * complex64 aranges differ by more than a rounding (NumPy's 0.5-spaced ramp from 0.5 to 4e7 in
+ * float32: 4.3M of its 26.7M values differ by up to 4). float64 differs by some ulps (a fractional
+ * step from a start not 0: 1e-14 relative, below any check's tolerance) and is left as it is;
+ * integer aranges are exact.
+ */
+export function arangeValuesDiffer(call: SyntaxNode, model: NotebookModel, cell: CellModel): string | undefined {
+  if (call.type !== 'call') {
+    return undefined;
+  }
+  const { positional, keywords } = callArguments(call);
+  const dtypeNode = keywords.get('dtype') ?? positional[3];
+  if (!dtypeNode || positional.some(p => p.type === 'list_splat' || p.type === 'dictionary_splat')) {
+    // no dtype: int64 or float64 (above)
+    return undefined;
+  }
+  const dtype = normaliseDtype(dtypeNode.text);
+  // (a dtype given by a name the analysis cannot read may be float32: NumPy's values kept)
+  const narrow = dtype === undefined ? dtypeNode.type === 'identifier' || dtypeNode.type === 'attribute' || dtypeNode.type === 'call' : ['float16', 'float32', 'complex64'].includes(dtype);
+  if (!narrow) {
+    return undefined;
+  }
+  const startNode = keywords.get('start') ?? (positional.length >= 2 || keywords.has('stop') ? positional[0] : undefined);
+  const stopNode = keywords.get('stop') ?? (positional.length >= 2 ? positional[1] : keywords.has('start') ? undefined : positional[0]);
+  const stepNode = keywords.get('step') ?? positional[2];
+  const value = (n: SyntaxNode | undefined, absent: number): number | undefined => (n === undefined || n.text === 'None' ? absent : model.constantValue(n, cell));
+  const start = value(startNode, 0);
+  if (start === 0) {
+    return undefined;
+  }
+  const stop = value(stopNode, NaN);
+  const step = value(stepNode, 1);
+  // the same values where NumPy's separate roundings are the fused one's: every value, index and
+  // product an integer T holds exactly (2**24 in float32, 2**11 in half); or (float32) a start and
+  // a step T holds, their sum too (so a1 - a0 is the step), and a step of a power of two (each
+  // product exact, the sum rounded once in both)
+  const known = start !== undefined && step !== undefined;
+  const bound = dtype === 'float16' ? 2 ** 11 : 2 ** 24;
+  if (known && stop !== undefined && [start, stop, step].every(Number.isInteger) && Math.abs(start) + Math.abs(stop) + Math.abs(step) <= bound) {
+    return undefined;
+  }
+  const held = (v: number): boolean => Math.fround(v) === v;
+  if (known && dtype !== 'float16' && held(start) && held(step) && held(start + step) && step !== 0 && Number.isInteger(Math.log2(Math.abs(step)))) {
+    return undefined;
+  }
+  const name = dtype ?? `${dtypeNode.text} (maybe float32)`;
+  const why = !known
+    ? `a ${start === undefined ? 'start' : 'step'} the analysis cannot read`
+    : Number.isInteger(start) && Number.isInteger(step)
+      ? `a start not 0 and values that may pass 2**${dtype === 'float16' ? 11 : 24}`
+      : 'a start not 0 and a fractional step';
+  return (
+    `\`${call.text.length > 60 ? `${call.text.slice(0, 57)}...` : call.text}\` is a ${name} arange with ${why}: NumPy fills it as start + i*(T(start+step) - T(start)), ` +
+    `rounding the product and the sum separately; CuPy's arange computes T(start) + i*T(step) in one fused multiply-add, so their values differ by more than a rounding ` +
+    `(references/cupy.md#arange). It is made by NumPy on the host and copied to the device once, to keep NumPy's values.`
+  );
 }

@@ -39,7 +39,7 @@ import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, shapeSize, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
-import { atomicSumNote, flatIndexRewrites, float64SignalEdits, hostLoopArgument, hostLoopCallNote, lastAxisBitEdits, unsupportedArgumentRefusals } from './api-limits';
+import { arangeValuesDiffer, atomicSumNote, flatIndexRewrites, float64SignalEdits, hostLoopArgument, hostLoopCallNote, lastAxisBitEdits, unsupportedArgumentRefusals } from './api-limits';
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains, reductionKernelPays } from './fusion';
 import { functionRuns } from './function-runs';
@@ -86,6 +86,8 @@ export interface ArrayCellAnalysis {
    * that index's text; only the part is copied (`traj_gpu = cp.asarray(traj[:, -1])`).
    */
   slicedInputs: Map<string, string>;
+  /** Arrays made by NumPy on the host and copied to the device where made (`np.arange(...)`: hostAranges), by call text. */
+  madeOnHost?: string[];
   /** Names brought back to the host at the end of the cell. */
   bringBack: string[];
   /**
@@ -571,7 +573,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   const s4 = rewriteEdits(scope, s1, s2, s3);
   const s5 = hostSideEdits(scope, s1, s2, s3, s4);
   const s6 = fusedCandidate(scope, s1, s2, s3, s4, s5);
-  const { refs, numpyCompute, scipyCompute, sparseOps, hostLoopCalls } = s1;
+  const { refs, numpyCompute, scipyCompute, sparseOps, hostLoopCalls, hostAranges } = s1;
   const { randomCalls, cellStartValue, deviceInputs, hostRngCalls, hostDrawCopies, setups, perElement } = s2;
   const { deviceNames, copiedIn: transfers, writeBack, hostKept, sliced, uploads, hostKeptOnly, pandasOperands } = s3;
   const { sizes, canonical, rowReductions } = s4;
@@ -595,6 +597,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     hostDraws: hostRngCalls,
     hostDrawCopies,
     uploads: uploads.uploaded,
+    hostMade: hostAranges,
     sliced,
     vectorised: rowReductions.map(r => ({ comprehension: r.comprehension, row: r.row })),
     itemCopies: containerItems.copied,
@@ -654,6 +657,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     randomCalls,
     transfers,
     slicedInputs: new Map([...sliced].map(([n, sub]) => [n, cell.source.slice(field(sub, 'value')!.endIndex, sub.endIndex)])),
+    madeOnHost: hostAranges.map(c => c.text),
     bringBack,
     hostTwins: shared.twins,
     leftOnDevice: leftOnDevice.filter(n => !rebuilt.has(n) && !deviceInputs.includes(n)),
@@ -741,6 +745,21 @@ function libraryUses(scope: CellRewrite) {
       } else if (ufunc && values.length > 0 && values.every(v => v.kind === 'scalar')) {
         r.action = 'keep';
         hostCalls.add(call.id);
+      }
+    }
+  }
+  // a float32 (float16, complex64) arange whose values CuPy's arange would not reproduce (a start
+  // not 0 with a fractional step, or values past 2**24: api-limits.ts arangeValuesDiffer): NumPy's,
+  // made on the host and copied to the device once
+  const hostAranges: SyntaxNode[] = [];
+  for (const r of refs) {
+    const call = r.node.parent;
+    if (r.action === 'cupy' && r.qualified === 'numpy.arange' && call?.type === 'call' && field(call, 'function')?.id === r.node.id) {
+      const why = arangeValuesDiffer(call, model, cell);
+      if (why) {
+        Object.assign(r, { action: 'host-producer', replacement: undefined, reason: why });
+        hostAranges.push(call);
+        notes.push(why);
       }
     }
   }
@@ -895,7 +914,7 @@ function libraryUses(scope: CellRewrite) {
     }
   }
   const sparseOnDevice = scipyCompute > 0 || sparseOps > 0;
-  return { refs, smallHost, hostOnly, copiedAsBound, hostCalls, hostLoopCalls, unravelIndices, normEdits, nanQuantileEdits, nanQuantileRefs, ownFunctions, numpyCompute, scipyCompute, randomCalls, sparseOps, sparseOnDevice };
+  return { refs, smallHost, hostOnly, copiedAsBound, hostCalls, hostLoopCalls, hostAranges, unravelIndices, normEdits, nanQuantileEdits, nanQuantileRefs, ownFunctions, numpyCompute, scipyCompute, randomCalls, sparseOps, sparseOnDevice };
 }
 
 /** The cell's arrays: bound here, from earlier cells, on the device already; its generators and loops (stage 2). */
@@ -5376,6 +5395,12 @@ export function estimateWork(
     hostDrawCopies?: ReadonlyMap<number, SyntaxNode>;
     /** Host values copied to the device where they are made (hostArrayUploads). */
     uploads?: readonly SyntaxNode[];
+    /**
+     * Arrays the rewrite makes with NumPy on the host and copies to the device where they are made,
+     * on every run (float32 aranges CuPy would not reproduce: libraryUses' hostAranges); their
+     * making is priced in neither version.
+     */
+    hostMade?: readonly SyntaxNode[];
     /** Inputs copied in part: name -> the part (basicPart). */
     sliced?: ReadonlyMap<string, SyntaxNode>;
     /**
@@ -5463,6 +5488,7 @@ export function estimateWork(
   const copiedItems = new Set((kept.itemCopies ?? []).map(c => c.id));
   const hostCopies = new Map((kept.hostCopies ?? []).map(c => [c.node.id, c.bytes]));
   const hostCallIds = new Set((kept.hostCalls ?? []).map(c => c.id));
+  const hostMadeIds = new Set((kept.hostMade ?? []).map(c => c.id));
   const insideHostCall = (x: SyntaxNode): boolean => {
     for (let p = x.parent; p && hostCallIds.size > 0; p = p.parent) {
       if (hostCallIds.has(p.id)) {
@@ -5631,6 +5657,12 @@ export function estimateWork(
         const a = callArguments(n).positional[k];
         return a ? model.inferValue(a, cell) : { kind: 'unknown', origin: 'inferred' };
       };
+      if (hostMadeIds.has(n.id)) {
+        const made = model.inferValue(n, cell);
+        consider(made);
+        const k = (work.hostKept ??= { passes: 0, transcendentalOps: 0, bytes: 0 });
+        k.bytes += times * (made.size ?? 0) * itemSize(made.dtype);
+      }
       if (q && hostCallIds.has(n.id)) {
         // SciPy's on the host in both versions, at its measured rate (./loop-work.ts): the CPU's
         // time, and the GPU version's too (WorkEstimate.hostKept.seconds)

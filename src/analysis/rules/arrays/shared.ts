@@ -113,7 +113,12 @@ export function arrayOutcome(
     text.why,
     '',
     a.largest ? `- Largest array: ${describeArray(a.largest)}.` : '- Array sizes are not known yet.',
-    moved.length > 0 ? `- Copied to the device once, at the top of the cell: ${moved.join(', ')}.` : '- Nothing is copied to the device: the data is created there, or is there already.',
+    ...(moved.length > 0
+      ? [`- Copied to the device once, at the top of the cell: ${moved.join(', ')}.`]
+      : a.madeOnHost?.length
+        ? []
+        : ['- Nothing is copied to the device: the data is created there, or is there already.']),
+    ...(a.madeOnHost ?? []).map(c => `- Made by NumPy on the host and copied to the device where it is made (its values are NumPy's; see the notes): \`${c.length > 60 ? `${c.slice(0, 57)}...` : c}\`.`),
     a.bringBack.length > 0
       ? `- Copied back to the host at the end (later cells read them): ${a.bringBack.map(n => `\`${n}\``).join(', ')}.`
       : '- Nothing is copied back: no later cell needs the results on the host.',
