@@ -13,7 +13,20 @@ __version__ = "0.0.0+testdouble"
 
 
 class ndarray(_np.ndarray):  # noqa: N801  (CuPy's name)
-    """A NumPy array that answers `.get()` like a CuPy device array."""
+    """A NumPy array that answers `.get()` like a CuPy device array. Its full reductions
+    (`x.sum()`, `x.max()`, `x.argmax()`, `x.dot(y)` of vectors) give 0-d arrays, as CuPy's do,
+    not NumPy scalars, and so does one element read by index (`x[0]`, `x[cp.argmax(x)]`);
+    iterating (`for v in x`) still gives NumPy's scalars, where CuPy gives 0-d arrays too."""
+
+    def __getitem__(self, key):
+        item = super().__getitem__(key)
+        if isinstance(item, (_np.number, _np.bool_)):
+            return _np.asarray(item).view(ndarray)
+        return item
+
+    def __array_wrap__(self, arr, context=None, return_scalar=False):  # noqa: ARG002
+        # (NumPy asks for a scalar after a full reduction; CuPy keeps a 0-d device array)
+        return super().__array_wrap__(arr, context, False)
 
     def get(self, stream=None, order="C", out=None):  # noqa: ARG002
         return _np.array(self, order=order)
@@ -24,9 +37,32 @@ class ndarray(_np.ndarray):  # noqa: N801  (CuPy's name)
 
 
 def _device(x):
+    """A result as CuPy gives it: arrays as device arrays, a NumPy scalar (a full reduction's:
+    `cp.sum(x)`, `cp.trapz(y)`, `cp.linalg.norm(v)`) as a 0-d device array, tuples of arrays
+    (`cp.histogram`, `cp.linalg.eigh`) item by item."""
     if isinstance(x, _np.ndarray):
         return x.view(ndarray)
+    if isinstance(x, (_np.number, _np.bool_)):
+        return _np.asarray(x).view(ndarray)
+    if isinstance(x, tuple) and any(isinstance(v, _np.ndarray) for v in x):
+        items = [_device(v) for v in x]
+        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
     return x
+
+
+def _method_on_device(name):
+    numpy_method = getattr(_np.ndarray, name)
+
+    def on_device(self, *args, **kwargs):
+        return _device(numpy_method(self, *args, **kwargs))
+
+    on_device.__name__ = name
+    return on_device
+
+
+# (methods NumPy answers with a scalar without asking __array_wrap__)
+for _method in ("argmax", "argmin", "dot"):
+    setattr(ndarray, _method, _method_on_device(_method))
 
 
 def asarray(a, dtype=None, order=None):
@@ -237,12 +273,15 @@ def _wrap(f):
 # src/analysis/rules/arrays/nan-quantile.ts)
 _NOT_IN_CUPY = frozenset({"nanpercentile", "nanquantile"})
 
+# names CuPy 14.2 has that NumPy 2.4 no longer does: `cupy.trapz = trapezoid` (cupy/__init__.py)
+_CUPY_ALIASES = {"trapz": "trapezoid"}
+
 
 def __getattr__(name):
     """Everything else is NumPy's, with array results returned as double device arrays."""
     if name in _NOT_IN_CUPY:
         raise AttributeError(f"module 'cupy' has no attribute {name!r}")
-    attr = getattr(_np, name)
+    attr = getattr(_np, _CUPY_ALIASES.get(name, name))
     if isinstance(attr, type):  # dtypes and classes stay as they are (dtype=cp.float32)
         return attr
     if callable(attr):
