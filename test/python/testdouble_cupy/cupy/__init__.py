@@ -258,9 +258,36 @@ def get_default_pinned_memory_pool():
     return _pool
 
 
+class _Ufunc:
+    """A NumPy ufunc whose call and methods (`cp.add.at`, `.reduce`, `.outer`) answer as
+    CuPy's: device arrays, 0-d for a full reduction."""
+
+    def __init__(self, ufunc):
+        self._ufunc = ufunc
+        self.__name__ = ufunc.__name__
+
+    def __call__(self, *args, **kwargs):
+        return _device(self._ufunc(*args, **kwargs))
+
+    def __getattr__(self, name):
+        attr = getattr(self._ufunc, name)
+        return _wrap(attr) if callable(attr) else attr
+
+
+# NumPy answers these with a Python bool, CuPy with a 0-d device array (cupy/_logic/comparison.py)
+_BOOL_ARRAYS = frozenset({"array_equal", "array_equiv", "allclose"})
+
+
 def _wrap(f):
+    if isinstance(f, _np.ufunc):
+        return _Ufunc(f)
+    boolean = getattr(f, "__name__", "") in _BOOL_ARRAYS
+
     def on_device(*args, **kwargs):
-        return _device(f(*args, **kwargs))
+        result = f(*args, **kwargs)
+        if boolean and isinstance(result, bool):
+            return _np.asarray(result).view(ndarray)
+        return _device(result)
 
     on_device.__name__ = getattr(f, "__name__", "function")
     on_device.__wrapped__ = f
