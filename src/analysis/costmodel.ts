@@ -751,17 +751,6 @@ export const HOST_CACHED_STREAM_SPEEDUP: readonly { upTo: number; speedup: numbe
   { upTo: 4 << 20, speedup: 23.4 / 13.7 }
 ];
 
-/**
- * Is the profile's host bandwidth the H200 host's fitted figure (not reported by a doctor, not
- * set otherwise)? Only then are `HOST_CACHED_STREAM_SPEEDUP`'s factors, measured against that
- * figure on that host, applied: a bandwidth a user's `--device` report gives is used as given
- * (it scaled the report's figure before, so a small array's passes ran up to 2.4x faster than the
- * reported host streams).
- */
-export function h200HostBandwidth(device: DeviceProfile): boolean {
-  return !(device.reported ?? []).includes('hostBandwidth') && device.hostBandwidth === MEASURED_H200.hostBandwidth;
-}
-
 /** `HOST_CACHED_STREAM_SPEEDUP`'s factor for passes over arrays of `bytes` (1 above its sizes). */
 export function hostStreamSpeedup(bytes: number): number {
   return HOST_CACHED_STREAM_SPEEDUP.find(t => bytes <= t.upTo)?.speedup ?? 1;
@@ -934,9 +923,8 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
   const filter = work.filterFlops ?? 0;
   const blas = Math.max(0, work.flops - fft - sort - filter - (work.loopFlops ?? 0));
   const nonZeros = work.sparseNonZeros ?? 0;
-  // NumPy streams small arrays faster (HOST_CACHED_STREAM_SPEEDUP, the H200 host's: a host
-  // bandwidth the profile was given, a doctor's report, is used as given)
-  const hostRate = device.hostBandwidth * (h200HostBandwidth(device) ? hostStreamSpeedup(bytes) : 1);
+  // NumPy streams small arrays faster (HOST_CACHED_STREAM_SPEEDUP)
+  const hostRate = device.hostBandwidth * hostStreamSpeedup(bytes);
   const cpuSeconds =
     (hostStreamed / hostRate) * (work.hostPassFactor ?? 1) +
     work.transcendentalOps * work.elements * perElement +

@@ -191,27 +191,6 @@ describe('deviceProfileFromReport', () => {
     }
   });
 
-  it("uses a reported host bandwidth as given: HOST_CACHED_STREAM_SPEEDUP is the H200 host's, for its own fitted figure only", () => {
-    // one pass over 1 MiB of float64 (3 streams of the array): the H200 host streams it 32.3/13.7
-    // times faster than its 13.2 GB/s (host_probe.json); a doctor's figure is that host's own
-    const pass = only({ elements: 1 << 17, itemBytes: 8, passes: 1, launches: 1 });
-    const bytes = 3 * 8 * (1 << 17);
-    expect(predict(pass).cpuSeconds).toBeCloseTo(bytes / (13.2e9 * (32.3 / 13.7)), 12);
-    const small = deviceProfileFromReport(SMALL_REPORT)!;
-    expect(predict(pass, small).cpuSeconds).toBeCloseTo(bytes / small.hostBandwidth, 12);
-    // the H200's own report too: its figure is reported, so it is used as it is
-    const own = deviceProfileFromReport(H200_REPORT)!;
-    expect(predict(pass, own).cpuSeconds).toBeCloseTo(bytes / own.hostBandwidth, 12);
-    // a profile given another host bandwidth (not reported) uses it as given; the device's
-    // figures alone reported leave the H200 host's factor in place
-    expect(predict(pass, { ...DEFAULT_DEVICE_PROFILE, hostBandwidth: 20e9 }).cpuSeconds).toBeCloseTo(bytes / 20e9, 12);
-    const deviceOnly = deviceProfileFromReport({ gpus: H200_REPORT.gpus, calibration: { device_bandwidth: 3e12 } })!;
-    expect(predict(pass, deviceOnly).cpuSeconds).toBeCloseTo(predict(pass).cpuSeconds, 12);
-    // arrays over 4 MiB: the fitted figure either way
-    const large = only({ elements: 1 << 20, itemBytes: 8, passes: 1, launches: 1 });
-    expect(predict(large, { ...DEFAULT_DEVICE_PROFILE, hostBandwidth: 20e9 }).cpuSeconds).toBeCloseTo((3 * 8 * (1 << 20)) / 20e9, 12);
-  });
-
   it('scales bandwidths, copy rates, launch cost and host bandwidth by the doctor measurements', () => {
     const p = deviceProfileFromReport(SMALL_REPORT)!;
     const d = DEFAULT_DEVICE_PROFILE;
