@@ -64,6 +64,15 @@
  * again; an array views of which stay resident cannot leave apart from them); if the cell's own
  * arrays still do not fit, it stays a host cell, with the reason in its change.
  *
+ * A cell that reads resident arrays is weighed against its host version as the rewrite would have
+ * it, not against its NumPy code alone: kept on the host, it copies back what its host code reads
+ * of them, and an array it brings back for good a later GPU cell moves in again
+ * (`hostVersionCost`; host consumers' copies are left out, a GPU version makes them too). A cell
+ * under the minimum speedup on its own moves when its GPU version beats that by the minimum and
+ * saves `MIN_COPY_SAVING_SECONDS` (h_spectro cell 14: 17 us of band integrals, 22 ms of copying
+ * `corrected` back), the per-session rule weighs the same copies, and the whole-notebook figure
+ * counts the copies the cells kept on the host make for their host code.
+ *
  * Which cells move is decided per session (`PlanOptions.session`, 'fresh' by default): a GPU cell
  * must save `MIN_SESSION_SAVING_SECONDS` in a fresh kernel, its first uses loaded (apis/first-use.ts:
  * `import cupyx.scipy.ndimage`, a cupyx function's kernels, cuFFT's plan...). A first use is paid
@@ -395,7 +404,7 @@ interface Deferred {
   /** Seconds per session: the CPU's, and the GPU's steady figure with the cell's copies. */
   cpu: number;
   gpu: number;
-  /** Seconds the host version spends copying resident arrays it reads back (0 when it reads none). */
+  /** Seconds the host version spends on copies of resident arrays (`hostVersionCost`; 0 when it makes none). */
   copyBack: number;
   /** What the cell must save per session (`MIN_SESSION_SAVING_SECONDS`; 0 when it reads resident arrays). */
   margin: number;
@@ -619,7 +628,9 @@ function planPass(
   const paid = new Map<string, number>();
   // cells the session rule alone kept on the host (`joinDeferred` weighs them together)
   const deferred: Deferred[] = [];
-  const totals = { cpu: 0, gpu: 0, fresh: 0, cold: 0, unpriced: [] as number[] };
+  // (hostCopies: the copies host cells make of device arrays for their host code, in gpu, fresh
+  // and cold too: what the rewrite pays for keeping those cells on the host)
+  const totals = { cpu: 0, gpu: 0, fresh: 0, cold: 0, hostCopies: 0, unpriced: [] as number[] };
 
   for (const cell of models) {
     if (cell.kind !== 'code' || !cell.tree || !cell.facts || cell.syntaxError || cell.skipped) {
@@ -637,6 +648,11 @@ function planPass(
     }
     // an A/B cell (`%%gpuoptimize` with its own GPU version) stays as written: a host cell here
     const analysis = cell.abCell ? null : analyseArrayCell(cell, model, { resident, hoisted, deviceCopies, keepOnHost: keepOnHost.get(cell.index), hostMade: hostMade.get(cell.index) });
+    const ownCompute = analysis ? analysis.numpyCompute + analysis.scipyCompute + analysis.randomCalls + analysis.arrayOperators + analysis.arrayMethods : 0;
+    // a cell whose only device work is methods on resident arrays inside host consumers or
+    // prints (`print(y.mean())`) is a host boundary: those methods run on the device there too
+    const methodsOnly = analysis !== null && ownCompute > 0 && ownCompute === analysis.arrayMethods;
+    const boundaryKeepsAll = methodsOnly && !hostBoundary(cell, model, new Set(resident), cp).computesOnHost;
     let worth = false;
     let rule: string | undefined;
     let slow: string | null = null;
@@ -647,6 +663,10 @@ function planPass(
     let unknownStays = false;
     let tooLittle: string | null = null;
     let stays: HostReason | undefined;
+    // what the cell's host version pays in copies (cells reading resident arrays), and, when that
+    // moves the cell, why in words
+    let hostCost: HostVersionCost | null = null;
+    let keptForCopies: string | null = null;
     if (analysis && analysis.applicable && !analysis.refusal) {
       // the data stays on the device across the plan's cells: copies are not the cell's to pay,
       // except an array another name may share: the cell copies it in, and writes it back if it
@@ -667,6 +687,16 @@ function planPass(
       // resident arrays it reads on the device (`unknownSizeStays`)
       const residentRead = [...cell.facts.inputs].filter(n => resident.has(n));
       worth = analysis.sizeKnown ? prediction.speedup >= minSpeedup : session === 'warm' || residentRead.length > 0;
+      // a host version of a cell reading resident arrays copies what its host code reads back (and
+      // a later GPU cell may move it in again): weighed against the GPU version, with the minimum
+      // speedup, as its CPU time is
+      hostCost = analysis.sizeKnown && residentRead.length > 0 ? hostVersionCost(cell, model, resident, cp, hostCopies, copyOnce.get(cell.index), copiesAtStart, device) : null;
+      if (!worth && analysis.sizeKnown && hostCost && savedByMoving(prediction, hostCost, minSpeedup)) {
+        worth = true;
+        keptForCopies =
+          `predicted ${formatSpeedup(prediction.speedup)} against its NumPy code alone, but on the host it would ${hostCopiesInWords(hostCost)}: ` +
+          `${formatSeconds(prediction.gpuSeconds)} on the GPU against ${formatSeconds(prediction.cpuSeconds + hostCost.seconds)} there with the copies, ${formatSpeedup(hostSpeedup(prediction, hostCost))}`;
+      }
       if (!analysis.sizeKnown && session === 'fresh') {
         if (worth) {
           unknownMoved = `array sizes unknown here; moved since it reads ${residentRead.join(', ')}, resident on the device, which a host version would copy back`;
@@ -679,20 +709,21 @@ function planPass(
         slow = slowWithCopies(copies, prediction, minSpeedup);
         stays = 'copies';
       } else if (!worth && analysis.sizeKnown) {
-        tooLittle = tooLittleWork(prediction, minSpeedup);
+        tooLittle = tooLittleWork(prediction, minSpeedup, hostCost);
       }
       if (worth && kept.has(cell.index)) {
         worth = false;
         slow = kept.get(cell.index)!;
         stays = 'copies';
       }
-      const loss = worth && analysis.sizeKnown && session === 'fresh' ? sessionLoss(cell, model, resident, prediction, device) : null;
+      const loss = worth && analysis.sizeKnown && session === 'fresh' ? sessionLoss(cell, resident, prediction, hostCost) : null;
       const join = joined.get(cell.index);
       // every member of a joined group says so (a later member, whose loads an earlier one now
       // makes, may save its margin alone in this walk: it still moved with the group)
       if (join && worth) {
         joinedWith = joinedSummary(cell.index, join);
-      } else if (loss !== null) {
+      } else if (loss !== null && !(boundaryKeepsAll && residentRead.length > 0)) {
+        // (a host boundary whose methods run on resident arrays, on the device anyway, is no cell kept on the host)
         worth = false;
         slow = loss.why;
         stays = 'per-session';
@@ -706,11 +737,6 @@ function planPass(
       slow = `stays on the host: ${refusalAfterStays(analysis.refusal)}`;
       stays = 'refused';
     }
-    const ownCompute = analysis ? analysis.numpyCompute + analysis.scipyCompute + analysis.randomCalls + analysis.arrayOperators + analysis.arrayMethods : 0;
-    // a cell whose only device work is methods on resident arrays inside host consumers or
-    // prints (`print(y.mean())`) is a host boundary: those methods run on the device there too
-    const methodsOnly = analysis !== null && ownCompute > 0 && ownCompute === analysis.arrayMethods;
-    const boundaryKeepsAll = methodsOnly && !hostBoundary(cell, model, new Set(resident), cp).computesOnHost;
     // (said only of a cell that would otherwise move)
     if (ownCompute > 0 && !boundaryKeepsAll) {
       if (unknownStays || tooLittle) {
@@ -854,7 +880,7 @@ function planPass(
         cellId: cell.id,
         rule,
         ...(analysis.randomCalls > 0 ? { randomOnDevice: true as const } : {}),
-        summary: `runs on the GPU${joinedWith ? ` ${joinedWith}` : ''}${unknownMoved ? ` (${unknownMoved})` : ''}${parts.length ? `; ${parts.join('; ')}` : ''}`
+        summary: `runs on the GPU${joinedWith ? ` ${joinedWith}` : ''}${unknownMoved ? ` (${unknownMoved})` : ''}${keptForCopies ? ` (${keptForCopies})` : ''}${parts.length ? `; ${parts.join('; ')}` : ''}`
       });
       continue;
     }
@@ -864,6 +890,12 @@ function planPass(
     // a host cell: convert resident arrays at this boundary
     const boundary = hostBoundary(cell, model, resident, cp, hostCopies, copyOnce.get(cell.index), copiesAtStart);
     boundary.back.forEach(n => leftDevice.add(n));
+    // (its copies in again, where a later GPU cell moves an array back in, are that cell's: `returning`)
+    const copySeconds = boundary.forced.reduce((a, f) => a + f.bytes / (device.deviceToHost ?? device.hostToDevice) + device.launchOverhead, 0);
+    totals.hostCopies += copySeconds;
+    totals.gpu += copySeconds;
+    totals.fresh += copySeconds;
+    totals.cold += copySeconds;
     for (const [name, twin] of boundary.twins) {
       if (!hostCopies.has(name)) {
         hostCopies.set(name, { twin, cellIndex: cell.index });
@@ -987,27 +1019,21 @@ export const MIN_SESSION_SAVING_SECONDS = 0.05;
  * Why a cell that pays in a warm process does not pay per session, or null when it does: in a
  * fresh kernel (its first uses loaded from CuPy's kernel cache, the libraries it uses set up) it
  * saves less than `MIN_SESSION_SAVING_SECONDS` over the CPU, or, when it reads arrays resident on
- * the device, costs more than the CPU and the copies of them back to the host together (whole
- * arrays: an upper bound where the host version would copy only the part it reads).
+ * the device, costs more than the CPU and the copies its host version would make together (what
+ * its host code reads of them back, and in again for a later GPU cell: `hostVersionCost`; the
+ * copies for host consumers, which a GPU version makes too, left out).
  */
-function sessionLoss(
-  cell: CellModel,
-  model: NotebookModel,
-  resident: ReadonlySet<string>,
-  p: Prediction,
-  device: DeviceProfile
-): { why: string; copyBack: number; margin: number } | null {
+function sessionLoss(cell: CellModel, resident: ReadonlySet<string>, p: Prediction, hostCost: HostVersionCost | null): { why: string; copyBack: number; margin: number } | null {
   const fresh = p.freshSessionSeconds ?? p.gpuSeconds;
   const read = [...cell.facts!.inputs].filter(n => resident.has(n));
-  const bytes = read.reduce((a, n) => a + (valueBytes(model.valueBefore(n, cell, 0)) ?? 0), 0);
-  const copyBack = read.length > 0 ? bytes / (device.deviceToHost ?? device.hostToDevice) + device.launchOverhead : 0;
+  const copyBack = hostCost?.seconds ?? 0;
   const margin = read.length > 0 ? 0 : MIN_SESSION_SAVING_SECONDS;
   if (fresh + margin <= p.cpuSeconds + copyBack) {
     return null;
   }
   const loads = fresh - p.gpuSeconds;
   const first = p.firstRunSeconds !== undefined ? `, ${formatSeconds(p.firstRunSeconds)} on a machine's first run, which compiles them` : '';
-  const against = `${formatSeconds(fresh)} on the GPU in a fresh kernel against ${formatSeconds(p.cpuSeconds)} on the CPU${copyBack > 0 ? ` and ${formatSeconds(copyBack)} to copy ${read.join(', ')} back to it` : ''}`;
+  const against = `${formatSeconds(fresh)} on the GPU in a fresh kernel against ${formatSeconds(p.cpuSeconds)} on the CPU${hostCost ? `, where it would ${hostCopiesInWords(hostCost)}` : ''}`;
   const why =
     p.firstUse && loads >= p.cpuSeconds
       ? `its ${formatSeconds(p.cpuSeconds)} on the CPU cannot pay for loading ${p.firstUse} (~${formatSeconds(loads)} per session from CuPy's kernel cache${first}): ${against}`
@@ -1044,15 +1070,17 @@ function joinedSummary(index: number, j: Joined): string {
 }
 
 /** The whole-notebook figure from the GPU cells' totals and the `import cupy` the rewrite adds. */
-function notebookFigures(totals: { cpu: number; gpu: number; fresh: number; cold: number; unpriced: number[] }, importSeconds: number, firstCopySeconds = 0): NotebookFigures {
+function notebookFigures(totals: { cpu: number; gpu: number; fresh: number; cold: number; hostCopies: number; unpriced: number[] }, importSeconds: number, firstCopySeconds = 0): NotebookFigures {
   const fresh = totals.fresh + importSeconds + firstCopySeconds;
   const extra = totals.cold - totals.fresh;
-  const priced = totals.cpu > 0 || totals.gpu > 0;
+  const priced = totals.cpu > 0 || totals.gpu - totals.hostCopies > 0;
   const pays = !priced || fresh * NOT_A_SPEEDUP <= totals.cpu;
   const unpriced = totals.unpriced.length > 0 ? `; cell${totals.unpriced.length === 1 ? '' : 's'} ${totals.unpriced.join(', ')} not counted (array sizes unknown)` : '';
   const figures = priced
     ? `the cells it moves to the GPU take ~${formatSeconds(totals.cpu)} on the CPU and ~${formatSeconds(fresh)} on the GPU per session ` +
       `(${importSeconds > 0 ? `import cupy ~${formatSeconds(importSeconds)}, ` : ''}first uses of libraries and kernels ~${formatSeconds(totals.fresh - totals.gpu)}` +
+      // (the cells it keeps on the host pay these: named from a millisecond)
+      `${totals.hostCopies >= 1e-3 ? `, copies of device arrays for the host code of cells kept on the host ~${formatSeconds(totals.hostCopies)}` : ''}` +
       // (under a millisecond counted, not named: h_spectro's few KiB)
       `${firstCopySeconds >= 1e-3 ? `, a fresh process's first copies in ~${formatSeconds(firstCopySeconds)}` : ''} included; ` +
       `${formatSeconds(totals.gpu)} re-run in the same session), ${formatSpeedup(fresh > 0 ? totals.cpu / fresh : 1)}; ` +
@@ -1225,11 +1253,42 @@ export function planPrediction(
  * stays on the host: too little work for a launch to pay, or work the GPU does not do much faster
  * (said only of a cell that would otherwise move: `ownCompute`).
  */
-function tooLittleWork(p: Prediction, minSpeedup: number): string {
+function tooLittleWork(p: Prediction, minSpeedup: number, hostCost: HostVersionCost | null = null): string {
   // with copies charged, the figure with the data on the device (which is below the minimum too)
   const speedup = Math.max(p.speedup, p.residentSpeedup ?? 0);
   const gpu = speedup > 0 ? p.cpuSeconds / speedup : p.gpuSeconds;
-  return `stays on the host: predicted ${formatSpeedupBelow(speedup, minSpeedup)} on the GPU (${formatSeconds(p.cpuSeconds)} on the CPU, ~${formatSeconds(gpu)} there), under the ${formatSpeedup(minSpeedup)} a GPU cell must reach`;
+  // (its copies back, which the host version pays, counted too: still under the minimum)
+  const withCopies = hostCost ? hostSpeedup(p, hostCost) : 0;
+  const copies = hostCost
+    ? `; on the host it would also ${hostCopiesInWords(hostCost)}: ${formatSeconds(p.cpuSeconds + hostCost.seconds)} against ${formatSeconds(p.gpuSeconds)} on the GPU${p.transferSeconds > 0 ? ' with its own copies' : ''}, ${formatSpeedupBelow(withCopies, minSpeedup)}`
+    : '';
+  const under =
+    hostCost && withCopies >= minSpeedup
+      ? `, a saving under the ${formatSeconds(MIN_COPY_SAVING_SECONDS)} a run that moving a cell for its copies must make`
+      : `, under the ${formatSpeedup(minSpeedup)} a GPU cell must reach`;
+  return `stays on the host: predicted ${formatSpeedupBelow(speedup, minSpeedup)} on the GPU (${formatSeconds(p.cpuSeconds)} on the CPU, ~${formatSeconds(gpu)} there)${copies}${under}`;
+}
+
+/**
+ * Least seconds per run a cell under the minimum speedup must save, its host version's copies
+ * counted (`HostVersionCost`), to be moved to the GPU for them: below it the copies are a few
+ * launches of small arrays (a cell setting entries of 2x2 constants through views, whose copies
+ * back and in again take ~80 us), under the model's error on such figures (launch,
+ * synchronisation and allocation latencies it counts only roughly), while the rewrite of host code
+ * written for NumPy is a real risk; well above it (h_spectro cell 14: 66 MB of `corrected` back,
+ * ~22 ms, for 17 us of band integrals) the GPU version is plainly cheaper.
+ */
+const MIN_COPY_SAVING_SECONDS = 1e-3;
+
+/** Does the GPU version beat the host version with its copies by `minSpeedup`, saving at least `MIN_COPY_SAVING_SECONDS`? */
+function savedByMoving(p: Prediction, hostCost: HostVersionCost, minSpeedup: number): boolean {
+  const host = p.cpuSeconds + hostCost.seconds;
+  return host >= minSpeedup * p.gpuSeconds && host - p.gpuSeconds >= MIN_COPY_SAVING_SECONDS;
+}
+
+/** The GPU version's speedup over the cell's host version with the copies it pays (`HostVersionCost`). */
+function hostSpeedup(p: Prediction, hostCost: HostVersionCost): number {
+  return p.gpuSeconds > 0 ? (p.cpuSeconds + hostCost.seconds) / p.gpuSeconds : Infinity;
 }
 
 /** Why a cell that would pay with its data resident does not with the copies it makes. */
@@ -1483,7 +1542,7 @@ function hostBoundary(
   hostCopies: ReadonlyMap<string, HostCopy> = new Map(),
   copyOnce: ReadonlySet<string> = new Set(),
   copiesAtStart: ReadonlyMap<string, HostCopy> = hostCopies
-): { edits: TextEdit[]; transfers: Transfer[]; summary: string; computesOnHost: boolean; back: string[]; twins: Map<string, string> } {
+): { edits: TextEdit[]; transfers: Transfer[]; summary: string; computesOnHost: boolean; back: string[]; twins: Map<string, string>; forced: ForcedCopy[] } {
   const edits: TextEdit[] = [];
   const moved: Transfer[] = [];
   const root = cell.tree!.rootNode;
@@ -1502,8 +1561,10 @@ function hostBoundary(
   /** Names read on the host through a copy under another name (`x_host`), and that name. */
   const twins = new Map<string, string>();
   if (used.length === 0) {
-    return { edits, transfers: moved, summary: '', computesOnHost: false, back: [], twins };
+    return { edits, transfers: moved, summary: '', computesOnHost: false, back: [], twins, forced: [] };
   }
+  /** Host copies made only for host consumers (a GPU version of the cell hands them copies too). */
+  const forConsumers = new Set<string>();
   // what each host consumer receives (hostArgumentNeed): a copy, or the value as it is; an
   // argument that would carry device arrays into host code (a lambda reading `x`) is left out
   // here, so the names it reads come back to the host instead
@@ -1554,6 +1615,7 @@ function hostBoundary(
       const consumed = hostArgs.filter(a => a.need === 'copy' && globalReferences(a.arg, name).length > 0);
       if (consumed.length > 0 && unchanged && !isZeroD(model.valueBefore(name, cell, 0)) && (earlier !== undefined || copyOnce.has(name) || consumed.some(a => inLoop(a.arg)))) {
         twins.set(name, earlier ?? freshNotebookName(`${name}_host`, model));
+        forConsumers.add(name);
       }
       continue;
     }
@@ -1655,7 +1717,96 @@ function hostBoundary(
   if (backFromCopy.size > 0) {
     summary.push(`takes ${[...backFromCopy].map(([n, c]) => `${n} back as ${c.twin} (the host copy cell ${c.cellIndex} made)`).join(', ')} for host code: no copy again`);
   }
-  return { edits, transfers: moved, summary: summary.join('; '), computesOnHost, back, twins };
+  const whole = (n: string): number => valueBytes(model.valueBefore(n, cell, 0)) ?? 0;
+  const forced: ForcedCopy[] = [
+    // (one taken back as an earlier host cell's copy crosses nothing here)
+    ...back.filter(name => !backFromCopy.has(name)).map(name => ({ name, bytes: whole(name), back: true })),
+    ...made.filter(([n]) => !forConsumers.has(n)).map(([name]) => ({ name, bytes: whole(name), back: false })),
+    ...parts.map(({ name, expr }) => ({ name, bytes: valueBytes(model.inferValue(expr, cell)) ?? 0, back: false }))
+  ];
+  return { edits, transfers: moved, summary: summary.join('; '), computesOnHost, back, twins, forced };
+}
+
+/**
+ * A copy to the host that a host cell makes for its own host code (`hostBoundary`), not for a host
+ * consumer (a GPU version of the cell would hand the consumer a copy too): what keeping the cell
+ * on the host costs in copies, beside its CPU time (`hostVersionCost`). `back`: the array leaves
+ * the device (`x = cp.asnumpy(x)`), so a later GPU cell copies it in again.
+ */
+interface ForcedCopy {
+  name: string;
+  bytes: number;
+  back: boolean;
+}
+
+/** What keeping a cell on the host costs in copies (`hostVersionCost`). */
+interface HostVersionCost {
+  /** Seconds per session: the copies to the host and those in again (`back` + `againSeconds`). */
+  seconds: number;
+  /** The copies to the host: names, bytes (0: sizes unknown), seconds. */
+  names: string[];
+  bytes: number;
+  backSeconds: number;
+  /** Arrays it brings back for good that the next cell reading them would move in again: names, bytes, seconds. */
+  again: string[];
+  againBytes: number;
+  againSeconds: number;
+}
+
+/**
+ * What `cell` kept on the host costs beside its CPU time where it reads arrays resident on the
+ * device: the copies to the host its host code needs (`hostBoundary`'s `ForcedCopy`: not those for
+ * host consumers, which a GPU version makes as well), and, for an array it brings back for good,
+ * the copy in again that the next cell reading that version makes when the array rules rewrite it
+ * (a GPU cell there moves it in again: `returning`). Null when it copies nothing. The plan weighs
+ * this against the cell's GPU version (h_spectro cell 14: 17 us of band integrals on the CPU, but
+ * 66 MB of `corrected` copied back for them), and the whole-notebook figure counts the copies of
+ * the cells it keeps on the host.
+ */
+function hostVersionCost(
+  cell: CellModel,
+  model: NotebookModel,
+  resident: ReadonlySet<string>,
+  cp: string,
+  hostCopies: ReadonlyMap<string, HostCopy>,
+  copyOnce: ReadonlySet<string> | undefined,
+  copiesAtStart: ReadonlyMap<string, HostCopy>,
+  device: DeviceProfile
+): HostVersionCost | null {
+  const { forced } = hostBoundary(cell, model, new Set(resident), cp, hostCopies, copyOnce, copiesAtStart);
+  if (forced.length === 0) {
+    return null;
+  }
+  const again = forced.filter(f => f.back && movedInAgain(f.name, cell, model));
+  const bytes = forced.reduce((a, f) => a + f.bytes, 0);
+  const againBytes = again.reduce((a, f) => a + f.bytes, 0);
+  const backSeconds = bytes / (device.deviceToHost ?? device.hostToDevice) + forced.length * device.launchOverhead;
+  const againSeconds = again.length > 0 ? againBytes / device.hostToDevice + again.length * device.launchOverhead : 0;
+  return { seconds: backSeconds + againSeconds, names: [...new Set(forced.map(f => f.name))], bytes, backSeconds, again: again.map(f => f.name), againBytes, againSeconds };
+}
+
+/**
+ * Does the next cell after `cell` that reads or binds `name` read it, and would the array rules
+ * rewrite that cell (so that, `name` brought back to the host by `cell`, it moves it in again)?
+ */
+function movedInAgain(name: string, cell: CellModel, model: NotebookModel): boolean {
+  const next = [...model.readers(name), ...model.writers(name)].filter(c => c.index > cell.index).sort((a, b) => a.index - b.index)[0];
+  if (!next?.facts?.inputs.has(name) || next.abCell) {
+    return false;
+  }
+  const analysis = analyseArrayCell(next, model);
+  return !!analysis && analysis.applicable && !analysis.refusal;
+}
+
+/**
+ * A `HostVersionCost` in words, after "would": "copy corrected back (65.5 MB, 21.9 ms)", "copy x back
+ * (32.0 MB, 10.7 ms) and then to the device again for a later GPU cell (32.0 MB, 1.2 ms)".
+ */
+function hostCopiesInWords(h: HostVersionCost): string {
+  const figure = (bytes: number, seconds: number): string => `(${bytes > 0 ? `${formatBytes(bytes)}, ` : ''}${formatSeconds(seconds)})`;
+  const same = h.again.length === h.names.length;
+  const again = h.again.length > 0 ? ` and ${same ? '' : `${h.again.join(', ')} `}then to the device again for a later GPU cell ${figure(h.againBytes, h.againSeconds)}` : '';
+  return `copy ${h.names.join(', ')} back ${figure(h.bytes, h.backSeconds)}${again}`;
 }
 
 /**

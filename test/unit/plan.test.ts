@@ -193,7 +193,12 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['filterbank-setup-chain', "a loop filling a small filterbank from bin numbers that notebook functions compute from mel points is set-up work: the chain stays NumPy's, the bank is copied in, the product with the resident spectrogram runs on the device", [0, 1, 2]],
     ['filterbank-setup-chain-read-later', 'the same loop where a later cell reads the mel points is not set-up work: the filterbank cell stays on the host', [0, 1]],
     ['consumer-copy-reused', "a GPU cell's host consumer copy of an array a later host cell reads unchanged is bound once (flux_host), read by both", [0, 1]],
-    ['consumer-copy-changed-after', 'the same array updated in place after the consumer: the consumer keeps its own copy, the later host cell copies the new value', [0, 1]]
+    ['consumer-copy-changed-after', 'the same array updated in place after the consumer: the consumer keeps its own copy, the later host cell copies the new value', [0, 1]],
+    [
+      'host-copy-back-weighed',
+      'a cell under the minimum speedup whose host version would copy a large resident array back (65.5 MB for band sums over a few columns) runs on the GPU; one whose copies back take microseconds stays on the host',
+      [0, 1]
+    ]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
     // judged by steady figures, as this file's rewriteNotebook is
