@@ -2628,9 +2628,11 @@ function hostCopyEdits(
  * - in the plan, where a later cell reads the array: `env_s_host`, which later host cells read
  *   while the array stays unchanged (`twins`, registered by plan.ts as a host cell's copy);
  * - a second such call on the array reads the first one's copy (`reused`: not copied again).
- * In the plan, the copies of host consumers get the same (`pd.DataFrame({"flux": flux})` binds
- * `flux_host` before the statement where a later host cell reads flux: one copy, not two;
- * two consumers of one array in the cell share one copy).
+ * The copies of host consumers get the same: in the plan, `pd.DataFrame({"flux": flux})` binds
+ * `flux_host` before the statement where a later host cell reads flux (one copy, not two); in a
+ * cell's own suggestion, a consumer of an array the end of the cell brings back gets the moved-up
+ * copy back (`y = cp.asnumpy(y)` before `plt.plot(y)`) or `y_host`, which the end binds; and in
+ * both, two consumers of one array in the cell (`plt.plot(y)`, `plt.hist(y)`) share one copy.
  * Only a bare device array under its own name (`localDevice`; not 0-d, no other edit on it) handed
  * to calls in top-level statements, which nothing after the first of them changes (rebinds,
  * updates in place, reads in a function or lambda): the copy is then the array's value at the end
@@ -2651,9 +2653,6 @@ function sharedHostCallCopies(
   fresh: (base: string) => string
 ): { moved: Set<string>; twins: Map<string, string>; reused: Map<number, string[]> } {
   const out = { moved: new Set<string>(), twins: new Map<string, string>(), reused: new Map<number, string[]>() };
-  if (hostLoopCalls.length === 0 && !inPlan) {
-    return out;
-  }
   const facts = cell.facts!;
   // the top-level statement running `call` unconditionally (none inside a lambda), or null
   const statementOf = (call: SyntaxNode): SyntaxNode | null => {
@@ -2675,9 +2674,11 @@ function sharedHostCallCopies(
   };
   const groups = new Map<string, { arg: SyntaxNode; call: SyntaxNode; stmt: SyntaxNode; k: number }[]>();
   hostCopies.copied.forEach((arg, k) => {
-    // in the plan, a host consumer's copy too (`pd.DataFrame({"flux": flux})` where a later host
-    // cell reads flux: k_audio), keyed by the copied argument
-    const call = hostLoopCalls.find(c => isInside(arg, c)) ?? (inPlan ? arg : undefined);
+    // a host consumer's copy too, keyed by the copied argument: in the plan where a later host
+    // cell reads the array (`pd.DataFrame({"flux": flux})`: k_audio), and in a cell's own
+    // suggestion where a second consumer takes it (`plt.plot(y)`, `plt.hist(y)`) or the end of
+    // the cell copies it back for later cells
+    const call = hostLoopCalls.find(c => isInside(arg, c)) ?? arg;
     const stmt = call ? statementOf(call) : null;
     const v = model.inferValue(arg, cell);
     // (a device array under its own name, which no other edit touches: `cp.asnumpy(` ... `)` only)
@@ -2687,7 +2688,9 @@ function sharedHostCallCopies(
     }
   });
   const dropped: number[] = [];
-  for (const [name, group] of groups) {
+  // one copy for `group` (consumers of `name` in order), where nothing changes the array between
+  // them; false when none may be made
+  const share = (name: string, group: readonly { arg: SyntaxNode; call: SyntaxNode; stmt: SyntaxNode; k: number }[]): boolean => {
     const first = group[0].stmt;
     const handed = new Set(group.map(g => g.arg.id));
     const after = globalReferences(root, name).filter(r => r.startIndex >= first.startIndex && !handed.has(r.id));
@@ -2696,21 +2699,30 @@ function sharedHostCallCopies(
     // global (`resid = sub(env)`, `def sub(a): return a - env_s`): a read after the call, where
     // the array must still be the device one (no copy back moved up before the call); one that
     // may change it (`clear_start()`, `def clear_start(): env_s[:1000] = 0.0`) changes it
-    const viaFunctions = calledNotebookFunctions(root, cell, model, call => call.startIndex >= first.startIndex).map(f => f.fn).filter(d => globalReferences(d, name).length > 0 || declaresGlobal(d, name));
-    const changedByFunction = viaFunctions.some(d => functionMayChange(d, name, model));
-    const changed =
-      facts.assignments.some(a => a.name === name && a.statement.endIndex > first.startIndex) ||
-      updates.some(w => w.endIndex > first.startIndex) ||
+    const functionsFrom = (to: number): SyntaxNode[] =>
+      calledNotebookFunctions(root, cell, model, call => call.startIndex >= first.startIndex && call.startIndex < to)
+        .map(f => f.fn)
+        .filter(d => globalReferences(d, name).length > 0 || declaresGlobal(d, name));
+    const viaFunctions = functionsFrom(Infinity);
+    // may the array change from the first consumer's statement on, before `to`?
+    const changedBefore = (to: number): boolean =>
+      facts.assignments.some(a => a.name === name && a.statement.endIndex > first.startIndex && a.statement.startIndex < to) ||
+      updates.some(w => w.endIndex > first.startIndex && w.startIndex < to) ||
       (facts.mutates.has(name) && updates.length === 0) ||
-      after.some(r => inPlaceUpdate(r, model) !== null || enclosingFunction(r) !== null || insideLambda(r)) ||
-      changedByFunction;
+      after.some(r => r.startIndex < to && (inPlaceUpdate(r, model) !== null || enclosingFunction(r) !== null || insideLambda(r))) ||
+      functionsFrom(to).some(d => functionMayChange(d, name, model));
+    const changed = changedBefore(Infinity);
     const back = !inPlan && bringBack.includes(name);
     const later = inPlan && model.readersAfter(name, cell).length > 0;
-    if (changed || (group.length < 2 && !back && !later)) {
-      continue;
+    // (changed only after its last consumer: they still share one copy, and the end of the cell
+    // or a later host cell copies the new value)
+    const lastStart = group[group.length - 1].stmt.startIndex;
+    const sharedOnly = changed && group.length >= 2 && !changedBefore(lastStart);
+    if ((changed && !sharedOnly) || (group.length < 2 && !back && !later)) {
+      return false;
     }
     const line = hostCopyLine(name, cell, model, cp);
-    const moveUp = back && after.length === 0 && viaFunctions.length === 0 && line === `${name} = ${cp}.asnumpy(${name})`;
+    const moveUp = !sharedOnly && back && after.length === 0 && viaFunctions.length === 0 && line === `${name} = ${cp}.asnumpy(${name})`;
     const host = moveUp ? name : fresh(`${name}_host`);
     edits.push(insert(first.startIndex, `${moveUp ? line : `${host} = ${cp}.asnumpy(${name})`}\n`));
     for (const g of group) {
@@ -2730,8 +2742,17 @@ function sharedHostCallCopies(
     }
     if (moveUp) {
       out.moved.add(name);
-    } else {
+    } else if (!sharedOnly) {
       out.twins.set(name, host);
+    }
+    return true;
+  };
+  // (where the array changes between its consumers, those after the last change share one copy:
+  // `plt.plot(w)`, `w /= w.max()`, `plt.hist(w)` copies w for the plot, then once for the
+  // histogram and the end of the cell)
+  for (const [name, group] of groups) {
+    for (let k = 0; k < group.length && !share(name, group.slice(k)); k++) {
+      // a later suffix
     }
   }
   for (const k of dropped.sort((a, b) => b - a)) {
