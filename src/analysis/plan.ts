@@ -117,7 +117,7 @@ import { maskIPython } from './ipython';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers, parameterNames } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, boundToPythonScalar, changedByCalledFunctions, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, globalsReadByCalledFunctions, hostArgumentNeed, hostCopyAround, hostCopyLine, inPlaceUpdate, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedFrom, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, boundToPythonScalar, changedByCalledFunctions, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, globalsReadByCalledFunctions, hostArgumentNeed, hostCopyAround, hostCopyLine, inParameterDefault, inPlaceUpdate, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedFrom, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { cellFirstUses, withFirstUses } from './rules/arrays/shared';
 import { field, isValueIdentifier, kids, unparen, walk } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
@@ -1555,8 +1555,11 @@ function hostBoundary(
   const calledReads = globalsReadByCalledFunctions(root, cell, model).filter(n => resident.has(n));
   // (a function the cell defines and does not run, nor hand to anything, reads its globals when a
   // later cell calls it, which then brings them back: `def f(a): return a * x` alone needs no copy)
+  // (its default arguments' values are read here, where it is defined: `lambda x, F=F: x @ F`
+  // keeps the array F holds now, which must be the host array a host cell's function computes
+  // with: cupy-rewrite.ts defaultCaptures keeps the cells calling it on the host)
   const idle = idleFunctions(root);
-  const runsHere = (r: SyntaxNode): boolean => !idle.some(d => isInside(r, d));
+  const runsHere = (r: SyntaxNode): boolean => !idle.some(d => isInside(r, d) && !inParameterDefault(r, functionOf(d)));
   const used = [...new Set([...facts.inputs, ...calledReads])].filter(n => resident.has(n) && (calledReads.includes(n) || globalReferences(root, n).some(runsHere)));
   /** Names read on the host through a copy under another name (`x_host`), and that name. */
   const twins = new Map<string, string>();
@@ -1910,6 +1913,15 @@ function idleFunctions(root: SyntaxNode): SyntaxNode[] {
     const name = d.type === 'function_definition' ? field(d, 'name')?.text : lambda ? field(bound!, 'left')!.text : undefined;
     return name !== undefined && globalReferences(root, name).every(r => isInside(r, d));
   });
+}
+
+/** The function a statement of `idleFunctions` defines: the `def`, or the lambda bound. */
+function functionOf(statement: SyntaxNode): SyntaxNode {
+  if (statement.type === 'function_definition') {
+    return statement;
+  }
+  const bound = kids(statement)[0];
+  return unparen(field(bound, 'right') ?? bound);
 }
 
 /** Is `ref` in an f-string field that shows its own text (`{x[0]=}`, `{x=:.3f}`)? */

@@ -198,6 +198,11 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
       'host-copy-back-weighed',
       'a cell under the minimum speedup whose host version would copy a large resident array back (65.5 MB for band sums over a few columns) runs on the GPU; one whose copies back take microseconds stays on the host',
       [0, 1]
+    ],
+    [
+      'default-argument-captures',
+      'functions that took an array as a default argument when defined (lambda x, F=F; def f(x, G=F)) keep the host array: cells running them stay on the host and F is not moved for them; a number default moves; a global read moves F; a lambda defined while F is resident gets it back first',
+      [0, 2, 5]
     ]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {

@@ -224,13 +224,24 @@ export function globalReferences(root: SyntaxNode, name: string): SyntaxNode[] {
       return false;
     }
     if (SCOPES.has(type)) {
-      // a parameter of that name shadows it (a default value or annotation reading it does not)
+      // a parameter of that name shadows it (a default value reading it does not: evaluated
+      // where the function is defined, `lambda x, F=F: x @ F` reads the module-level F once)
       const params = field(n, 'parameters');
+      const defaults = (): void => {
+        for (const p of params ? kids(params) : []) {
+          const value = p.type === 'default_parameter' || p.type === 'typed_default_parameter' ? field(p, 'value') : null;
+          if (value) {
+            found.push(...globalReferences(value, name));
+          }
+        }
+      };
       if (params && parameterNames(params).includes(name)) {
+        defaults();
         return false;
       }
       const body = field(n, 'body');
       if (body && type === 'function_definition' && assignsName(body, name)) {
+        defaults();
         return false;
       }
     } else {
@@ -272,14 +283,59 @@ export function globalsReadByCalledFunctions(root: SyntaxNode, cell: CellModel, 
     if (!other.facts) {
       continue;
     }
-    // (its parameters and locals shadow the module-level names: globalReferences of the function)
+    // (its parameters and locals shadow the module-level names: globalReferences of the function;
+    // a default argument's value was read when the function was defined, not when it runs:
+    // defaultCaptures)
     for (const read of other.facts.reads) {
-      if (read !== name && globalReferences(fn, read).length > 0 && model.bindings.has(read)) {
+      if (read !== name && globalReferences(fn, read).some(r => !inParameterDefault(r, fn)) && model.bindings.has(read)) {
         found.add(read);
       }
     }
   }
   return [...found];
+}
+
+/**
+ * Is `ref` in a default value of `fn`'s parameters (`lambda x, F=F: ...`, `def f(x, G=F.T):`),
+ * which Python evaluates once, where the function is defined, in the enclosing scope?
+ */
+export function inParameterDefault(ref: SyntaxNode, fn: SyntaxNode): boolean {
+  const params = field(fn, 'parameters');
+  if (!params || !isInside(ref, params)) {
+    return false;
+  }
+  for (let p = ref.parent; p && p.id !== params.id; p = p.parent) {
+    if ((p.type === 'default_parameter' || p.type === 'typed_default_parameter') && field(p, 'value') && isInside(ref, field(p, 'value')!)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Arrays that notebook functions of other cells the cell runs (`called`, calledNotebookFunctions)
+ * took as default arguments when they were defined (`prop2 = lambda x, F=F: x @ F`,
+ * `def prop3(x, G=F): ...`): the function keeps the array it got then, a host array, whatever
+ * becomes of the name later. Run on device arrays, it would mix that host array with them (a
+ * TypeError on CuPy), and moving the name to the device (`F = cp.asarray(F)`) would not reach
+ * it, so the cell stays on the host, as the function does (a function's body reading `F` as a
+ * global finds the device array instead: globalsReadByCalledFunctions). Each with the function's
+ * name, its cell and the default's text.
+ */
+function defaultCaptures(root: SyntaxNode, cell: CellModel, model: NotebookModel, called: (call: SyntaxNode) => boolean): { fn: string; cellIndex: number; text: string }[] {
+  const out: { fn: string; cellIndex: number; text: string }[] = [];
+  for (const { fn, name, cellIndex } of calledNotebookFunctions(root, cell, model, called)) {
+    const params = field(fn, 'parameters');
+    const owner = model.cells[cellIndex];
+    for (const p of params ? kids(params) : []) {
+      const value = p.type === 'default_parameter' || p.type === 'typed_default_parameter' ? field(p, 'value') : null;
+      const v = value ? model.inferValue(value, owner) : null;
+      if (value && v && (v.kind === 'ndarray' || v.kind === 'sparse') && v.device !== 'gpu' && v.library !== 'cupy') {
+        out.push({ fn: name, cellIndex, text: p.text });
+      }
+    }
+  }
+  return out;
 }
 
 /**
@@ -1137,7 +1193,13 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   // later change of the copy would not reach it. Such a name is moved in by rebinding it, also
   // where the cell's own code does not read it (`functionReads`)
   const cellArraysHere = union(localArrays, arrayInputs, residentInputs, deviceInputs);
-  const calledReads = globalsReadByCalledFunctions(root, cell, model, call => kids(field(call, 'arguments') ?? call).some(a => mentions(a, cellArraysHere)));
+  const callsOnArrays = (call: SyntaxNode): boolean => kids(field(call, 'arguments') ?? call).some(a => mentions(a, cellArraysHere));
+  const calledReads = globalsReadByCalledFunctions(root, cell, model, callsOnArrays);
+  for (const c of defaultCaptures(root, cell, model, callsOnArrays)) {
+    refusals.push(
+      `\`${c.fn}\` (cell ${c.cellIndex}) took a host array as a default argument when it was defined (\`${c.text}\`) and keeps it: run here on device arrays it would mix that host array with them (a TypeError on CuPy), and moving the array's name to the device would not reach the copy it keeps: keep this cell on the host, or pass the array in the call`
+    );
+  }
   const calledOnly = calledReads.filter(
     n => !plan?.resident.has(n) && !cellArraysHere.has(n) && !plan?.deviceCopies?.has(n) && cellStartValue(n).kind === 'ndarray' && cellStartValue(n).device !== 'gpu' && !heldAsNumpyScalar(n, cell, model)
   );
