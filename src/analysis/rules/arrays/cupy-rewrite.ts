@@ -41,6 +41,7 @@ import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
 import { arangeValuesDiffer, atomicSumNote, flatIndexRewrites, float64SignalEdits, hostLoopArgument, hostLoopCallNote, lastAxisBitEdits, unsupportedArgumentRefusals } from './api-limits';
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
+import { FLOOR_OP_BASE_NAMES, FloorOp, floorOpDefinition, FloorOpSite, floorUfunc, mayBeFloat, operatorSite, plainOperand, siteOperands } from './float-remainder';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains, reductionKernelPays } from './fusion';
 import { functionRuns } from './function-runs';
 import { broadcasts, einsumWork, factorisationWork, gatherWork, histogramWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
@@ -1268,7 +1269,84 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
       );
     }
   }
-  return { used, claim, nanQuantileName, deviceNames, hostConsumerArgs, argNeeds, hostParams, transfers, copiedIn, rebound, writeBack, hostKept, sharedWith, sliced, uploads, hostKeptOnly, pandasOperands, functionReads };
+  // float % and // on device arrays: NumPy's values by one small definition each (float-remainder.ts)
+  // (not where host code reads host names: host-only expressions, set-up loops, host consumer
+  // arguments that must be host data, `divmod(v, 251)`)
+  const hostRead = [...hostKeptOnly, ...s2.setups.flatMap(s => [s.loop, s.made, ...s.inputs]), ...hostConsumerArgs.filter(a => argNeeds.get(a) === 'host')];
+  const floorSites = floatFloorOpSites(root, model, cell, refs, onDevice, hostRead);
+  const floorNames = new Map<FloorOp, string>();
+  for (const site of floorSites) {
+    for (const op of site.op === 'divmod' ? (['floor_divide', 'remainder'] as const) : [site.op]) {
+      if (!floorNames.has(op)) {
+        const name = claim(freshName(FLOOR_OP_BASE_NAMES[op], n => used(n) || used(`${n}_kernel`)));
+        claim(`${name}_kernel`);
+        floorNames.set(op, name);
+      }
+    }
+    const ref = site.node.type === 'call' && site.op !== 'divmod' ? refs.find(r => r.node.id === field(site.node, 'function')?.id) : undefined;
+    if (ref) {
+      ref.replacement = floorNames.get(site.op as FloorOp)!;
+    }
+  }
+  return { used, claim, nanQuantileName, floorSites, floorNames, deviceNames, hostConsumerArgs, argNeeds, hostParams, transfers, copiedIn, rebound, writeBack, hostKept, sharedWith, sliced, uploads, hostKeptOnly, pandasOperands, functionReads };
+}
+
+/**
+ * The cell's `%` and `//` (operators, augmented assignments, `np.remainder`/`np.mod`/
+ * `np.floor_divide` calls of two arguments) that CuPy would compute on device arrays and that
+ * may be of floats: CuPy's float remainder and floor division are one period off where `x / y`
+ * rounds up to an integer (float-remainder.ts). Not in host-only code (`host`), nor in functions
+ * and lambdas (their parameters' placement is not known here).
+ */
+function floatFloorOpSites(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  refs: readonly LibraryRef[],
+  onDevice: (e: SyntaxNode) => boolean,
+  host: readonly SyntaxNode[]
+): FloorOpSite[] {
+  const sites: FloorOpSite[] = [];
+  const hostCode = (n: SyntaxNode): boolean => host.some(e => isInside(n, e)) || insideFunction(n, ['function_definition', 'lambda']);
+  // an operand the device holds: an array the analysis knows, on the device (not a Python
+  // number computed from one: `len(x) % 3`, `x.shape[0] // 2`)
+  const deviceArray = (e: SyntaxNode): boolean => onDevice(e) && model.inferValue(e, cell).kind === 'ndarray';
+  // `np.divmod(x, y)` of plain operands, read twice by the rewrite (the builtin `divmod` is a
+  // Python call the rewrite leaves on the host: NumPy's)
+  const divmodOf = (call: SyntaxNode): FloorOpSite | null => {
+    const sides = siteOperands(call);
+    return sides && sides.every(plainOperand) && sides.some(deviceArray) && mayBeFloat(sides[0], sides[1], model, cell) && !hostCode(call) ? { op: 'divmod', node: call } : null;
+  };
+  walkTypes(root, ['binary_operator', 'augmented_assignment', 'function_definition', 'lambda'], n => {
+    if (n.type === 'function_definition' || n.type === 'lambda') {
+      return false;
+    }
+    const site = operatorSite(n, model, cell);
+    const sides = site ? siteOperands(n) : null;
+    if (site && sides && sides.some(deviceArray) && !hostCode(n)) {
+      sites.push(site);
+    }
+    return true;
+  });
+  for (const r of refs) {
+    const op = r.action === 'cupy' ? floorUfunc(r.qualified) : undefined;
+    const call = r.node.parent;
+    if (r.action === 'cupy' && r.qualified === 'numpy.divmod' && call?.type === 'call' && field(call, 'function')?.id === r.node.id) {
+      const site = divmodOf(call);
+      if (site) {
+        sites.push(site);
+      }
+      continue;
+    }
+    if (!op || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id || hostCode(call)) {
+      continue;
+    }
+    const sides = siteOperands(call);
+    if (sides && mayBeFloat(sides[0], sides[1], model, cell)) {
+      sites.push({ op, node: call });
+    }
+  }
+  return sites.sort((a, b) => a.node.startIndex - b.node.startIndex);
 }
 
 /** The edits of the references, draws and inputs (stage 4). */
@@ -1676,7 +1754,7 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   const { cell, model, plan, root, cp, importLine, refusals, edits, imports } = scope;
   const { refs } = s1;
   const { untypedOperands, hostDrawCopies, seeded } = s2;
-  const { used, claim, nanQuantileName, deviceNames, transfers, copiedIn, sliced } = s3;
+  const { used, claim, nanQuantileName, floorSites, floorNames, deviceNames, transfers, copiedIn, sliced } = s3;
   const { drawCopyEdits } = s4;
   // fusion: elementwise chains become one @cp.fuse() kernel each
   const resolveUfunc = (fn: SyntaxNode): string | null => {
@@ -1690,6 +1768,11 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   const chains = findElementwiseChains(root, model, cell, resolveUfunc).filter(c => {
     const sizes = [c.value, ...c.params.map(p => model.inferValue(p.node, cell))].filter(v => v.kind === 'ndarray');
     return (sizes.length === 0 || sizes.some(v => v.size === undefined || v.size >= SMALL_ARRAY_ELEMENTS)) && reductionKernelPays(c, model, cell);
+  }).filter(c => {
+    // (nor a chain with a float % or // that only `@cp.fuse()` would take: CuPy's fusion computes
+    // them as CuPy's remainder and floor_divide, one period off; a typed kernel computes them as
+    // NumPy does, and unfused they are the definitions' calls: float-remainder.ts)
+    return c.kernel !== null || c.reduce !== null || !floorSites.some(site => isInside(site.node, c.node));
   });
   // an exactly recognised slice stencil becomes one kernel writing the whole output
   // (every name it adds, in the loop form: buffers, grid, sizes, scalar arguments, is one this
@@ -1737,7 +1820,17 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   if (nanQuantileName) {
     fused.definitions.push(nanQuantileDefinition(nanQuantileName, cp));
   }
-  const unfusedEdits = edits.slice();
+  // float % and //: the definitions' calls, where no typed kernel computes them
+  const fusedSpans = [
+    ...kernelChains.map(c => c.writes?.replaced ?? c.node).map(n => ({ start: n.startIndex, end: n.endIndex })),
+    ...groups.map(g => ({ start: g.statements[0].startIndex, end: g.statements[g.statements.length - 1].endIndex })),
+    ...(stencil ? [{ start: stencil.start, end: stencil.end }] : [])
+  ];
+  const floorUnfused = floorSites.filter(site => !fusedSpans.some(sp => site.node.startIndex >= sp.start && site.node.endIndex <= sp.end));
+  const floorDefinitions = [...floorNames].map(([op, name]) => ({ op, text: floorOpDefinition(op, name, `${name}_kernel`, cp) }));
+  fused.definitions.push(...floorDefinitions.filter(d => floorUnfused.some(site => site.op === d.op || site.op === 'divmod')).map(d => d.text));
+  fused.edits = floorSiteEdits(cell.source, fused.edits, floorUnfused, floorNames, root);
+  const unfusedEdits = floorSiteEdits(cell.source, edits, floorSites, floorNames, root);
   edits.length = 0;
   edits.push(...fused.edits);
 
@@ -1758,6 +1851,10 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   if (nanQuantileName && !hoist) {
     // not a fused kernel: the candidate without fusion calls it too
     plainPrologue.push(...(plainPrologue.length > 0 ? [''] : []), nanQuantileDefinition(nanQuantileName, cp));
+  }
+  if (floorDefinitions.length > 0 && !hoist) {
+    // the candidate without fusion calls them wherever a typed kernel would have computed them
+    plainPrologue.push(...(plainPrologue.length > 0 ? [''] : []), ...floorDefinitions.map(d => d.text));
   }
   if (plainPrologue.length > 0) {
     insertFirst(unfusedEdits, insert(prologueAt, plainPrologue.join('\n') + '\n'));
@@ -1783,6 +1880,75 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   return { chains, stencil, stencilName, groups, grouped, kernelChains, fused, unfusedEdits, hoist, candidate, unfusedCandidate };
 }
 
+
+/**
+ * `edits` (a copy) with the float `%` and `//` of `sites` rewritten as calls of their
+ * definitions (`names`): `x % y` -> `np_remainder(x, y)`, `x %= y` -> `np_remainder(x, y, out=x)`
+ * (NumPy's in-place update: views of `x` see it), `a[i] //= y` -> `a[i] = np_floor_divide(a[i], y)`;
+ * a call's callee is its reference's replacement already. The edits inside the operands stay.
+ * The call's `(` and `)` go inside the wraps of the whole expression (`cp.asnumpy(`...`)`) and
+ * around those of an operand that starts or ends it (`cp.asarray(draw)`).
+ */
+function floorSiteEdits(source: string, edits: readonly TextEdit[], sites: readonly FloorOpSite[], names: ReadonlyMap<FloorOp, string>, root: SyntaxNode): TextEdit[] {
+  const out = edits.slice();
+  const isInsert = (e: TextEdit, at: number): boolean => e.start === at && e.end === at;
+  const closes = (e: TextEdit): boolean => e.start === e.end && /^\)|\);?$/.test(e.text) && !e.text.endsWith('(');
+  const opens = (e: TextEdit): boolean => e.start === e.end && e.text.endsWith('(');
+  const first = (at: number): number => {
+    const k = out.findIndex(e => isInsert(e, at));
+    return k < 0 ? out.length : k;
+  };
+  const last = root.namedChildren.filter(k => k.type !== 'comment').pop();
+  // outer sites first: at one offset, an enclosing site's `name(` comes before an inner one's
+  const text = (n: SyntaxNode): string =>
+    applyEdits(
+      source.slice(n.startIndex, n.endIndex),
+      out.filter(e => e.start >= n.startIndex && e.end <= n.endIndex && !(e.start === e.end && (e.start === n.startIndex || e.start === n.endIndex))).map(e => ({ ...e, start: e.start - n.startIndex, end: e.end - n.startIndex }))
+    );
+  for (const { node } of sites.filter(s => s.op === 'divmod')) {
+    const sides = siteOperands(node);
+    const [fd, rem] = [names.get('floor_divide'), names.get('remainder')];
+    if (sides && fd && rem) {
+      const args = `${text(sides[0])}, ${text(sides[1])}`;
+      replaceSpan(out, replace(node.startIndex, node.endIndex, `(${fd}(${args}), ${rem}(${args}))`));
+    }
+  }
+  const ordered = [...sites].filter(s => s.node.type !== 'call').sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+  for (const { op, node } of ordered) {
+    const sides = siteOperands(node);
+    const name = op === 'divmod' ? undefined : names.get(op);
+    if (!sides || !name) {
+      continue;
+    }
+    const [l, r] = sides;
+    const lText = text(l);
+    let opener: string | null = `${name}(`;
+    let middle = ', ';
+    let closer = ')';
+    if (node.type === 'augmented_assignment') {
+      if (l.type === 'identifier') {
+        const shown = last && node.parent?.id === last.id;
+        closer = `, out=${lText})${shown ? ';' : ''}`;
+      } else {
+        opener = null;
+        middle = ` = ${name}(${lText}, `;
+      }
+    }
+    if (opener) {
+      // inside an operand's wrap that starts the expression? then before it, else after the others
+      const innerOpen = out.some(e => closes(e) && e.start > node.startIndex && e.start <= l.endIndex);
+      out.splice(innerOpen ? first(node.startIndex) : out.length, 0, insert(node.startIndex, opener));
+    }
+    out.push(replace(l.endIndex, r.startIndex, middle));
+    const innerClose = out.some(e => opens(e) && e.start >= r.startIndex && e.start < node.endIndex);
+    if (innerClose) {
+      out.push(insert(node.endIndex, closer));
+    } else {
+      out.splice(first(node.endIndex), 0, insert(node.endIndex, closer));
+    }
+  }
+  return out;
+}
 
 /**
  * The lines that open the rewritten cell: CuPy's import (`importLine`, none in the plan), the

@@ -34,6 +34,7 @@ import { callArguments, field, isValueIdentifier, kids, operatorOf, unparen, wal
 import type { TextEdit } from '../../types';
 import { ValueInfo } from '../../values';
 import { memorySharers } from './aliases';
+import { cFloorOp, floorOperator, floorUfunc, npyDivmodPreamble, usesNpyDivmod } from './float-remainder';
 import { reductionDefinition, ReductionKernelSpec, TYPED_REDUCTIONS } from './reduction-kernel';
 
 /** Ufuncs known to work inside `cupy.fuse` (checked on cupy 14.2). */
@@ -117,6 +118,11 @@ export interface ElementwiseKernelSpec {
   outParams: string;
   /** `y = sqrt(x * x + z * z) * exp(-x)` */
   operation: string;
+}
+
+/** The C functions a kernel's operation calls that CUDA lacks: NumPy's float % and // (float-remainder.ts). */
+function kernelPreamble(k: ElementwiseKernelSpec): string {
+  return usesNpyDivmod(k.operation) ? `\n    preamble='''\n${npyDivmodPreamble(k.operation)}''',` : '';
 }
 
 /**
@@ -1511,7 +1517,7 @@ export function fuseChains(
  * kernel (_get_elementwise_kernel in _kernel.pyx).
  */
 function elementwiseKernelDefinition(k: ElementwiseKernelSpec, fname: string, cp: string): string {
-  return `${fname} = ${cp}.ElementwiseKernel(\n    ${pyString(k.inParams)}, ${pyString(k.outParams)},\n    ${pyString(k.operation)},\n    ${pyString(fname)}, options=('--fmad=false',))  # no FMA contraction: rounded as NumPy rounds\n`;
+  return `${fname} = ${cp}.ElementwiseKernel(\n    ${pyString(k.inParams)}, ${pyString(k.outParams)},\n    ${pyString(k.operation)},\n    ${pyString(fname)},${kernelPreamble(k)} options=('--fmad=false',))  # no FMA contraction: rounded as NumPy rounds\n`;
 }
 
 /**
@@ -1601,7 +1607,8 @@ const C_RESERVED = new Set([
   'new', 'operator', 'private', 'protected', 'public', 'register', 'return', 'short', 'signed', 'sizeof', 'static',
   'struct', 'switch', 'template', 'this', 'true', 'typedef', 'typename', 'union', 'unsigned', 'virtual', 'void',
   'volatile', 'while', 'threadIdx', 'blockIdx', 'blockDim', 'gridDim', 'warpSize', 'size_t', 'ptrdiff_t', 'min', 'max',
-  'abs', 'pow', 'M_PI', ...C_FUNCTIONS.values(), ...[...C_FUNCTIONS.values()].map(f => `${f}f`)
+  'abs', 'pow', 'M_PI', 'fmod', 'fmodf', 'copysign', 'copysignf', 'floor', 'floorf', 'npy_remainder', 'npy_remainderf', 'npy_floor_divide', 'npy_floor_dividef',
+  ...C_FUNCTIONS.values(), ...[...C_FUNCTIONS.values()].map(f => `${f}f`)
 ]);
 
 /** `np.pi`, `np.e` (Python floats) by their value, for pythonConstant. */
@@ -2466,6 +2473,12 @@ function cExpression(
           return float(re) ? { c: `${cMathFunction('power', d)}(${lt}, ${re.c})`, k: arithmeticKind(le.k, re.k)! } : null;
         }
         const re = emit(r);
+        const floorOp = floorOperator(op);
+        if (floorOp) {
+          // NumPy's float % and // (npy_divmod), not CuPy's (float-remainder.ts)
+          const k = re && float(le) && float(re) ? arithmeticKind(le.k, re.k) : null;
+          return re && k ? { c: cFloorOp(floorOp, d, withoutOuterParentheses(le.c), withoutOuterParentheses(re.c)), k } : null;
+        }
         const k = re && ['+', '-', '*', '/'].includes(op) ? arithmeticKind(le.k, re.k) : null;
         return re && k ? { c: `${le.c} ${op} ${re.c}`, k } : null;
       }
@@ -2516,6 +2529,10 @@ function cExpression(
         }
         if (ufunc === 'square' && es.length === 1) {
           return { c: `(${a} * ${a})`, k };
+        }
+        const floorOp = floorUfunc(`numpy.${ufunc}`);
+        if (floorOp && es.length === 2) {
+          return { c: cFloorOp(floorOp, d, withoutOuterParentheses(a), withoutOuterParentheses(b)), k };
         }
         if (ufunc === 'negative' && es.length === 1) {
           return { c: `(-${a})`, k };
@@ -2645,7 +2662,9 @@ function reductionKernelFor(
     return null;
   }
   const element = cExpression(chain.reduced.node, t, model, resolveUfunc, elementIsBool ? 'bool' : 'float');
-  if (element === null) {
+  // (the reduction kernels have no preamble for NumPy's float % and //: such a chain is CuPy's
+  // calls, with the definitions' exact ones: float-remainder.ts)
+  if (element === null || usesNpyDivmod(element)) {
     return null;
   }
   // A cp.ReductionKernel only for the float sum of one array named by a plain name (its launcher

@@ -134,6 +134,15 @@ _C_FUNCTIONS = {
 # the single-precision names a float32 kernel uses (sqrtf, expf, powf...): the same NumPy
 # functions, which compute in the arrays' float32
 _C_FUNCTIONS.update({f"{name}f": fn for name, fn in list(_C_FUNCTIONS.items())})
+# the preamble functions the engine defines for NumPy's float % and // (its rules/arrays/
+# float-remainder.ts: C's fmod with NumPy's sign fix, npy_divmod): NumPy's own functions here, so
+# the double checks the rewrite's plumbing (promotion, out=, names), not that C; the GPU run does
+_PREAMBLE_FUNCTIONS = {
+    "npy_remainder": _np.remainder,
+    "npy_remainderf": _np.remainder,
+    "npy_floor_divide": _np.floor_divide,
+    "npy_floor_dividef": _np.floor_divide,
+}
 _C_TOKEN = re.compile(
     r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(?P<suffix>f?)|(?P<name>[A-Za-z_]\w*)|(?P<op>[-+*/(),]))"
 )
@@ -146,12 +155,22 @@ class ElementwiseKernel:
     literals (`1.0f`) and C math functions (sqrt, exp, pow...), evaluated with NumPy (the same
     operations on the same dtypes; a local rounded to its type as C stores it). Called with the
     inputs, or the inputs and every output (written in place). Anything else (raw indexing, `i`,
-    other statements, ternaries, preambles) raises NotImplementedError: the double does not
-    pretend to run CUDA C."""
+    other statements, ternaries, preambles but the engine's npy_remainder/npy_floor_divide)
+    raises NotImplementedError: the double does not pretend to run CUDA C. Parameters typed `T`
+    take the dtype of the arguments that have one (all the same, float32 or float64), as CuPy's
+    type placeholders do; Python numbers are cast to it."""
 
     def __init__(self, in_params, out_params, operation, name="kernel", **kwargs):
-        if kwargs.get("preamble"):
-            raise NotImplementedError("TEST DOUBLE: ElementwiseKernel preambles are not supported")
+        self._functions = dict(_C_FUNCTIONS)
+        preamble = kwargs.get("preamble")
+        if preamble:
+            defined = re.findall(r"__device__\s+\w+\s+(\w+)\s*\(", preamble)
+            if not defined or any(f not in _PREAMBLE_FUNCTIONS for f in defined):
+                raise NotImplementedError(
+                    "TEST DOUBLE: ElementwiseKernel preambles other than the engine's "
+                    "npy_remainder/npy_floor_divide are not supported"
+                )
+            self._functions.update({f: _PREAMBLE_FUNCTIONS[f] for f in defined})
         self.name = name
         self._in = [self._param(p) for p in in_params.split(",") if p.strip()]
         self._outs = [self._param(p) for p in out_params.split(",") if p.strip()]
@@ -165,14 +184,16 @@ class ElementwiseKernel:
                     f"TEST DOUBLE: `<output> = <expr>` or a const local only: {statement!r}"
                 )
             local = {"float": _np.float32, "double": _np.float64}.get(m.group(1))
-            self._steps.append((local, m.group(2), self._expression(m.group(3), names, name)))
+            self._steps.append(
+                (local, m.group(2), self._expression(m.group(3), names, name, self._functions))
+            )
             if local is not None:
                 names.add(m.group(2))
         if {n for local, n, _ in self._steps if local is None} != outs:
             raise NotImplementedError("TEST DOUBLE: every output assigned once")
 
     @staticmethod
-    def _expression(expr, names, name):
+    def _expression(expr, names, name, functions):
         pieces, pos = [], 0
         while pos < len(expr):
             t = _C_TOKEN.match(expr, pos)
@@ -183,7 +204,7 @@ class ElementwiseKernel:
             if (
                 t.group("name")
                 and t.group("name") not in names
-                and t.group("name") not in _C_FUNCTIONS
+                and t.group("name") not in functions
             ):
                 raise NotImplementedError(f"TEST DOUBLE: unknown name {t.group('name')!r}")
             pieces.append(t.group("num") or t.group("name") or t.group("op"))
@@ -193,18 +214,34 @@ class ElementwiseKernel:
     @staticmethod
     def _param(text):
         parts = text.split()
-        if len(parts) != 2 or parts[0] in ("raw", "T") or parts[0] not in ("float32", "float64"):
+        if len(parts) != 2 or parts[0] not in ("float32", "float64", "T"):
             raise NotImplementedError(
-                f"TEST DOUBLE: parameter {text.strip()!r} (typed float parameters only)"
+                f"TEST DOUBLE: parameter {text.strip()!r} (float or T parameters only)"
             )
-        return _np.dtype(parts[0]), parts[1]
+        return (None if parts[0] == "T" else _np.dtype(parts[0])), parts[1]
 
     def __call__(self, *args, **kwargs):
         nin = len(self._in)
         if kwargs or len(args) not in (nin, nin + len(self._outs)):
             raise NotImplementedError("TEST DOUBLE: the inputs, or the inputs and every output")
-        env = dict(_C_FUNCTIONS)
+        env = dict(self._functions)
+        # a `T` parameter's dtype: that of the arguments that have one (CuPy's
+        # _decide_params_type: a mismatch is a TypeError; Python numbers take it)
+        typed = {
+            _np.dtype(a.dtype)
+            for (dtype, _), a in zip(self._in + self._outs, args, strict=False)
+            if dtype is None and hasattr(a, "dtype")
+        }
+        if len(typed) > 1:
+            raise TypeError(f"TEST DOUBLE: Type is mismatched: {sorted(map(str, typed))}")
+        t = typed.pop() if typed else None
+        if any(d is None for d, _ in self._in + self._outs) and t not in (
+            _np.dtype(_np.float32),
+            _np.dtype(_np.float64),
+        ):
+            raise NotImplementedError(f"TEST DOUBLE: T as {t} (float32 or float64 only)")
         for (dtype, pname), a in zip(self._in, args, strict=False):
+            dtype = t if dtype is None else dtype
             env[pname] = (
                 _np.asarray(a, dtype=dtype) if isinstance(a, _np.ndarray) else dtype.type(a)
             )
@@ -218,6 +255,7 @@ class ElementwiseKernel:
                 results[pname] = value
         outs = []
         for dtype, pname in self._outs:
+            dtype = t if dtype is None else dtype
             if pname in given:
                 given[pname][...] = _np.asarray(results[pname], dtype=dtype)
                 outs.append(given[pname])
