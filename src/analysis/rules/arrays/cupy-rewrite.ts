@@ -1809,7 +1809,18 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
       hostDrawCopies.set(draw.id, draw);
     }
   }
-  const fused = kernelChains.length + groups.length > 0 ? fuseChains(cell.source, edits, kernelChains, groups, cp, used) : { edits: [...edits], definitions: [] as string[] };
+  // float % and //: the definitions' calls, in the plain edits, where a chain's typed kernel
+  // computes them these go with the chain's other edits (and in an argument the chain's call
+  // evaluates outside, `(x % 3).sum()`, they stay: fuseChains' sub)
+  const inKernel = (site: FloorOpSite): boolean =>
+    [...kernelChains.map(c => ({ span: c.writes?.replaced ?? c.node, params: c.params })), ...groups.map(g => ({ span: null, params: g.params, g }))].some(k => {
+      const [start, end] = 'g' in k && k.g ? [k.g.statements[0].startIndex, k.g.statements[k.g.statements.length - 1].endIndex] : [k.span!.startIndex, k.span!.endIndex];
+      return site.node.startIndex >= start && site.node.endIndex <= end && !k.params.some(p => isInside(site.node, p.node));
+    });
+  const floorCalled = floorSites.filter(site => !inKernel(site));
+  // (not those a kernel computes: their call's `(` and `)` at the chain's ends would stay)
+  const plainEdits = floorSiteEdits(cell.source, edits, floorCalled, floorNames, root);
+  const fused = kernelChains.length + groups.length > 0 ? fuseChains(cell.source, plainEdits, kernelChains, groups, cp, used) : { edits: [...plainEdits], definitions: [] as string[] };
   if (stencil) {
     const code = stencilCode(stencil, stencilName, n => transfers.get(n) ?? n, cp);
     replaceSpan(fused.edits, replace(stencil.start, stencil.end, code.call));
@@ -1820,17 +1831,10 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   if (nanQuantileName) {
     fused.definitions.push(nanQuantileDefinition(nanQuantileName, cp));
   }
-  // float % and //: the definitions' calls, where no typed kernel computes them
-  const fusedSpans = [
-    ...kernelChains.map(c => c.writes?.replaced ?? c.node).map(n => ({ start: n.startIndex, end: n.endIndex })),
-    ...groups.map(g => ({ start: g.statements[0].startIndex, end: g.statements[g.statements.length - 1].endIndex })),
-    ...(stencil ? [{ start: stencil.start, end: stencil.end }] : [])
-  ];
-  const floorUnfused = floorSites.filter(site => !fusedSpans.some(sp => site.node.startIndex >= sp.start && site.node.endIndex <= sp.end));
+  // (the fused candidate defines only those its calls use: none where kernels compute them all)
   const floorDefinitions = [...floorNames].map(([op, name]) => ({ op, text: floorOpDefinition(op, name, `${name}_kernel`, cp) }));
-  fused.definitions.push(...floorDefinitions.filter(d => floorUnfused.some(site => site.op === d.op || site.op === 'divmod')).map(d => d.text));
-  fused.edits = floorSiteEdits(cell.source, fused.edits, floorUnfused, floorNames, root);
-  const unfusedEdits = floorSiteEdits(cell.source, edits, floorSites, floorNames, root);
+  fused.definitions.push(...floorDefinitions.filter(d => floorCalled.some(site => site.op === d.op || site.op === 'divmod')).map(d => d.text));
+  const unfusedEdits = floorCalled.length === floorSites.length ? plainEdits : floorSiteEdits(cell.source, edits, floorSites, floorNames, root);
   edits.length = 0;
   edits.push(...fused.edits);
 
