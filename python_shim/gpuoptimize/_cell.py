@@ -1382,7 +1382,8 @@ C_RESERVED = frozenset(
     else enum extern false float for friend goto if inline int long namespace new operator
     private protected public register return short signed sizeof static struct switch template
     this true typedef typename union unsigned virtual void volatile while threadIdx blockIdx
-    blockDim gridDim warpSize size_t ptrdiff_t min max abs pow M_PI""".split()
+    blockDim gridDim warpSize size_t ptrdiff_t min max abs pow M_PI fmod fmodf npy_remainder
+    npy_remainderf npy_floor_divide npy_floor_dividef""".split()
     + _C_MATH
     + [f"{f}f" for f in _C_MATH]
 )

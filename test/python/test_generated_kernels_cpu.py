@@ -786,7 +786,8 @@ _FLOAT_LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*|\.\d+|\d+(?=[eE]))([eE][+-]?\d
 def _kernels(expected: str) -> list[tuple[str, str]]:
     """(element dtype, C text) of every kernel in a candidate; "mixed" for a stencil whose loop
     step also reads an array of the other float dtype (a literal takes the type of what it meets,
-    float or double: such kernels are held bit for bit by the emulation instead)."""
+    float or double: such kernels are held bit for bit by the emulation instead), and for a
+    kernel typed `T`."""
     out = []
     for code in re.findall(r"cp\.RawKernel\(r'''\n(.*?)\n'''", expected, re.S):
         sig = code.split("{", 1)[0]
@@ -798,7 +799,10 @@ def _kernels(expected: str) -> list[tuple[str, str]]:
         strings = [t for t in re.findall(r"'([^']*)'", block) if not t.startswith("--")]
         # the element dtype: the first float parameter's (a bool mask parameter is not one)
         types = [p.split()[0] for part in strings[:2] for p in part.split(",")]
-        out.append((next(t for t in types if t != "bool"), "\n".join(strings[1:])))
+        dtype = next(t for t in types if t != "bool")
+        # a `T` kernel is a definition's for both precisions (np_remainder: float-remainder.ts,
+        # its preamble overloads float and double): "mixed" here
+        out.append(("mixed" if dtype == "T" else dtype, "\n".join(strings[1:])))
     return out
 
 

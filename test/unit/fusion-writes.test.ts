@@ -44,10 +44,11 @@ describe('x op= chain: one kernel updating x in place', () => {
     expect(candidate(`x *= ${chain}`)).toContain('\nx_kernel(y_gpu, x, x);');
   });
 
-  it('keeps the two-step form for an update with no C form (`//=`), its output named for what it holds', () => {
+  it('keeps the two-step form for an update no kernel writes in place (`//=`), its output named for what it holds', () => {
     const c = candidate(`x //= ${chain}`)!;
     expect(c).toContain("'float64 y', 'float64 divisor',\n    'divisor = exp(-y * y) + sin(y) * cos(y)',");
-    expect(c).toContain('\nx //= x_kernel(y_gpu)');
+    // the floor division NumPy's (CuPy's float // is floor(x / y): float-remainder.ts), in place
+    expect(c).toContain('\nnp_floor_divide(x, x_kernel(y_gpu), out=x);');
   });
 
   // test/python/test_elementwise_kernel_writes_cpu.py runs these operations against NumPy
