@@ -27,6 +27,10 @@ and one line of evidence; the table at the end is what bench/RESULTS.md records.
 8. CuPy's float `%` is `x - floor(x/y)*y`: for x = float32 0..41M and y = 251, x/y rounds up to
    the next integer for some x and gives r - 251 where NumPy (fmod-based) gives r. The count
    must be the CPU model's (32,117 values; the cause of run 26's consumer-copy failures).
+9. The engine's np_remainder / np_floor_divide (the definitions a rewrite of float `%` and `//`
+   makes, taken from GPU101/flag-float32-remainder-past-2-24-exact's candidate) give NumPy's
+   values bit for bit: check 8's case and float64 operands of both signs, zeros, infinities
+   and NaN (references/cupy.md#float-mod).
 """
 
 from __future__ import annotations
@@ -293,6 +297,47 @@ def float_remainder() -> None:
     )
 
 
+_FLOAT_MOD_FIXTURE = "test/fixtures/rules/GPU101/flag-float32-remainder-past-2-24-exact/expected.py"
+
+
+def engine_float_mod() -> None:
+    """The engine's np_remainder / np_floor_divide (exec'd from the fixture's candidate) against
+    NumPy, bit for bit (signed zeros included): float32 0..40.96M by 251 (check 8's case) and
+    float64 operands of both signs, zeros and infinities among them."""
+    import pathlib
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / _FLOAT_MOD_FIXTURE).read_text()
+    start = text.index("np_remainder_kernel = ")
+    end = text.index("\nr = np_remainder(")
+    ns = {"cp": cp}
+    exec(text[start:end], ns)  # noqa: S102  (the engine's own definitions, from the repository)
+    rng = np.random.default_rng(8)
+    a64 = rng.standard_normal(4_000_000) * 10.0 ** rng.integers(-8, 9, 4_000_000)
+    b64 = rng.standard_normal(4_000_000) * 10.0 ** rng.integers(-8, 9, 4_000_000)
+    special = np.array([0.0, -0.0, 1.5, -1.5, 7.5, -7.5, np.inf, -np.inf, np.nan])
+    a64 = np.concatenate([a64, np.repeat(special, special.size)])
+    b64 = np.concatenate([b64, np.tile(special, special.size)])
+    x32 = np.arange(20000 * 2048, dtype=np.float32)
+    cases = [("float32 0..40.96M by 251", x32, 251), ("float64 a, b", a64, b64)]
+    with np.errstate(all="ignore"):
+        for label, a, b in cases:
+            db = cp.asarray(b) if isinstance(b, np.ndarray) else b
+            for name, host_fn in (
+                ("np_remainder", np.remainder),
+                ("np_floor_divide", np.floor_divide),
+            ):
+                host = host_fn(a, b)
+                dev = ns[name](cp.asarray(a), db).get()
+                same = (host == dev) | (np.isnan(host) & np.isnan(dev))
+                sign = (np.signbit(host) != np.signbit(dev)) & ~np.isnan(host)
+                differ = int(np.count_nonzero(~same | sign))
+                record(
+                    f"engine {name}: {label}",
+                    "PASS" if differ == 0 and dev.dtype == host.dtype else "FAIL",
+                    f"{differ} of {host.size} differ from NumPy's (dtype {dev.dtype})",
+                )
+
+
 def main() -> None:
     print(
         f"CuPy {cp.__version__}, NumPy {np.__version__}, device "
@@ -309,6 +354,7 @@ def main() -> None:
         scalar_back,
         arange_exactness,
         float_remainder,
+        engine_float_mod,
     ):
         try:
             check()
