@@ -170,6 +170,27 @@ const RANDOM_SIZE_LAST: ReadonlyMap<string, number> = new Map(Object.entries({
   gumbel: 2
 }));
 const INT_RANDOM = new Set(['randint', 'integers', 'poisson', 'binomial']);
+/**
+ * The keyword names of each random draw's distribution parameters, in positional order (those
+ * before `size`, RANDOM_SIZE_LAST): without `size`, an array among them gives the draw its
+ * broadcast shape (`rng.poisson(lam_array)`, `rng.normal(mu_array, 1.0)`), as in NumPy 2.4.
+ */
+export const RANDOM_PARAMETERS: ReadonlyMap<string, readonly string[]> = new Map(Object.entries({
+  normal: ['loc', 'scale'],
+  uniform: ['low', 'high'],
+  lognormal: ['mean', 'sigma'],
+  randint: ['low', 'high'],
+  integers: ['low', 'high'],
+  exponential: ['scale'],
+  poisson: ['lam'],
+  standard_t: ['df'],
+  binomial: ['n', 'p'],
+  gamma: ['shape', 'scale'],
+  beta: ['a', 'b'],
+  laplace: ['loc', 'scale'],
+  logistic: ['loc', 'scale'],
+  gumbel: ['loc', 'scale']
+}));
 /** Where SciPy functions that take coefficients first take their data (`filtfilt(b, a, x)`). */
 const SCIPY_DATA_ARGUMENT: ReadonlyMap<string, number> = new Map([
   ['scipy.signal.lfilter', 2],
@@ -4093,7 +4114,27 @@ function randomValue(
   const sizeAt = RANDOM_SIZE_LAST.get(name);
   if (sizeAt !== undefined) {
     const sizeNode = keywords.get('size') ?? positional[sizeAt];
-    if (!sizeNode) {
+    if (!sizeNode || sizeNode.type === 'none') {
+      // no size: one draw per element of the parameters broadcast together (a scalar where all
+      // are scalars); a list or other array-like parameter gives an array of a shape not known here
+      const params = RANDOM_PARAMETERS.get(name) ?? [];
+      const values: ValueInfo[] = [];
+      let arrayLike = false;
+      for (let k = 0; k < params.length; k++) {
+        const node = keywords.get(params[k]) ?? positional[k];
+        if (!node) {
+          continue;
+        }
+        const v = model.inferValue(node, cell);
+        values.push(v);
+        arrayLike ||= v.kind === 'sequence';
+      }
+      if (values.some(v => v.kind === 'ndarray')) {
+        return arrayValue(arrayLike ? undefined : broadcastShape(values), dtype, library, 'inferred');
+      }
+      if (arrayLike) {
+        return arrayValue(undefined, dtype, library, 'inferred');
+      }
       return { kind: 'scalar', dtype, origin: 'inferred' };
     }
     return arrayValue(shapeOf(sizeNode, model, cell), dtype, library);

@@ -740,7 +740,7 @@ function planPass(
     // (said only of a cell that would otherwise move)
     if (ownCompute > 0 && !boundaryKeepsAll) {
       if (unknownStays || tooLittle) {
-        slow = unknownStays ? unknownSizeStays : tooLittle;
+        slow = unknownStays ? unknownSizeStays(cell, model) : tooLittle;
         stays = unknownStays ? 'unknown-size' : 'below-minimum';
       }
     }
@@ -999,9 +999,80 @@ function planPass(
  * moves: a host version would copy them back, and what it makes from them stays on the device
  * for the next GPU cell.
  */
-const unknownSizeStays =
-  'stays on the host: the sizes of its arrays are not known here (data read from a file, or made by code the analysis cannot size), so there is no figure that its GPU version would pay, ' +
-  'and it reads no array the GPU cells before it leave on the device (in JupyterLab, the panel sizes arrays from the running kernel and judges it)';
+function unknownSizeStays(cell: CellModel, model: NotebookModel): string {
+  return (
+    `stays on the host: the sizes of its arrays are not known here (${unsizedSource(cell, model)}), so there is no figure that its GPU version would pay, ` +
+    'and it reads no array the GPU cells before it leave on the device (in JupyterLab, the panel sizes arrays from the running kernel and judges it)'
+  );
+}
+
+/** `f(a, g(b)).h(c)` -> `f(...).h(...)`: a call chain without its arguments. */
+function collapseArguments(text: string): string {
+  let out = '';
+  let depth = 0;
+  for (const ch of text) {
+    if (ch === '(' || ch === '[') {
+      out += depth === 0 ? (ch === '(' ? '(...' : '[...') : '';
+      depth++;
+    } else if (ch === ')' || ch === ']') {
+      depth--;
+      out += depth === 0 ? ch : '';
+    } else if (depth === 0) {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+/** Calls that read a file (NumPy's, pandas', imageio's, h5py's, `open`). */
+const FILE_READ = /(^|\.)(load|loadtxt|genfromtxt|fromfile|memmap|read_\w+|imread|volread|open|File)$/;
+
+/**
+ * Where the first array of unknown size `cell` reads or makes comes from, in words: the call
+ * that made it and whether that call reads a file (`np.load(...)`) or is one whose result the
+ * analysis does not size (`rng.poisson(lam)` before it was modelled, a helper's result).
+ */
+function unsizedSource(cell: CellModel, model: NotebookModel): string {
+  const unsized = (v: ValueInfo): boolean => v.kind === 'unknown' || (v.kind === 'ndarray' && v.size === undefined);
+  const own = (cell.facts?.assignments ?? []).filter(a => !a.deleted && !a.nested);
+  const candidates: { name: string; writer: CellModel | undefined }[] = [
+    ...[...(cell.facts?.inputs ?? [])].filter(n => unsized(model.valueBefore(n, cell, 0))).map(name => ({ name, writer: model.lastWriterBefore(name, cell) })),
+    ...own.filter(a => unsized(model.valueBefore(a.name, cell, a.at))).map(a => ({ name: a.name, writer: cell }))
+  ];
+  for (const { name, writer } of candidates) {
+    const bound = writer?.facts?.assignments.filter(a => a.name === name && !a.deleted && (writer !== cell || own.includes(a))) ?? [];
+    const last = bound[bound.length - 1];
+    const expr = last ? (last.value ?? last.unpacked?.from ?? null) : null;
+    if (!writer || !expr) {
+      continue;
+    }
+    // the first call of a chain (`rng.poisson(lam).astype(...)`: rng.poisson)
+    let call: SyntaxNode | null = expr.type === 'call' ? expr : null;
+    for (let inner = call ? field(field(call, 'function')!, 'object') : null; inner?.type === 'call'; inner = field(field(inner, 'function')!, 'object')) {
+      call = inner;
+    }
+    const callee = call ? (field(call, 'function')?.text ?? '') : '';
+    const collapsed = collapseArguments(expr.text);
+    const shown = collapsed.length > 60 ? `${collapsed.slice(0, 57)}...` : collapsed;
+    const where = writer === cell ? 'here' : `cell ${writer.index}`;
+    // a file read anywhere in the expression (`np.sort(np.load(path))`) is where the size is lost
+    let read: SyntaxNode | null = call && FILE_READ.test(callee) ? call : null;
+    walk(expr, n => {
+      if (!read && n.type === 'call' && FILE_READ.test(field(n, 'function')?.text ?? '')) {
+        read = n;
+      }
+      return !read;
+    });
+    if (read) {
+      return `\`${name}\` is read from a file by \`${collapseArguments((read as SyntaxNode).text)}\` (${where})`;
+    }
+    if (expr.type === 'subscript') {
+      return `\`${name}\` holds \`${shown}\` (${where}), a selection whose size its mask or index decides`;
+    }
+    return `\`${name}\` holds what \`${shown}\` gives (${where}), a value whose size the analysis does not model`;
+  }
+  return 'data read from a file, or made by code the analysis cannot size';
+}
 
 /**
  * Seconds a GPU cell of the whole-notebook rewrite must save per session over the CPU, in a fresh

@@ -5,7 +5,7 @@
  * a file an earlier cell wrote with np.save is sized as what it saved.
  */
 import { hostReasonsInWords, rewriteNotebook } from '../../src/analysis/plan';
-import { parser, checkPlanFixture, planFixtureCells } from './helpers';
+import { parser, cellsOf, checkPlanFixture, planFixtureCells } from './helpers';
 
 beforeAll(async () => {
   await parser();
@@ -13,13 +13,14 @@ beforeAll(async () => {
 
 const fixture = planFixtureCells;
 const summary = (plan: ReturnType<typeof rewriteNotebook>, index: number): string => plan.changes.find(c => c.cellIndex === index)?.summary ?? '';
-const UNKNOWN = /^stays on the host: the sizes of its arrays are not known here \(data read from a file, or made by code the analysis cannot size\), so there is no figure that its GPU version would pay, and it reads no array the GPU cells before it leave on the device/;
+const unknown = (source: string): RegExp =>
+  new RegExp(`^stays on the host: the sizes of its arrays are not known here \\(${source.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\), so there is no figure that its GPU version would pay, and it reads no array the GPU cells before it leave on the device`);
 
 describe('whole-notebook plan: cells of unknown size', () => {
   it('keeps a cell reading a file on the host, saying why', () => {
     const plan = rewriteNotebook(fixture('unknown-size-stays'));
     expect(plan.gpuCells).not.toContain(1);
-    expect(summary(plan, 1)).toMatch(UNKNOWN);
+    expect(summary(plan, 1)).toMatch(unknown('`sig` is read from a file by `np.load(...)` (here)'));
     expect(plan.changes.find(c => c.cellIndex === 1)?.stays).toBe('unknown-size');
     expect(hostReasonsInWords(plan.changes)).toBe('cell 1: array sizes unknown and no input on the device');
   });
@@ -30,7 +31,15 @@ describe('whole-notebook plan: cells of unknown size', () => {
     expect(summary(plan, 2)).toBe('runs on the GPU (array sizes unknown here; moved since it reads w, resident on the device, which a host version would copy back)');
     expect(plan.figures!.unpriced).toEqual([2]);
     expect(plan.gpuCells).not.toContain(3);
-    expect(summary(plan, 3)).toMatch(UNKNOWN);
+    expect(summary(plan, 3)).toMatch(unknown('`u` is read from a file by `np.load(...)` (here)'));
+  });
+
+  it('names the call an unsized value comes from where no file is read (not "read from a file")', () => {
+    const plan = rewriteNotebook(cellsOf('import numpy as np\nimport mylib', 'x = np.asarray(mylib.make(2_000_000), dtype=np.float32)\ny = np.sort(x)\nprint(float(y[0]))'));
+    expect(plan.gpuCells).not.toContain(1);
+    expect(summary(plan, 1)).toMatch(unknown('`x` holds what `np.asarray(...)` gives (here), a value whose size the analysis does not model'));
+    const masked = rewriteNotebook(cellsOf('import numpy as np\nimport mylib', 'ev = np.asarray(mylib.events(), dtype=np.float64)\nsel = ev[ev > 0.5]\ny = np.sort(sel)\nprint(float(y[0]))'));
+    expect(summary(masked, 1)).toMatch(unknown('`ev` holds what `np.asarray(...)` gives (here), a value whose size the analysis does not model'));
   });
 
   it("moves it as before with session 'warm'", () => {

@@ -31,7 +31,7 @@ import { CUPYX_INACCURATE, cupyxHasScipyPath, cupyxModuleOf, cupyxNeedsRapids } 
 import { cupyxUseKeys, firstUseCharge } from '../../apis/first-use';
 import { formatSeconds, MEASURED_H200, SHORT_FFT_POINTS, WorkEstimate } from '../../costmodel';
 import { applyEdits, insert, replace } from '../../edits';
-import type { CellModel, NotebookModel } from '../../notebook';
+import { RANDOM_PARAMETERS, type CellModel, type NotebookModel } from '../../notebook';
 import { ARRAY_MUTATING_METHODS, type CellFacts } from '../../facts';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, isValueIdentifier, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
@@ -2216,8 +2216,13 @@ function generatorCalls(
     if (chained && obj) {
       // `np.random.default_rng(3).normal(...)`: the constructor becomes CuPy's, and so its Generator
       out.draws += 1;
+      const parameters = drawParameterRefusal(n, method, true, model, cell);
+      if (parameters) {
+        out.refusals.push(parameters);
+        return true;
+      }
       const seed = field(obj, 'arguments')?.text ?? '()';
-      const rewritten = method === 'normal' && !/\b(np|numpy)\./.test(seed) ? normalViaStandardNormal(n, `${cp}.random.default_rng${seed}`, model) : null;
+      const rewritten = method === 'normal' && !/\b(np|numpy)\./.test(seed) ? normalViaStandardNormal(n, `${cp}.random.default_rng${seed}`, model, cell, cp) : null;
       if (rewritten) {
         out.rangeRewrites.push(rewritten);
       } else if (!CUPY_GENERATOR_METHODS.has(method)) {
@@ -2226,14 +2231,28 @@ function generatorCalls(
       return true;
     }
     // (not a generator, or a CuPy generator from an earlier cell: its draws are on the device already)
+    const legacy = fn ? /^numpy\.random\.(\w+)$/.exec(model.qualifiedName(fn) ?? '') : null;
+    if (legacy) {
+      // `np.random.uniform(lo_array, hi_array)`: CuPy's legacy draw of the same name
+      const parameters = drawParameterRefusal(n, legacy[1], false, model, cell);
+      if (parameters) {
+        out.refusals.push(parameters);
+      }
+      return true;
+    }
     const generator = numpyGeneratorOf(n, model, cell);
     if (!fn || !obj || obj.type !== 'identifier' || !generator) {
       return true;
     }
     if (generator.madeHere) {
       out.draws += 1;
+      const parameters = drawParameterRefusal(n, method, true, model, cell);
+      if (parameters) {
+        out.refusals.push(parameters);
+        return true;
+      }
       if (method === 'normal') {
-        const rewritten = normalViaStandardNormal(n, obj.text, model);
+        const rewritten = normalViaStandardNormal(n, obj.text, model, cell, cp);
         if (rewritten) {
           out.rangeRewrites.push(rewritten);
           return true;
@@ -2264,7 +2283,7 @@ function generatorCalls(
         );
       } else if (n.parent?.type !== 'expression_statement') {
         const name = out.seeded.find(d => d.rng === obj.text)?.device ?? freshName(`${obj.text}_gpu`, x => takenInNotebook(x, model));
-        const device = deviceDrawFrom(n, obj.text, name, method, model, cell, movable);
+        const device = deviceDrawFrom(n, obj.text, name, method, model, cell, movable, cp);
         if (device) {
           out.draws += 1;
           out.rangeRewrites.push(device);
@@ -2291,7 +2310,7 @@ function generatorCalls(
  * the Generator (its later draws stay NumPy's, bit for bit) and every use of it in this cell is
  * such a draw (movableHostGenerator). Null: the draw stays on the host and is copied over.
  */
-function deviceDrawFrom(call: SyntaxNode, rng: string, device: string, method: string, model: NotebookModel, cell: CellModel, movable: Map<string, boolean>): TextEdit | null {
+function deviceDrawFrom(call: SyntaxNode, rng: string, device: string, method: string, model: NotebookModel, cell: CellModel, movable: Map<string, boolean>, cp: string): TextEdit | null {
   if (!movable.has(rng)) {
     movable.set(rng, movableHostGenerator(rng, model, cell));
   }
@@ -2299,11 +2318,59 @@ function deviceDrawFrom(call: SyntaxNode, rng: string, device: string, method: s
   if (!movable.get(rng) || callArguments(call).keywords.has('out') || model.inferValue(call, cell).kind !== 'ndarray') {
     return null;
   }
+  // an array parameter (`rng.poisson(lam)`) may be a host array, which CuPy's Generator does not take
+  const { positional, keywords } = callArguments(call);
+  const parameters = RANDOM_PARAMETERS.get(method) ?? [];
+  if (parameters.some((p, k) => {
+    const node = keywords.get(p) ?? positional[k];
+    const kind = node ? model.inferValue(node, cell).kind : 'scalar';
+    return kind === 'ndarray' || kind === 'sequence';
+  })) {
+    return null;
+  }
   if (method === 'normal') {
-    return normalViaStandardNormal(call, device, model);
+    return normalViaStandardNormal(call, device, model, cell, cp);
   }
   const obj = field(field(call, 'function')!, 'object')!;
   return CUPY_GENERATOR_METHODS.has(method) ? replace(obj.startIndex, obj.endIndex, device) : null;
+}
+
+/**
+ * Why a draw with an array parameter (`rng.poisson(lam)`, `np.random.uniform(lo, hi)`) cannot be
+ * CuPy's (CuPy 14, cupy/random/_generator_api.pyx and _generator.py), or null: the Generator's
+ * `integers` and the legacy `randint` take int bounds only (`int(low)`); the Generator's
+ * `exponential` is `standard_exponential(size) * scale`, one number for the whole array when no
+ * `size` is given; the legacy `uniform` draws `size` numbers (one without it) before it scales
+ * them; the Generator's other draws take a CuPy array or a Python number, not a list.
+ * `normal` is rewritten around `standard_normal` (normalViaStandardNormal), which gives the
+ * shape itself. Draws whose parameters are all scalars (or not known) are left alone.
+ */
+function drawParameterRefusal(call: SyntaxNode, method: string, generator: boolean, model: NotebookModel, cell: CellModel): string | null {
+  const parameters = RANDOM_PARAMETERS.get(method);
+  if (!parameters) {
+    return null;
+  }
+  const { positional, keywords } = callArguments(call);
+  const values = parameters.map((p, k) => keywords.get(p) ?? positional[k]).filter((n): n is SyntaxNode => n !== undefined).map(n => model.inferValue(n, cell));
+  const arrays = values.filter(v => v.kind === 'ndarray' || v.kind === 'sequence');
+  if (arrays.length === 0) {
+    return null;
+  }
+  const sized = (keywords.get('size') ?? positional[parameters.length])?.type !== undefined && (keywords.get('size') ?? positional[parameters.length])?.type !== 'none';
+  const what = generator ? `cupy.random.Generator.${method}` : `cupy.random.${method}`;
+  if (method === 'integers' || method === 'randint') {
+    return `${what} takes integer bounds only (it calls int() on them), not arrays: the draw with array bounds stays NumPy's`;
+  }
+  if (generator && method === 'exponential' && !sized) {
+    return `${what} with an array \`scale\` and no \`size\` draws one number for the whole array (standard_exponential(size) * scale): write rng.standard_exponential(scale.shape) * scale`;
+  }
+  if (!generator && method === 'uniform' && !sized) {
+    return `${what} with array bounds and no \`size\` draws one number, not one per element: pass size=`;
+  }
+  if (generator && method !== 'uniform' && values.some(v => v.kind === 'sequence')) {
+    return `${what} takes a CuPy array or a Python number as its parameters, not a list: make it an array first`;
+  }
+  return null;
 }
 
 /** The prologue lines that make the CuPy Generators of `seeded` (deviceDrawFrom), one per host Generator. */
@@ -7087,7 +7154,7 @@ function lineOf(root: SyntaxNode, node: SyntaxNode): string {
  * `rng.normal(loc, scale, size)` -> `(loc + scale * rng.standard_normal(size))` for CuPy's
  * Generator, which lacks `normal`. Only for plain arguments (names, numbers, tuples).
  */
-function normalViaStandardNormal(call: SyntaxNode, rng: string, model: NotebookModel): TextEdit | null {
+function normalViaStandardNormal(call: SyntaxNode, rng: string, model: NotebookModel, cell: CellModel, cp: string): TextEdit | null {
   const { positional, keywords } = callArguments(call);
   const arg = (k: number, kw: string): SyntaxNode | undefined => keywords.get(kw) ?? positional[k];
   const loc = arg(0, 'loc');
@@ -7097,7 +7164,19 @@ function normalViaStandardNormal(call: SyntaxNode, rng: string, model: NotebookM
   if (!plain || keywords.has('out') || keywords.has('dtype') || positional.length > 3 || model.aliases.has(rng)) {
     return null;
   }
-  const draw = `${rng}.standard_normal(${size ? size.text : ''})`;
+  // no size: the draw's shape is the parameters' (an array among them), which `standard_normal()`
+  // (one number) would not give; an array parameter that is a plain name lends its shape, two
+  // their broadcast; anything else is not rewritten
+  let shape = size && size.type !== 'none' ? size.text : '';
+  if (!shape) {
+    const kinds = [loc, scale].map(a => (a ? model.inferValue(a, cell).kind : 'scalar'));
+    const arrays = [loc, scale].filter((a, k): a is SyntaxNode => !!a && kinds[k] === 'ndarray');
+    if (kinds.includes('sequence') || arrays.some(a => !/^[A-Za-z_][\w.]*$/.test(a.text))) {
+      return null;
+    }
+    shape = arrays.length === 1 ? `${arrays[0].text}.shape` : arrays.length === 2 ? `${cp}.broadcast(${arrays[0].text}, ${arrays[1].text}).shape` : '';
+  }
+  const draw = `${rng}.standard_normal(${shape})`;
   const scaled = scale ? `${wrapOperand(scale.text)} * ${draw}` : draw;
   const text = loc && loc.text !== '0' && loc.text !== '0.0' ? `(${wrapOperand(loc.text)} + ${scaled})` : `(${scaled})`;
   return { start: call.startIndex, end: call.endIndex, text };
