@@ -26,6 +26,11 @@ export const CUPYX_SCIPY: ReadonlyMap<string, ReadonlySet<string>> = new Map([
     decimate periodogram welch csd coherence spectrogram stft istft lombscargle firwin firwin2
     butter cheby1 cheby2 ellip  iirfilter freqz sosfreqz zpk2sos tf2sos find_peaks peak_prominences
     peak_widths argrelmax argrelmin argrelextrema get_window unique_roots`)],
+  // cupyx/scipy/signal/windows/__init__.py (CuPy 14): SciPy's windows but dpss, lanczos, taylor,
+  // kaiser_bessel_derived
+  ['signal.windows', list(`general_cosine boxcar triang parzen bohman blackman nuttall blackmanharris
+    flattop bartlett hann tukey barthann general_hamming hamming kaiser gaussian general_gaussian
+    chebwin cosine exponential`)],
   ['special', list(`erf erfc erfcx erfinv erfcinv gamma gammaln loggamma digamma polygamma beta betaln
     betainc betaincinv gammainc gammaincc gammaincinv gammainccinv j0 j1  y0 y1 yn i0 i0e i1 i1e k0 k0e k1 k1e
          expit logit log_expit log_ndtr ndtr ndtri softmax log_softmax logsumexp xlogy xlog1py
