@@ -76,12 +76,15 @@ export const CUPYX_NEEDS_RAPIDS: ReadonlyMap<string, string> = new Map([
  * `butter(4, [30, 2000], btype="bandpass", fs=fs)` (8th-order polynomials) lfilter was off by
  * 3.05 times the signal's peak and filtfilt by 2.20 (rms 1.53 and 1.24 against SciPy's 0.796 and
  * 0.790), while an order-4 low-pass agreed to 4e-13 and sosfilt/sosfiltfilt (band-pass too) to
- * 1e-11. The order of `b, a` is seldom known where they are made, so every (b, a) recursion is
- * kept: lfilter, filtfilt, and lfiltic / lfilter_zi, the initial states made for them (no work
- * worth a GPU: a few coefficients).
+ * 1e-11. The order of `b, a` is seldom known where they are made, so a (b, a) recursion is kept
+ * unless the cell itself makes `b, a` with one IIR design of a literal order whose polynomials are
+ * of order 4 at most (`b, a = signal.butter(2, 0.2)`: cupy-rewrite.ts lowOrderBa): lfilter,
+ * filtfilt, and lfiltic / lfilter_zi, the initial states made for them (no work worth a GPU: a
+ * few coefficients).
  */
 const BA_RECURSION =
-  "cupyx.scipy.signal's (b, a) recursions lose accuracy at high order: on the H200 an 8th-order band-pass gave rms 1.53 against SciPy's 0.80; " +
+  "cupyx.scipy.signal's (b, a) recursions lose accuracy at high order: on the H200 an 8th-order band-pass gave rms 1.53 against SciPy's 0.80 (an order-4 low-pass matched), " +
+  'and this (b, a) is not made in the cell by one design of a literal order of 4 or less (a band design doubles it); ' +
   "the sos form (signal.butter(..., output='sos') with sosfilt/sosfiltfilt) runs on the GPU and matches";
 export const CUPYX_INACCURATE: ReadonlyMap<string, string> = new Map([
   ['signal.lfilter', BA_RECURSION],

@@ -3552,6 +3552,9 @@ function classify(node: SyntaxNode, qualified: string, cp: string): LibraryRef {
   if (qualified.startsWith('numpy.') && CUPY_CONCATENATORS.has(qualified.slice('numpy.'.length))) {
     return classifyAt(node, qualified, cp);
   }
+  if ((qualified === 'scipy.signal.lfilter' || qualified === 'scipy.signal.filtfilt') && lowOrderBa(node)) {
+    return { node, qualified, action: 'cupy', replacement: `cupyx.scipy.${qualified.slice('scipy.'.length)}` };
+  }
   let byName = CLASSIFIED.get(cp);
   if (byName === undefined) {
     byName = new Map();
@@ -3569,6 +3572,74 @@ function classify(node: SyntaxNode, qualified: string, cp: string): LibraryRef {
     return { node, qualified, action: known.action, replacement: known.replacement };
   }
   return known.reason !== undefined ? { node, qualified, action: known.action, reason: known.reason } : { node, qualified, action: known.action };
+}
+
+/** IIR designs whose `(b, a)` output's order is the order they are given (twice that for a band). */
+const IIR_DESIGNS = /(^|\.)(butter|cheby1|cheby2|ellip|bessel)$/;
+/** Band designs: their polynomials are of twice the order given. */
+const BAND_TYPES = new Set(['bandpass', 'bandstop', 'band', 'pass', 'stop', 'bp', 'bs', 'bands']);
+/**
+ * The highest `(b, a)` polynomial order cupyx.scipy.signal's lfilter/filtfilt were measured to
+ * match SciPy at (CUPYX_INACCURATE: an order-4 low-pass to 4e-13; the order-8 band-pass, from
+ * `butter(4, band)`, was off by 3x).
+ */
+const BA_ORDER_MEASURED = 4;
+
+/**
+ * Whether the `(b, a)` of the lfilter/filtfilt call whose function is `fn` are made in the same
+ * cell by one IIR design of a literal order, `b, a = signal.butter(2, 0.2)`, digital, in the
+ * (b, a) form, of polynomial order at most BA_ORDER_MEASURED (a band design's is twice the order
+ * given), and bound nowhere else in the cell: then the recursion is one measured to match SciPy
+ * on the device, and the call is not kept on the host for accuracy.
+ */
+function lowOrderBa(fn: SyntaxNode): boolean {
+  const call = fn.parent;
+  if (call?.type !== 'call' || field(call, 'function')?.id !== fn.id) {
+    return false;
+  }
+  const { positional, keywords } = callArguments(call);
+  const b = keywords.get('b') ?? positional[0];
+  const a = keywords.get('a') ?? positional[1];
+  if (b?.type !== 'identifier' || a?.type !== 'identifier' || b.text === a.text) {
+    return false;
+  }
+  let root = call;
+  while (root.parent) {
+    root = root.parent;
+  }
+  // every binding of b or a in the cell: one `b, a = design(...)` statement, at top level, before the call
+  const bindings: SyntaxNode[] = [];
+  walkTypes(root, ['assignment', 'augmented_assignment', 'for_statement', 'named_expression', 'with_item', 'as_pattern'], n => {
+    const left = field(n, 'left') ?? field(n, 'name') ?? field(n, 'alias') ?? n;
+    if (globalReferences(left, b.text).length > 0 || globalReferences(left, a.text).length > 0 || new RegExp(`\\b(${b.text}|${a.text})\\b`).test(left.text)) {
+      bindings.push(n);
+    }
+  });
+  const only = bindings.length === 1 && bindings[0].type === 'assignment' ? bindings[0] : null;
+  if (!only || only.parent?.type !== 'expression_statement' || only.parent.parent?.type !== 'module' || only.endIndex > call.startIndex) {
+    return false;
+  }
+  const left = field(only, 'left');
+  const names = left && (left.type === 'pattern_list' || left.type === 'tuple_pattern') ? kids(left).filter(k => k.type === 'identifier').map(k => k.text) : [];
+  const design = field(only, 'right');
+  if (names.length !== 2 || names[0] !== b.text || names[1] !== a.text || design?.type !== 'call' || !IIR_DESIGNS.test(field(design, 'function')?.text ?? '')) {
+    return false;
+  }
+  const args = callArguments(design);
+  const order = args.keywords.get('N') ?? args.positional[0];
+  const btype = args.keywords.get('btype') ?? (/(^|\.)(butter|bessel)$/.test(field(design, 'function')!.text) ? args.positional[2] : undefined);
+  const output = args.keywords.get('output');
+  const analog = args.keywords.get('analog');
+  // cheby1/cheby2/ellip take ripples before Wn: their positional btype is further on
+  if (order?.type !== 'integer' || (!args.keywords.has('btype') && args.positional.length > (/(^|\.)(butter|bessel)$/.test(field(design, 'function')!.text) ? 2 : 3))) {
+    return false;
+  }
+  if ((output && !/^['"]ba['"]$/.test(output.text)) || (analog && analog.text !== 'False') || (btype && btype.type !== 'string')) {
+    return false;
+  }
+  const band = btype ? BAND_TYPES.has(btype.text.slice(1, -1)) : false;
+  const n = Number(order.text.replace(/_/g, ''));
+  return Number.isInteger(n) && n > 0 && (band ? 2 * n : n) <= BA_ORDER_MEASURED;
 }
 
 /** `classify`'s answers by CuPy's alias and qualified name (their nodes are not read). */
