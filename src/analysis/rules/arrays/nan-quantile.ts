@@ -22,10 +22,13 @@
  * The same values as NumPy's bit for bit (float32 and float64, infinities included: checked
  * against NumPy 2.4.6 over random fields with NaNs, all-NaN and one-value slices). Only what this
  * form reproduces is rewritten: a float32 or float64 array, a q written as a number (an array of
- * quantiles, or a NumPy scalar, which NumPy does not treat as weak, is not), an integer axis, and
- * no argument besides. Anything else keeps the cell's refusal, with the reason.
+ * quantiles, or a NumPy scalar, which NumPy does not treat as weak, is not), an integer axis or
+ * none (axis=None: the quantile of the flattened array's valid values, the same form along axis 0
+ * of `a.ravel()`; an all-NaN array gives NaN, as NumPy's does with its RuntimeWarning), and no
+ * argument besides (method=, interpolation=, keepdims=, out= are not rewritten). Anything else
+ * keeps the cell's refusal, with the reason.
  */
-import { insert } from '../../edits';
+import { insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, unparen } from '../../syntax';
@@ -62,7 +65,7 @@ export function nanQuantileRewrite(fn: SyntaxNode, qualified: string, model: Not
   const axis = positional[2] ?? keywords.get('axis');
   const others = [...keywords.keys()].filter(k => k !== 'q' && k !== 'axis');
   if (!a || !q || positional.length > 3 || others.length > 0) {
-    return `${lacks}; its device form here (a sort along the axis and NumPy's 'linear' interpolation) takes an array, one q and an integer axis only, not \`${clip(call.text)}\`'s arguments`;
+    return `${lacks}; its device form here (a sort along the axis and NumPy's 'linear' interpolation) takes an array, one q and an integer axis (or none) only, not \`${clip(call.text)}\`'s arguments`;
   }
   const qe = unparen(q);
   if (qe.type !== 'integer' && qe.type !== 'float') {
@@ -81,15 +84,28 @@ export function nanQuantileRewrite(fn: SyntaxNode, qualified: string, model: Not
     return `${lacks}; NumPy raises ValueError for q outside [0, ${top}] (\`${clip(q.text)}\`), and the device form would not`;
   }
   const ax = axis ? unparen(axis) : null;
-  if (!ax || !(ax.type === 'integer' || (ax.type === 'unary_operator' && /^-\s*\d+$/.test(ax.text)))) {
-    return `${lacks}; its device form here works along one axis given as an integer (\`${axis ? clip(axis.text) : 'axis=None'}\`: the flattened array is not rewritten)`;
+  // no axis (or axis=None): NumPy's quantile of the flattened array's valid values, which is the
+  // same form along axis 0 of `a.ravel()` (an all-NaN array: NaN)
+  const flat = !ax || ax.type === 'none';
+  if (!flat && !(ax.type === 'integer' || (ax.type === 'unary_operator' && /^-\s*\d+$/.test(ax.text)))) {
+    return `${lacks}; its device form here works along one axis given as an integer, or over the whole array (\`${clip(axis!.text)}\`: not rewritten)`;
   }
   const dtype = model.inferValue(a, cell).dtype;
   if (dtype !== 'float32' && dtype !== 'float64') {
     return `${lacks}; its device form here reproduces NumPy's for float32 and float64 arrays, and \`${clip(a.text)}\`'s dtype is ${dtype ? dtype : 'not known here'}`;
   }
   const factor = NAN_QUANTILES.get(qualified) ?? '';
-  return { edits: factor ? [insert(q.endIndex, factor)] : [] };
+  if (!flat) {
+    return { edits: factor ? [insert(q.endIndex, factor)] : [] };
+  }
+  const simple = a.type === 'identifier' || a.type === 'attribute' || a.type === 'subscript' || a.type === 'call' || a.type === 'parenthesized_expression';
+  const edits: TextEdit[] = simple ? [insert(a.endIndex, '.ravel()')] : [insert(a.startIndex, '('), insert(a.endIndex, ').ravel()')];
+  if (ax) {
+    edits.push(insert(q.endIndex, factor), replace(ax.startIndex, ax.endIndex, '0'));
+  } else {
+    edits.push(insert(q.endIndex, `${factor}, 0`));
+  }
+  return { edits: edits.filter(e => e.text !== '' || e.start !== e.end) };
 }
 
 /**
