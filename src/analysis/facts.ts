@@ -362,7 +362,9 @@ export function collectFacts(root: SyntaxNode): CellFacts {
           visit(right, locals);
         }
         if (left) {
-          if (left.type === 'identifier') {
+          // a function's local (`R /= s` in a body that binds R) is not the global of that name;
+          // one declared `global` is (not in `scope`: the global is updated, and rebound)
+          if (left.type === 'identifier' && !scope.has(left.text)) {
             read(left.text, scope);
             facts.mutates.add(left.text);
           }

@@ -26,6 +26,11 @@ export interface FunctionParameter {
 export type FunctionStep =
   /** `name = value` at the top level of the body. */
   | { kind: 'assign'; name: string; value: SyntaxNode }
+  /**
+   * `name op= value` at the top level of the body (`node`, the augmented assignment): an array
+   * local updated in place keeps what it is, a number is rebound to the operation's result.
+   */
+  | { kind: 'augment'; name: string; node: SyntaxNode }
   /** A `return` at the top level: the steps after it never run. */
   | { kind: 'return'; value: SyntaxNode | null }
   /**
@@ -82,6 +87,11 @@ function readPlan(fn: SyntaxNode): FunctionPlan | null {
     const rebinds = rebound(stmt);
     if (assigned && rebinds.length === 1) {
       steps.push({ kind: 'assign', name: assigned.name, value: assigned.value });
+      continue;
+    }
+    const augmented = augmentedAssignment(stmt);
+    if (augmented && rebinds.length === 1) {
+      steps.push({ kind: 'augment', name: augmented.name, node: augmented.node });
       continue;
     }
     if (stmt.type === 'return_statement') {
@@ -154,6 +164,17 @@ function simpleAssignment(stmt: SyntaxNode): { name: string; value: SyntaxNode }
   const left = a ? field(a, 'left') : null;
   const value = a ? field(a, 'right') : null;
   return left?.type === 'identifier' && value && value.type !== 'assignment' && value.type !== 'expression_list' ? { name: left.text, value } : null;
+}
+
+/** `name op= value` as a statement (a plain name updated): its name and the augmented assignment; else null. */
+function augmentedAssignment(stmt: SyntaxNode): { name: string; node: SyntaxNode } | null {
+  if (stmt.type !== 'expression_statement') {
+    return null;
+  }
+  const parts = kids(stmt);
+  const a = parts.length === 1 && parts[0].type === 'augmented_assignment' ? parts[0] : null;
+  const left = a ? field(a, 'left') : null;
+  return a && left?.type === 'identifier' && field(a, 'right') ? { name: left.text, node: a } : null;
 }
 
 /** Does every path through `stmt` end in a `return` or `raise` (an `if` with an `else`, each branch ending so)? */

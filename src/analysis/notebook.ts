@@ -1168,6 +1168,8 @@ export class NotebookModel {
     for (const step of plan.steps) {
       if (step.kind === 'assign') {
         locals.set(step.name, this.inferValue(step.value, cell));
+      } else if (step.kind === 'augment') {
+        locals.set(step.name, this.augmentedValue(step.node, cell));
       } else if (step.kind === 'return') {
         join(step.value);
       } else {
@@ -1183,15 +1185,40 @@ export class NotebookModel {
     return plan.fallsThrough || out === undefined ? UNKNOWN : out;
   }
 
+  /**
+   * What the name `x` of `x op= value` (`n`, in a notebook function's body being replayed) holds
+   * after it: an array updated in place keeps its shape, dtype and library (NumPy casts the result
+   * back into it, or raises); a number is rebound to `x op value`; anything else is unknown.
+   */
+  private augmentedValue(n: SyntaxNode, cell: CellModel): ValueInfo {
+    const left = field(n, 'left');
+    const right = field(n, 'right');
+    if (!left || !right) {
+      return UNKNOWN;
+    }
+    const before = this.inferValue(left, cell);
+    if (before.kind === 'ndarray') {
+      return before;
+    }
+    const op = operatorOf(n);
+    if (before.kind !== 'scalar' || !op.endsWith('=')) {
+      return UNKNOWN;
+    }
+    const after = this.binaryValue(before, this.inferValue(right, cell), op.slice(0, -1));
+    return after.kind === 'scalar' ? after : UNKNOWN;
+  }
+
   private inferBinary(n: SyntaxNode, cell: CellModel): ValueInfo {
     const left = field(n, 'left');
     const right = field(n, 'right');
     if (!left || !right) {
       return UNKNOWN;
     }
-    const a = this.inferValue(left, cell);
-    const b = this.inferValue(right, cell);
-    const op = operatorOf(n);
+    return this.binaryValue(this.inferValue(left, cell), this.inferValue(right, cell), operatorOf(n));
+  }
+
+  /** What `a op b` gives (a binary operator's operands' values). */
+  private binaryValue(a: ValueInfo, b: ValueInfo, op: string): ValueInfo {
     if (a.kind === 'scalar' && b.kind === 'scalar') {
       const x = a.value;
       const y = b.value;

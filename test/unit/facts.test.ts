@@ -269,3 +269,27 @@ describe('in-place updates NumPy makes outside assignments', () => {
     expect(facts(src).mutates.has(name)).toBe(false);
   });
 });
+
+describe('augmented assignments in functions', () => {
+  it('a local updated in place (R /= ...) is not the global of that name', () => {
+    const src = 'def xcorr(img):\n    R = np.fft.fft2(img)\n    R /= np.abs(R) + 1e-12\n    return R\n\ndef g(R):\n    R += 1\n    return R';
+    const f = facts(src);
+    expect(f.mutates.has('R')).toBe(false);
+    expect(f.writes.has('R')).toBe(false);
+    expect(f.reads.has('R')).toBe(false);
+    expect(f.assignments.map(a => a.name)).toEqual(['xcorr', 'g']);
+  });
+
+  it('a name declared global is the global: updated, bound and read', () => {
+    const f = facts('def normalise():\n    global R\n    R /= R.max()');
+    expect(f.mutates.has('R')).toBe(true);
+    expect(f.writes.has('R')).toBe(true);
+    expect(f.reads.has('R')).toBe(true);
+  });
+
+  it('at module level, the global', () => {
+    const f = facts('R /= 2');
+    expect(f.mutates.has('R')).toBe(true);
+    expect(f.assignments.find(a => a.name === 'R')?.augmented).toBe(true);
+  });
+});

@@ -203,7 +203,10 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
       'default-argument-captures',
       'functions that took an array as a default argument when defined (lambda x, F=F; def f(x, G=F)) keep the host array: cells running them stay on the host and F is not moved for them; a number default moves; a global read moves F; a lambda defined while F is resident gets it back first',
       [0, 2, 5]
-    ]
+    ],
+    ['function-local-update-not-global', "a notebook function's local array updated in place (R /= ...) keeps its dtype and shape: the cell calling it runs on the device (win, F_ref stay there), and the global R of that name is not touched", [0, 1, 2, 3]],
+    ['function-local-update-host-copy', "a host cell whose function updates a local R in place does not change the global R: it reads a host copy (R_host), the device array stays for the next GPU cell", [0, 2]],
+    ['function-global-update-moves-back', 'the same function declaring R global changes it: the host cell brings R back (R = cp.asnumpy(R)), the next GPU cell copies it in again', [0, 2]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
     // judged by steady figures, as this file's rewriteNotebook is

@@ -57,6 +57,22 @@ describe('calls of notebook functions', () => {
     expect(valueOf(['def scaled(x):\n    return x * factor', 'factor = np.float32(3)\nr = scaled(img)'])).toMatchObject({ kind: 'ndarray', dtype: 'float32' });
   });
 
+  it('follow augmented assignments of locals: an array keeps what it is, a number is rebound', () => {
+    // bench/notebooks/g_register.py's xcorr: R /= ... divides the complex array in place
+    const xcorr = 'def xcorr(a):\n    R = np.fft.fft2(a * ref) * np.conj(np.fft.fft2(ref))\n    R /= np.abs(R) + 1e-12\n    return np.real(np.fft.ifft2(R))';
+    expect(valueOf([xcorr, 'r = xcorr(img)'])).toMatchObject({ kind: 'ndarray', shape: [512, 256], dtype: 'float32' });
+    // a parameter updated in place (NumPy casts back into its dtype: v stays int64)
+    expect(valueOf(['def bump(x):\n    x += 1\n    return x', 'r = bump(v)'])).toMatchObject({ kind: 'ndarray', shape: [100], dtype: 'int64' });
+    // numbers are rebound: n *= 2 is 6, and float / gives a float
+    expect(valueOf(['def grid(k):\n    n = 3\n    n *= k\n    return np.zeros(n)', 'r = grid(2)'])).toMatchObject({ kind: 'ndarray', shape: [6] });
+    expect(valueOf(['def half(k):\n    k /= 2\n    return k', 'r = half(3)'])).toMatchObject({ kind: 'scalar', dtype: 'float64', value: 1.5 });
+    // a list extended, a number made an array by the update: unknown
+    expect(valueOf(['def grow(k):\n    xs = [1]\n    xs += [k]\n    return xs', 'r = grow(2)']).kind).toBe('unknown');
+    expect(valueOf(['def spread(k):\n    k += v\n    return k', 'r = spread(2)']).kind).toBe('unknown');
+    // inside a branch: unknown, as any name the branch rebinds
+    expect(valueOf(['def maybe(a):\n    R = a * 2\n    if a.ndim > 1:\n        R /= 2\n    return R', 'r = maybe(img)']).kind).toBe('unknown');
+  });
+
   it('join several returns: the same value, or unknown', () => {
     const agree = 'def f(x, flip):\n    if flip:\n        return x[::-1] * 2\n    else:\n        return x * 2';
     expect(valueOf([agree, 'r = f(v, True)'])).toMatchObject({ kind: 'ndarray', shape: [100], dtype: 'int64' });
