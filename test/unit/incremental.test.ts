@@ -5,6 +5,7 @@
  */
 import { readFileSync, readdirSync, existsSync } from 'fs';
 import { join } from 'path';
+import { isDeepStrictEqual } from 'util';
 import type { Node } from 'web-tree-sitter';
 import { NotebookAnalyzer } from '../../src/analysis/engine';
 import { maskIPython } from '../../src/analysis/ipython';
@@ -14,6 +15,7 @@ import type { Rule } from '../../src/analysis/rules/types';
 import { walk, walkTypes } from '../../src/analysis/syntax';
 import { RULES } from '../../src/analysis/rules/registry';
 import type { CellInput, RuntimeValueInfo } from '../../src/analysis/types';
+import { canonicalText } from './canonical';
 import { cellsOf, parser, percentCells } from './helpers';
 
 let p: PythonParser;
@@ -68,6 +70,37 @@ function cellPool(): string[] {
 }
 
 const HEADER = 'import numpy as np\nimport pandas as pd\nimport scipy.ndimage as ndi\nimport matplotlib.pyplot as plt\nN = 4000';
+
+/**
+ * Two analysis results (or binding maps) are the same. toStrictEqual once ran out of stack here
+ * (the fixture pool at an intermediate state, session 14), and its report of a difference in
+ * objects this size is long. Node's isDeepStrictEqual checks first (fast; as strict as
+ * toStrictEqual: prototypes, keys holding undefined, holes, -0, Map and Set contents in any
+ * order); where it finds a difference, or runs out of stack itself, the two canonical texts
+ * (canonical.ts: every key, item and value, one line each, any depth) are compared, so that the
+ * failure prints the few lines that differ, with their paths.
+ */
+function expectSame(actual: unknown, expected: unknown): void {
+  let same: boolean | null;
+  try {
+    same = isDeepStrictEqual(actual, expected);
+  } catch (e) {
+    if (!(e instanceof RangeError)) {
+      throw e;
+    }
+    same = null; // too deep for a recursive comparison
+  }
+  if (same) {
+    return;
+  }
+  const a = canonicalText(actual);
+  const b = canonicalText(expected);
+  expect(a).toBe(b);
+  if (same === false) {
+    // equal texts: a difference the text does not show (two functions of one name)
+    throw new Error('the results differ in what their canonical texts do not show (function identity)');
+  }
+}
 
 /** Small deterministic PRNG (mulberry32). */
 function rng(seed: number): () => number {
@@ -325,8 +358,8 @@ describe('incremental analysis', () => {
         const fresh = new NotebookAnalyzer();
         const expected = fresh.update(cells, runtime);
         try {
-          expect(incremental).toStrictEqual(expected);
-          expect(new Map(analyzer.model!.bindings)).toStrictEqual(new Map(fresh.model!.bindings));
+          expectSame(incremental, expected);
+          expectSame(new Map(analyzer.model!.bindings), new Map(fresh.model!.bindings));
         } catch (e) {
           throw new Error(`seed ${seed}, step ${step} (${edit.what}): ${(e as Error).message}`);
         }
@@ -364,7 +397,7 @@ describe('incremental analysis', () => {
       const models = cells.map(c => cache.get(c));
       const incremental = new NotebookModel(models, runtime, prev);
       const fresh = new NotebookModel(models, runtime);
-      expect(new Map(incremental.bindings)).toStrictEqual(new Map(fresh.bindings));
+      expectSame(new Map(incremental.bindings), new Map(fresh.bindings));
       // readers and writers of every name, the previous model's entries reused where the edit left them
       const names = new Set(models.flatMap(c => (c.facts ? [...c.facts.reads, ...c.facts.writes] : [])));
       for (const name of [...names, 'no_such_name']) {
@@ -428,7 +461,7 @@ describe('what an edit re-runs', () => {
     const next = edit(edit(cells, 3, 'm = np.random.rand(2000, 2000)\nq = m @ m'), 0, 'import numpy as np\nimport matplotlib.pyplot as plt\nN = 5000');
     analyzer.update(next);
     expect(analyzer.lastRerun).toEqual(['c0', 'c1', 'c2']);
-    expect(analyzer.update(next)).toStrictEqual(new NotebookAnalyzer().update(next));
+    expectSame(analyzer.update(next), new NotebookAnalyzer().update(next));
   });
 
   it('re-runs a cell calling a function when its definition changes, even keeping its length', () => {
@@ -446,7 +479,7 @@ describe('what an edit re-runs', () => {
     const result = analyzer.update(next);
     expect(analyzer.lastRerun).toEqual(['c1', 'c2']);
     expect(kernelOf(result)).toBe('float64 float64');
-    expect(result).toStrictEqual(new NotebookAnalyzer().update(next));
+    expectSame(result, new NotebookAnalyzer().update(next));
   });
 
   it('re-runs cells whose runtime report changed', () => {
@@ -456,7 +489,7 @@ describe('what an edit re-runs', () => {
     const runtime: Record<string, RuntimeValueInfo> = { q: { type: 'numpy.ndarray', shape: [10, 10], dtype: 'float64' } };
     const result = analyzer.update(cells, runtime);
     expect(analyzer.lastRerun).toEqual(['c3', 'c4']);
-    expect(result).toStrictEqual(new NotebookAnalyzer().update(cells, runtime));
+    expectSame(result, new NotebookAnalyzer().update(cells, runtime));
   });
 
   it('skips a rule whose prefilter says the cell cannot match, with the same result', () => {
