@@ -253,7 +253,9 @@ function runRules(
         cellId: cell.id,
         cellIndex: cell.index,
         original: cell.source,
-        edits: outcome.edits,
+        // plain edits: a rule's own may carry more (rowReductionEdits: the comprehension's
+        // syntax node), which would keep its tree (and what the tree's memos hold) in the result
+        edits: outcome.edits.map(e => ({ start: e.start, end: e.end, text: e.text })),
         candidate: outcome.candidate,
         imports: outcome.imports,
         explanation: outcome.explanation,

@@ -1,6 +1,8 @@
 import { analyzeNotebook, NotebookAnalyzer } from '../../src/analysis/engine';
 import { applyEdits } from '../../src/analysis/edits';
-import { cellsOf, parser } from './helpers';
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import { cellsOf, parser, percentCells } from './helpers';
 
 beforeAll(async () => {
   await parser();
@@ -14,6 +16,18 @@ const notebook = () =>
   );
 
 describe('engine', () => {
+  it('gives plain edits (start, end, text): no syntax node of a rule keeps a tree in the result', () => {
+    // the row-reduction rewrite's own edits carry the comprehension's node (rowReductionEdits);
+    // a result holding it differed from a fresh analysis' by the trees' ids (incremental.test.ts)
+    const file = join(__dirname, '..', 'fixtures', 'rules', 'GPU101', 'flag-row-reductions-comprehension-vectorised', 'notebook.py');
+    const result = analyzeNotebook(percentCells(readFileSync(file, 'utf8')).cells);
+    const edits = result.suggestions.flatMap(s => s.edits);
+    expect(edits.length).toBeGreaterThan(0);
+    for (const e of edits) {
+      expect(Object.keys(e).sort()).toEqual(['end', 'start', 'text']);
+    }
+  });
+
   it('suggests a CuPy rewrite whose edits reproduce the candidate', () => {
     const result = analyzeNotebook(notebook());
     const s = result.suggestions.find(x => x.cellIndex === 1)!;
