@@ -103,7 +103,8 @@ export function nanQuantileRewrite(fn: SyntaxNode, qualified: string, model: Not
   if (ax) {
     edits.push(insert(q.endIndex, factor), replace(ax.startIndex, ax.endIndex, '0'));
   } else {
-    edits.push(insert(q.endIndex, `${factor}, 0`));
+    // (as a keyword: `q` may be one, `np.nanpercentile(y, q=90)`)
+    edits.push(insert(q.endIndex, `${factor}, axis=0`));
   }
   return { edits: edits.filter(e => e.text !== '' || e.start !== e.end) };
 }
