@@ -115,9 +115,9 @@ import { applyEdits, insert, replace } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
 import { maskIPython } from './ipython';
 import { getParser, PythonParser, SyntaxNode } from './parser';
-import { escapingUse, memorySharers, parameterNames } from './rules/arrays/aliases';
+import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, boundToPythonScalar, changedByCalledFunctions, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, globalsReadByCalledFunctions, hostArgumentNeed, hostCopyAround, hostCopyLine, inParameterDefault, inPlaceUpdate, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedFrom, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, boundToPythonScalar, changedWithin, keepsNoArgument, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, globalsReadByCalledFunctions, hostArgumentNeed, hostCopyAround, hostCopyLine, inParameterDefault, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedFrom, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { cellFirstUses, withFirstUses } from './rules/arrays/shared';
 import { field, isValueIdentifier, kids, unparen, walk } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
@@ -1889,19 +1889,9 @@ function hostCopiesInWords(h: HostVersionCost): string {
  * there on the copy may no longer be the array's value.
  */
 function forgetChanged(hostCopies: Map<string, HostCopy>, cell: CellModel, model: NotebookModel): void {
-  const facts = cell.facts!;
   const root = cell.tree!.rootNode;
   for (const name of [...hostCopies.keys()]) {
-    const changed =
-      facts.writes.has(name) ||
-      updatedInCell(root, name, facts.mutates, model) ||
-      globalReferences(root, name).some(r => {
-        const e = escapingUse(r, model);
-        return insideScope(r) || (e !== null && !(e.kind === 'call' && keepsNoArgument(r, e.holders[0], model)));
-      }) ||
-      memorySharers(name, cell, model).some(m => m.name !== null && m.name !== name && updatedInCell(root, m.name, facts.mutates, model)) ||
-      changedByCalledFunctions(root, cell, model, name);
-    if (changed) {
+    if (changedWithin(root, cell, model, name)) {
       hostCopies.delete(name);
     }
   }
@@ -1922,56 +1912,6 @@ function copyCall(ref: SyntaxNode): SyntaxNode | null {
   }
   return kids(field(call, 'arguments') ?? call).filter(k => k.type !== 'comment').length === 0 ? call : null;
 }
-/**
- * Does the call that `ref` escapes into (`holder`, escapingUse's `f()`) go to a function the
- * notebook defines that keeps none of its arguments? Every binding of the name must be a
- * module-level `def` (not decorated) whose body defines no function, lambda or class (which could
- * capture a parameter) and in which no reference to a parameter escapes (escapingUse: not
- * returned, stored, yielded or handed to code that may keep it). Such a call only reads the array
- * (`def psnr(a, ref): return 10 * np.log10(ref.max() ** 2 / np.mean((a - ref) ** 2))`): a host
- * copy passed in (`psnr(cp.asnumpy(noisy), cp.asnumpy(clean))`) gives the same result, and
- * nothing is left holding the copy that a later change of the array should reach. A function that
- * updates a parameter in place (`inPlaceUpdate`) is no such call: the change would reach the copy.
- */
-function keepsNoArgument(ref: SyntaxNode, holder: string, model: NotebookModel): boolean {
-  let call: SyntaxNode | null = null;
-  for (let p = ref.parent; p && !call; p = p.parent) {
-    const args = p.type === 'call' ? field(p, 'arguments') : null;
-    if (args && isInside(ref, args) && `${field(p, 'function')?.text}()` === holder) {
-      call = p;
-    }
-  }
-  const fn = call ? field(call, 'function') : null;
-  const bindings = fn?.type === 'identifier' ? model.bindings.get(fn.text) ?? [] : [];
-  return (
-    bindings.length > 0 &&
-    bindings.every(b => {
-      const root = model.cells[b.cellIndex]?.tree?.rootNode;
-      const def = root ? kids(root).find(s => s.type === 'function_definition' && field(s, 'name')?.text === fn!.text && s.startIndex <= b.at && b.at <= s.endIndex) : undefined;
-      const params = def ? field(def, 'parameters') : null;
-      const body = def ? field(def, 'body') : null;
-      if (!params || !body) {
-        return false;
-      }
-      const names = new Set(parameterNames(params));
-      // (nor changes one in place: the copy would take the change, the array not)
-      let keeps = false;
-      walk(body, n => {
-        if (keeps) {
-          return false;
-        }
-        if (n.type === 'function_definition' || n.type === 'lambda' || n.type === 'class_definition') {
-          keeps = true;
-        } else if (n.type === 'identifier' && names.has(n.text) && (escapingUse(n, model) !== null || inPlaceUpdate(n, model) !== null)) {
-          keeps = true;
-        }
-        return !keeps;
-      });
-      return !keeps;
-    })
-  );
-}
-
 /**
  * The module-level `def`s of a cell (undecorated), and lambdas bound to a name at its top level
  * (`prop = lambda x: x @ F`), whose name nothing else in the cell reads: their bodies run only

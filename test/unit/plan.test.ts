@@ -206,7 +206,11 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ],
     ['function-local-update-not-global', "a notebook function's local array updated in place (R /= ...) keeps its dtype and shape: the cell calling it runs on the device (win, F_ref stay there), and the global R of that name is not touched", [0, 1, 2, 3]],
     ['function-local-update-host-copy', "a host cell whose function updates a local R in place does not change the global R: it reads a host copy (R_host), the device array stays for the next GPU cell", [0, 2]],
-    ['function-global-update-moves-back', 'the same function declaring R global changes it: the host cell brings R back (R = cp.asnumpy(R)), the next GPU cell copies it in again', [0, 2]]
+    ['function-global-update-moves-back', 'the same function declaring R global changes it: the host cell brings R back (R = cp.asnumpy(R)), the next GPU cell copies it in again', [0, 2]],
+    ['host-copy-shared-changed-by-function', 'a notebook function changing its parameter in place (clip_inplace(w): np.clip(a, ..., out=a)) between two consumers of w: the later consumer copies w again', [1, 2, 3]],
+    ['host-copy-shared-view-write', 'a write through a view no name holds (w.reshape(4000, 5000)[:, 0] = 0.0) between two consumers of w: the later consumer copies w again', [1, 2, 3]],
+    ['host-copy-shared-changed-by-call', 'NumPy calls changing their argument (np.nan_to_num(w, copy=False), np.fill_diagonal(m.reshape(...), 0)) between consumers: the later consumers copy again', [1, 2, 3]],
+    ['host-copy-shared-unchanged', 'nothing changes w between its consumers (np.clip without out=, a function that only reads it): one host copy serves both', [1, 2, 3]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
     // judged by steady figures, as this file's rewriteNotebook is

@@ -2952,7 +2952,6 @@ function sharedHostCallCopies(
   fresh: (base: string) => string
 ): { moved: Set<string>; twins: Map<string, string>; reused: Map<number, string[]> } {
   const out = { moved: new Set<string>(), twins: new Map<string, string>(), reused: new Map<number, string[]>() };
-  const facts = cell.facts!;
   // the top-level statement running `call` unconditionally (none inside a lambda), or null
   const statementOf = (call: SyntaxNode): SyntaxNode | null => {
     let n = call;
@@ -2962,14 +2961,6 @@ function sharedHostCallCopies(
       }
     }
     return n.parent && n.type === 'expression_statement' ? n : null;
-  };
-  const insideLambda = (r: SyntaxNode): boolean => {
-    for (let p = r.parent; p; p = p.parent) {
-      if (p.type === 'lambda') {
-        return true;
-      }
-    }
-    return false;
   };
   const groups = new Map<string, { arg: SyntaxNode; call: SyntaxNode; stmt: SyntaxNode; k: number }[]>();
   hostCopies.copied.forEach((arg, k) => {
@@ -2993,23 +2984,14 @@ function sharedHostCallCopies(
     const first = group[0].stmt;
     const handed = new Set(group.map(g => g.arg.id));
     const after = globalReferences(root, name).filter(r => r.startIndex >= first.startIndex && !handed.has(r.id));
-    const updates = inPlaceUpdates(root, name, model);
     // notebook functions of other cells called from the first call on that read `name` as a
     // global (`resid = sub(env)`, `def sub(a): return a - env_s`): a read after the call, where
     // the array must still be the device one (no copy back moved up before the call); one that
     // may change it (`clear_start()`, `def clear_start(): env_s[:1000] = 0.0`) changes it
-    const functionsFrom = (to: number): SyntaxNode[] =>
-      calledNotebookFunctions(root, cell, model, call => call.startIndex >= first.startIndex && call.startIndex < to)
-        .map(f => f.fn)
-        .filter(d => globalReferences(d, name).length > 0 || declaresGlobal(d, name));
-    const viaFunctions = functionsFrom(Infinity);
-    // may the array change from the first consumer's statement on, before `to`?
-    const changedBefore = (to: number): boolean =>
-      facts.assignments.some(a => a.name === name && a.statement.endIndex > first.startIndex && a.statement.startIndex < to) ||
-      updates.some(w => w.endIndex > first.startIndex && w.startIndex < to) ||
-      (facts.mutates.has(name) && updates.length === 0) ||
-      after.some(r => r.startIndex < to && (inPlaceUpdate(r, model) !== null || enclosingFunction(r) !== null || insideLambda(r))) ||
-      functionsFrom(to).some(d => functionMayChange(d, name, model));
+    const viaFunctions = calledNotebookFunctions(root, cell, model, call => call.startIndex >= first.startIndex).map(f => f.fn).filter(d => globalReferences(d, name).length > 0 || declaresGlobal(d, name));
+    // may the array change from the first consumer's statement on, before `to`? (what the plan
+    // counts as changing a host copy's array: changedWithin; the consumers' own reads left out)
+    const changedBefore = (to: number): boolean => changedWithin(root, cell, model, name, first.startIndex, to, r => handed.has(r.id));
     const changed = changedBefore(Infinity);
     const back = !inPlan && bringBack.includes(name);
     const later = inPlan && model.readersAfter(name, cell).length > 0;
@@ -3069,14 +3051,6 @@ function sharedHostCallCopies(
  */
 function functionMayChange(def: SyntaxNode, name: string, model: NotebookModel): boolean {
   return declaresGlobal(def, name) || globalReferences(def, name).some(r => inPlaceUpdate(r, model) !== null || escapingUse(r, model) !== null || insideFunction(r, ['lambda']));
-}
-
-/**
- * Does `cell` call a notebook function of another cell (by name, at any depth) that may change
- * module-level `name` (`clear_start()`, `def clear_start(): env_s[:1000] = 0.0`)?
- */
-export function changedByCalledFunctions(root: SyntaxNode, cell: CellModel, model: NotebookModel, name: string): boolean {
-  return calledNotebookFunctions(root, cell, model, () => true).some(f => functionMayChange(f.fn, name, model));
 }
 
 /** Does function `def` declare `global name` (anywhere in its body, not in a nested scope)? */
@@ -3978,7 +3952,7 @@ const NUMPY_WRITES_FIRST_ARGUMENT = /^numpy\.(copyto|put|place|putmask|fill_diag
  * an augmented assignment (`u += 1`), a mutating method (`u.sort()`, `u[:10].fill(0)`), an output
  * (`out=u`, `out=(u,)`, scipy.ndimage's `output=u`, views `out=u[1:]`), NumPy's writes into
  * their first argument (`np.copyto(u, v)`, `np.put_along_axis(u, ...)`), a ufunc's positional
- * output (`np.add(u, 1, u)`), `np.add.at(u, idx, 1)`, `rng.shuffle(u)`. The one detector that
+ * output (`np.add(u, 1, u)`), `np.add.at(u, idx, 1)`, `rng.shuffle(u)`, `np.nan_to_num(u, copy=False)`. The one detector that
  * the rewrite (`updatedInCell`, `inPlaceUpdates`) and the plan (a function that updates its
  * parameter) share, so that their lists cannot drift apart. A plain rebinding (`u = v`) is none.
  */
@@ -4019,7 +3993,9 @@ export function inPlaceUpdate(ref: SyntaxNode, model: NotebookModel): SyntaxNode
   const ufunc = /^numpy\.(\w+)(\.at)?$/.exec(q);
   const nin = ufunc ? NUMPY_UFUNC_NIN.get(ufunc[1]) : undefined;
   const shuffle = fn.type === 'attribute' && field(fn, 'attribute')?.text === 'shuffle';
-  return (at === 0 && (NUMPY_WRITES_FIRST_ARGUMENT.test(q) || shuffle)) || (nin !== undefined && at >= 0 && (ufunc![2] ? at === 0 : at >= nin)) ? call : null;
+  // (`np.nan_to_num(u, copy=False)` replaces in u itself)
+  const noCopy = q === 'numpy.nan_to_num' && callArguments(call).keywords.get('copy')?.text === 'False';
+  return (at === 0 && (NUMPY_WRITES_FIRST_ARGUMENT.test(q) || shuffle || noCopy)) || (nin !== undefined && at >= 0 && (ufunc![2] ? at === 0 : at >= nin)) ? call : null;
 }
 
 /** ndarray methods whose result may be a view of the array (a write to it reaches the array). */
@@ -4091,6 +4067,126 @@ export function updatedInCell(root: SyntaxNode, name: string, mutates: ReadonlyS
     const e = escapingUse(r, model);
     return e?.kind === 'alias' && e.holders.some(h => h !== name && mutates.has(h));
   });
+}
+
+/**
+ * May the array `name` holds change while `cell` runs, between source offsets `from` and `to` of
+ * it (the whole cell by default)? The one notion of "changed" that the plan (forgetChanged: may a
+ * host copy made before the cell still stand for the array after it) and a cell's shared host copy
+ * (sharedHostCallCopies: may consumers after `from` read one copy made there) share:
+ * - a rebinding (`name = ...`) in the range;
+ * - an in-place update of it (`inPlaceUpdate`: `w[0] = 0`, `w += 1`, `out=w`, `np.copyto(w, v)`),
+ *   one through a view a call makes of it (`w.reshape(4000, 5000)[:, 0] = 0.0`,
+ *   `np.fill_diagonal(w.reshape(n, n), 0)`) or through a name the cell made share it
+ *   (`v = w[1:]; v[...] = 0`), or one the cell's facts know and no reference shows (anywhere);
+ * - a use in the range that lets other code keep or change it (escapingUse), except a call of a
+ *   notebook function that keeps none of its arguments and changes none (keepsNoArgument: not
+ *   `def clip_inplace(a): np.clip(a, 0, 0.5, out=a)`), and a read in a function or lambda (which
+ *   may run anywhere after: before `from`, only one that may change it);
+ * - an update of another name sharing its memory since earlier cells (memorySharers);
+ * - a call in the range of a notebook function of another cell that may change it
+ *   (`clear_start()`, `def clear_start(): env_s[:1000] = 0.0`).
+ * References `skip` accepts are left out (the consumers that read the copy itself).
+ */
+export function changedWithin(
+  root: SyntaxNode,
+  cell: CellModel,
+  model: NotebookModel,
+  name: string,
+  from = 0,
+  to = Infinity,
+  skip: (ref: SyntaxNode) => boolean = () => false
+): boolean {
+  const facts = cell.facts!;
+  const inRange = (n: SyntaxNode): boolean => n.endIndex > from && n.startIndex < to;
+  const whole = from <= 0 && to === Infinity;
+  // the updates in place of the array `n` holds that references show (through aliases the cell makes too)
+  const located = (n: string): SyntaxNode[] => [...inPlaceUpdates(root, n, model), ...globalReferences(root, n).filter(r => updatedThroughMadeView(r, model))];
+  const updatedAt = (n: string): boolean => {
+    const at = located(n);
+    return (facts.mutates.has(n) && at.length === 0) || at.some(inRange);
+  };
+  const updated = (n: string): boolean =>
+    updatedAt(n) ||
+    (facts.mutates.size > 0 &&
+      globalReferences(root, n).some(r => {
+        const e = r.startIndex < to ? escapingUse(r, model) : null;
+        return e?.kind === 'alias' && e.holders.some(h => h !== n && facts.mutates.has(h) && updatedAt(h));
+      }));
+  // a use through which other code may keep or change the array
+  const escapes = (r: SyntaxNode): boolean => {
+    const e = escapingUse(r, model);
+    return e !== null && !(e.kind === 'call' && keepsNoArgument(r, e.holders[0], model));
+  };
+  const rebound = facts.writes.has(name) && (whole || !facts.assignments.some(a => a.name === name) || facts.assignments.some(a => a.name === name && inRange(a.statement)));
+  return (
+    rebound ||
+    updated(name) ||
+    globalReferences(root, name).some(r => {
+      if (skip(r) || r.startIndex >= to) {
+        return false;
+      }
+      const scoped = insideFunction(r, ['function_definition', 'lambda', 'class_definition']);
+      if (inRange(r)) {
+        return scoped || escapes(r);
+      }
+      // (a function of the cell defined before the range, which may run in it)
+      return scoped && (inPlaceUpdate(r, model) !== null || updatedThroughMadeView(r, model) || escapes(r));
+    }) ||
+    memorySharers(name, cell, model).some(m => m.name !== null && m.name !== name && updated(m.name)) ||
+    calledNotebookFunctions(root, cell, model, call => inRange(call)).some(f => functionMayChange(f.fn, name, model))
+  );
+}
+
+/**
+ * Does the call that `ref` escapes into (`holder`, escapingUse's `f()`) go to a function the
+ * notebook defines that keeps none of its arguments? Every binding of the name must be a
+ * module-level `def` (not decorated) whose body defines no function, lambda or class (which could
+ * capture a parameter) and in which no reference to a parameter escapes (escapingUse: not
+ * returned, stored, yielded or handed to code that may keep it). Such a call only reads the array
+ * (`def psnr(a, ref): return 10 * np.log10(ref.max() ** 2 / np.mean((a - ref) ** 2))`): a host
+ * copy passed in (`psnr(cp.asnumpy(noisy), cp.asnumpy(clean))`) gives the same result, and
+ * nothing is left holding the copy that a later change of the array should reach. A function that
+ * updates a parameter in place (`inPlaceUpdate`, or through a view it makes: `a.reshape(-1)[0] = 0`)
+ * is no such call: the change would reach the copy.
+ */
+export function keepsNoArgument(ref: SyntaxNode, holder: string, model: NotebookModel): boolean {
+  let call: SyntaxNode | null = null;
+  for (let p = ref.parent; p && !call; p = p.parent) {
+    const args = p.type === 'call' ? field(p, 'arguments') : null;
+    if (args && isInside(ref, args) && `${field(p, 'function')?.text}()` === holder) {
+      call = p;
+    }
+  }
+  const fn = call ? field(call, 'function') : null;
+  const bindings = fn?.type === 'identifier' ? model.bindings.get(fn.text) ?? [] : [];
+  return (
+    bindings.length > 0 &&
+    bindings.every(b => {
+      const root = model.cells[b.cellIndex]?.tree?.rootNode;
+      const def = root ? kids(root).find(s => s.type === 'function_definition' && field(s, 'name')?.text === fn!.text && s.startIndex <= b.at && b.at <= s.endIndex) : undefined;
+      const params = def ? field(def, 'parameters') : null;
+      const body = def ? field(def, 'body') : null;
+      if (!params || !body) {
+        return false;
+      }
+      const names = new Set(parameterNames(params));
+      // (nor changes one in place: the copy would take the change, the array not)
+      let keeps = false;
+      walk(body, n => {
+        if (keeps) {
+          return false;
+        }
+        if (n.type === 'function_definition' || n.type === 'lambda' || n.type === 'class_definition') {
+          keeps = true;
+        } else if (n.type === 'identifier' && names.has(n.text) && (escapingUse(n, model) !== null || inPlaceUpdate(n, model) !== null || updatedThroughMadeView(n, model))) {
+          keeps = true;
+        }
+        return !keeps;
+      });
+      return !keeps;
+    })
+  );
 }
 
 /**
