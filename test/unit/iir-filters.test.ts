@@ -45,7 +45,8 @@ describe('IIR filters', () => {
   });
 
   it('keeps a (b, a) recursion of high or unknown order on the host, with the measured reason', () => {
-    const designs = ['signal.butter(4, [300, 900], btype="bandpass", fs=fs)', 'signal.butter(5, 500, fs=fs)', 'signal.butter(order, 500, fs=fs)'];
+    // (order 3 and 4 low-passes lose accuracy at low cut-offs on the device: run 27's iir_7.txt)
+    const designs = ['signal.butter(4, [300, 900], btype="bandpass", fs=fs)', 'signal.butter(5, 500, fs=fs)', 'signal.butter(order, 500, fs=fs)', 'signal.butter(4, 0.002)', 'signal.butter(3, 500, fs=fs)', 'signal.butter(2, [300, 900], btype="bandpass", fs=fs)'];
     for (const design of designs) {
       for (const call of ['signal.filtfilt(b, a, sig)', 'signal.lfilter(b, a, sig)']) {
         const result = analyzeNotebook(cellsOf(SETUP, `order = 2\nb, a = ${design}\ny = ${call}\nr = np.abs(y).max()`));
@@ -59,7 +60,7 @@ describe('IIR filters', () => {
     expect(zi.suggestions.filter(x => x.cellIndex === 1)).toEqual([]);
   });
 
-  it('runs the recursion on the GPU where the cell designs (b, a) with a literal order of 4 or less', () => {
+  it('runs the recursion on the GPU where the cell designs (b, a) with a literal order of 2 or less', () => {
     for (const call of ['signal.filtfilt(b, a, sig)', 'signal.lfilter(b, a, sig)']) {
       const result = analyzeNotebook(cellsOf(SETUP, `b, a = signal.butter(2, 500, fs=fs)\ny = ${call}\nr = np.abs(y).max()`));
       const s = result.suggestions.filter(x => x.cellIndex === 1);
