@@ -1724,14 +1724,11 @@ function hostBoundary(
   // array is what the original notebook has too.
   const backFromCopy = new Map<string, HostCopy>();
   for (const name of back) {
+    resident.delete(name);
     const c = copiesAtStart.get(name);
     if (c) {
       backFromCopy.set(name, c);
-    }
-  }
-  for (const name of back) {
-    resident.delete(name);
-    if (!backFromCopy.has(name)) {
+    } else {
       moved.push({ cellIndex: cell.index, name, direction: 'to-host', reason: 'computed with on the host in this cell' });
     }
   }

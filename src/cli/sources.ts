@@ -176,14 +176,12 @@ export function parsePythonFile(path: string, text: string): LoadedFile {
 export function replacePythonCells(text: string, loaded: LoadedFile, sources: readonly string[]): string {
   const lines = text.split('\n');
   const starts = loaded.cellStartLines ?? [0];
-  // each cell runs from its start line to the line before the next marker (the next cell's
-  // start, less its marker line), the last one to the end of the file; a cell before the first
-  // marker ends at that marker
-  const markerLines = lines.flatMap((line, i) => (CELL_MARKER.test(line) ? [i] : []));
+  // each cell runs from its start line to the next cell's marker (the line before its start), the
+  // last one to the end of the file; a cell before the first marker ends at that marker
   const out: string[] = [];
   let at = 0;
   starts.forEach((start, k) => {
-    const end = markerLines.find(m => m >= start) ?? lines.length;
+    const end = k + 1 < starts.length ? starts[k + 1] - 1 : lines.length;
     out.push(...lines.slice(at, start));
     out.push(...sources[k].split('\n'));
     at = end;
