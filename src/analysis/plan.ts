@@ -117,7 +117,7 @@ import { maskIPython } from './ipython';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, boundToPythonScalar, changedWithin, keepsNoArgument, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, globalsReadByCalledFunctions, hostArgumentNeed, hostCopyAround, hostCopyLine, inParameterDefault, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedFrom, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, boundToPythonScalar, changedWithin, keepsNoArgument, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, globalsReadByCalledFunctions, hostArgumentNeed, hostCopyAround, hostCopyLine, inParameterDefault, readsWhole, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedFrom, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { cellFirstUses, withFirstUses } from './rules/arrays/shared';
 import { field, isValueIdentifier, kids, unparen, walk } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
@@ -1686,8 +1686,11 @@ function hostBoundary(
       // loop (`curve_fit(f, wn[sl], T[i, sl])` 450 times: one copy per call, each waiting for
       // the GPU), where the whole array is copied once at the top and the loop indexes that, and
       // where a later host cell copies it whole again (`copyOnce`: that cell reads this copy)
+      // (and where two or more consumers read it and one of them takes all of it, `np.save(f, R)`
+      // beside `plt.hist(R.ravel())`: one copy of the whole array serves them all)
       const consumed = hostArgs.filter(a => a.need === 'copy' && globalReferences(a.arg, name).length > 0);
-      if (consumed.length > 0 && unchanged && !isZeroD(model.valueBefore(name, cell, 0)) && (earlier !== undefined || copyOnce.has(name) || consumed.some(a => inLoop(a.arg)))) {
+      const sharedWhole = consumed.length >= 2 && consumed.some(a => readsWhole(a.arg, name));
+      if (consumed.length > 0 && unchanged && !isZeroD(model.valueBefore(name, cell, 0)) && (earlier !== undefined || copyOnce.has(name) || sharedWhole || consumed.some(a => inLoop(a.arg)))) {
         twins.set(name, earlier ?? freshNotebookName(`${name}_host`, model));
         forConsumers.add(name);
       }

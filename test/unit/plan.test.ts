@@ -114,6 +114,20 @@ describe('residency plan (whole-notebook rewrite)', () => {
     expect(plan.transfers.filter(t => t.direction === 'to-host').map(t => [t.cellIndex, t.name])).toEqual([[3, 'y'], [4, 'y']]);
   });
 
+  it('shares one host copy between consumers of a resident array where one takes all of it, and copies parts where only parts are read', () => {
+    const setup = ['import numpy as np\nimport matplotlib.pyplot as plt\nN = 4000', 'x = np.cos(np.arange(N * N, dtype=np.float64).reshape(N, N) * 1e-3)', 'R = np.sqrt(x * x + 1.0) * np.exp(-x)'];
+    // a whole reader (np.save(R)) and a view of all of R (R.ravel(), R.T): one copy, all read it
+    const whole = rewriteNotebook(cellsOf(...setup, 'np.save("R.npy", R)\nplt.hist(R.ravel())\nplt.plot(R.T)', 'print(float(R.sum()))'));
+    expect(whole.cells[3].source).toBe('R_host = cp.asnumpy(R)\nnp.save("R.npy", R_host)\nplt.hist(R_host.ravel())\nplt.plot(R_host.T)');
+    expect(whole.transfers.filter(t => t.direction === 'to-host' && t.cellIndex === 3)).toHaveLength(1);
+    // two rows only: each copied where it is read (8 KB each, not the 128 MB array)
+    const rows = rewriteNotebook(cellsOf(...setup, 'plt.plot(R[0])\nplt.plot(R[-1])', 'print(float(R.sum()))'));
+    expect(rows.cells[3].source).toBe('plt.plot(cp.asnumpy(R[0]))\nplt.plot(cp.asnumpy(R[-1]))');
+    // a single consumer of a view keeps its own copy where it is handed over
+    const single = rewriteNotebook(cellsOf(...setup, 'plt.hist(R.ravel())', 'print(float(R.sum()))'));
+    expect(single.cells[3].source).toBe('plt.hist(cp.asnumpy(R.ravel()))');
+  });
+
   it('reports each change with its rule', () => {
     const plan = rewriteNotebook(notebook());
     expect(plan.changes.map(c => [c.cellIndex, c.rule ?? null])).toEqual([[0, null], [1, 'GPU104'], [2, 'GPU103'], [3, null], [4, null]]);
@@ -193,6 +207,7 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['filterbank-setup-chain', "a loop filling a small filterbank from bin numbers that notebook functions compute from mel points is set-up work: the chain stays NumPy's, the bank is copied in, the product with the resident spectrogram runs on the device", [0, 1, 2]],
     ['filterbank-setup-chain-read-later', 'the same loop where a later cell reads the mel points is not set-up work: the filterbank cell stays on the host', [0, 1]],
     ['consumer-copy-reused', "a GPU cell's host consumer copy of an array a later host cell reads unchanged is bound once (flux_host), read by both", [0, 1]],
+    ['view-consumers-share-one-copy', 'host consumers of a resident array in one host cell, one taking it whole and one a view of all of it (R.ravel()), share one host copy, made at the first host cell reading R and read by the others', [0, 1, 5]],
     ['consumer-copy-changed-after', 'the same array updated in place after the consumer: the consumer keeps its own copy, the later host cell copies the new value', [0, 1]],
     [
       'host-copy-back-weighed',

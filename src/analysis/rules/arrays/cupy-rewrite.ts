@@ -2916,6 +2916,38 @@ function hostCopyEdits(
 }
 
 /**
+ * Is `arg` all of array `name` as a host consumer receives it: the array itself, or a view or
+ * copy of all its elements (`R.ravel()`, `R.T`, `R.reshape(-1)`, `R.astype(float)`)? A copy of
+ * such an argument moves the whole array, so a host copy of the array costs no more.
+ */
+export function readsWhole(arg: SyntaxNode, name: string): boolean {
+  if (arg.type === 'identifier') {
+    return arg.text === name;
+  }
+  if (arg.type === 'attribute') {
+    const obj = field(arg, 'object');
+    return obj?.type === 'identifier' && obj.text === name && field(arg, 'attribute')?.text === 'T';
+  }
+  if (arg.type === 'call') {
+    const fn = field(arg, 'function');
+    const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+    return obj?.type === 'identifier' && obj.text === name && WHOLE_VIEW_METHODS.has(field(fn!, 'attribute')?.text ?? '');
+  }
+  return arg.type === 'parenthesized_expression' && arg.namedChildren.length === 1 && readsWhole(arg.namedChildren[0], name);
+}
+
+/** The array's name in an argument that is all of it other than the bare name (`R.ravel()`: `R`), or null. */
+function wholeArrayName(arg: SyntaxNode): SyntaxNode | null {
+  const inner = unparen(arg);
+  const fn = inner.type === 'call' ? field(inner, 'function') : inner;
+  const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
+  return obj?.type === 'identifier' && readsWhole(arg, obj.text) ? obj : null;
+}
+
+/** Array methods whose result holds every element of the array (`readsWhole`). */
+const WHOLE_VIEW_METHODS = new Set(['ravel', 'flatten', 'reshape', 'transpose', 'squeeze', 'copy', 'astype', 'swapaxes']);
+
+/**
  * The host copies that SciPy calls kept on the host among device work take (libraryUses'
  * hostLoopCalls: `find_peaks(cp.asnumpy(env_s), distance=50)`), made once where the cell would
  * copy the same array back again: SciPy gets it by name, and
@@ -2962,7 +2994,7 @@ function sharedHostCallCopies(
     }
     return n.parent && n.type === 'expression_statement' ? n : null;
   };
-  const groups = new Map<string, { arg: SyntaxNode; call: SyntaxNode; stmt: SyntaxNode; k: number }[]>();
+  const groups = new Map<string, { arg: SyntaxNode; ref: SyntaxNode; call: SyntaxNode; stmt: SyntaxNode; k: number }[]>();
   hostCopies.copied.forEach((arg, k) => {
     // a host consumer's copy too, keyed by the copied argument: in the plan where a later host
     // cell reads the array (`pd.DataFrame({"flux": flux})`: k_audio), and in a cell's own
@@ -2970,19 +3002,22 @@ function sharedHostCallCopies(
     // the cell copies it back for later cells
     const call = hostLoopCalls.find(c => isInside(arg, c)) ?? arg;
     const stmt = call ? statementOf(call) : null;
-    const v = model.inferValue(arg, cell);
+    // the array's name where the argument is all of it (`R`, or `R.ravel()`, `R.T`: `readsWhole`),
+    // which the shared copy's name replaces
+    const ref = arg.type === 'identifier' ? arg : wholeArrayName(arg);
+    const v = ref ? model.inferValue(ref, cell) : null;
     // (a device array under its own name, which no other edit touches: `cp.asnumpy(` ... `)` only)
-    const own = localDevice.has(arg.text) && edits.every(e => hostCopies.copyEdits[k].includes(e) || e.end < arg.startIndex || e.start > arg.endIndex);
-    if (call && stmt && own && arg.type === 'identifier' && v.kind === 'ndarray' && !isZeroD(v)) {
-      groups.set(arg.text, [...(groups.get(arg.text) ?? []), { arg, call, stmt, k }]);
+    const own = ref !== null && localDevice.has(ref.text) && edits.every(e => hostCopies.copyEdits[k].includes(e) || e.end < arg.startIndex || e.start > arg.endIndex);
+    if (call && stmt && own && v?.kind === 'ndarray' && !isZeroD(v)) {
+      groups.set(ref.text, [...(groups.get(ref.text) ?? []), { arg, ref, call, stmt, k }]);
     }
   });
   const dropped: number[] = [];
   // one copy for `group` (consumers of `name` in order), where nothing changes the array between
   // them; false when none may be made
-  const share = (name: string, group: readonly { arg: SyntaxNode; call: SyntaxNode; stmt: SyntaxNode; k: number }[]): boolean => {
+  const share = (name: string, group: readonly { arg: SyntaxNode; ref: SyntaxNode; call: SyntaxNode; stmt: SyntaxNode; k: number }[]): boolean => {
     const first = group[0].stmt;
-    const handed = new Set(group.map(g => g.arg.id));
+    const handed = new Set(group.map(g => g.ref.id));
     const after = globalReferences(root, name).filter(r => r.startIndex >= first.startIndex && !handed.has(r.id));
     // notebook functions of other cells called from the first call on that read `name` as a
     // global (`resid = sub(env)`, `def sub(a): return a - env_s`): a read after the call, where
@@ -3014,7 +3049,7 @@ function sharedHostCallCopies(
         }
       }
       if (!moveUp) {
-        edits.push(replace(g.arg.startIndex, g.arg.endIndex, host));
+        edits.push(replace(g.ref.startIndex, g.ref.endIndex, host));
       }
       if (g !== group[0]) {
         dropped.push(g.k);
