@@ -200,7 +200,7 @@ const SCIPY_DATA_ARGUMENT: ReadonlyMap<string, number> = new Map([
 ]);
 /** SciPy functions that return tuples, scalars or objects rather than one array. */
 const SCIPY_NON_ARRAY_RESULTS =
-  /^(butter|cheby1|cheby2|ellip|bessel|iirfilter|iirdesign|freqz|sosfreqz|welch|periodogram|csd|coherence|spectrogram|stft|istft|find_peaks|peak_widths|peak_prominences|argrel\w*|cg|cgs|gmres|minres|lsqr|lsmr|bicg\w*|qmr|eigs|eigsh|svds|lobpcg|lu|qr|svd|eig\w*|label|find|center_of_mass|extrema|minimum_position|maximum_position|labeled_comprehension|histogram|pearsonr|spearmanr|ttest\w*|describe|linregress|mode|norm|det|factorized|splu|spilu|[A-Z]\w*)$/;
+  /^(butter|cheby1|cheby2|ellip|bessel|iirfilter|iirdesign|freqz|sosfreqz|welch|periodogram|csd|coherence|spectrogram|stft|istft|find_peaks|peak_widths|peak_prominences|argrel\w*|cg|cgs|gmres|minres|lsqr|lsmr|bicg\w*|qmr|eigs|eigsh|svds|lobpcg|lu|qr|svd|eig\w*|label|find|find_objects|value_indices|center_of_mass|extrema|minimum_position|maximum_position|labeled_comprehension|histogram|pearsonr|spearmanr|ttest\w*|describe|linregress|mode|norm|det|factorized|splu|spilu|[A-Z]\w*)$/;
 
 /**
  * What a rule read of the notebook while it looked at one cell. The engine keys its per-cell

@@ -132,6 +132,20 @@ export const CUPYX_HOST_LOOP_ARGUMENTS: ReadonlyMap<string, readonly { keyword: 
   ]
 ]);
 
+/**
+ * SciPy functions cupyx lacks that a cell with other device work can keep on the host at little
+ * cost, by SciPy path, with why: one pass over their input, whose results are small host values
+ * (Python objects) the cell reads only as host code. Such a call stays SciPy's on the host, handed
+ * a host copy of its device arguments, as a call of CUPYX_HOST_LOOP_ARGUMENTS is (cupy-rewrite.ts
+ * libraryUses, api-limits.ts hostLoopArgument); a cell with no other device work stays on the host.
+ */
+export const CUPYX_MISSING_HOST_CALLS: ReadonlyMap<string, string> = new Map([
+  [
+    'ndimage.find_objects',
+    'cupyx.scipy.ndimage has no find_objects (CuPy 14.2); SciPy finds the bounding boxes in one pass over the labels and returns Python slices'
+  ]
+]);
+
 /** Why `scipy.<path>`'s cupyx counterpart is not used as it is (CUPYX_NEEDS_RAPIDS), if it is not. */
 export function cupyxNeedsRapids(path: string): string | undefined {
   for (const [prefix, why] of CUPYX_NEEDS_RAPIDS) {

@@ -6,7 +6,7 @@
  * functions, so only these checks keep such rewrites from failing on a real GPU.
  */
 import { CUPY_UNSUPPORTED_ARGUMENTS } from '../../apis/cupy';
-import { CUPYX_HOST_LOOP_ARGUMENTS, SCIPY_FLOAT64_SIGNAL } from '../../apis/cupyx';
+import { CUPYX_HOST_LOOP_ARGUMENTS, CUPYX_MISSING_HOST_CALLS, SCIPY_FLOAT64_SIGNAL } from '../../apis/cupyx';
 import { insert, replace } from '../../edits';
 import type { CellModel, NotebookModel } from '../../notebook';
 import type { SyntaxNode } from '../../parser';
@@ -28,6 +28,11 @@ interface MappedRef {
  * other calls and where the argument is absent or None.
  */
 export function hostLoopArgument(call: SyntaxNode, path: string): { keyword: string; why: string; splat?: string } | undefined {
+  // a function cupyx lacks (CUPYX_MISSING_HOST_CALLS): every call, whatever it passes (keyword '')
+  const missing = CUPYX_MISSING_HOST_CALLS.get(path);
+  if (missing !== undefined && call.type === 'call') {
+    return { keyword: '', why: missing };
+  }
   const limits = CUPYX_HOST_LOOP_ARGUMENTS.get(path);
   if (!limits || call.type !== 'call') {
     return undefined;
@@ -63,7 +68,7 @@ export function hostLoopCallNote(
 ): string {
   const loop = hostLoopArgument(call, path)!;
   const fn = field(call, 'function')?.text ?? path;
-  const passed = loop.splat ? `${loop.splat})\` may pass \`${loop.keyword}\` (not known here), and` : `${loop.keyword}=...)\`:`;
+  const passed = loop.splat ? `${loop.splat})\` may pass \`${loop.keyword}\` (not known here), and` : loop.keyword === '' ? '...)`:' : `${loop.keyword}=...)\`:`;
   const made = (c: { node: SyntaxNode; bytes: number }): string => [c.bytes > 0 ? formatBytes(c.bytes) : '', once.get(c.node.text) ?? `\`${cp}.asnumpy(...)\``].filter(Boolean).join(', ');
   const handed =
     copies.length > 0
@@ -73,8 +78,9 @@ export function hostLoopCallNote(
         : 'it reads host values as they are (no copy)';
   const p = call.parent;
   const left = p?.type === 'assignment' && field(p, 'right')?.id === call.id ? field(p, 'left') : null;
-  const results = left ? `\`${left.text}\` ${left.type === 'identifier' ? 'is a NumPy value' : 'are NumPy values'}` : 'its results are NumPy values';
-  return `\`${fn}(..., ${passed} ${loop.why}. So the call stays SciPy's on the host and the rest of the cell runs on the device: ${handed}, and ${results}, as in the original.`;
+  const what = loop.keyword === '' ? 'host' : 'NumPy';
+  const results = left ? `\`${left.text}\` ${left.type === 'identifier' ? `is a ${what} value` : `are ${what} values`}` : `its results are ${what} values`;
+  return `\`${fn}(${loop.keyword === '' ? '' : '..., '}${passed} ${loop.why}. So the call stays SciPy's on the host and the rest of the cell runs on the device: ${handed}, and ${results}, as in the original.`;
 }
 
 /**
@@ -96,6 +102,8 @@ export function unsupportedArgumentRefusals(refs: readonly MappedRef[], rewritte
       const loop = hostLoopArgument(call, r.qualified.slice('scipy.'.length));
       if (loop?.splat) {
         out.push(`\`${r.node.text}(..., ${loop.splat})\` may pass \`${loop.keyword}\`, not known here: ${loop.why}; the cell has no other work for the device: kept on the host`);
+      } else if (loop?.keyword === '') {
+        out.push(`scipy.${r.qualified.slice('scipy.'.length)}: ${loop.why}; the cell has no other work for the device: kept on the host`);
       } else if (loop) {
         out.push(`\`${r.node.text}(..., ${loop.keyword}=...)\`: ${loop.why}; the cell has no other work for the device: kept on the host`);
       }

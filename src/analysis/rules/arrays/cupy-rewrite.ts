@@ -27,7 +27,7 @@
  * updates it), and a host cell that lets another object keep a resident array brings it back.
  */
 import { CUPY_CONCATENATORS, cupyHasNumpyPath, CUPY_GENERATOR_METHODS, CUPY_RENAMED, ELEMENTWISE_UFUNCS, NUMPY_HOST_IO_CONSUMERS, NUMPY_HOST_IO_PRODUCERS, NUMPY_PASSTHROUGH_NAMES, NUMPY_REFUSED, NUMPY_UFUNC_NIN, REDUCTIONS, TRANSCENDENTAL_UFUNCS } from '../../apis/cupy';
-import { CUPYX_INACCURATE, cupyxHasScipyPath, cupyxModuleOf, cupyxNeedsRapids } from '../../apis/cupyx';
+import { CUPYX_INACCURATE, CUPYX_MISSING_HOST_CALLS, cupyxHasScipyPath, cupyxModuleOf, cupyxNeedsRapids } from '../../apis/cupyx';
 import { cupyxUseKeys, firstUseCharge } from '../../apis/first-use';
 import { formatSeconds, MEASURED_H200, SHORT_FFT_POINTS, WorkEstimate } from '../../costmodel';
 import { applyEdits, insert, replace } from '../../edits';
@@ -960,7 +960,7 @@ function libraryUses(scope: CellRewrite) {
       if (!readOnHost(call, model, cell, true)) {
         const loop = hostLoopArgument(call, r.qualified.slice('scipy.'.length))!;
         refusals.push(
-          `\`${r.node.text}(..., ${loop.splat ?? `${loop.keyword}=...`})\`: ${loop.why}; it could stay SciPy's on the host beside the cell's device work, but its results are not read only by host code or as indices here (a NumPy array and a CuPy one do not mix in an operator, a NumPy array takes no CuPy index or mask, and the rewrite keeps a call's results NumPy's only where a top-level statement binds them and host code reads them): kept on the host`
+          `\`${r.node.text}(${loop.keyword === '' ? '...' : `..., ${loop.splat ?? `${loop.keyword}=...`}`})\`: ${loop.why}; it could stay SciPy's on the host beside the cell's device work, but its results are not read only by host code or as indices here (a NumPy array and a CuPy one do not mix in an operator, a NumPy array takes no CuPy index or mask, and the rewrite keeps a call's results NumPy's only where a top-level statement binds them and host code reads them): kept on the host`
         );
         continue;
       }
@@ -3709,6 +3709,12 @@ function classifyAt(node: SyntaxNode, qualified: string, cp: string): LibraryRef
   if (cupyxHasScipyPath(path)) {
     return { node, qualified, action: 'cupy', replacement: `cupyx.scipy.${path}` };
   }
+  // one cupyx lacks that a cell with other device work keeps SciPy's on the host (libraryUses'
+  // hostLoopCalls; a cell with no other work is refused: unsupportedArgumentRefusals); never
+  // rewritten to this replacement
+  if (CUPYX_MISSING_HOST_CALLS.has(path)) {
+    return { node, qualified, action: 'cupy', replacement: `scipy.${path}` };
+  }
   const module = cupyxModuleOf(path);
   if (module && rest.length === module.split('.').length) {
     // a reference to the module itself (`from scipy import ndimage`; `ndimage.x` resolves deeper)
@@ -4367,10 +4373,24 @@ function readOnHost(e: SyntaxNode, model: NotebookModel, cell: CellModel, indexe
     if (p.type === 'interpolation' || (p.type === 'expression_statement' && p.parent?.type === 'module')) {
       return true; // formatted, or the cell's shown value (NumPy's, as the original shows)
     }
+    // iterated by a comprehension that computes Python values from its items alone
+    // (`[[s.stop - s.start for s in sl] for sl in ndi.find_objects(labels)]`): the comprehension's
+    // list is a host value in turn
+    if (p.type === 'for_in_clause' && field(p, 'right')?.id === n.id) {
+      const comp = p.parent;
+      if (!comp || !COMPREHENSIONS.has(comp.type) || !computesFromItems(comp, n, model, cell)) {
+        return false;
+      }
+      p = comp;
+      continue;
+    }
     if (p.type === 'argument_list' || p.type === 'keyword_argument') {
       const call = p.type === 'argument_list' ? p.parent : p.parent?.parent;
       const fn = call?.type === 'call' ? field(call, 'function') : null;
-      return !!fn && ((fn.type === 'identifier' && HOST_VALUE_BUILTINS.has(fn.text)) || isHostConsumerCall(call!, model, cell, NO_NAMES));
+      // (a list of Python numbers made into an array: `np.array([...])` builds it on the device
+      // from the host values, as cp.array takes nested lists)
+      const listToArray = COMPREHENSIONS.has(n.type) && n.type !== 'generator_expression' && p.type === 'argument_list' && kids(p)[0]?.id === n.id && !!fn && /^numpy\.(array|asarray)$/.test(model.qualifiedName(fn) ?? '');
+      return !!fn && (listToArray || (fn.type === 'identifier' && HOST_VALUE_BUILTINS.has(fn.text)) || isHostConsumerCall(call!, model, cell, NO_NAMES));
     }
     if (p.type === 'assignment' && field(p, 'right')?.id === n.id && p.parent?.type === 'expression_statement' && p.parent.parent?.type === 'module') {
       const left = field(p, 'left');
@@ -5890,6 +5910,40 @@ function measurementEdits(refs: readonly LibraryRef[], model: NotebookModel, cel
 }
 
 /** Builtins whose result is a host value whatever they are given (a string, a number, a type). */
+const COMPREHENSIONS: ReadonlySet<string> = new Set(['list_comprehension', 'set_comprehension', 'generator_expression']);
+
+/**
+ * Does comprehension `comp`, iterating `iterable` (a host value), compute from its loop variables,
+ * numbers and attributes of those alone (`[[s.stop - s.start for s in sl] for sl in ...]`), so
+ * that its items are Python values too? Calls other than builtins returning Python values (`len`,
+ * `int`...) and names that are not scalars are not.
+ */
+function computesFromItems(comp: SyntaxNode, iterable: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
+  const loopVars = new Set<string>();
+  walkTypes(comp, ['for_in_clause'], c => {
+    walk(field(c, 'left')!, x => {
+      if (x.type === 'identifier') {
+        loopVars.add(x.text);
+      }
+      return true;
+    });
+  });
+  let plain = true;
+  walk(comp, x => {
+    if (!plain || x.id === iterable.id) {
+      return false;
+    }
+    if (x.type === 'call') {
+      const fn = field(x, 'function');
+      plain = fn?.type === 'identifier' && HOST_VALUE_BUILTINS.has(fn.text) && fn.text !== 'print';
+    } else if (x.type === 'identifier' && isValueIdentifier(x) && !loopVars.has(x.text)) {
+      plain = model.inferValue(x, cell).kind === 'scalar';
+    }
+    return plain;
+  });
+  return plain;
+}
+
 const HOST_VALUE_BUILTINS: ReadonlySet<string> = new Set(['str', 'repr', 'int', 'float', 'bool', 'complex', 'len', 'type', 'isinstance', 'format', 'hash', 'id', 'print']);
 
 /** Array attributes that are host values (metadata, not data). */
