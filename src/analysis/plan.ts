@@ -779,7 +779,9 @@ function planPass(
       // a kernel an earlier cell's rewrite already defined, under another name: called by that
       // name, not defined (and compiled, ~170 ms for an ElementwiseKernel) a second time
       const twins = new Map<string, string>();
-      for (const d of analysis.definitions) {
+      for (const def of analysis.definitions) {
+        // (one that calls another this cell repeats calls the earlier one: `np_divmod`'s two)
+        const d = { name: def.name, text: [...twins].reduce((t, [name, twin]) => t.replace(new RegExp(`\\b${name}\\b`, 'g'), twin), def.text) };
         const twin = definitionTwin(d, definitions);
         if (twin !== undefined) {
           twins.set(d.name, twin);

@@ -17,6 +17,7 @@
  * charges each to the first cell that makes it).
  */
 import type { LibraryRef } from '../rules/arrays/cupy-rewrite';
+import { isDivmodDefinition } from '../rules/arrays/float-remainder';
 import { field, unparen, walkTypes } from '../syntax';
 import type { SyntaxNode } from '../parser';
 
@@ -321,7 +322,8 @@ export function firstUses(root: SyntaxNode, a: FirstUseSource, isArray: (n: Synt
       library('cub');
     }
   }
-  for (const d of a.definitions) {
+  // (`np_divmod` only calls two other definitions: no kernel of its own)
+  for (const d of a.definitions.filter(d => !isDivmodDefinition(d.text))) {
     keys.add(kernelKey(d));
   }
   return { keys: [...keys] };

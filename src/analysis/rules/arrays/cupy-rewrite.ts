@@ -41,7 +41,7 @@ import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
 import { arangeValuesDiffer, atomicSumNote, flatIndexRewrites, float64SignalEdits, hostLoopArgument, hostLoopCallNote, lastAxisBitEdits, unsupportedArgumentRefusals } from './api-limits';
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
-import { FLOOR_OP_BASE_NAMES, FloorOp, floorOpDefinition, FloorOpSite, floorUfunc, mayBeFloat, operatorSite, plainOperand, siteOperands } from './float-remainder';
+import { callKeywordsRefusal, FLOOR_OP_BASE_NAMES, FloorDefinition, floorOpDefinition, FloorOpSite, floorUfunc, isDivmodDefinition, mayBeFloat, operatorSite, siteOperands } from './float-remainder';
 import { ChainGroup, ElementwiseChain, findElementwiseChains, fuseChains, groupChains, reductionKernelPays } from './fusion';
 import { functionRuns } from './function-runs';
 import { broadcasts, einsumWork, factorisationWork, gatherWork, histogramWork, nanReductionSeconds, productFlops, quantileSliceWork, scipyFilterWork, shortRowSeconds, stackedLinalgWork, ufuncAtWork, whileTrips } from './loop-work';
@@ -679,8 +679,9 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     }
     notes.push(hostLoopCallNote(call, path, copies, cp, once, shared.reused.get(call.id)));
   }
-  // kernels defined in the cell compile at its first run (the plan defines them once instead)
-  work.kernelsDefined = hoist ? 0 : fused.definitions.length;
+  // kernels defined in the cell compile at its first run (the plan defines them once instead;
+  // `np_divmod` only calls two of them)
+  work.kernelsDefined = hoist ? 0 : fused.definitions.filter(d => !isDivmodDefinition(d)).length;
   // cupyx.scipy.signal's sos filters compile at their first call, wherever that is (no hoisting)
   const sosCalls = new Set(
     refs.filter(r => r.action === 'cupy' && /^scipy\.signal\.sosfilt(filt)?$/.test(r.qualified) && r.node.parent?.type === 'call' && field(r.node.parent, 'function')?.id === r.node.id).map(r => r.qualified)
@@ -1273,19 +1274,21 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   // (not where host code reads host names: host-only expressions, set-up loops, host consumer
   // arguments that must be host data, `divmod(v, 251)`)
   const hostRead = [...hostKeptOnly, ...s2.setups.flatMap(s => [s.loop, s.made, ...s.inputs]), ...hostConsumerArgs.filter(a => argNeeds.get(a) === 'host')];
-  const floorSites = floatFloorOpSites(root, model, cell, refs, onDevice, hostRead);
-  const floorNames = new Map<FloorOp, string>();
+  const floor = floatFloorOpSites(root, model, cell, refs, onDevice, hostRead);
+  refusals.push(...floor.refusals);
+  const floorSites = floor.sites;
+  const floorNames = new Map<FloorDefinition, string>();
   for (const site of floorSites) {
-    for (const op of site.op === 'divmod' ? (['floor_divide', 'remainder'] as const) : [site.op]) {
+    for (const op of site.op === 'divmod' ? (['floor_divide', 'remainder', 'divmod'] as const) : [site.op]) {
       if (!floorNames.has(op)) {
         const name = claim(freshName(FLOOR_OP_BASE_NAMES[op], n => used(n) || used(`${n}_kernel`)));
         claim(`${name}_kernel`);
         floorNames.set(op, name);
       }
     }
-    const ref = site.node.type === 'call' && site.op !== 'divmod' ? refs.find(r => r.node.id === field(site.node, 'function')?.id) : undefined;
+    const ref = site.node.type === 'call' && !site.renameCallee ? refs.find(r => r.node.id === field(site.node, 'function')?.id) : undefined;
     if (ref) {
-      ref.replacement = floorNames.get(site.op as FloorOp)!;
+      ref.replacement = floorNames.get(site.op)!;
     }
   }
   return { used, claim, nanQuantileName, floorSites, floorNames, deviceNames, hostConsumerArgs, argNeeds, hostParams, transfers, copiedIn, rebound, writeBack, hostKept, sharedWith, sliced, uploads, hostKeptOnly, pandasOperands, functionReads };
@@ -1293,10 +1296,14 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
 
 /**
  * The cell's `%` and `//` (operators, augmented assignments, `np.remainder`/`np.mod`/
- * `np.floor_divide` calls of two arguments) that CuPy would compute on device arrays and that
- * may be of floats: CuPy's float remainder and floor division are one period off where `x / y`
- * rounds up to an integer (float-remainder.ts). Not in host-only code (`host`), nor in functions
- * and lambdas (their parameters' placement is not known here).
+ * `np.floor_divide`/`np.divmod` calls, `out=` and `dtype=` included) that CuPy would compute on
+ * device arrays and that may be of floats: CuPy's float remainder and floor division are one
+ * period off where `x / y` rounds up to an integer (float-remainder.ts). Not in host-only code
+ * (`host`). In the functions and lambdas the cell calls with device arrays (or that compute with
+ * CuPy), those whose operands are arrays at some call (the model's values of the body at each
+ * call, `model.inCall`; the builtin `divmod` too, which there gets CuPy's): rewritten where the
+ * cell defines the function, refused where another cell does (this cell's rewrite cannot change
+ * it), as is a call the definitions cannot take (`where=`, an `out=` tuple).
  */
 function floatFloorOpSites(
   root: SyntaxNode,
@@ -1305,17 +1312,22 @@ function floatFloorOpSites(
   refs: readonly LibraryRef[],
   onDevice: (e: SyntaxNode) => boolean,
   host: readonly SyntaxNode[]
-): FloorOpSite[] {
-  const sites: FloorOpSite[] = [];
+): { sites: FloorOpSite[]; refusals: string[] } {
+  const sites = new Map<number, FloorOpSite>();
+  const refusals = new Set<string>();
+  const add = (site: FloorOpSite): void => {
+    sites.set(site.node.id, site);
+  };
   const hostCode = (n: SyntaxNode): boolean => host.some(e => isInside(n, e)) || insideFunction(n, ['function_definition', 'lambda']);
   // an operand the device holds: an array the analysis knows, on the device (not a Python
   // number computed from one: `len(x) % 3`, `x.shape[0] // 2`)
   const deviceArray = (e: SyntaxNode): boolean => onDevice(e) && model.inferValue(e, cell).kind === 'ndarray';
-  // `np.divmod(x, y)` of plain operands, read twice by the rewrite (the builtin `divmod` is a
-  // Python call the rewrite leaves on the host: NumPy's)
-  const divmodOf = (call: SyntaxNode): FloorOpSite | null => {
-    const sides = siteOperands(call);
-    return sides && sides.every(plainOperand) && sides.some(deviceArray) && mayBeFloat(sides[0], sides[1], model, cell) && !hostCode(call) ? { op: 'divmod', node: call } : null;
+  const keywordsRefused = (call: SyntaxNode, divmod: boolean): boolean => {
+    const why = callKeywordsRefusal(call, divmod);
+    if (why) {
+      refusals.add(`\`${call.text.length > 60 ? `${field(call, 'function')?.text}(...)` : call.text}\`: ${why}, which the rewrite's exact float ${divmod ? '// and %' : field(call, 'function')?.text.endsWith('floor_divide') ? '//' : '%'} does not take, and CuPy's own is one period off NumPy's where x / y rounds up to an integer (references/cupy.md#float-mod): keep this cell on the host, or drop the keyword`);
+    }
+    return why !== null;
   };
   walkTypes(root, ['binary_operator', 'augmented_assignment', 'function_definition', 'lambda'], n => {
     if (n.type === 'function_definition' || n.type === 'lambda') {
@@ -1324,29 +1336,85 @@ function floatFloorOpSites(
     const site = operatorSite(n, model, cell);
     const sides = site ? siteOperands(n) : null;
     if (site && sides && sides.some(deviceArray) && !hostCode(n)) {
-      sites.push(site);
+      add(site);
     }
     return true;
   });
   for (const r of refs) {
-    const op = r.action === 'cupy' ? floorUfunc(r.qualified) : undefined;
     const call = r.node.parent;
-    if (r.action === 'cupy' && r.qualified === 'numpy.divmod' && call?.type === 'call' && field(call, 'function')?.id === r.node.id) {
-      const site = divmodOf(call);
-      if (site) {
-        sites.push(site);
-      }
-      continue;
-    }
+    const divmod = r.qualified === 'numpy.divmod';
+    const op = r.action === 'cupy' ? (divmod ? 'divmod' : floorUfunc(r.qualified)) : undefined;
     if (!op || call?.type !== 'call' || field(call, 'function')?.id !== r.node.id || hostCode(call)) {
       continue;
     }
-    const sides = siteOperands(call);
-    if (sides && mayBeFloat(sides[0], sides[1], model, cell)) {
-      sites.push({ op, node: call });
+    const { positional } = callArguments(call);
+    if (positional.length >= 2 && mayBeFloat(positional[0], positional[1], model, cell) && (!divmod || positional.slice(0, 2).some(deviceArray)) && !keywordsRefused(call, divmod)) {
+      add({ op, node: call });
     }
   }
-  return sites.sort((a, b) => a.node.startIndex - b.node.startIndex);
+  // the notebook functions this cell runs on device arrays, at each call
+  const defined = (n: SyntaxNode): boolean => n.tree === root.tree;
+  const ownDevice = new Set(refs.filter(r => r.action === 'cupy' && enclosingFunction(r.node)).map(r => field(enclosingFunction(r.node)!, 'name')?.text ?? ''));
+  const seen = new Set<string>();
+  const visitCall = (call: SyntaxNode, callCell: CellModel): void => {
+    model.inCall(call, callCell, def => {
+      const key = `${def.node.tree === root.tree ? 'here' : def.cell.index}:${def.node.startIndex}:${call.tree === root.tree ? 'here' : ''}:${call.startIndex}`;
+      const body = field(def.node, 'body');
+      if (seen.has(key) || !body) {
+        return;
+      }
+      seen.add(key);
+      const array = (e: SyntaxNode): boolean => model.inferValue(e, def.cell).kind === 'ndarray';
+      const name = def.node.type === 'function_definition' ? field(def.node, 'name')?.text : def.node.parent?.type === 'assignment' ? field(def.node.parent, 'left')?.text : undefined;
+      const found = (site: FloorOpSite): void => {
+        if (defined(def.node)) {
+          add(site);
+        } else {
+          refusals.add(
+            `\`${name ?? 'a lambda'}\`, defined in another cell, computes a float ${site.op === 'remainder' ? '%' : site.op === 'floor_divide' ? '//' : 'divmod'} (\`${site.node.text.length > 60 ? site.node.text.slice(0, 57) + '...' : site.node.text}\`) on the CuPy arrays this cell would hand it: CuPy's is one period off NumPy's where x / y rounds up to an integer (references/cupy.md#float-mod), and the rewrite computes it exactly only in the cells it rewrites: kept on the host`
+          );
+        }
+      };
+      walkTypes(body, ['binary_operator', 'augmented_assignment', 'call', 'function_definition', 'lambda', 'class_definition'], n => {
+        if (n.type === 'function_definition' || n.type === 'lambda' || n.type === 'class_definition') {
+          return false; // (an inner scope: its own parameters, not this call's)
+        }
+        if (n.type !== 'call') {
+          const site = operatorSite(n, model, def.cell);
+          const sides = site ? siteOperands(n) : null;
+          if (site && sides?.some(array)) {
+            found(site);
+          }
+          return true;
+        }
+        const fn = field(n, 'function');
+        const q = fn ? model.qualifiedName(fn) : null;
+        const { positional } = callArguments(n);
+        const builtinDivmod = fn?.type === 'identifier' && fn.text === 'divmod' && q === null && !model.bindings.has('divmod');
+        const op = builtinDivmod || q === 'numpy.divmod' ? 'divmod' : q ? floorUfunc(q) : undefined;
+        if (op) {
+          if (positional.length >= 2 && positional.slice(0, 2).some(array) && mayBeFloat(positional[0], positional[1], model, def.cell) && !keywordsRefused(n, op === 'divmod')) {
+            found({ op, node: n, renameCallee: builtinDivmod || (defined(n) && !refs.some(r => r.node.id === fn?.id && r.action === 'cupy')) });
+          }
+        } else if (fn?.type === 'identifier' && q === null && [...positional, ...callArguments(n).keywords.values()].some(array)) {
+          visitCall(n, def.cell); // a notebook function this one hands arrays
+        }
+        return true;
+      });
+    });
+  };
+  walkTypes(root, ['call', 'function_definition', 'lambda', 'class_definition'], n => {
+    if (n.type !== 'call') {
+      return false;
+    }
+    const fn = field(n, 'function');
+    const { positional, keywords } = callArguments(n);
+    if (fn?.type === 'identifier' && model.qualifiedName(fn) === null && !host.some(e => isInside(n, e)) && (ownDevice.has(fn.text) || [...positional, ...keywords.values()].some(onDevice))) {
+      visitCall(n, cell);
+    }
+    return true;
+  });
+  return { sites: [...sites.values()].sort((a, b) => a.node.startIndex - b.node.startIndex), refusals: [...refusals] };
 }
 
 /** The edits of the references, draws and inputs (stage 4). */
@@ -1832,7 +1900,7 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
     fused.definitions.push(nanQuantileDefinition(nanQuantileName, cp));
   }
   // (the fused candidate defines only those its calls use: none where kernels compute them all)
-  const floorDefinitions = [...floorNames].map(([op, name]) => ({ op, text: floorOpDefinition(op, name, `${name}_kernel`, cp) }));
+  const floorDefinitions = [...floorNames.keys()].map(op => ({ op, text: floorOpDefinition(op, floorNames, cp) }));
   fused.definitions.push(...floorDefinitions.filter(d => floorCalled.some(site => site.op === d.op || site.op === 'divmod')).map(d => d.text));
   const unfusedEdits = floorCalled.length === floorSites.length ? plainEdits : floorSiteEdits(cell.source, edits, floorSites, floorNames, root);
   edits.length = 0;
@@ -1893,7 +1961,7 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
  * The call's `(` and `)` go inside the wraps of the whole expression (`cp.asnumpy(`...`)`) and
  * around those of an operand that starts or ends it (`cp.asarray(draw)`).
  */
-function floorSiteEdits(source: string, edits: readonly TextEdit[], sites: readonly FloorOpSite[], names: ReadonlyMap<FloorOp, string>, root: SyntaxNode): TextEdit[] {
+function floorSiteEdits(source: string, edits: readonly TextEdit[], sites: readonly FloorOpSite[], names: ReadonlyMap<FloorDefinition, string>, root: SyntaxNode): TextEdit[] {
   const out = edits.slice();
   const isInsert = (e: TextEdit, at: number): boolean => e.start === at && e.end === at;
   const closes = (e: TextEdit): boolean => e.start === e.end && /^\)|\);?$/.test(e.text) && !e.text.endsWith('(');
@@ -1909,18 +1977,17 @@ function floorSiteEdits(source: string, edits: readonly TextEdit[], sites: reado
       source.slice(n.startIndex, n.endIndex),
       out.filter(e => e.start >= n.startIndex && e.end <= n.endIndex && !(e.start === e.end && (e.start === n.startIndex || e.start === n.endIndex))).map(e => ({ ...e, start: e.start - n.startIndex, end: e.end - n.startIndex }))
     );
-  for (const { node } of sites.filter(s => s.op === 'divmod')) {
-    const sides = siteOperands(node);
-    const [fd, rem] = [names.get('floor_divide'), names.get('remainder')];
-    if (sides && fd && rem) {
-      const args = `${text(sides[0])}, ${text(sides[1])}`;
-      replaceSpan(out, replace(node.startIndex, node.endIndex, `(${fd}(${args}), ${rem}(${args}))`));
+  for (const { op, node, renameCallee } of sites) {
+    const fn = node.type === 'call' ? field(node, 'function') : null;
+    const name = names.get(op);
+    if (renameCallee && fn && name) {
+      replaceSpan(out, replace(fn.startIndex, fn.endIndex, name));
     }
   }
   const ordered = [...sites].filter(s => s.node.type !== 'call').sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
   for (const { op, node } of ordered) {
     const sides = siteOperands(node);
-    const name = op === 'divmod' ? undefined : names.get(op);
+    const name = names.get(op);
     if (!sides || !name) {
       continue;
     }

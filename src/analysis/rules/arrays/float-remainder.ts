@@ -17,11 +17,14 @@
  *   (`npy_remainderf`, `npy_floor_divide`...) the kernel's `preamble` defines (npyDivmodPreamble);
  * - elsewhere (CuPy calls, a chain fused with `@cp.fuse()` is not made: CuPy's fusion would take
  *   CuPy's remainder) an operator or ufunc call that may be of floats on device arrays becomes a
- *   call of one small definition (`np_remainder(x, y)`, `np_floor_divide(x, y)`) the cell or the
- *   plan defines once: NumPy's result dtype (`cp.result_type`, Python numbers weak), integers
- *   left to CuPy's remainder and floor_divide, which are NumPy's (0 for a zero divisor, Python's
- *   sign for negative operands), float16 computed in float32 as NumPy computes it, floats by a
- *   `cp.ElementwiseKernel` over the preamble's functions.
+ *   call of one small definition (`np_remainder(x, y)`, `np_floor_divide(x, y)`, taking `out=`
+ *   and `dtype=` as NumPy's ufuncs do; `np_divmod(x, y)` for `np.divmod`) the cell or the plan
+ *   defines once: NumPy's result dtype (`cp.result_type`, Python numbers weak), integers left to
+ *   CuPy's remainder and floor_divide, which are NumPy's (0 for a zero divisor, Python's sign for
+ *   negative operands), float16 computed in float32 as NumPy computes it, floats by a
+ *   `cp.ElementwiseKernel` over the preamble's functions, host operands by NumPy's own;
+ * - in the notebook's functions and lambdas the cell runs on device arrays, likewise, where the
+ *   function is the cell's own (cupy-rewrite.ts floatFloorOpSites); another cell's is refused.
  *
  * `np.fmod` is C's fmod in CuPy too (exact for floats); CuPy's integer fmod goes through double
  * (int64 values past 2**53 would round): not rewritten.
@@ -32,8 +35,11 @@ import { callArguments, field, operatorOf, unparen } from '../../syntax';
 
 export type FloorOp = 'remainder' | 'floor_divide';
 
+/** A definition's operation: `divmod` gives both, as NumPy's `np.divmod` does. */
+export type FloorDefinition = FloorOp | 'divmod';
+
 /** The names the definitions get where they are free (cupy-rewrite.ts picks fresh ones). */
-export const FLOOR_OP_BASE_NAMES: Readonly<Record<FloorOp, string>> = { remainder: 'np_remainder', floor_divide: 'np_floor_divide' };
+export const FLOOR_OP_BASE_NAMES: Readonly<Record<FloorDefinition, string>> = { remainder: 'np_remainder', floor_divide: 'np_floor_divide', divmod: 'np_divmod' };
 
 /** NumPy's functions of the two operations. */
 const FLOOR_UFUNCS: ReadonlyMap<string, FloorOp> = new Map([
@@ -42,18 +48,8 @@ const FLOOR_UFUNCS: ReadonlyMap<string, FloorOp> = new Map([
   ['floor_divide', 'floor_divide']
 ]);
 
-/**
- * A `divmod` operand the rewrite may read twice (`(np_floor_divide(x, y), np_remainder(x, y))`):
- * a name, an attribute of one, a number.
- */
-export function plainOperand(n: SyntaxNode): boolean {
-  const e = unparen(n);
-  if (e.type === 'unary_operator') {
-    const arg = field(e, 'argument');
-    return !!arg && (arg.type === 'integer' || arg.type === 'float');
-  }
-  return e.type === 'identifier' || e.type === 'integer' || e.type === 'float' || (e.type === 'attribute' && plainOperand(field(e, 'object') ?? e) && field(e, 'object')?.type !== 'call');
-}
+/** The keywords of a ufunc call the definitions take as NumPy does (`out=` one array, `dtype=`). */
+const DEFINITION_KEYWORDS = new Set(['out', 'dtype']);
 
 /** The operation of a NumPy function (`numpy.mod`...), if it is one of them. */
 export function floorUfunc(qualified: string): FloorOp | undefined {
@@ -148,25 +144,52 @@ function isFormatting(l: SyntaxNode, model: NotebookModel, cell: CellModel): boo
   return e.type === 'string' || e.type === 'concatenated_string' || model.inferValue(e, cell).kind === 'string';
 }
 
-/** One operation the rewrite computes with its definitions (`divmod`: both, as a tuple). */
+/** One operation the rewrite computes with its definitions (`divmod`: both, as a tuple, by `np_divmod`). */
 export interface FloorOpSite {
-  op: FloorOp | 'divmod';
+  op: FloorDefinition;
   /** The binary operator, the augmented assignment, or the call (whose callee `r.replacement` names the definition). */
   node: SyntaxNode;
+  /** A call whose callee no library reference renames (the builtin `divmod` in a function): the rewrite renames it. */
+  renameCallee?: boolean;
 }
 
 /**
  * The operand pair of a site: the operator's sides, the augmented assignment's target and value,
- * the call's two positional arguments (a call with other arguments is no site).
+ * the call's two positional arguments. A ufunc call may also pass `out=` (one array, or a third
+ * positional argument) and `dtype=`, which the definitions take as NumPy does; `np.divmod` none.
+ * Null for another call (`callKeywordsRefusal` says why).
  */
-export function siteOperands(node: SyntaxNode): [SyntaxNode, SyntaxNode] | null {
+export function siteOperands(node: SyntaxNode, divmod = false): [SyntaxNode, SyntaxNode] | null {
   if (node.type === 'call') {
-    const { positional, keywords } = callArguments(node);
-    return positional.length === 2 && keywords.size === 0 ? [positional[0], positional[1]] : null;
+    return callKeywordsRefusal(node, divmod) === null ? (callArguments(node).positional.slice(0, 2) as [SyntaxNode, SyntaxNode]) : null;
   }
   const l = field(node, 'left');
   const r = field(node, 'right');
   return l && r ? [l, r] : null;
+}
+
+/**
+ * Why a call of `np.remainder`/`np.mod`/`np.floor_divide`/`np.divmod` (`call`) cannot become a
+ * call of the definitions (a keyword they do not take: `where=`, `casting=`, an `out=` tuple,
+ * `np.divmod`'s `out=`), or null where it can.
+ */
+export function callKeywordsRefusal(call: SyntaxNode, divmod: boolean): string | null {
+  const { positional, keywords } = callArguments(call);
+  const out = keywords.get('out') ?? (positional.length === 3 ? positional[2] : undefined);
+  const extra = [...keywords.keys()].filter(k => divmod || !DEFINITION_KEYWORDS.has(k));
+  if (positional.some(a => a.type === 'list_splat' || a.type === 'dictionary_splat')) {
+    return 'its arguments are unpacked (`*args`)';
+  }
+  if (positional.length < 2 || positional.length > (divmod ? 2 : 3) || (positional.length === 3 && keywords.has('out'))) {
+    return 'its arguments are not two operands and an output';
+  }
+  if (extra.length > 0) {
+    return `it passes ${extra.map(k => `\`${k}=\``).join(', ')}`;
+  }
+  if (out && unparen(out).type !== 'identifier' && unparen(out).type !== 'attribute' && unparen(out).type !== 'subscript') {
+    return 'its `out=` is not one array';
+  }
+  return null;
 }
 
 /** The site of `node` (an operator or an augmented assignment), if NumPy may compute it in floats. */
@@ -179,11 +202,30 @@ export function operatorSite(node: SyntaxNode, model: NotebookModel, cell: CellM
   return { op, node };
 }
 
+const DIVMOD_COMMENT = "    # NumPy's divmod(x, y): its // and % (CuPy's are floor(x / y) forms, one period off)";
+
+/** Is `text` the definition of `np_divmod`, which only calls the other two (it compiles no kernel of its own)? */
+export function isDivmodDefinition(text: string): boolean {
+  return text.includes(`\n${DIVMOD_COMMENT}\n`);
+}
+
 /**
- * The definition of `name(x, y, out=None)`, NumPy's `x % y` (or `x // y`) on device arrays,
- * with its kernel object `kernel`.
+ * The definition of `names.get(op)`: `name(x, y, out=None, dtype=None)`, NumPy's `x % y` (or
+ * `x // y`) on device arrays, with its kernel object `name_kernel`; `np_divmod(x, y)` calls the
+ * other two (each operand evaluated once, as NumPy's `np.divmod`). Host operands (a function the
+ * rewrite moved to the device that other code calls with NumPy data) get NumPy's own.
  */
-export function floorOpDefinition(op: FloorOp, name: string, kernel: string, cp: string): string {
+export function floorOpDefinition(op: FloorDefinition, names: ReadonlyMap<FloorDefinition, string>, cp: string): string {
+  const name = names.get(op)!;
+  if (op === 'divmod') {
+    return [
+      `def ${name}(x, y):`,
+      DIVMOD_COMMENT,
+      `    return ${names.get('floor_divide')}(x, y), ${names.get('remainder')}(x, y)`,
+      ''
+    ].join('\n');
+  }
+  const kernel = `${name}_kernel`;
   const q = (s: string): string => `'${s}'`;
   return [
     `${kernel} = ${cp}.ElementwiseKernel(`,
@@ -192,7 +234,7 @@ export function floorOpDefinition(op: FloorOp, name: string, kernel: string, cp:
     "    options=('--fmad=false',))",
     '',
     '',
-    `def ${name}(x, y, out=None):`,
+    `def ${name}(x, y, out=None, dtype=None):`,
     ...(op === 'remainder'
       ? [
           "    # NumPy's x % y: CuPy 14's float x % y is x - floor(x / y) * y, which is r - y where x / y",
@@ -202,18 +244,23 @@ export function floorOpDefinition(op: FloorOp, name: string, kernel: string, cp:
           "    # NumPy's x // y: CuPy 14's float x // y is floor(x / y), one too many where x / y rounds up",
           "    # to an integer; NumPy's comes from C's fmod, exact (references/cupy.md#float-mod)"
         ]),
-    `    t = ${cp}.result_type(x, y)`,
+    `    xp = ${cp}.get_array_module(x, y)`,
+    `    if xp is not ${cp}:`,
+    '        # host operands (a function also called with NumPy data): NumPy\'s own',
+    `        return xp.${op}(x, y, out=out, dtype=dtype)`,
+    `    t = ${cp}.result_type(x, y) if dtype is None else ${cp}.dtype(dtype)`,
     "    if t.kind != 'f':",
     `        # integers: CuPy's ${op} is NumPy's (0 for a zero divisor)`,
-    `        return ${cp}.${op}(x, y, out=out)`,
+    `        return ${cp}.${op}(x, y, out=out, dtype=dtype)`,
     `    w = ${cp}.dtype(${cp}.float32) if t == ${cp}.float16 else t  # float16 in float32, as NumPy`,
-    `    x = x.astype(w, copy=False) if isinstance(x, ${cp}.ndarray) else w.type(x)`,
-    `    y = y.astype(w, copy=False) if isinstance(y, ${cp}.ndarray) else w.type(y)`,
-    '    if out is not None and out.dtype == w:',
+    `    x = x.astype(t, copy=False).astype(w, copy=False) if isinstance(x, ${cp}.ndarray) else w.type(t.type(x))`,
+    `    y = y.astype(t, copy=False).astype(w, copy=False) if isinstance(y, ${cp}.ndarray) else w.type(t.type(y))`,
+    '    if out is not None and out.dtype == t == w:',
     `        return ${kernel}(x, y, out)`,
     `    r = ${kernel}(x, y)`,
+    '    r = r if w == t else r.astype(t)  # (rounded to float16 as NumPy\'s result, then into out)',
     '    if out is None:',
-    '        return r if w == t else r.astype(t)',
+    '        return r',
     '    out[...] = r',
     '    return out',
     ''
