@@ -781,7 +781,8 @@ export function predict(
   device: DeviceProfile = DEFAULT_DEVICE_PROFILE,
   wholeNotebook?: WholeNotebookFigure
 ): Prediction {
-  const resident = estimate(residentWork(work), device);
+  // (the resident figure's reason is not read: not written)
+  const resident = estimate(residentWork(work), device, false);
   const cell = estimate(work, device);
   const speedup = cell.gpuSeconds > 0 ? cell.cpuSeconds / cell.gpuSeconds : 1;
   const residentSpeedup = resident.gpuSeconds > 0 ? resident.cpuSeconds / resident.gpuSeconds : 1;
@@ -899,10 +900,12 @@ interface Estimate {
   cpuSeconds: number;
   gpuSeconds: number;
   transferSeconds: number;
+  /** Empty when the estimate was asked for without it. */
   reason: string;
 }
 
-function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
+/** The figures of the work on `device`, and (unless `withReason` is false) the one-line reason. */
+function estimate(work: WorkEstimate, device: DeviceProfile, withReason = true): Estimate {
   const bytes = work.elements * work.itemBytes;
   const kept = work.hostKept ?? { passes: 0, transcendentalOps: 0, bytes: 0 };
   const streamed = bytes * STREAMS_PER_PASS * Math.max(0, work.passes - kept.passes);
@@ -961,6 +964,9 @@ function estimate(work: WorkEstimate, device: DeviceProfile): Estimate {
     (work.countElements ?? 0) * rates.deviceCountSecondsPerElement +
     (work.deviceLoopSeconds ?? 0);
   const gpuSeconds = computeSeconds + transferSeconds + hostKeptSeconds;
+  if (!withReason) {
+    return { bytes, cpuSeconds, gpuSeconds, transferSeconds, reason: '' };
+  }
   const speedup = gpuSeconds > 0 ? cpuSeconds / gpuSeconds : 1;
 
   let reason: string;

@@ -58,6 +58,13 @@ export class NotebookAnalyzer {
   private outcomes = new Map<string, CellOutcomes>();
   private round = 0;
   private rerun: string[] = [];
+  /**
+   * The safety net's verdicts (`candidateErrorLine`) on the candidates of the last update and of
+   * this one, by candidate text: a candidate identical to one already checked is not parsed again
+   * (a cell whose rules re-run after an edit elsewhere mostly proposes the same rewrite).
+   */
+  private checked = new Map<string, number>();
+  private checking = new Map<string, number>();
   /** Cells whose rules ran so far (cached outcomes do not count). */
   ruleRunCount = 0;
   /**
@@ -147,13 +154,22 @@ export class NotebookAnalyzer {
     const refusals: Refusal[] = [];
     const round = ++this.round;
     this.rerun = [];
+    this.checking = new Map();
+    const errorLine = (candidate: string): number => {
+      let line = this.checking.get(candidate) ?? this.checked.get(candidate);
+      if (line === undefined) {
+        line = candidateErrorLine(this.parser, candidate);
+      }
+      this.checking.set(candidate, line);
+      return line;
+    };
     for (const cell of models) {
       if (cell.kind !== 'code' || !cell.tree || cell.syntaxError || cell.abCell) {
         continue;
       }
       let out = this.outcomes.get(cell.id);
       if (!out || !changes || !stillValid(out, cell, changes)) {
-        out = runRules(cell, model, rules, ruleOptions, this.parser);
+        out = runRules(cell, model, rules, ruleOptions, errorLine);
         this.outcomes.set(cell.id, out);
         this.rerun.push(cell.id);
         this.ruleRunCount += 1;
@@ -169,6 +185,14 @@ export class NotebookAnalyzer {
         this.outcomes.delete(id);
       }
     });
+    // the verdicts kept for the next update: this one's, and those of the candidates the cells
+    // offer (checked when their rules ran, and parsed)
+    for (const out of this.outcomes.values()) {
+      for (const sg of out.suggestions) {
+        this.checking.set(sg.candidate, 0);
+      }
+    }
+    this.checked = this.checking;
     this.lastTimings.parse = t1 - t0;
     this.lastTimings.model = t2 - t1;
     this.lastTimings.rules = performance.now() - t2;
@@ -195,13 +219,16 @@ function stillValid(out: CellOutcomes, cell: CellModel, changes: ModelChanges): 
   return true;
 }
 
-/** Runs the rules on one cell, recording what they read of the rest of the notebook. */
+/**
+ * Runs the rules on one cell, recording what they read of the rest of the notebook.
+ * `errorLine` is the safety net (`candidateErrorLine`, its verdicts kept by the analyzer).
+ */
 function runRules(
   cell: CellModel,
   model: NotebookModel,
   rules: readonly Rule[],
   ruleOptions: RuleOptions,
-  parser: PythonParser
+  errorLine: (candidate: string) => number
 ): CellOutcomes {
   const out: CellOutcomes = { cell, round: 0, index: cell.index, reads: emptyReads(), suggestions: [], refusals: [], diagnostics: [] };
   model.track(out.reads, () => model.memoized(() => {
@@ -233,7 +260,7 @@ function runRules(
         continue;
       }
       // the safety net: a candidate that does not parse (from a cell that did) is never offered
-      const badLine = cell.syntaxError ? 0 : candidateErrorLine(parser, outcome.candidate);
+      const badLine = cell.syntaxError ? 0 : errorLine(outcome.candidate);
       if (badLine > 0) {
         out.refusals.push({
           rule: rule.id,
