@@ -298,6 +298,7 @@ export class SyntaxTree {
   readonly firstId: number;
   private lineStarts: number[] | null = null;
   private memos: (Memo | undefined)[] | null = null;
+  private types: TypeIndex | null = null;
 
   constructor(
     readonly source: string,
@@ -364,6 +365,42 @@ export class SyntaxTree {
     }
   }
 
+  /**
+   * The rows of each named node type, in pre-order, leaving out the nodes inside an anonymous
+   * node's subtree (which the walks never reach), and which rows those are (`walkTypes`). Built
+   * on first use (one pass over the rows) and kept: it depends on the tree only.
+   */
+  typeIndex(): TypeIndex {
+    if (this.types) {
+      return this.types;
+    }
+    const d = this.data;
+    const names = this.typeNames;
+    const rows = new Map<string, number[]>();
+    const hidden = new Uint8Array(this.count);
+    let hideUntil = 0;
+    for (let k = 0; k < this.count; k++) {
+      if (k < hideUntil) {
+        hidden[k] = 1;
+        continue;
+      }
+      const kind = d[k * ROW + KIND];
+      if ((kind & NAMED_BIT) === 0) {
+        hideUntil = d[k * ROW + SUBTREE_END];
+        continue;
+      }
+      const type = names[kind & TYPE_MASK] ?? 'ERROR';
+      const list = rows.get(type);
+      if (list) {
+        list.push(k);
+      } else {
+        rows.set(type, [k]);
+      }
+    }
+    this.types = { rows, hidden };
+    return this.types;
+  }
+
   /** Kept for callers written against web-tree-sitter's Tree: nothing to free. */
   delete(): void {
     // the wasm tree was freed right after the copy
@@ -389,6 +426,13 @@ export class SyntaxTree {
     }
     return { row: lo, column: index - starts[lo] };
   }
+}
+
+/** `SyntaxTree.typeIndex`: rows by node type (named nodes the walks reach), and the rows they never reach. */
+export interface TypeIndex {
+  readonly rows: ReadonlyMap<string, readonly number[]>;
+  /** 1 for a row inside an anonymous node's subtree. */
+  readonly hidden: Uint8Array;
 }
 
 /** One memo of a tree: the values by row, and what they were computed for. */

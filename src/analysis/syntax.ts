@@ -39,17 +39,105 @@ export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => boolean | void)
  * `walk`, visiting only the nodes whose type is one of `types` (the others are searched
  * through, not visited): no node object is made for the rows passed over. Return false from
  * `visit` to skip a visited node's children.
+ *
+ * The rows come from the tree's index of rows by type (`SyntaxTree.typeIndex`): the walk reads
+ * only the rows of the types asked for, in pre-order (merged when there are several types),
+ * where a loop over every row of the subtree read each row (~1.3 M rows an analysis of the
+ * 1,000-cell bench notebook, in ~33 k walks).
  */
 export function walkTypes(node: SyntaxNode, types: readonly string[], visit: (n: SyntaxNode) => boolean | void): void {
   const tree = node.tree;
   if (types.includes(node.type) && visit(node) === false) {
     return;
   }
-  // the rows read directly (SyntaxTree's layout, as `typeAt` reads them): ~1 M rows an analysis
+  const index = tree.typeIndex();
+  const d = tree.data;
+  if (index.hidden[node.order] === 1 || (d[node.order * ROW + KIND] & NAMED_BIT) === 0) {
+    // inside an anonymous node (or one itself): the index leaves out what is under it
+    scanTypes(node, types, visit);
+    return;
+  }
+  const end = d[node.order * ROW + SUBTREE_END];
+  const from = node.order + 1;
+  if (types.length === 1) {
+    const rows = index.rows.get(types[0]);
+    if (rows === undefined) {
+      return;
+    }
+    let i = from === 1 ? 0 : firstAtLeast(rows, from);
+    while (i < rows.length) {
+      const k = rows[i];
+      if (k >= end) {
+        return;
+      }
+      i++;
+      if (visit(new SyntaxNode(tree, k)) === false) {
+        // the visited node's subtree is skipped
+        const skip = d[k * ROW + SUBTREE_END];
+        while (i < rows.length && rows[i] < skip) {
+          i++;
+        }
+      }
+    }
+    return;
+  }
+  // several types: their row lists merged in pre-order (a type named twice is read once)
+  const lists: (readonly number[])[] = [];
+  const at: number[] = [];
+  for (let t = 0; t < types.length; t++) {
+    const rows = index.rows.get(types[t]);
+    if (rows !== undefined && !lists.includes(rows)) {
+      lists.push(rows);
+      at.push(from === 1 ? 0 : firstAtLeast(rows, from));
+    }
+  }
+  let skip = 0;
+  for (;;) {
+    let best = end;
+    let which = -1;
+    for (let j = 0; j < lists.length; j++) {
+      const rows = lists[j];
+      let i = at[j];
+      while (i < rows.length && rows[i] < skip) {
+        i++;
+      }
+      at[j] = i;
+      if (i < rows.length && rows[i] < best) {
+        best = rows[i];
+        which = j;
+      }
+    }
+    if (which < 0) {
+      return;
+    }
+    at[which]++;
+    if (visit(new SyntaxNode(tree, best)) === false) {
+      skip = d[best * ROW + SUBTREE_END];
+    }
+  }
+}
+
+/** The first position in `rows` (ascending) holding a row >= `row`. */
+function firstAtLeast(rows: readonly number[], row: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid] < row) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/** `walkTypes` below `node` by a loop over every row of its subtree (for a node the index does not cover). */
+function scanTypes(node: SyntaxNode, types: readonly string[], visit: (n: SyntaxNode) => boolean | void): void {
+  const tree = node.tree;
   const d = tree.data;
   const names = tree.typeNames;
   const end = d[node.order * ROW + SUBTREE_END];
-  const one = types.length === 1 ? types[0] : null;
   let k = node.order + 1;
   while (k < end) {
     const kind = d[k * ROW + KIND];
@@ -58,7 +146,7 @@ export function walkTypes(node: SyntaxNode, types: readonly string[], visit: (n:
       continue;
     }
     const type = names[kind & TYPE_MASK] ?? 'ERROR';
-    if ((one !== null ? type === one : types.includes(type)) && visit(new SyntaxNode(tree, k)) === false) {
+    if (types.includes(type) && visit(new SyntaxNode(tree, k)) === false) {
       k = d[k * ROW + SUBTREE_END];
     } else {
       k++;

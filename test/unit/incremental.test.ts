@@ -308,7 +308,10 @@ describe('tree copy', () => {
       });
       // prune under calls and at every third node: the pruned subtrees must be skipped alike
       const prune = (k: SyntaxNode): boolean => k.type !== 'call' && k.order % 3 !== 1;
-      for (const start of [tree.rootNode, ...preorder.filter(n => n.type === 'expression_statement' || n.type === 'block')]) {
+      // (and from nodes anywhere: anonymous ones, and nodes inside an anonymous node, which the
+      // typed walk's index of rows by type leaves out)
+      const starts = [tree.rootNode, ...preorder.filter(n => n.type === 'expression_statement' || n.type === 'block' || n.order % 7 === 3 || !n.isNamed)];
+      for (const start of starts) {
         const expected: number[] = [];
         recursive(start, prune, expected);
         const seen: number[] = [];
@@ -318,7 +321,15 @@ describe('tree copy', () => {
         });
         expect(seen).toEqual(expected);
         // the typed walk visits the walk's nodes of those types, pruning alike
-        for (const types of [['call'], ['identifier', 'call'], ['binary_operator', 'keyword_argument']]) {
+        for (const types of [
+          ['call'],
+          ['identifier', 'call'],
+          ['binary_operator', 'keyword_argument'],
+          ['call', 'identifier', 'call'],
+          ['ERROR', 'identifier', 'string'],
+          ['no_such_type', 'attribute'],
+          ['no_such_type']
+        ]) {
           const typed: number[] = [];
           walkTypes(start, types, k => {
             typed.push(k.id);
