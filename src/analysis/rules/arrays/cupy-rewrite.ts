@@ -1765,7 +1765,7 @@ function hostSideEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s
       .join('\n');
     // the lines (and a trailing call's `shown = `) go before any other insert at their offset:
     // the displayed value's own edits (`cp.asnumpy(` ... `)[()]`) wrap the value, not the lines
-    const end = cell.source.replace(/\s+$/, '').length;
+    const end = cell.source.trimEnd().length;
     for (const e of epilogueEdits(root, cell.source, lines, model, base => claim(freshName(base, used)), shownOnHost)) {
       if (e.start < end) {
         insertFirst(edits, e);
@@ -4015,7 +4015,7 @@ export function epilogueEdits(
   fresh: (base: string) => string,
   displayOnHost: (shown: SyntaxNode) => boolean = () => false
 ): TextEdit[] {
-  const end = source.replace(/\s+$/, '').length;
+  const end = source.trimEnd().length;
   const shown = displayedStatement(root, source, model);
   if (!shown) {
     return [insert(end, `\n${lines}`)];
