@@ -105,6 +105,34 @@ describe('statements grouped into one kernel', () => {
   });
 });
 
+describe('a name the group binds again', () => {
+  it('keeps the first value in a register and writes the last one (one pass, no temporary)', () => {
+    const s = suggestion('R = np.sqrt(np.abs(x32)) * 2.0 + 1.0\nR = np.log1p(R) * np.exp(-R / 50.0)', 'print(float(R.sum()))').gpu103!;
+    expect(s.candidate).toContain("'float32 x32', 'float32 R',\n    'const float R_ = sqrtf(fabsf(x32)) * 2.0f + 1.0f; R = log1pf(R_) * expf(-R_ / 50.0f)',");
+    expect(s.candidate).toContain('\nR = R_kernel(x32_gpu)\n');
+    expect(s.candidate.match(/ElementwiseKernel/g)).toHaveLength(1);
+    expect(s.explanation).toContain('computing `R` (`R` bound again: its earlier value stays in a register, never written to memory)');
+  });
+
+  it('gives every binding its own register, read by the members up to the next binding', () => {
+    const c = suggestion('R = np.sqrt(x) * 2.0\ns = R + z\nR = np.log1p(R) + s\nR = R * R - s', 'print(R.mean())').gpu103!.candidate;
+    expect(c).toContain("'const double R_ = sqrt(x) * 2.0; const double s = R_ + z; const double R_2 = log1p(R_) + s; R = R_2 * R_2 - s'");
+    expect(c).toContain('\nR = R_kernel(x_gpu, z_gpu)\n');
+  });
+
+  it('keeps a rebound name nothing reads after the group in registers, every binding', () => {
+    const s = suggestion('R = np.sqrt(x)\nR = R * 2.0 + 1.0\nw = np.exp(-R)').gpu103!;
+    expect(s.candidate).toContain("'float64 x', 'float64 w',\n    'const double R_ = sqrt(x); const double R = R_ * 2.0 + 1.0; w = exp(-R)',");
+    expect(s.candidate).not.toMatch(/^R = /m);
+    expect(s.explanation).toContain('`R` stays in registers');
+  });
+
+  it('rebinds a mask as a bool register', () => {
+    const c = suggestion('k = x < 0.5\nk = k & (z > 0.25)\nw = np.where(k, x, z) * 2.0').gpu103!.candidate;
+    expect(c).toMatch(/'const bool k_ = x < 0\.5; const bool k = k_ && \(z > 0\.25\); w = \(k \? x : z\) \* 2\.0'/);
+  });
+});
+
 describe('the whole-notebook rewrite', () => {
   it('defines the group kernel once and moves no `y` it never binds', () => {
     const plan = rewriteNotebook(cellsOf(setup, 'y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2', 'print(w.mean())'));
@@ -154,5 +182,21 @@ describe('statements kept apart', () => {
   });
   it('an in-place update', () => {
     notGrouped('y = np.sqrt(x)\ny *= 2.0\nw = y + 1.0');
+  });
+  it('a rebinding whose old value something else reads between, or an in-place update between', () => {
+    notGrouped('R = np.sqrt(x) * 2.0\nprint(R[0])\nR = np.log1p(R) + 1.0', 'print(R.mean())');
+    notGrouped('R = np.sqrt(x) * 2.0\ns = R.sum()\nR = np.log1p(R) + 1.0', 'print(R.mean(), s)');
+    notGrouped('R = np.sqrt(x) * 2.0\nR += 1.0\nR = np.log1p(R) + 1.0', 'print(R.mean())');
+  });
+  it('a rebinding of another dtype, of an array written in place, or of a value no member reads', () => {
+    notGrouped('R = np.sqrt(x32) * 2.0\nR = np.log1p(R) + x', 'print(R.mean())');
+    notGrouped('np.sqrt(x, out=z)\nz = z * 2.0 + 1.0', 'print(z.mean())');
+    // the first R is read by nothing: the last statement stays out of the group of the first two
+    const c = suggestion('y = np.sqrt(x) * 1.5\nR = y * 2.0\nR = y + 1.0', 'print(R.mean())').gpu103?.candidate ?? '';
+    expect(c).toContain("'const double y_ = sqrt(x) * 1.5; y = y_; R = y_ * 2.0'");
+    expect(c).toContain('\nR = y + 1.0\n');
+  });
+  it('a first statement that reads its own target (the value from before the group)', () => {
+    notGrouped('x = np.sqrt(x) * 2.0\nw = np.log1p(x) + 1.0', 'print(w.mean(), x.max())');
   });
 });

@@ -198,8 +198,13 @@ export const fuseElementwise: Rule = {
       const locals = g.locals.length > 0 ? `; ${code(g.locals)} ${g.locals.length === 1 ? 'stays' : 'stay'} in registers (read by the next statements only, never written to memory)` : '';
       const written = g.outputs.filter(o => o.written).map(o => o.name);
       const inPlace = written.length > 0 ? ` (${code(written)} in place)` : '';
+      // a name the group binds again (`R = f(x)` then `R = g(R)`): its earlier values are registers
+      const targets = g.chains.map(c => c.target ?? '');
+      const rebound = [...new Set(targets.filter((n, k) => targets.indexOf(n) !== k))];
+      const rebinding =
+        rebound.length > 0 ? ` (${code(rebound)} bound again: ${rebound.length === 1 ? 'its earlier value stays in a register' : 'their earlier values stay in registers'}, never written to memory)` : '';
       forms.push(
-        `the ${g.statements.length} consecutive statements computing ${code(g.chains.map(c => c.target ?? ''))} become one typed \`cp.ElementwiseKernel\` that reads ${code(g.arrays)} once and writes ${code(outputs)}${inPlace}${locals}, where one kernel per statement would write each result and read it back`
+        `the ${g.statements.length} consecutive statements computing ${code([...new Set(targets)])}${rebinding} become one typed \`cp.ElementwiseKernel\` that reads ${code(g.arrays)} once and writes ${code(outputs)}${inPlace}${locals}, where one kernel per statement would write each result and read it back`
       );
     }
     if (reductions > 0) {

@@ -329,13 +329,17 @@ export interface ChainGroup {
   /** The source texts of the inputs that are arrays (the others are scalars). */
   arrays: string[];
   /**
-   * The kernel's outputs, in statement order: a target read after the group, the last one, or
+   * The kernel's outputs, in statement order: a target read after the group (its last binding,
+   * where the group binds it again: `R = f(x)`, `R = g(R)` write `R` once), the last one, or
    * the array a ufunc's `out=u` writes in place (`written`: passed to the kernel, which then
    * needs every output passed: the others are allocated with `empty`, of their `dtype`: the
    * group's, or bool for a mask).
    */
   outputs: { name: string; written: SyntaxNode | null; dtype: 'float32' | 'float64' | 'bool' }[];
-  /** Targets kept in the kernel's registers: only later members read them. */
+  /**
+   * Targets kept in the kernel's registers: only later members read them (every binding of a
+   * name the group binds again; a name whose last binding is an output is not one of them).
+   */
   locals: string[];
   kernel: ElementwiseKernelSpec;
   dtype: 'float32' | 'float64';
@@ -358,6 +362,12 @@ interface GroupMember {
    */
   mask: boolean;
   shape: string;
+  /**
+   * The member reads its own target (`R = np.log1p(R) * np.exp(-R / 50.0)`): it joins only a
+   * run whose earlier member binds that target (the value it reads is then that member's), and
+   * never starts one (it would read a value from before the group).
+   */
+  rebinds: boolean;
 }
 
 /**
@@ -369,9 +379,15 @@ interface GroupMember {
  * the statements before it when it reads one of their targets (as a plain name: `y[0]` or `y.T`
  * would be computed before the kernel runs), with the same float dtype and the same known shape
  * (no broadcasting between members), and when the names cannot mix old and new values: its
- * target is bound once in the group and read by no member before it is bound, its own included
- * (`x = x * 2 + 1` reads its old `x`: never a member). Only straight-line code: statements
- * under `if`, `for`, `with` are never members. A group needs two members and three operations
+ * target is read by no member before it is bound (`y = f(x); x = g(y)`: the first reads the old
+ * `x`), or it rebinds the target of an earlier member, `R = f(x)` then `R = g(R)`: a plain
+ * `name = chain` (no array written in place, either binding), the binding it replaces read by
+ * the members after that one, it included, and by nothing else (no statement comes between
+ * members: nothing outside reads it). Each binding is a register of its own, the members after
+ * it read it up to the next binding, and only the last one may be an output. A statement reading
+ * its own target never starts a group (`x = x * 2 + 1` reads the `x` from before: no input of
+ * the kernel is a name it binds). Only straight-line code: statements under `if`, `for`, `with`
+ * are never members. A group needs two members and three operations
  * in all (the threshold of one chain); chainGroup makes the last checks and the kernel.
  */
 export function groupChains(root: SyntaxNode, chains: readonly ElementwiseChain[], model: NotebookModel, cell: CellModel, resolveUfunc: (n: SyntaxNode) => string | null): ChainGroup[] {
@@ -397,6 +413,10 @@ export function groupChains(root: SyntaxNode, chains: readonly ElementwiseChain[
     }
     if (run.length > 0 && !joins(run, member, model, cell)) {
       close();
+    }
+    if (member.rebinds && run.length === 0) {
+      // `R = g(R)` reads the R bound before it: an input of no kernel here
+      return;
     }
     run.push(member);
   });
@@ -467,9 +487,10 @@ function groupMember(
   if (!chain || !(chain.kernel || mask) || chain.reduction || chain.writes?.op || chain.ops === 0 || !dtype || !shape || shape.some(d => d === null)) {
     return null;
   }
-  if (chain.params.some(p => namesIn(p.node).has(target))) {
-    // its own target's old value (`x = x * 2 + 1`, `np.sin(u, out=u)`): kept out, so that in a
-    // group a target's name always means the value its member computed
+  const ownReads = chain.params.filter(p => namesIn(p.node).has(target));
+  if (ownReads.length > 0 && (written || ownReads.some(p => p.node.type !== 'identifier'))) {
+    // its own target's old value written in place (`np.sin(u, out=u)`) or read other than by its
+    // plain name (`R = R * R[0] + 1`: `R[0]` is computed before the kernel runs): kept out
     return null;
   }
   if (written) {
@@ -479,7 +500,7 @@ function groupMember(
       return null;
     }
   }
-  return { statement, chain, target, written, dtype, mask: mask !== null, shape: shape.join(',') };
+  return { statement, chain, target, written, dtype, mask: mask !== null, shape: shape.join(','), rebinds: ownReads.length > 0 };
 }
 
 /**
@@ -532,7 +553,11 @@ function joins(run: readonly GroupMember[], member: GroupMember, model: Notebook
     return false;
   }
   const targets = new Set(run.map(m => m.target));
-  if (targets.has(member.target)) {
+  // the member that binds the target before it: `R = f(x)` before `R = g(R)`
+  const previous = run.filter(m => m.target === member.target).pop();
+  if (previous ? member.written || previous.written : member.rebinds) {
+    // an array written in place stays that array (a view of it may be read elsewhere), and a
+    // member reading its own target reads the binding an earlier member makes, or none joins
     return false;
   }
   let readsTarget = false;
@@ -554,6 +579,13 @@ function joins(run: readonly GroupMember[], member: GroupMember, model: Notebook
     } else if ([...names].some(n => targets.has(n))) {
       return false; // `y[0]`, `y.T`: computed before the kernel runs, from the old `y`
     }
+  }
+  if (previous) {
+    // it rebinds a target: the binding it replaces is read by the members after that one (it
+    // included) and nowhere else, being dead after it (no statement comes between members);
+    // one read by none is not computed for nothing
+    const readers = [...run.slice(run.indexOf(previous) + 1), member];
+    return readsTarget && readers.some(m => m.chain.params.some(p => p.node.type === 'identifier' && p.node.text === member.target));
   }
   // no member before it read the old value of its target
   return readsTarget && run.every(m => m.chain.params.every(p => !namesIn(p.node).has(member.target)));
@@ -625,10 +657,17 @@ function chainGroup(run: readonly GroupMember[], root: SyntaxNode, model: Notebo
     }
     const value = withoutOuterParentheses(expr);
     const ctype = m.mask ? 'bool' : dtype === 'float32' ? 'float' : 'double';
-    const readLater = run.slice(k + 1).some(later => later.chain.params.some(p => p.node.type === 'identifier' && p.node.text === m.target));
+    // a later member rebinding the target: this binding is read up to that member (it included),
+    // never after the group (a register of its own, `R_`, and the output the last binding's)
+    const next = run.findIndex((later, j) => j > k && later.target === m.target);
+    const readers = run.slice(k + 1, next < 0 ? run.length : next + 1);
+    const readLater = readers.some(later => later.chain.params.some(p => p.node.type === 'identifier' && p.node.text === m.target));
     // (the C name later members read the target by)
     let read: string | null = null;
-    if (m.written || !readLater || readElsewhere(m.target)) {
+    if (next >= 0) {
+      read = cName(`${m.target}_`, t.taken);
+      lines.push(`const ${ctype} ${read} = ${value}`);
+    } else if (m.written || !readLater || readElsewhere(m.target)) {
       const out = cName(m.target, t.taken);
       outputs.push({ name: m.target, written: m.written, dtype: m.mask ? 'bool' : dtype });
       outParams.push(`${m.mask ? 'bool' : dtype} ${out}`);
