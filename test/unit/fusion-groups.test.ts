@@ -133,6 +133,29 @@ describe('a name the group binds again', () => {
   });
 });
 
+describe('a complex array read through np.abs', () => {
+  const complexSetup = `${setup}\nz64 = np.fft.fft(x32)\nz128 = np.fft.fft(x)`;
+  const gpu103 = (target: string, later: string): string =>
+    analyzeNotebook(cellsOf(complexSetup, target, later)).suggestions.find(s => s.rule === 'GPU103' && s.cellIndex === 1)?.candidate ?? '';
+
+  it('is a complex64 input of the float32 kernel, its magnitude abs(z) (hypotf, as NumPy and cp.abs)', () => {
+    const c = gpu103('Q = np.sqrt(np.abs(z64)) * 2.0 + 1.0\nQ = np.log1p(Q) * np.exp(-Q / 50.0)', 'print(Q.mean())');
+    expect(c).toContain("'complex64 z64', 'float32 Q',\n    'const float Q_ = sqrtf(abs(z64)) * 2.0f + 1.0f; Q = log1pf(Q_) * expf(-Q_ / 50.0f)',");
+    expect(c).not.toContain('cp.fuse');
+    // complex128's magnitude is float64, beside a float64 array
+    expect(gpu103('w = np.sqrt(np.abs(z128)) * x + 1.0', 'print(w.mean())')).toContain("'complex128 z128, float64 x', 'float64 w',\n    'w = sqrt(abs(z128)) * x + 1.0',");
+  });
+
+  it('keeps the @cp.fuse() form where the complex array is read other than by np.abs or dtypes differ', () => {
+    // complex arithmetic (z * 2.0), another ufunc of it, a magnitude of the other float dtype
+    for (const target of ['w = np.abs(z64 * 2.0) + x32 * 3.0', 'w = np.abs(np.exp(z64)) * 2.0 + x32', 'w = np.sqrt(np.abs(z128)) * x32 + 1.0']) {
+      const c = gpu103(target, 'print(w.mean())');
+      expect(c).toContain('@cp.fuse()');
+      expect(c).not.toContain('ElementwiseKernel');
+    }
+  });
+});
+
 describe('the whole-notebook rewrite', () => {
   it('defines the group kernel once and moves no `y` it never binds', () => {
     const plan = rewriteNotebook(cellsOf(setup, 'y = np.sqrt(x * x + z * z)\nw = np.exp(-y) * 2', 'print(w.mean())'));

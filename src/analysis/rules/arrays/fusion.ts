@@ -2219,8 +2219,9 @@ export function cName(name: string, taken: Set<string>): string {
 
 /**
  * The chain's parameters as typed kernel parameters: one float dtype for every array but bool
- * ones (masks), and every other parameter a scalar (a piece of scalars, or a name the analysis
- * infers nothing for).
+ * ones (masks) and complex ones whose magnitude is of that dtype (complex64 for float32, read
+ * only through `np.abs`: cExpression), and every other parameter a scalar (a piece of scalars,
+ * or a name the analysis infers nothing for).
  */
 interface TypedParams {
   dtype: 'float32' | 'float64';
@@ -2230,7 +2231,7 @@ interface TypedParams {
    * NumPy scalar of a number (`np.float32(0.5)`) the kernel writes as that C literal
    * (numpyScalarLiteral), no parameter of the kernel (kernelParams leaves it out).
    */
-  decls: { name: string; array: boolean; dtype?: 'float32' | 'float64' | 'bool'; literal?: string }[];
+  decls: { name: string; array: boolean; dtype?: 'float32' | 'float64' | 'bool' | ComplexDtype; literal?: string }[];
   /** A parameter's source text -> its C text: its name, or the literal the kernel writes it as. */
   cNames: Map<string, string>;
   taken: Set<string>;
@@ -2239,6 +2240,11 @@ interface TypedParams {
    * `np.where` or a logical operation, cExpression), and a group's bool locals and outputs.
    */
   bools: Set<string>;
+  /**
+   * The C names of complex array parameters (`complex64 z`: CuPy's `complex<float>`), which the
+   * kernel reads only as `abs(z)`, of its float dtype (cExpression).
+   */
+  complexes: Set<string>;
   /**
    * The first scalar parameter that keeps the chain from a typed kernel, or null: one NumPy
    * would not cast to `dtype` as the kernel does (a NumPy float64 with float32 arrays, a complex,
@@ -2249,11 +2255,19 @@ interface TypedParams {
   refused: { text: string; kind: ScalarKind | null } | null;
 }
 
+/** The complex dtypes an ElementwiseKernel takes, by the float dtype of their magnitude. */
+type ComplexDtype = 'complex64' | 'complex128';
+const COMPLEX_MAGNITUDE: ReadonlyMap<string, 'float32' | 'float64'> = new Map([
+  ['complex64', 'float32'],
+  ['complex128', 'float64']
+]);
+
 function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookModel, cell: CellModel): TypedParams | null {
   let dtype: 'float32' | 'float64' | null = null;
   const taken = new Set<string>();
   const cNames = new Map<string, string>();
   const bools = new Set<string>();
+  const complexes = new Set<string>();
   const decls: TypedParams['decls'] = [];
   const scalars: { text: string; kind: ScalarKind | null }[] = [];
   // (a literal's C text depends on the arrays' dtype, known once every array is seen: below)
@@ -2267,6 +2281,16 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
       const name = cName(p.name, taken);
       bools.add(name);
       decls.push({ name, array: true, dtype: 'bool' });
+    } else if (v.kind === 'ndarray' && v.dtype && COMPLEX_MAGNITUDE.has(v.dtype)) {
+      // a complex array: `np.abs(z)` is of the float dtype of its parts (`hypotf` of complex64's)
+      const d = COMPLEX_MAGNITUDE.get(v.dtype)!;
+      if (dtype && d !== dtype) {
+        return null;
+      }
+      dtype = d;
+      const name = cName(p.name, taken);
+      complexes.add(name);
+      decls.push({ name, array: true, dtype: v.dtype as ComplexDtype });
     } else if (v.kind === 'ndarray') {
       const d = floatCType(v.dtype);
       if (!d || (dtype && d !== dtype)) {
@@ -2304,7 +2328,7 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
       cNames.set(node.text, literal);
     }
   }
-  return { dtype: d, decls, cNames, taken, bools, refused };
+  return { dtype: d, decls, cNames, taken, bools, complexes, refused };
 }
 
 /**
@@ -2444,7 +2468,8 @@ function cExpression(
   const emit = (node: SyntaxNode): { c: string; k: CKind } | null => {
     const param = t.cNames.get(unparen(node).text);
     if (param !== undefined && node.type !== 'integer' && node.type !== 'float' && unparen(node).type === node.type) {
-      return { c: param, k: kindOfName(param) };
+      // a complex array only as the argument of `np.abs` (below)
+      return t.complexes.has(param) ? null : { c: param, k: kindOfName(param) };
     }
     // numbers only (`0.1 * 0.1`, `2 * np.pi`): Python computes them before NumPy sees an array
     const folded = pythonConstant(node, numpyConstant);
@@ -2534,6 +2559,12 @@ function cExpression(
         // (the `out=u` of the chain's own ufunc is where the kernel writes: ElementwiseChain.writes)
         if (!ufunc || (keywords.size > 0 && !(node.id === top.id && outArgument(node, resolveUfunc)))) {
           return null;
+        }
+        const complex = positional.length === 1 && keywords.size === 0 ? t.cNames.get(unparen(positional[0]).text) : undefined;
+        if (complex !== undefined && t.complexes.has(complex)) {
+          // NumPy's absolute of complex64 is hypotf(re, im) (npy_hypotf), and so is CuPy's `abs`
+          // of its complex<float> (cupy/complex/arithmetic.h), as cp.abs computes it
+          return ufunc === 'absolute' || ufunc === 'abs' ? { c: `abs(${complex})`, k: 'array' } : null;
         }
         const args = positional.map(a => emit(a));
         if (args.some(a => a === null)) {
@@ -2635,7 +2666,7 @@ function elementwiseKernelFor(
       return null;
     }
     const written = t.decls.find(p => p.name === x)?.dtype ?? t.dtype;
-    if (written === 'bool') {
+    if (written !== 'float32' && written !== 'float64') {
       return null;
     }
     dtype = written;
@@ -2691,8 +2722,9 @@ function reductionKernelFor(
   anyScalar = false
 ): ReductionKernelSpec | null {
   const reduction = chain.reduction ? TYPED_REDUCTIONS.get(chain.reduction) : undefined;
-  // (the launchers read every array as one float dtype: a bool mask keeps the CuPy form)
-  if (!reduction || !chain.reduced || t.bools.size > 0) {
+  // (the launchers read every array as one float dtype: a bool mask or a complex array keeps
+  // the CuPy form)
+  if (!reduction || !chain.reduced || t.bools.size > 0 || t.complexes.size > 0) {
     return null;
   }
   const elementIsBool = unparen(chain.reduced.node).type === 'comparison_operator';

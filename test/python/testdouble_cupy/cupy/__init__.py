@@ -135,6 +135,9 @@ _C_FUNCTIONS = {
 # the single-precision names a float32 kernel uses (sqrtf, expf, powf...): the same NumPy
 # functions, which compute in the arrays' float32
 _C_FUNCTIONS.update({f"{name}f": fn for name, fn in list(_C_FUNCTIONS.items())})
+# `abs` of a complex parameter (CuPy's complex<float>, complex<double>): its magnitude, of the
+# float dtype of its parts, as NumPy's absolute computes it
+_C_FUNCTIONS["abs"] = _np.abs
 # the preamble functions the engine defines for NumPy's float % and // (its rules/arrays/
 # float-remainder.ts: C's fmod with NumPy's sign fix, npy_divmod): NumPy's own functions here, so
 # the double checks the rewrite's plumbing (promotion, out=, names), not that C; the GPU run does
@@ -149,11 +152,15 @@ _C_TOKEN = re.compile(
 )
 
 
+_PARAM_TYPES = ("float32", "float64", "complex64", "complex128", "T")
+
+
 class ElementwiseKernel:
     """`cp.ElementwiseKernel` for the C forms the engine emits: `out = <expression>`, or for a
     group of statements `const float t = <expression>; ...; out = <expression>` (locals of the
-    kernel's type, several outputs), over typed float parameters, with + - * / ( ), float
-    literals (`1.0f`) and C math functions (sqrt, exp, pow...), evaluated with NumPy (the same
+    kernel's type, several outputs), over typed float parameters (complex ones read as
+    `abs(z)`), with + - * / ( ), float literals (`1.0f`) and C math functions (sqrt, exp,
+    pow...), evaluated with NumPy (the same
     operations on the same dtypes; a local rounded to its type as C stores it). Called with the
     inputs, or the inputs and every output (written in place). Anything else (raw indexing, `i`,
     other statements, ternaries, preambles but the engine's npy_remainder/npy_floor_divide)
@@ -215,9 +222,9 @@ class ElementwiseKernel:
     @staticmethod
     def _param(text):
         parts = text.split()
-        if len(parts) != 2 or parts[0] not in ("float32", "float64", "T"):
+        if len(parts) != 2 or parts[0] not in _PARAM_TYPES:
             raise NotImplementedError(
-                f"TEST DOUBLE: parameter {text.strip()!r} (float or T parameters only)"
+                f"TEST DOUBLE: parameter {text.strip()!r} (float, complex or T parameters only)"
             )
         return (None if parts[0] == "T" else _np.dtype(parts[0])), parts[1]
 
