@@ -797,9 +797,12 @@ def _kernels(expected: str) -> list[tuple[str, str]]:
     for block in _library_kernel_blocks(expected):
         # (the compile options are no C: `--fmad=false`)
         strings = [t for t in re.findall(r"'([^']*)'", block) if not t.startswith("--")]
-        # the element dtype: the first float parameter's (a bool mask parameter is not one)
+        # the element dtype: the first float parameter's (a bool mask parameter is not one; a
+        # complex one, read as `abs(z)`, stands for the float dtype of its parts)
         types = [p.split()[0] for part in strings[:2] for p in part.split(",")]
-        dtype = next(t for t in types if t != "bool")
+        magnitude = {"complex64": "float32", "complex128": "float64"}
+        first = next(t for t in types if t != "bool")
+        dtype = magnitude.get(first, first)
         # a `T` kernel is a definition's for both precisions (np_remainder: float-remainder.ts,
         # its preamble overloads float and double): "mixed" here
         out.append(("mixed" if dtype == "T" else dtype, "\n".join(strings[1:])))
