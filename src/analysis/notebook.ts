@@ -1454,6 +1454,10 @@ export class NotebookModel {
       if (tuple) {
         return tuple;
       }
+      const measured = labeledMeasurementValue(q, first, positional, keywords, n => this.inferValue(n, cell));
+      if (measured) {
+        return measured;
+      }
       if (SCIPY_NON_ARRAY_RESULTS.test(name) || /^scipy\.(optimize|integrate|stats)\./.test(q)) {
         return UNKNOWN;
       }
@@ -2524,6 +2528,35 @@ function lstsqValue(a: ValueInfo, b: ValueInfo | undefined, library: string): Va
   const x = arrayValue(b.shape.length === 1 ? [n] : [n, b.shape[1]], dtype, library, 'inferred');
   const residuals = arrayValue([m !== null && n !== null && m <= n ? 0 : null], dtype, library, 'inferred');
   return tupleOf([x, residuals, zeroD('int32', library), arrayValue([k], dtype, library, 'inferred')], library);
+}
+
+/**
+ * What a labelled measurement of scipy.ndimage gives with an `index` (`ndi.sum(x, labels, idx)`):
+ * one value per index, float64 for the sums and moments (SciPy accumulates them with
+ * np.bincount's float64 weights; cupyx returns float64 too) and the input's dtype for minimum
+ * and maximum; shaped like the index array (length unknown for a `range`). Not the input's shape
+ * and dtype, which the generic SciPy rule would give. Null for anything else (no index: a scalar,
+ * left to the generic rule's callers as before).
+ */
+function labeledMeasurementValue(
+  q: string,
+  first: ValueInfo,
+  positional: SyntaxNode[],
+  keywords: ReadonlyMap<string, SyntaxNode>,
+  value: (n: SyntaxNode) => ValueInfo
+): ValueInfo | null {
+  const m = /^scipy\.ndimage\.(?:measurements\.)?(sum|sum_labels|mean|variance|standard_deviation|median|minimum|maximum)$/.exec(q);
+  const index = keywords.get('index') ?? positional[2];
+  if (!m || !index || index.type === 'none' || !(keywords.get('labels') ?? positional[1])) {
+    return null;
+  }
+  const iv = value(index);
+  const shape = iv.kind === 'ndarray' ? iv.shape ?? [null] : index.type === 'call' && field(index, 'function')?.text === 'range' ? [null] : index.type === 'list' ? [kids(index).length] : null;
+  if (shape === null) {
+    return null; // a scalar index gives a scalar; an unknown one is not modelled
+  }
+  const dtype = m[1] === 'minimum' || m[1] === 'maximum' ? first.dtype : 'float64';
+  return arrayValue(shape, dtype, 'numpy', 'inferred');
 }
 
 /**

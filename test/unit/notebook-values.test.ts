@@ -902,3 +902,29 @@ describe('an index that is a range loop variable is an integer (NumPy drops the 
     expect(m.valueAfter('r', m.cells[0]).shape).toBeUndefined();
   });
 });
+
+describe('labelled measurements of scipy.ndimage with an index', () => {
+  it('give one value per index: float64 sums and moments, the input dtype for minimum and maximum (SciPy 1.16 and cupyx 14.2 alike)', () => {
+    const m = model(
+      cellsOf(
+        SETUP + '\nimport scipy.ndimage as ndi\nlabels, n = ndi.label(p > 0.5)\nidx = np.arange(1, 41)',
+        [
+          's = ndi.sum(np.ones_like(p), labels, idx)',
+          'mu = ndi.mean(p, labels, index=idx)',
+          'v = ndi.variance(p, labels, idx)',
+          'mx = ndi.maximum(p, labels, idx)',
+          'mn = ndi.minimum(i64, i64, [1, 2, 3])',
+          'z = ndi.sum(p > 0.5, labels, range(1, n + 1))'
+        ].join('\n')
+      )
+    );
+    const cell = m.cells[1];
+    const at = (name: string) => m.valueAfter(name, cell);
+    expect([at('s').shape, at('s').dtype]).toEqual([[40], 'float64']);
+    expect([at('mu').shape, at('mu').dtype]).toEqual([[40], 'float64']);
+    expect([at('v').shape, at('v').dtype]).toEqual([[40], 'float64']);
+    expect([at('mx').shape, at('mx').dtype]).toEqual([[40], 'float32']);
+    expect([at('mn').shape, at('mn').dtype]).toEqual([[3], 'int64']);
+    expect([at('z').shape, at('z').dtype]).toEqual([[null], 'float64']);
+  });
+});
