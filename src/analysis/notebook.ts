@@ -1324,6 +1324,13 @@ export class NotebookModel {
         const rows = v.kind === 'ndarray' && !v.approx ? v.shape?.[0] : undefined;
         return typeof rows === 'number' ? { kind: 'scalar', value: rows, origin: 'inferred' } : { kind: 'scalar', origin: 'inferred' };
       }
+      if (name === 'abs' && positional.length === 1) {
+        // of an array: `x.__abs__()`, np.absolute's value (float magnitudes of complex values)
+        const v = this.inferValue(positional[0], cell);
+        if (v.kind === 'ndarray') {
+          return this.inferLibraryCall('numpy.absolute', positional, keywords, cell);
+        }
+      }
       if (name === 'len' || name === 'max' || name === 'min' || name === 'abs') {
         return { kind: 'scalar', origin: 'inferred' };
       }
