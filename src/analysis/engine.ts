@@ -13,8 +13,8 @@
  * offered: one that does not parse, from a cell that did, is a bug in the rule, and becomes a
  * refusal naming the line instead of a suggestion (test/unit/candidate-parses.test.ts).
  */
+import { candidateErrorLine, firstErrorLine } from './candidate';
 import { DEFAULT_DEVICE_PROFILE } from './costmodel';
-import { maskIPython } from './ipython';
 import { CellCache, CellModel, emptyReads, ModelChanges, ModelReads, NotebookModel } from './notebook';
 import { getParser, PythonParser } from './parser';
 import { RULES } from './rules/registry';
@@ -312,53 +312,5 @@ function round(x: number, digits: number): number {
   return Math.round(x * f) / f;
 }
 
-/**
- * The line (1-based) of the first syntax error in a candidate cell source, or 0 when it parses
- * cleanly. The candidate is masked like a cell (`maskIPython`: `%%time`, `!cmd`... are not
- * errors) and parsed by the engine's parser without the copy into a node table: only the root's
- * error flag is read, and the tree is walked only when it has an error. Not counted in
- * `parseCount` (which counts cell parses). A candidate that is not Python at all (a non-Python
- * cell magic) is not checked: such a cell is never analysed.
- */
-export function candidateErrorLine(parser: PythonParser, candidate: string): number {
-  const mask = maskIPython(candidate);
-  if (mask.foreignCellMagic) {
-    return 0;
-  }
-  const tree = parser.parseRaw(mask.masked);
-  try {
-    return tree.rootNode.hasError ? firstErrorLine(tree.rootNode) : 0;
-  } finally {
-    tree.delete();
-  }
-}
-
-/** What `firstErrorLine` reads of a node: the engine's `SyntaxNode` and web-tree-sitter's `Node` both have it. */
-interface ErrorSearchNode {
-  readonly isError: boolean;
-  readonly isMissing: boolean;
-  readonly hasError: boolean;
-  readonly startPosition: { row: number };
-  readonly children: readonly (ErrorSearchNode | null)[];
-}
-
-/** The line (1-based) of the first ERROR or MISSING node under `root` (1 when none is found). */
-function firstErrorLine(root: ErrorSearchNode): number {
-  let line = 1;
-  const stack = [root];
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    if (n.isError || n.isMissing) {
-      line = n.startPosition.row + 1;
-      break;
-    }
-    if (n.hasError) {
-      for (const c of [...n.children].reverse()) {
-        if (c) {
-          stack.push(c);
-        }
-      }
-    }
-  }
-  return line;
-}
+// (the safety net lives in candidate.ts, which the whole-notebook plan uses too; exported here as before)
+export { candidateErrorLine };

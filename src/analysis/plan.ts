@@ -67,11 +67,20 @@
  * A cell that reads resident arrays is weighed against its host version as the rewrite would have
  * it, not against its NumPy code alone: kept on the host, it copies back what its host code reads
  * of them, and an array it brings back for good a later GPU cell moves in again
- * (`hostVersionCost`; host consumers' copies are left out, a GPU version makes them too). A cell
+ * (`hostVersionCost`; host consumers' copies of resident arrays are left out, a GPU version makes
+ * them too). The GPU version in turn pays the copies back of what it computes, or moves in, for
+ * host code in the cell (`pd.crosstab(cp.asnumpy(lab % 3), lab)`: the host version has `lab % 3`
+ * on the host; `consumerCopiesCharged`), and a GPU cell whose results only later host cells read
+ * pays their copies back, judged per session too (`hostOnlyProducers`). A cell
  * under the minimum speedup on its own moves when its GPU version beats that by the minimum and
  * saves `MIN_COPY_SAVING_SECONDS` (h_spectro cell 14: 17 us of band integrals, 22 ms of copying
  * `corrected` back), the per-session rule weighs the same copies, and the whole-notebook figure
  * counts the copies the cells kept on the host make for their host code.
+ *
+ * Every cell the plan rewrites passes the engine's safety net (`candidateErrorLine`: the rewrite
+ * must parse, IPython masked): a GPU cell whose rewrite, or a kernel definition it hoists, does not
+ * is planned again on the host (`PlanChange.stays` 'invalid-rewrite', with the line); a host cell
+ * whose copies of resident arrays do not parse brings each back at its top instead.
  *
  * Which cells move is decided per session (`PlanOptions.session`, 'fresh' by default): a GPU cell
  * must save `MIN_SESSION_SAVING_SECONDS` in a fresh kernel, its first uses loaded (apis/first-use.ts:
@@ -111,6 +120,7 @@
  */
 import { FIRST_USE_H200, firstCopyInCharge, firstUseCharge, kernelKey } from './apis/first-use';
 import { DEFAULT_DEVICE_PROFILE, DEVICE_MEMORY_SHARE, fitsOnDevice, formatSeconds, formatSpeedup, formatSpeedupBelow, NOT_A_SPEEDUP, predict, predictResident } from './costmodel';
+import { candidateErrorLine } from './candidate';
 import { applyEdits, insert, replace } from './edits';
 import { CellCache, CellModel, NotebookModel } from './notebook';
 import { maskIPython } from './ipython';
@@ -139,6 +149,13 @@ export interface PlanOptions {
    * kept small, and many read their data from files.
    */
   session?: 'fresh' | 'warm';
+  /**
+   * The array rules' rewrite of a cell (default `analyseArrayCell`), which the plan applies to its
+   * GPU cells. Every cell the plan rewrites must parse (`candidateErrorLine`, the engine's safety
+   * net): a GPU cell whose rewrite does not stays on the host (`PlanChange.stays` 'invalid-rewrite').
+   * Tests pass a wrapper that breaks one cell's rewrite to check that.
+   */
+  arrayRewrite?: typeof analyseArrayCell;
 }
 
 /** One place where data moves, for the UI and the report. */
@@ -162,9 +179,11 @@ export interface Transfer {
  * copies its GPU version would make cost more than it saves (`copies`); its array sizes unknown
  * (`unknown-size`); too big for the device's memory (`memory`); refused by the array rules
  * (`refused`: code the rewrite would break or CuPy lacks, a sequential recurrence, a per-element
- * loop; the summary gives the rule's reason, the one `analyze` reports).
+ * loop; the summary gives the rule's reason, the one `analyze` reports); its GPU rewrite came out
+ * as invalid Python (`invalid-rewrite`: a bug of the rewrite, caught by the safety net every
+ * rewritten cell passes, `candidateErrorLine`).
  */
-export type HostReason = 'below-minimum' | 'per-session' | 'copies' | 'unknown-size' | 'memory' | 'refused';
+export type HostReason = 'below-minimum' | 'per-session' | 'copies' | 'unknown-size' | 'memory' | 'refused' | 'invalid-rewrite';
 
 /** `HostReason` for people: what follows "kept on the host:" (`hostReasonsInWords`). */
 const HOST_REASON_WORDS: Record<HostReason, string> = {
@@ -173,7 +192,8 @@ const HOST_REASON_WORDS: Record<HostReason, string> = {
   copies: 'copies between host and device would cost more than the GPU saves',
   'unknown-size': 'array sizes unknown and no input on the device',
   memory: "too big for the device's memory",
-  refused: "refused by the array rules (each cell's line says why)"
+  refused: "refused by the array rules (each cell's line says why)",
+  'invalid-rewrite': 'the GPU rewrite came out as invalid Python (not applied; please report it)'
 };
 
 /**
@@ -281,8 +301,15 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
   const add = (m: Map<number, Set<string>>, c: { cellIndex: number; name: string }): void => {
     m.set(c.cellIndex, new Set([...(m.get(c.cellIndex) ?? []), c.name]));
   };
+  // the safety net (`candidateErrorLine`): GPU cells whose rewrite did not parse, with the line,
+  // planned again on the host; host cells whose copies of resident arrays did not, planned again
+  // bringing every resident array they read back at their top instead (found by a pass, used by
+  // the next; each cell enters each at most once, so the passes end)
+  const invalid = new Map<number, number>();
+  const allBack = new Map<number, number>();
+  const unsafe = { invalid, allBack, arrayRewrite: opts.arrayRewrite ?? analyseArrayCell };
   for (;;) {
-    const pass = planPass(cells, models, model, parser, device, minSpeedup, kept, joined, opts.session ?? 'fresh', keepOnHost, copyOnce, hostMade);
+    const pass = planPass(cells, models, model, parser, device, minSpeedup, kept, joined, opts.session ?? 'fresh', keepOnHost, copyOnce, hostMade, unsafe);
     const keep = pass.copiedBack.filter(c => !keepOnHost.get(c.cellIndex)?.has(c.name) && keepOnHostFrom(c.name, model.cells[c.cellIndex], model));
     if (keep.length > 0) {
       keep.forEach(c => add(keepOnHost, c));
@@ -316,12 +343,50 @@ export function rewriteNotebook(cells: CellInput[], opts: PlanOptions = {}): Res
     }
     const join = joinDeferred(pass.deferred, pass.paid).filter(j => j.group.every(i => !joined.has(i) && !noJoin.has(i) && !kept.has(i)));
     if (join.length === 0) {
-      return pass.plan;
+      // (checked once the plan is otherwise final: a cell the checks before would change anyway is
+      // not parsed for nothing)
+      const unparsed = unparsedRewrites(cells, models, pass.plan, parser).filter(([i]) => !(gpu.has(i) ? invalid : allBack).has(i));
+      if (unparsed.length === 0) {
+        return pass.plan;
+      }
+      unparsed.forEach(([i, line]) => (gpu.has(i) ? invalid : allBack).set(i, line));
+      continue;
     }
     for (const j of join) {
       j.group.forEach(i => joined.set(i, j));
     }
   }
+}
+
+/**
+ * The cells of `plan` whose rewrite does not parse (`candidateErrorLine`, IPython masked) while
+ * their source did, each with the line of its first error: a bug of the rewrite, which the plan
+ * never hands out (`rewriteNotebook` plans such a cell again). A kernel definition the plan hoists
+ * into the import cell is checked on its own, and counts against the GPU cell it came from (the
+ * line is the definition's): that cell, on the host, hoists nothing.
+ */
+function unparsedRewrites(cells: readonly CellInput[], models: readonly CellModel[], plan: ResidencyPlan, parser: PythonParser): [number, number][] {
+  const out: [number, number][] = [];
+  for (const d of plan.definitions) {
+    const line = candidateErrorLine(parser, d.text);
+    if (line > 0 && !out.some(([i]) => i === d.cellIndex)) {
+      out.push([d.cellIndex, line]);
+    }
+  }
+  if (out.length > 0) {
+    return out; // (the import cell holding them is checked once they are gone)
+  }
+  plan.cells.forEach((c, i) => {
+    const m = models[i];
+    if (c.kind !== 'code' || c.source === cells[i].source || !m.tree || m.syntaxError || m.skipped) {
+      return;
+    }
+    const line = candidateErrorLine(parser, c.source);
+    if (line > 0) {
+      out.push([i, line]);
+    }
+  });
+  return out;
 }
 
 /** At most this many bytes, an array made from numbers alone costs the CPU next to nothing (`madeForHost`). */
@@ -488,8 +553,19 @@ function firstUsesInWords(keys: readonly string[]): string {
 /** What a GPU cell of a plan pass leaves on the device, and its work (`hostOnlyProducers`). */
 interface Produced {
   cell: CellModel;
-  /** Null when the sizes are unknown (no prediction to weigh the copies against). */
+  /**
+   * Its work with the first uses the walk charged it (`withFirstUses`). Null when the sizes are
+   * unknown (no prediction to weigh the copies against).
+   */
   work: ArrayCellAnalysis['work'] | null;
+  /** The copies the walk charged it (`planPrediction`). */
+  copies: Copies;
+  /**
+   * What it must save per session (`sessionLoss`: `MIN_SESSION_SAVING_SECONDS`, 0 when it reads
+   * resident arrays) and the seconds its host version spends copying resident arrays back; null
+   * when judged by steady figures (session 'warm').
+   */
+  session: { margin: number; copyBack: number } | null;
   /** Host arrays it moves in for good. */
   moved: string[];
   /** Names it binds or updates that stay on the device. */
@@ -551,13 +627,16 @@ function canonicalParameters(text: string): string {
  * GPU cells of a pass whose device arrays (what they made, and what they moved in) no later GPU
  * cell reads as they left them, while later host cells copy them back: a setup cell whose
  * consumers all stay on the host. Charged those copies back (one per array) and the first copies
- * in, each whose prediction falls below `minSpeedup` is returned with the reason it stays on the
- * host.
+ * in, on top of the copies the walk charged them (`Produced.copies`), each that no longer pays is
+ * returned with the reason it stays on the host: its steady figure under `minSpeedup`, or, judged
+ * per session, what it saves in a fresh kernel (its first uses loaded) under its margin, as the
+ * walk's `sessionLoss` judges a cell (a cell drawing two 80 MB arrays on the device that a host
+ * loop copies back saves ~30 ms a session: GPU101/no-recurrence).
  */
 function hostOnlyProducers(produced: readonly Produced[], plan: ResidencyPlan, model: NotebookModel, device: DeviceProfile, minSpeedup: number): [number, string][] {
   const gpu = new Set(plan.gpuCells);
   const out: [number, string][] = [];
-  for (const { cell, work, moved, outputs } of produced) {
+  for (const { cell, work, copies, session, moved, outputs } of produced) {
     const version = (n: string, at: CellModel): number | undefined => model.lastWriterBefore(n, at)?.index;
     const later = model.cells.filter(c => c.index > cell.index && c.facts);
     const names = [...new Set([...moved, ...outputs])];
@@ -569,13 +648,21 @@ function hostOnlyProducers(produced: readonly Produced[], plan: ResidencyPlan, m
     if (!work || onDevice || bytes(back) === 0) {
       continue;
     }
-    const p = predict({ ...work, hostToDeviceBytes: bytes(moved), deviceToHostBytes: bytes(back), sparseNonZerosFromHost: 0, kernelsDefined: 0 }, device);
-    if (p.speedup < minSpeedup) {
+    // (moved: every array it moves in, the returning and first copies the walk charged among them)
+    const toDevice = copies.in + bytes(moved);
+    const toHost = copies.out + copies.consumerOut + bytes(back);
+    const p = predict({ ...work, hostToDeviceBytes: toDevice, deviceToHostBytes: toHost, sparseNonZerosFromHost: 0, kernelsDefined: 0 }, device);
+    const fresh = p.freshSessionSeconds ?? p.gpuSeconds;
+    const perSession = session !== null && p.speedup >= minSpeedup && fresh + session.margin > p.cpuSeconds + session.copyBack;
+    if (p.speedup < minSpeedup || perSession) {
       const one = back.length === 1;
+      const figures = perSession
+        ? `${formatSeconds(fresh)} on the GPU in a fresh kernel${p.firstUse ? ` (loading ${p.firstUse} included)` : ''} against ${formatSeconds(p.cpuSeconds)} on the CPU: ${fresh > p.cpuSeconds + session!.copyBack ? 'no saving' : `it saves under ${formatSeconds(MIN_SESSION_SAVING_SECONDS)} per session`} (${formatSpeedup(p.speedup)} re-run in the same session)`
+        : `${formatSeconds(p.gpuSeconds)} against ${formatSeconds(p.cpuSeconds)} on the CPU (${formatSpeedupBelow(p.speedup, minSpeedup)})`;
       out.push([
         cell.index,
         `stays on the host: only host cells read ${back.join(', ')} after it, so a GPU version of this cell would copy ${one ? 'it' : 'them'} back ` +
-          `(${formatBytes(bytes(moved) + bytes(back))} with its copies in, ${formatSeconds(p.transferSeconds)}): ${formatSeconds(p.gpuSeconds)} against ${formatSeconds(p.cpuSeconds)} on the CPU (${formatSpeedupBelow(p.speedup, minSpeedup)})`
+          `(${formatBytes(toDevice + toHost)}${toDevice + toHost > bytes(back) ? ' with its other copies' : ''}, ${formatSeconds(p.transferSeconds)}): ${figures}`
       ]);
     }
   }
@@ -598,7 +685,8 @@ function planPass(
   session: 'fresh' | 'warm',
   keepOnHost: ReadonlyMap<number, ReadonlySet<string>>,
   copyOnce: ReadonlyMap<number, ReadonlySet<string>>,
-  hostMade: ReadonlyMap<number, ReadonlySet<string>>
+  hostMade: ReadonlyMap<number, ReadonlySet<string>>,
+  unsafe: { invalid: ReadonlyMap<number, number>; allBack: ReadonlyMap<number, number>; arrayRewrite: typeof analyseArrayCell }
 ): { plan: ResidencyPlan; produced: Produced[]; deferred: Deferred[]; paid: Map<string, number>; copiedBack: { cellIndex: number; name: string }[] } {
   const { alias: cp, importLine } = cupyAlias(model);
   const produced: Produced[] = [];
@@ -647,7 +735,9 @@ function planPass(
       }
     }
     // an A/B cell (`%%gpuoptimize` with its own GPU version) stays as written: a host cell here
-    const analysis = cell.abCell ? null : analyseArrayCell(cell, model, { resident, hoisted, deviceCopies, keepOnHost: keepOnHost.get(cell.index), hostMade: hostMade.get(cell.index) });
+    const analysis = cell.abCell ? null : unsafe.arrayRewrite(cell, model, { resident, hoisted, deviceCopies, keepOnHost: keepOnHost.get(cell.index), hostMade: hostMade.get(cell.index) });
+    // (a rewrite an earlier pass found not to parse: the cell is a host cell, as a refused one)
+    const badLine = unsafe.invalid.get(cell.index);
     const ownCompute = analysis ? analysis.numpyCompute + analysis.scipyCompute + analysis.randomCalls + analysis.arrayOperators + analysis.arrayMethods : 0;
     // a cell whose only device work is methods on resident arrays inside host consumers or
     // prints (`print(y.mean())`) is a host boundary: those methods run on the device there too
@@ -667,7 +757,14 @@ function planPass(
     // moves the cell, why in words
     let hostCost: HostVersionCost | null = null;
     let keptForCopies: string | null = null;
-    if (analysis && analysis.applicable && !analysis.refusal) {
+    // (what the walk charged a GPU cell, for hostOnlyProducers; and the resident set as it starts)
+    let producedWork: ArrayCellAnalysis['work'] | null = null;
+    let producedCopies: Copies | null = null;
+    const residentAtStart = new Set(resident);
+    if (analysis && analysis.applicable && badLine !== undefined) {
+      slow = `stays on the host: its GPU rewrite came out as invalid Python (line ${badLine}): not applied; please report it`;
+      stays = 'invalid-rewrite';
+    } else if (analysis && analysis.applicable && !analysis.refusal) {
       // the data stays on the device across the plan's cells: copies are not the cell's to pay,
       // except an array another name may share: the cell copies it in, and writes it back if it
       // updates it, on every run (it never stays resident)
@@ -682,7 +779,9 @@ function planPass(
       const twinKeys = new Set(analysis.definitions.filter(d => definitionTwin(d, definitions) !== undefined).map(kernelKey));
       const loaded = new Set([...seen, ...twinKeys]);
       const work = withFirstUses(cell, model, analysis, device, loaded, cellUses);
-      const { copies, prediction } = planPrediction(cell, model, { ...analysis, work }, device, returning, firstIn);
+      const { copies, prediction } = planPrediction(cell, model, { ...analysis, work }, device, returning, firstIn, n => residentAtStart.has(n));
+      producedWork = work;
+      producedCopies = copies;
       // a cell whose sizes are unknown has no figure: judged per session, it moves only to keep
       // resident arrays it reads on the device (`unknownSizeStays`)
       const residentRead = [...cell.facts.inputs].filter(n => resident.has(n));
@@ -705,7 +804,7 @@ function planPass(
         }
       }
       // (prediction, with copies charged, carries the data-resident figure too)
-      if (!worth && copies.in + copies.returnIn + copies.firstIn + copies.out > 0 && (prediction.residentSpeedup ?? 0) >= minSpeedup) {
+      if (!worth && copies.in + copies.returnIn + copies.firstIn + copies.out + copies.consumerOut > 0 && (prediction.residentSpeedup ?? 0) >= minSpeedup) {
         slow = slowWithCopies(copies, prediction, minSpeedup);
         stays = 'copies';
       } else if (!worth && analysis.sizeKnown) {
@@ -845,7 +944,9 @@ function planPass(
       }
       produced.push({
         cell,
-        work: analysis.sizeKnown ? analysis.work : null,
+        work: analysis.sizeKnown ? producedWork : null,
+        copies: producedCopies!,
+        session: session === 'fresh' ? { margin: [...cell.facts.inputs].some(n => residentAtStart.has(n)) ? 0 : MIN_SESSION_SAVING_SECONDS, copyBack: hostCost?.seconds ?? 0 } : null,
         moved,
         outputs: [...analysis.deviceNames].filter(n => !analysis.hostKept.has(n) && (cell.facts!.writes.has(n) || updatedInCell(cell.tree!.rootNode, n, cell.facts!.mutates, model)))
       });
@@ -890,7 +991,8 @@ function planPass(
       continue;
     }
     // a host cell: convert resident arrays at this boundary
-    const boundary = hostBoundary(cell, model, resident, cp, hostCopies, copyOnce.get(cell.index), copiesAtStart);
+    const fallbackLine = unsafe.allBack.get(cell.index);
+    const boundary = hostBoundary(cell, model, resident, cp, hostCopies, copyOnce.get(cell.index), copiesAtStart, fallbackLine !== undefined);
     boundary.back.forEach(n => leftDevice.add(n));
     // (its copies in again, where a later GPU cell moves an array back in, are that cell's: `returning`)
     const copySeconds = boundary.forced.reduce((a, f) => a + f.bytes / (device.deviceToHost ?? device.hostToDevice) + device.launchOverhead, 0);
@@ -913,7 +1015,8 @@ function planPass(
       out[cell.index] = { ...out[cell.index], source: applyEdits(cell.source, boundary.edits) };
       transfers.push(...boundary.transfers);
     }
-    const summary = [slow ?? tooBig ?? '', boundary.summary].filter(Boolean).join('; ');
+    const fallback = fallbackLine !== undefined && boundary.edits.length > 0 ? `its host copies of resident arrays came out as invalid Python (line ${fallbackLine}; please report it): it brings each back at its top instead` : '';
+    const summary = [slow ?? tooBig ?? '', fallback, boundary.summary].filter(Boolean).join('; ');
     const why = slow !== null ? stays : tooBig !== null ? ('memory' as const) : undefined;
     if (summary) {
       changes.push({ cellIndex: cell.index, cellId: cell.id, ...(why ? { stays: why } : {}), summary });
@@ -1196,6 +1299,14 @@ export interface Copies {
   moved: string[];
   /** Their bytes. */
   firstIn: number;
+  /**
+   * What the cell copies back for host code in it (`ArrayCellAnalysis.hostConsumerCopies`) that
+   * its host version would not copy: values computed in the cell, or from arrays it moves in
+   * (`pd.crosstab(cp.asnumpy(lab % 3), lab)`), by their text.
+   */
+  consumed: string[];
+  /** Their bytes. */
+  consumerOut: number;
 }
 
 /**
@@ -1209,11 +1320,14 @@ function copiesPerRun(
   hostKept: ReadonlySet<string>,
   writeBack: readonly string[],
   returning: readonly string[],
-  firstIn: readonly string[]
+  firstIn: readonly string[],
+  consumed: readonly { text: string; bytes: number }[]
 ): Copies {
   const names = [...hostKept];
   const bytesIn = (ns: readonly string[]): number => ns.reduce((a, n) => a + (valueBytes(model.valueBefore(n, cell, 0)) ?? 0), 0);
   return {
+    consumed: [...new Set(consumed.map(c => c.text))],
+    consumerOut: consumed.reduce((a, c) => a + c.bytes, 0),
     names,
     writeBack: [...writeBack],
     in: bytesIn(names),
@@ -1301,24 +1415,59 @@ function residentBefore(name: string, cell: CellModel, model: NotebookModel): bo
 /**
  * A GPU cell's prediction inside the whole-notebook rewrite: its data on the device, except the
  * arrays another name may share, which it copies in (and writes back) on every run, those the
- * plan brought back to the host earlier, which it moves in again, and host arrays it moves in
- * that no later cell reads (`firstIn`: the first copy in is this cell's alone to pay).
+ * plan brought back to the host earlier, which it moves in again, host arrays it moves in
+ * that no later cell reads (`firstIn`: the first copy in is this cell's alone to pay), and the
+ * copies back for host code in the cell of values its host version has on the host already
+ * (`consumerCopiesCharged`: what it computes, `pd.crosstab(cp.asnumpy(lab % 3), lab)`).
+ * `residentAtStart`: is a name on the device, as the plan's walk leaves it, when the cell starts?
  */
 export function planPrediction(
   cell: CellModel,
   model: NotebookModel,
-  analysis: Pick<ArrayCellAnalysis, 'work' | 'hostKept' | 'writeBack'>,
+  analysis: Pick<ArrayCellAnalysis, 'work' | 'hostKept' | 'writeBack' | 'hostConsumerCopies'>,
   device: DeviceProfile,
   returning: readonly string[] = [],
-  firstIn: readonly string[] = []
+  firstIn: readonly string[] = [],
+  residentAtStart: (name: string) => boolean = name => residentBefore(name, cell, model)
 ): { copies: Copies; prediction: Prediction } {
-  const copies = copiesPerRun(cell, model, analysis.hostKept, analysis.writeBack, returning, firstIn);
+  const consumed = consumerCopiesCharged(cell, model, analysis.hostConsumerCopies, residentAtStart);
+  const copies = copiesPerRun(cell, model, analysis.hostKept, analysis.writeBack, returning, firstIn, consumed);
   const toDevice = copies.in + copies.returnIn + copies.firstIn;
+  const toHost = copies.out + copies.consumerOut;
   const prediction =
-    toDevice + copies.out > 0
-      ? predict({ ...analysis.work, hostToDeviceBytes: toDevice, deviceToHostBytes: copies.out, sparseNonZerosFromHost: 0, kernelsDefined: 0 }, device)
+    toDevice + toHost > 0
+      ? predict({ ...analysis.work, hostToDeviceBytes: toDevice, deviceToHostBytes: toHost, sparseNonZerosFromHost: 0, kernelsDefined: 0 }, device)
       : predictResident(analysis.work, device);
   return { copies, prediction };
+}
+
+/**
+ * The copies back for host code in a GPU cell (`ArrayCellAnalysis.hostConsumerCopies`) that the
+ * cell's host version would not make: each reading a value the cell computes or an array it moves
+ * in, so on the host it would be a host value already (`pd.crosstab(cp.asnumpy(lab % 3), lab)`,
+ * `lab` a host array: the host version computes `lab % 3` on the host, and copies nothing). A copy
+ * of arrays resident when the cell starts that the cell leaves as they are (`plt.plot(cp.asnumpy(y))`,
+ * `y` made by an earlier GPU cell) is made by either version (hostBoundary's), and is not charged.
+ */
+function consumerCopiesCharged(
+  cell: CellModel,
+  model: NotebookModel,
+  copies: readonly { text: string; reads: readonly string[]; bytes: number }[],
+  residentAtStart: (name: string) => boolean
+): { text: string; bytes: number }[] {
+  const root = cell.tree?.rootNode;
+  const facts = cell.facts;
+  if (!root || !facts) {
+    return [];
+  }
+  const known = new Map<string, boolean>();
+  const unchangedResident = (n: string): boolean => {
+    if (!known.has(n)) {
+      known.set(n, residentAtStart(n) && !facts.writes.has(n) && !updatedInCell(root, n, facts.mutates, model));
+    }
+    return known.get(n)!;
+  };
+  return copies.filter(c => c.reads.length === 0 || !c.reads.every(unchangedResident));
 }
 
 /**
@@ -1367,7 +1516,7 @@ function hostSpeedup(p: Prediction, hostCost: HostVersionCost): number {
 /** Why a cell that would pay with its data resident does not with the copies it makes. */
 function slowWithCopies(copies: Copies, p: Prediction, minSpeedup: number): string {
   const list = (names: string[]): string => names.join(', ');
-  const figures = `(${formatBytes(copies.in + copies.returnIn + copies.firstIn + copies.out)}, ${formatSeconds(p.transferSeconds)})`;
+  const figures = `(${formatBytes(copies.in + copies.returnIn + copies.firstIn + copies.out + copies.consumerOut)}, ${formatSeconds(p.transferSeconds)})`;
   // each clause says what is copied; the total goes with the last one
   const why: string[] = [];
   if (copies.names.length > 0) {
@@ -1382,6 +1531,10 @@ function slowWithCopies(copies: Copies, p: Prediction, minSpeedup: number): stri
   if (copies.moved.length > 0) {
     const one = copies.moved.length === 1;
     why.push(`${list(copies.moved)} ${one ? 'is a host array' : 'are host arrays'} no later cell reads, so a GPU version of this cell would copy ${one ? 'it' : 'them'} in for its own work%F`);
+  }
+  if (copies.consumed.length > 0) {
+    const one = copies.consumed.length === 1;
+    why.push(`host code in this cell reads ${list(copies.consumed.map(t => `\`${t}\``))}, which a GPU version would compute on the device and copy back (the host version has ${one ? 'it' : 'them'} on the host)%F`);
   }
   const text = why.map((w, k) => w.replace('%F', k === why.length - 1 ? ` ${figures}` : '')).join('; ');
   return `stays on the host: ${text}: ${formatSeconds(p.gpuSeconds)} against ${formatSeconds(p.cpuSeconds)} on the CPU (${formatSpeedupBelow(p.speedup, minSpeedup)})`;
@@ -1614,7 +1767,8 @@ function hostBoundary(
   cp: string,
   hostCopies: ReadonlyMap<string, HostCopy> = new Map(),
   copyOnce: ReadonlySet<string> = new Set(),
-  copiesAtStart: ReadonlyMap<string, HostCopy> = hostCopies
+  copiesAtStart: ReadonlyMap<string, HostCopy> = hostCopies,
+  bringAllBack = false
 ): { edits: TextEdit[]; transfers: Transfer[]; summary: string; computesOnHost: boolean; back: string[]; twins: Map<string, string>; forced: ForcedCopy[] } {
   const edits: TextEdit[] = [];
   const moved: Transfer[] = [];
@@ -1671,7 +1825,9 @@ function hostBoundary(
       return e === null || (e.kind === 'call' && keepsNoArgument(r, e.holders[0], model)) ? [] : [e];
     });
     const holders = [name, ...escapes.flatMap(e => (e.named ? e.holders : []))];
+    // (bringAllBack: the cell's rewrite with copies where it reads did not parse, rewriteNotebook)
     const kept =
+      bringAllBack ||
       calledReads.includes(name) ||
       (escapes.length > 0 &&
         (escapes.some(e => !e.named) || updatedInPlaceFrom(holders, cell.index, model)));

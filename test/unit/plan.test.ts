@@ -225,7 +225,9 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['host-copy-shared-changed-by-function', 'a notebook function changing its parameter in place (clip_inplace(w): np.clip(a, ..., out=a)) between two consumers of w: the later consumer copies w again', [1, 2, 3]],
     ['host-copy-shared-view-write', 'a write through a view no name holds (w.reshape(4000, 5000)[:, 0] = 0.0) between two consumers of w: the later consumer copies w again', [1, 2, 3]],
     ['host-copy-shared-changed-by-call', 'NumPy calls changing their argument (np.nan_to_num(w, copy=False), np.fill_diagonal(m.reshape(...), 0)) between consumers: the later consumers copy again', [1, 2, 3]],
-    ['host-copy-shared-unchanged', 'nothing changes w between its consumers (np.clip without out=, a function that only reads it): one host copy serves both', [1, 2, 3]]
+    ['host-copy-shared-unchanged', 'nothing changes w between its consumers (np.clip without out=, a function that only reads it): one host copy serves both', [1, 2, 3]],
+    ['consumer-copy-of-computed-value', 'a cell handing pandas a value it computes (pd.crosstab(lab % 3, lab)) from an array brought back earlier stays on the host: its GPU version would copy lab in and the 16 MB result back', [1]],
+    ['consumer-copy-small-result', 'a cell computing much on resident data and handing pandas a small result (64 bin counts) still moves: that copy back costs microseconds', [0, 1]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
     // judged by steady figures, as this file's rewriteNotebook is

@@ -92,6 +92,14 @@ export interface ArrayCellAnalysis {
   /** Names brought back to the host at the end of the cell. */
   bringBack: string[];
   /**
+   * The copies to the host the rewrite makes once per run for host code in the cell (a host
+   * consumer's argument, `pd.crosstab(cp.asnumpy(lab % 3), ...)`; a device value meeting pandas
+   * data), all counted in `work.deviceToHostBytes`: what each copies, the device names it reads (by
+   * their names in the original cell), and its bytes (0 where unknown). The plan charges those its
+   * cell's host version would not make (plan.ts planPrediction).
+   */
+  hostConsumerCopies: { text: string; reads: string[]; bytes: number }[];
+  /**
    * Device arrays of which the cell binds a host copy under another name that it leaves as the
    * array's value (`env_s_host = cp.asnumpy(env_s)` for a SciPy call kept on the host,
    * sharedHostCallCopies): name -> that name. In the plan, later host cells read it rather than
@@ -426,6 +434,18 @@ function assignsName(body: SyntaxNode, name: string): boolean {
   return found;
 }
 
+/** The names of `names` that `node` reads as values, in order, once each. */
+function identifiersIn(node: SyntaxNode, names: ReadonlySet<string>): string[] {
+  const out = new Set<string>();
+  walkTypes(node, IDENTIFIER, n => {
+    if (names.has(n.text) && isValueIdentifier(n)) {
+      out.add(n.text);
+    }
+    return true;
+  });
+  return [...out];
+}
+
 /** Does the expression mention any of these names (as module-level values)? */
 function mentions(node: SyntaxNode, names: ReadonlySet<string>): boolean {
   let hit = false;
@@ -648,7 +668,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // (an array copied back through the host copy a SciPy call kept on the host takes is charged
   // once, as that copy: sharedHostCallCopies)
   const broughtBack = copiedBack.filter(n => !shared.moved.has(n) && !shared.twins.has(n));
-  const { work, largest } = estimateWork(root, model, cell, deviceNames, transfers, broughtBack.concat(writeBack), {
+  const { work, largest, copiedOnce } = estimateWork(root, model, cell, deviceNames, transfers, broughtBack.concat(writeBack), {
     hostOnly: [...hostKeptOnly, ...setups.flatMap(s => [s.loop, s.made, ...s.inputs])],
     countedSizes: sizes.calls,
     hostDraws: hostRngCalls,
@@ -663,6 +683,14 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   });
   // pandas operands' copies cross PCIe too
   work.deviceToHostBytes += pandasOperands.bytes;
+  // (a host input the cell copies in under another name stays the host array, which a consumer
+  // handed it by name gets as it is: `divmod(v, 251)` beside `v_gpu`, no copy)
+  const keptHost = (node: SyntaxNode): boolean => node.type === 'identifier' && transfers.has(node.text) && transfers.get(node.text) !== node.text && !writeBack.includes(node.text);
+  const hostConsumerCopies = [...copiedOnce, ...pandasOperands.copied.map((node, k) => ({ node, bytes: pandasOperands.copiedBytes[k] }))].filter(c => !keptHost(c.node)).map(({ node, bytes }) => ({
+    text: node.text,
+    reads: identifiersIn(node, new Set([...deviceNames, ...transfers.keys()])),
+    bytes
+  }));
   for (const call of hostLoopCalls) {
     const copies = hostCopies.copied.map((node, k) => ({ node, bytes: hostCopies.copiedBytes[k] })).filter(c => isInside(c.node, call));
     const path = model.qualifiedName(field(call, 'function')!)?.slice('scipy.'.length) ?? '';
@@ -717,6 +745,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     slicedInputs: new Map([...sliced].map(([n, sub]) => [n, cell.source.slice(field(sub, 'value')!.endIndex, sub.endIndex)])),
     madeOnHost: hostAranges.map(c => c.text),
     bringBack,
+    hostConsumerCopies,
     hostTwins: shared.twins,
     leftOnDevice: leftOnDevice.filter(n => !rebuilt.has(n) && !deviceInputs.includes(n)),
     writeBack,
@@ -5046,8 +5075,8 @@ function pandasOperandCopies(
   refs: readonly LibraryRef[],
   deviceNames: ReadonlySet<string>,
   cp: string
-): { edits: TextEdit[]; copied: SyntaxNode[]; bytes: number; kept: LibraryRef[]; host: string[] } {
-  const out = { edits: [] as TextEdit[], copied: [] as SyntaxNode[], bytes: 0, kept: [] as LibraryRef[], host: [] as string[] };
+): { edits: TextEdit[]; copied: SyntaxNode[]; copiedBytes: number[]; bytes: number; kept: LibraryRef[]; host: string[] } {
+  const out = { edits: [] as TextEdit[], copied: [] as SyntaxNode[], copiedBytes: [] as number[], bytes: 0, kept: [] as LibraryRef[], host: [] as string[] };
   if (!importsAny(model, ['pandas']) || !readsPandas(cell, model)) {
     return out;
   }
@@ -5058,7 +5087,8 @@ function pandasOperandCopies(
     const v = model.inferValue(e, cell);
     out.edits.push(...hostCopyAround(e, v, cp, model, cell));
     out.copied.push(e);
-    out.bytes += v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0;
+    out.copiedBytes.push(v.kind === 'ndarray' && v.size !== undefined ? v.size * itemSize(v.dtype) : 0);
+    out.bytes += out.copiedBytes[out.copiedBytes.length - 1];
   };
   walkTypes(root, ['binary_operator', 'comparison_operator'], n => {
     if (out.copied.some(c => isInside(n, c))) {
@@ -6071,7 +6101,7 @@ export function estimateWork(
      */
     hostCalls?: readonly SyntaxNode[];
   } = {}
-): { work: WorkEstimate; largest?: ValueInfo } {
+): { work: WorkEstimate; largest?: ValueInfo; copiedOnce: { node: SyntaxNode; bytes: number }[] } {
   const hostOnly = kept.hostOnly ?? [];
   const countedSizes = kept.countedSizes ?? [];
   const hostDraws = kept.hostDraws ?? [];
@@ -6139,6 +6169,10 @@ export function estimateWork(
   const vectorised = new Map((kept.vectorised ?? []).map(v => [v.comprehension.id, v.row]));
   const copiedItems = new Set((kept.itemCopies ?? []).map(c => c.id));
   const hostCopies = new Map((kept.hostCopies ?? []).map(c => [c.node.id, c.bytes]));
+  // the host consumers' copies counted once in deviceToHostBytes (not those made on every step of
+  // a loop or inside a host call, which are itemCopyBytes): the plan weighs which of them its own
+  // host version would make too (plan.ts planPrediction)
+  const copiedOnce: { node: SyntaxNode; bytes: number }[] = [];
   const hostCallIds = new Set((kept.hostCalls ?? []).map(c => c.id));
   const hostMadeIds = new Set((kept.hostMade ?? []).map(c => c.id));
   const insideHostCall = (x: SyntaxNode): boolean => {
@@ -6203,6 +6237,7 @@ export function estimateWork(
         work.itemCopyBytes = (work.itemCopyBytes ?? 0) + times * copyBytes;
       } else {
         work.deviceToHostBytes += copyBytes;
+        copiedOnce.push({ node: n, bytes: copyBytes });
       }
     }
     const row = vectorised.get(n.id);
@@ -6532,8 +6567,11 @@ export function estimateWork(
   };
   rec(root, 1);
   // (one the walk does not reach, in code it leaves to the host: once)
-  for (const bytes of hostCopies.values()) {
-    work.deviceToHostBytes += bytes;
+  for (const c of kept.hostCopies ?? []) {
+    if (hostCopies.delete(c.node.id)) {
+      work.deviceToHostBytes += c.bytes;
+      copiedOnce.push(c);
+    }
   }
 
   if (largest?.size !== undefined) {
@@ -6563,7 +6601,7 @@ export function estimateWork(
     const v = model.inferValue(e, cell);
     work.hostToDeviceBytes += v.size !== undefined ? v.size * itemSize(v.dtype) : (largest?.size ?? 0) * 8;
   }
-  return { work, largest };
+  return { work, largest, copiedOnce };
 
   /**
    * The value of the largest non-scalar among `nodes` (an array of unknown size, or a value of

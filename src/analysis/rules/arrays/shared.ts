@@ -40,7 +40,9 @@ export function arrayPrediction(ctx: RuleContext, a: ArrayCellAnalysis): Predict
     copies.names.length > 0 ? `copies ${list(copies.names)} too, on every run (another name may share ${copies.names.length === 1 ? 'its' : 'their'} memory)` : '',
     copies.moved.length > 0
       ? `copies ${list(copies.moved)} in too, for this cell alone (${copies.moved.length === 1 ? 'a host array' : 'host arrays'} there too, read by no later cell)`
-      : ''
+      : '',
+    // (what the cell computes for its host code: a host version has it on the host, no copy)
+    copies.consumed.length > 0 ? `copies ${list(copies.consumed)} back for host code in the cell` : ''
   ].filter(Boolean);
   return predict(work, ctx.options.device, { speedup: plan.speedup, why: `the whole-notebook rewrite ${why.join(', and ')}` });
 }
