@@ -2539,7 +2539,7 @@ function lstsqValue(a: ValueInfo, b: ValueInfo | undefined, library: string): Va
 
 /**
  * What a labelled measurement of scipy.ndimage gives with an `index` (`ndi.sum(x, labels, idx)`):
- * one value per index, float64 for the sums and moments (SciPy accumulates them with
+ * one value per index, float64 for the sums and moments (the median of floats: their dtype; SciPy accumulates them with
  * np.bincount's float64 weights; cupyx returns float64 too) and the input's dtype for minimum
  * and maximum; shaped like the index array (length unknown for a `range`). Not the input's shape
  * and dtype, which the generic SciPy rule would give. Null for anything else (no index: a scalar,
@@ -2562,7 +2562,9 @@ function labeledMeasurementValue(
   if (shape === null) {
     return null; // a scalar index gives a scalar; an unknown one is not modelled
   }
-  const dtype = m[1] === 'minimum' || m[1] === 'maximum' ? first.dtype : 'float64';
+  // (the median of float values keeps their dtype: the middle value or the mean of two, in SciPy
+  // 1.17 and cupyx alike; of integers it is float64)
+  const dtype = m[1] === 'minimum' || m[1] === 'maximum' ? first.dtype : m[1] === 'median' && (first.dtype === 'float32' || first.dtype === 'float64') ? first.dtype : 'float64';
   return arrayValue(shape, dtype, 'numpy', 'inferred');
 }
 

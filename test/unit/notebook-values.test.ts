@@ -914,7 +914,9 @@ describe('labelled measurements of scipy.ndimage with an index', () => {
           'v = ndi.variance(p, labels, idx)',
           'mx = ndi.maximum(p, labels, idx)',
           'mn = ndi.minimum(i64, i64, [1, 2, 3])',
-          'z = ndi.sum(p > 0.5, labels, range(1, n + 1))'
+          'z = ndi.sum(p > 0.5, labels, range(1, n + 1))',
+          'md = ndi.median(p, labels, idx)',
+          'mdi = ndi.median(i64, i64, [1, 2])'
         ].join('\n')
       )
     );
@@ -926,5 +928,7 @@ describe('labelled measurements of scipy.ndimage with an index', () => {
     expect([at('mx').shape, at('mx').dtype]).toEqual([[40], 'float32']);
     expect([at('mn').shape, at('mn').dtype]).toEqual([[3], 'int64']);
     expect([at('z').shape, at('z').dtype]).toEqual([[null], 'float64']);
+    expect([at('md').shape, at('md').dtype]).toEqual([[40], 'float32']);
+    expect([at('mdi').shape, at('mdi').dtype]).toEqual([[2], 'float64']);
   });
 });

@@ -1855,10 +1855,6 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   const { drawCopyEdits } = s4;
   // fusion: elementwise chains become one @cp.fuse() kernel each
   const resolveUfunc = (fn: SyntaxNode): string | null => {
-    // Python's abs of an array is np.absolute (`x.__abs__()`), where no notebook binding shadows it
-    if (fn.type === 'identifier' && fn.text === 'abs' && !model.bindings.has('abs')) {
-      return 'absolute';
-    }
     const q = model.qualifiedName(fn);
     return q && q.startsWith('numpy.') && q.indexOf('.', 'numpy.'.length) < 0 ? q.slice('numpy.'.length) : null;
   };
@@ -4561,9 +4557,13 @@ function isHostConsumerCall(n: SyntaxNode, model: NotebookModel, cell: CellModel
   }
   if (fn.type === 'identifier') {
     const defined = model.bindings.get(fn.text)?.some(b => b.value.kind === 'function');
-    // (`abs(x)` of an array is `x.__abs__()`: np.absolute on the host, cp.absolute on the device,
-    // an array either way, not host data)
-    return !DEVICE_SAFE_BUILTINS.has(fn.text) && !(fn.text === 'abs' && !defined) && !defined && !arrays.has(fn.text) && !sumsItems(n);
+    // (`abs(x)` of an array, not a 0-d one, is `x.__abs__()`: np.absolute on the host,
+    // cp.absolute on the device, an array either way, not host data; CuPy's fusion has no
+    // __abs__, so fused chains take it as an argument computed outside)
+    const arg = fn.text === 'abs' ? callArguments(n).positional[0] : undefined;
+    const av = arg ? model.inferValue(arg, cell) : null;
+    const arrayAbs = !defined && av?.kind === 'ndarray' && !isZeroD(av);
+    return !DEVICE_SAFE_BUILTINS.has(fn.text) && !arrayAbs && !defined && !arrays.has(fn.text) && !sumsItems(n);
   }
   if (fn.type === 'attribute') {
     const obj = field(fn, 'object');
