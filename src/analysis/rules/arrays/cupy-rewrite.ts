@@ -675,6 +675,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
     hostDrawCopies,
     uploads: uploads.uploaded,
     hostMade: hostAranges,
+    hostMadeOnce: s4.hoistedAranges,
     sliced,
     vectorised: rowReductions.map(r => ({ comprehension: r.comprehension, row: r.row })),
     itemCopies: containerItems.copied,
@@ -1612,7 +1613,84 @@ function rewriteEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s2
       `\`${clip(rowReductions[0].from)}\` reduces each row in turn: it became one reduction over all the rows (\`${clip(rowReductions[0].text)}\`), a few launches and one count of the mask's elements for all the rows, instead of those and a wait per row; the same values (each row's sum taken in another order).`
     );
   }
-  return { sizes, canonical, drawCopyEdits, displayed, hostDisplayed, readsDeviceBesides, rowReductions };
+  // a host-made arange in a loop whose arguments the loop does not change: made and copied once,
+  // before the loop, not on every trip
+  const hoistedAranges = hoistLoopInvariantAranges(root, model, s1.hostAranges, edits, cp, base => s3.claim(freshName(base, s3.used)));
+  if (hoistedAranges.length > 0) {
+    notes.push(
+      `\`${clip(hoistedAranges[0].call.text)}\` is in a loop that does not change its arguments: made by NumPy and copied to the device once, before the loop (\`${hoistedAranges[0].name}\`), not on every trip${hoistedAranges.some(h => h.copied) ? '; where the loop changes the array in place, each trip takes a device copy of it' : ''}.`
+    );
+  }
+  return { sizes, canonical, drawCopyEdits, displayed, hostDisplayed, readsDeviceBesides, rowReductions, hoistedAranges: hoistedAranges.map(h => h.call) };
+}
+
+/** Builtins of Python numbers an arange's arguments may call and stay the same on every trip (`len(x)`, `int(n / 2)`). */
+const PURE_NUMBER_BUILTINS = new Set(['len', 'int', 'float', 'round', 'abs', 'min', 'max']);
+
+/**
+ * The host-made aranges (`calls`, each wrapped `cp.asarray(...)` by `edits`) inside a top-level
+ * loop of the cell whose arguments the loop does not change (no name of them bound or updated in
+ * place in the loop, no call but of Python numbers' builtins): made once before the loop,
+ * `t_gpu = cp.asarray(np.arange(...))`, and read by that name in the loop (its `.copy()` where
+ * the loop could change the array: the bound name updated in place or passed on, or the array
+ * not simply bound). `edits` is changed; those with other edits inside the call stay as they are.
+ */
+function hoistLoopInvariantAranges(
+  root: SyntaxNode,
+  model: NotebookModel,
+  calls: readonly SyntaxNode[],
+  edits: TextEdit[],
+  cp: string,
+  fresh: (base: string) => string
+): { call: SyntaxNode; name: string; copied: boolean }[] {
+  const out: { call: SyntaxNode; name: string; copied: boolean }[] = [];
+  for (const call of calls) {
+    let loop: SyntaxNode | null = null;
+    for (let p = call.parent; p && p.id !== root.id; p = p.parent) {
+      if (p.type === 'for_statement' || p.type === 'while_statement') {
+        loop = p;
+      }
+    }
+    const body = loop ? field(loop, 'body') : null;
+    const args = field(call, 'arguments');
+    if (!loop || !body || !args || loop.parent?.id !== root.id || !isInside(call, body) || insideFunction(call, ['function_definition', 'lambda', 'class_definition'])) {
+      continue;
+    }
+    // loop-invariant arguments
+    let varies = false;
+    walkTypes(args, ['identifier', 'call'], n => {
+      if (n.type === 'call') {
+        const fn = field(n, 'function');
+        varies ||= !(fn?.type === 'identifier' && PURE_NUMBER_BUILTINS.has(fn.text) && model.qualifiedName(fn) === null);
+        return !varies;
+      }
+      if (isValueIdentifier(n) && (assignsName(loop!, n.text) || globalReferences(loop!, n.text).some(r => inPlaceUpdate(r, model) !== null))) {
+        varies = true;
+      }
+      return !varies;
+    });
+    const own = (e: TextEdit): boolean => e.start === e.end && ((e.start === call.startIndex && e.text === `${cp}.asarray(`) || (e.start === call.endIndex && e.text === ')'));
+    const inner = edits.filter(e => e.start >= call.startIndex && e.end <= call.endIndex && !own(e));
+    const wraps = edits.filter(own);
+    if (varies || inner.length > 0 || wraps.length !== 2) {
+      continue;
+    }
+    // reused as it is where the loop only reads it: bound to a name the loop reads without
+    // updating it in place or passing it on, or an operand of an operator
+    const parent = call.parent;
+    const bound = parent?.type === 'assignment' && field(parent, 'right')?.id === call.id && field(parent, 'left')?.type === 'identifier' ? field(parent, 'left')!.text : null;
+    const readOnly = bound
+      ? globalReferences(loop, bound).every(r => r.id === field(parent!, 'left')?.id || (inPlaceUpdate(r, model) === null && escapingUse(r, model) === null))
+      : parent?.type === 'binary_operator' || parent?.type === 'comparison_operator';
+    const name = fresh(`${bound ?? 'arange'}_gpu`);
+    for (const w of wraps) {
+      edits.splice(edits.indexOf(w), 1);
+    }
+    edits.push(insert(loop.startIndex, `${name} = ${cp}.asarray(${call.text})  # made once: the loop does not change its arguments\n`));
+    edits.push(replace(call.startIndex, call.endIndex, readOnly ? name : `${name}.copy()`));
+    out.push({ call, name, copied: !readOnly });
+  }
+  return out;
 }
 
 /** Host copies, the epilogue and the shown value (stage 5). */
@@ -6083,6 +6161,8 @@ export function estimateWork(
      * making is priced in neither version.
      */
     hostMade?: readonly SyntaxNode[];
+    /** Those of `hostMade` made once before the loop holding them (hoistLoopInvariantAranges). */
+    hostMadeOnce?: readonly SyntaxNode[];
     /** Inputs copied in part: name -> the part (basicPart). */
     sliced?: ReadonlyMap<string, SyntaxNode>;
     /**
@@ -6175,6 +6255,7 @@ export function estimateWork(
   const copiedOnce: { node: SyntaxNode; bytes: number }[] = [];
   const hostCallIds = new Set((kept.hostCalls ?? []).map(c => c.id));
   const hostMadeIds = new Set((kept.hostMade ?? []).map(c => c.id));
+  const hostMadeOnceIds = new Set((kept.hostMadeOnce ?? []).map(c => c.id));
   const insideHostCall = (x: SyntaxNode): boolean => {
     for (let p = x.parent; p && hostCallIds.size > 0; p = p.parent) {
       if (hostCallIds.has(p.id)) {
@@ -6348,7 +6429,7 @@ export function estimateWork(
         const made = model.inferValue(n, cell);
         consider(made);
         const k = (work.hostKept ??= { passes: 0, transcendentalOps: 0, bytes: 0 });
-        k.bytes += times * (made.size ?? 0) * itemSize(made.dtype);
+        k.bytes += (hostMadeOnceIds.has(n.id) ? 1 : times) * (made.size ?? 0) * itemSize(made.dtype);
       }
       if (q && hostCallIds.has(n.id)) {
         // SciPy's on the host in both versions, at its measured rate (./loop-work.ts): the CPU's
