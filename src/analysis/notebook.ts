@@ -488,7 +488,7 @@ export class NotebookModel {
     for (let k = 0; k < assignments.length; k++) {
       const a = assignments[k];
       const value = a.augmented
-        ? this.valueBefore(a.name, cell, a.statement.startIndex)
+        ? this.augmentedBinding(a, cell)
         : a.value
           ? this.inferValue(a.value, cell)
           : a.unpacked
@@ -499,6 +499,27 @@ export class NotebookModel {
       bindings.add(b);
     }
     return entries;
+  }
+
+  /**
+   * What a module-level `name op= value` (assignment fact `a`) leaves in `name`: an array updated
+   * in place (or anything but a number) what it was; a number `name op value` (`N = 4` then
+   * `N *= 2`: 8), without its value where the statement may run other than once (in a loop or a
+   * branch: `a.nested`).
+   */
+  private augmentedBinding(a: AssignmentFact, cell: CellModel): ValueInfo {
+    const before = this.valueBefore(a.name, cell, a.statement.startIndex);
+    const n = a.value;
+    const right = n?.type === 'augmented_assignment' ? field(n, 'right') : null;
+    const op = n ? operatorOf(n) : '';
+    if (before.kind !== 'scalar' || !right || !op.endsWith('=') || field(n!, 'left')?.type !== 'identifier') {
+      return before;
+    }
+    const after = this.binaryValue(before, this.inferValue(right, cell), op.slice(0, -1));
+    if (after.kind !== 'scalar') {
+      return UNKNOWN;
+    }
+    return a.nested ? { ...after, value: undefined } : after;
   }
 
   /**

@@ -932,3 +932,30 @@ describe('labelled measurements of scipy.ndimage with an index', () => {
     expect([at('mdi').shape, at('mdi').dtype]).toEqual([[2], 'float64']);
   });
 });
+
+describe('module-level augmented assignment of a number', () => {
+  it('rebinds the number to `name op value`, and sizes computed from it see the new value', () => {
+    const m = model(
+      cellsOf(
+        ['import numpy as np', 'N = 4', 'N *= 2', 'M = 1000', 'M += 24', 'h = 1.5', 'h /= 2', 'K = 10', 'for _ in range(3):', '    K += 1'].join('\n'),
+        'x = np.zeros(N * 1000)\ny = np.ones((M, N))\nz = np.empty(K)'
+      )
+    );
+    const cell = m.cells[1];
+    expect(m.valueAfter('N', m.cells[0])).toMatchObject({ kind: 'scalar', value: 8, dtype: 'int64' });
+    expect(m.valueAfter('M', m.cells[0])).toMatchObject({ kind: 'scalar', value: 1024, dtype: 'int64' });
+    expect(m.valueAfter('h', m.cells[0])).toMatchObject({ kind: 'scalar', value: 0.75, dtype: 'float64' });
+    expect(m.valueAfter('x', cell)).toMatchObject({ kind: 'ndarray', shape: [8000] });
+    expect(m.valueAfter('y', cell)).toMatchObject({ kind: 'ndarray', shape: [1024, 8] });
+    // in a loop the statement runs an unknown number of times: a number, its value unknown
+    const k = m.valueAfter('K', m.cells[0]);
+    expect(k).toMatchObject({ kind: 'scalar', dtype: 'int64' });
+    expect(k.kind === 'scalar' ? k.value : 'none').toBeUndefined();
+    expect(m.valueAfter('z', cell)).toMatchObject({ kind: 'ndarray', shape: [null] });
+  });
+
+  it('keeps an array updated in place as it was', () => {
+    const m = model(cellsOf('import numpy as np\na = np.zeros((3, 4), dtype=np.float32)\na *= 2', 'b = a + 1'));
+    expect(m.valueAfter('a', m.cells[0])).toMatchObject({ kind: 'ndarray', shape: [3, 4], dtype: 'float32' });
+  });
+});
