@@ -154,13 +154,20 @@ export const MEASURED_H200 = {
   hostSecondsPerUfuncAtElement: 16e-9,
   hostSecondsPerUfuncAtScalar: 1.5e-9,
   /**
-   * NumPy's inner loop set up once per row where the last axis is short: a broadcast subtraction
-   * into (200000, 12, 8) float32 took 37.5 ms against 6.2 ms for the same 19.2M elements flat, 13
-   * ns more per row of 8; `.sum(axis=2)` of it 45 ms against 6 ms, 16 ns more per output (i_kmeans
-   * cell 5's distance step, measured 12.8 and 14.9 s for its 50 iterations on the H200's host).
+   * NumPy's inner loop set up once per row where the last axis is short, beyond the streamed pass
+   * the model prices for the same elements. Measured on the H200's host by bench/host_probe.py
+   * kmeans_pieces (run 27, bench/results/2026-12-02-h200-run27/host_probe_1.json, `kmeans_ms`;
+   * i_kmeans cell 5's distance step at n, k, d = 200,000, 12, 8 float32, 19.2M elements in 2.4M
+   * rows of 8): the broadcast subtraction `X[:, None, :] - C[None, :, :]` 55.3 ms (2.9 ns an
+   * element), `.sum(axis=2)` of the squares 52.6 ms (2.7 ns an element). The model prices a flat
+   * pass over those elements at 17.5 ms (subtraction) and 5.8 ms (sum), so a row costs (55.3 -
+   * 17.5) / 2.4M = 15.8 ns more and an output (52.6 - 5.8) / 2.4M = 19.5 ns more: with them the
+   * model gives the measured 2.9 and 2.7 ns an element. (Session 11's figures, timed on a 2-core
+   * machine against NumPy's flat rate there, were 13 and 16 ns.) i_kmeans cell 5 measured 12.8-20
+   * s for its 50 iterations on the H200's host (runs 20-25).
    */
-  hostSecondsPerBroadcastRow: 13e-9,
-  hostSecondsPerReducedRow: 16e-9,
+  hostSecondsPerBroadcastRow: 15.8e-9,
+  hostSecondsPerReducedRow: 19.5e-9,
   /**
    * What NumPy's NaN-skipping reductions cost beyond the plain one, per float32 element of
    * (240, 180, 360) with 1% NaNs (here; g_climate's cells on the H200's host): `nansum` 1.6 ns
@@ -311,6 +318,18 @@ export const MEASURED_H200 = {
    */
   hostFactorisationFlops: 2e9,
   hostFactorisationFlopsCap: 0.55e12,
+  /**
+   * LAPACK's decompositions of a square matrix on the H200's host (`np.linalg.solve`, `inv`,
+   * `det`, `cholesky`, `eigh`, `eigvalsh`, `eig`; loop-work.ts `squareFactorisationWork` counts
+   * their flops), host flops per second: j_pde cell 3 (a dense solve of 1498 x 1498, getrf and
+   * getrs, 2.24e9 flops, with three np.diag of it and a sin: 72-77 ms on the H200's host, runs
+   * 22-23 orig; the rest of the cell priced at 12 ms): the solve ~62 ms, 36 GFLOP/s. p_finance
+   * cell 10 (eigvalsh and cholesky of 2000 x 2000, 1.33e10 flops, with a 504 x 2000 Gram matrix:
+   * 0.31-0.40 s, run 27 calls 3 and 6; the rest priced at 53 ms) ran at 39-51 GFLOP/s, the same
+   * rate. Before, each was 2 (sqrt of its size)^3 flops at the float64 matmul rate (0.55e12):
+   * p_finance cell 10 at 0.10 s.
+   */
+  hostSquareFactorisationFlops: 36e9,
   /**
    * cuSOLVER's SVD through CuPy (`cp.linalg.svd`, also inside `cp.linalg.lstsq`), device flops per
    * second: h_spectro cell 16 (svd of 4000x2048, 2.7e11 flops) took 0.60 and 0.61 s on the H200

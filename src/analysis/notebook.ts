@@ -994,15 +994,27 @@ export class NotebookModel {
               : { kind: 'scalar', dtype: v.dtype, origin: 'inferred', library: 'numpy' };
           }
           if (indexed) {
-            // basic slicing (a view of the array): its exact shape
+            // basic slicing (a view of the array): its exact shape; of a selection along its
+            // axis of unknown length (`rows[:, None]`), a selection of the same bound
+            if (v.selection && indexed.includes(null)) {
+              return { kind: 'ndarray', dtype: v.dtype, shape: indexed, size: v.size, origin: 'inferred', approx: true, selection: true, library: v.library, device: v.device };
+            }
             return { kind: 'ndarray', dtype: v.dtype, shape: indexed, size: shapeSize(indexed), origin: 'inferred', library: v.library, device: v.device };
           }
           const fancy = v.shape ? fancyIndexValue(n, v, this, cell) : undefined;
           if (fancy) {
             return fancy;
           }
-          // fancy or boolean indexing, bounds the analysis cannot read: at most its size
-          return { kind: 'ndarray', dtype: v.dtype, size: v.size, shape: undefined, origin: 'inferred', approx: true, library: v.library };
+          // fancy or boolean indexing, bounds the analysis cannot read: at most its size (a
+          // selection where an index is one, or a mask: `env[rows[:, None], cols]`)
+          const out: ValueInfo = { kind: 'ndarray', dtype: v.dtype, size: v.size, shape: undefined, origin: 'inferred', approx: true, library: v.library };
+          const value = field(n, 'value');
+          const parts = kids(n).filter(k => k.id !== value?.id && k.type !== 'comment');
+          const flat = parts.length === 1 && parts[0].type === 'tuple' ? kids(parts[0]).filter(k => k.type !== 'comment') : parts;
+          if (flat.some(k => k.type !== 'slice' && k.type !== 'ellipsis' && k.type !== 'none' && this.inferValue(k, cell).selection)) {
+            out.selection = true;
+          }
+          return out;
         }
         if (v.kind === 'dataframe') {
           return { kind: 'series', origin: 'inferred', library: v.library };
@@ -2440,7 +2452,8 @@ function numpyTupleValue(
       if (positional.length !== 1 || a.kind !== 'ndarray' || !a.shape) {
         return null;
       }
-      return tupleOf(a.shape.map(() => arr([null], 'int64', true)), library);
+      // the positions the mask selects: as many as the data decide, at most the mask's size
+      return tupleOf(a.shape.map(() => ({ ...arr([null], 'int64', true), selection: true })), library);
     case 'divmod':
     case 'modf':
     case 'frexp': {
@@ -2920,6 +2933,14 @@ export function broadcastValues(values: ValueInfo[], dtype?: string): ValueInfo 
     out.shape = shape;
     out.size = shapeSize(shape);
     out.approx = undefined;
+    out.selection = undefined;
+    if (largest.selection && shape.includes(null)) {
+      // a selection broadcast against other arrays (`rows[:, None] + win[None, :]`): still as
+      // many rows as the data decide (its size not known: the bound times the axes added would
+      // stand for more memory than the data ever take)
+      out.approx = true;
+      out.selection = true;
+    }
   }
   out.dtype = promoted;
   out.origin = 'inferred';
@@ -3264,13 +3285,17 @@ function fancyIndexValue(n: SyntaxNode, v: ValueInfo, model: NotebookModel, cell
     const rows = shapeSize(shape.slice(1));
     if (index.approx && index.size !== undefined && rows !== undefined) {
       // positions of a masked selection (`en[np.argsort(t[good])]`): its bound on the count holds
-      return { kind: 'ndarray', dtype: v.dtype, shape: out, size: index.size * rows, origin: 'inferred', approx: true, library: v.library, device: v.device };
+      const gathered: ValueInfo = { kind: 'ndarray', dtype: v.dtype, shape: out, size: index.size * rows, origin: 'inferred', approx: true, library: v.library, device: v.device };
+      if (index.selection) {
+        gathered.selection = true;
+      }
+      return gathered;
     }
     return { kind: 'ndarray', dtype: v.dtype, shape: out, size: shapeSize(out), origin: 'inferred', library: v.library, device: v.device };
   }
   if (index.dtype === 'bool' && index.shape.length <= shape.length) {
     const out = [null, ...shape.slice(index.shape.length)];
-    return { kind: 'ndarray', dtype: v.dtype, shape: out, size: v.size, origin: 'inferred', approx: true, library: v.library, device: v.device };
+    return { kind: 'ndarray', dtype: v.dtype, shape: out, size: v.size, origin: 'inferred', approx: true, selection: true, library: v.library, device: v.device };
   }
   return undefined;
 }
@@ -3948,9 +3973,14 @@ function reductionValue(
   const keepdims = keywords.get('keepdims');
   const keep = keepdims === undefined || keepdims.text === 'False' ? false : keepdims.text === 'True' ? true : undefined;
   const shape = keep === undefined ? undefined : reducedShape(base.shape, axisNode, keep, model, cell);
-  return shape
-    ? { kind: 'ndarray', shape, size: shapeSize(shape), dtype, origin: 'inferred', library }
-    : { kind: 'ndarray', dtype, origin: 'inferred', library, approx: true };
+  const out: ValueInfo = shape ? { kind: 'ndarray', shape, size: shapeSize(shape), dtype, origin: 'inferred', library } : { kind: 'ndarray', dtype, origin: 'inferred', library, approx: true };
+  if (base.selection && axisNode !== undefined && axisNode.type !== 'none' && (shape === undefined || shape.includes(null))) {
+    // along an axis of a selection (`env[rows[:, None], cols].max(axis=1)`): one value per
+    // selected row, as many as the data decide
+    out.approx = true;
+    out.selection = true;
+  }
+  return out;
 }
 
 /**

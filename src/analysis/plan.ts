@@ -131,7 +131,7 @@ import { analyseArrayCell, boundToPythonScalar, changedWithin, keepsNoArgument, 
 import { cellFirstUses, withFirstUses } from './rules/arrays/shared';
 import { field, isValueIdentifier, kids, unparen, walk } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
-import { formatBytes, valueBytes, type ValueInfo } from './values';
+import { copyBytes, formatBytes, valueBytes, type ValueInfo } from './values';
 
 export interface PlanOptions {
   parser?: PythonParser;
@@ -257,7 +257,11 @@ export interface NotebookFigures {
   freshSessionSeconds: number;
   /** What the machine's first run adds to `freshSessionSeconds` (compiles). */
   firstRunExtraSeconds: number;
-  /** The `import cupy` the rewrite adds (0 when the notebook imports CuPy itself), in the figures above. */
+  /**
+   * CuPy's start-up where the rewrite adds `import cupy` (0 when the notebook imports CuPy itself),
+   * in the figures above: the import, the CUDA context and the first kernel's once-per-process cost
+   * (apis/first-use.ts `importCupy` + `firstKernel`).
+   */
   importSeconds: number;
   /** GPU cells whose sizes are unknown: no figure, not counted. */
   unpriced: number[];
@@ -644,7 +648,7 @@ function hostOnlyProducers(produced: readonly Produced[], plan: ResidencyPlan, m
     const same = (n: string, c: CellModel): boolean => version(n, c) === (outputs.includes(n) ? cell.index : version(n, cell));
     const onDevice = names.some(n => later.some(c => gpu.has(c.index) && c.facts!.inputs.has(n) && same(n, c)));
     const back = names.filter(n => plan.transfers.some(t => t.direction === 'to-host' && t.name === n && t.cellIndex > cell.index && !t.partial && same(n, model.cells[t.cellIndex])));
-    const bytes = (ns: string[]): number => ns.reduce((a, n) => a + (valueBytes(model.valueAfter(n, cell)) ?? 0), 0);
+    const bytes = (ns: string[]): number => ns.reduce((a, n) => a + (copyBytes(model.valueAfter(n, cell)) ?? 0), 0);
     if (!work || onDevice || bytes(back) === 0) {
       continue;
     }
@@ -1076,9 +1080,11 @@ function planPass(
   changes.sort((a, b) => a.cellIndex - b.cellIndex);
   // a fresh process's first copies in cost more (apis/first-use.ts FIRST_COPY_IN_SECONDS_PER_MIB):
   // once per session, on the copies the GPU cells make of host arrays
-  const copyBytes = transfers.filter(t => t.direction === 'to-device').map(t => valueBytes(model.valueBefore(t.name, models[t.cellIndex], 0)) ?? 0);
-  const firstCopy = firstCopyInCharge(copyBytes);
-  const figures = gpuCells.length > 0 ? notebookFigures(totals, importLine ? FIRST_USE_H200.importCupy : 0, firstCopy) : null;
+  const inBytes = transfers.filter(t => t.direction === 'to-device').map(t => copyBytes(model.valueBefore(t.name, models[t.cellIndex], 0)) ?? 0);
+  const firstCopy = firstCopyInCharge(inBytes);
+  // CuPy's start-up, once per process: the import and CUDA context, and what the first statement
+  // that runs a kernel pays (apis/first-use.ts `firstKernel`)
+  const figures = gpuCells.length > 0 ? notebookFigures(totals, importLine ? FIRST_USE_H200.importCupy + FIRST_USE_H200.firstKernel : 0, firstCopy) : null;
   // host cells that copy back an array a GPU cell moved in by rebinding (the whole array, a part, or
   // for a host consumer), with that cell: keepOnHostFrom says whether it could keep its host array
   const gpu = new Set(gpuCells);
@@ -1254,7 +1260,7 @@ function notebookFigures(totals: { cpu: number; gpu: number; fresh: number; cold
   const unpriced = totals.unpriced.length > 0 ? `; cell${totals.unpriced.length === 1 ? '' : 's'} ${totals.unpriced.join(', ')} not counted (array sizes unknown)` : '';
   const figures = priced
     ? `the cells it moves to the GPU take ~${formatSeconds(totals.cpu)} on the CPU and ~${formatSeconds(fresh)} on the GPU per session ` +
-      `(${importSeconds > 0 ? `import cupy ~${formatSeconds(importSeconds)}, ` : ''}first uses of libraries and kernels ~${formatSeconds(totals.fresh - totals.gpu)}` +
+      `(${importSeconds > 0 ? `import cupy and its first kernel ~${formatSeconds(importSeconds)}, ` : ''}first uses of libraries and kernels ~${formatSeconds(totals.fresh - totals.gpu)}` +
       // (the cells it keeps on the host pay these: named from a millisecond)
       `${totals.hostCopies >= 1e-3 ? `, copies of device arrays for the host code of cells kept on the host ~${formatSeconds(totals.hostCopies)}` : ''}` +
       // (under a millisecond counted, not named: h_spectro's few KiB)
@@ -1324,14 +1330,14 @@ function copiesPerRun(
   consumed: readonly { text: string; bytes: number }[]
 ): Copies {
   const names = [...hostKept];
-  const bytesIn = (ns: readonly string[]): number => ns.reduce((a, n) => a + (valueBytes(model.valueBefore(n, cell, 0)) ?? 0), 0);
+  const bytesIn = (ns: readonly string[]): number => ns.reduce((a, n) => a + (copyBytes(model.valueBefore(n, cell, 0)) ?? 0), 0);
   return {
     consumed: [...new Set(consumed.map(c => c.text))],
     consumerOut: consumed.reduce((a, c) => a + c.bytes, 0),
     names,
     writeBack: [...writeBack],
     in: bytesIn(names),
-    out: writeBack.reduce((a, n) => a + (valueBytes(model.valueAfter(n, cell)) ?? 0), 0),
+    out: writeBack.reduce((a, n) => a + (copyBytes(model.valueAfter(n, cell)) ?? 0), 0),
     returning: [...returning],
     returnIn: bytesIn(returning),
     moved: [...firstIn],
@@ -1949,12 +1955,12 @@ function hostBoundary(
   if (backFromCopy.size > 0) {
     summary.push(`takes ${[...backFromCopy].map(([n, c]) => `${n} back as ${c.twin} (the host copy cell ${c.cellIndex} made)`).join(', ')} for host code: no copy again`);
   }
-  const whole = (n: string): number => valueBytes(model.valueBefore(n, cell, 0)) ?? 0;
+  const whole = (n: string): number => copyBytes(model.valueBefore(n, cell, 0)) ?? 0;
   const forced: ForcedCopy[] = [
     // (one taken back as an earlier host cell's copy crosses nothing here)
     ...back.filter(name => !backFromCopy.has(name)).map(name => ({ name, bytes: whole(name), back: true })),
     ...made.filter(([n]) => !forConsumers.has(n)).map(([name]) => ({ name, bytes: whole(name), back: false })),
-    ...parts.map(({ name, expr }) => ({ name, bytes: valueBytes(model.inferValue(expr, cell)) ?? 0, back: false }))
+    ...parts.map(({ name, expr }) => ({ name, bytes: copyBytes(model.inferValue(expr, cell)) ?? 0, back: false }))
   ];
   return { edits, transfers: moved, summary: summary.join('; '), computesOnHost, back, twins, forced };
 }

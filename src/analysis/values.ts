@@ -48,6 +48,15 @@ export interface ValueInfo {
    */
   approx?: boolean;
   /**
+   * The size is a count the data decide, of positions a mask selects: what `np.nonzero` (and a
+   * one-argument `np.where`) give, a boolean mask's selection (`x[m]`), a gather through such
+   * positions (`x[rows]`), and what elementwise work and reductions make of them. `size` then holds
+   * the bound (the mask's size), with `approx`. The cost model prices work over such a value at its
+   * lower bound (rules/arrays/cupy-rewrite.ts `fraction`), as it does a mask's selection written in
+   * the same expression (`maskSelected`): how many positions the mask selects is the data's.
+   */
+  selection?: boolean;
+  /**
    * A `sequence` whose items the analysis knows, in order: what a call returning a tuple gives
    * (`np.linalg.eigh`: eigenvalues and eigenvectors; `ndimage.label`: labels and their count),
    * each item as what unpacking it binds.
@@ -91,6 +100,15 @@ export function itemSize(dtype: string | undefined): number {
 /** Bytes held by an array value, when known. */
 export function valueBytes(v: ValueInfo): number | undefined {
   return v.size === undefined ? undefined : v.size * itemSize(v.dtype);
+}
+
+/**
+ * The bytes a copy of `v` between host and device is priced at: its size's, except a selection
+ * (`ValueInfo.selection`: positions a mask selects, whose `size` is only the mask's), priced at its
+ * lower bound as its work is (0). Memory checks use `valueBytes`, the bound.
+ */
+export function copyBytes(v: ValueInfo): number | undefined {
+  return v.kind === 'ndarray' && v.selection ? 0 : valueBytes(v);
 }
 
 /** dtypes the GPU cannot hold (CuPy has no object, string or structured arrays). */

@@ -41,10 +41,34 @@ const ms = (cold: number, warm: number): ColdWarm => ({ cold: cold / 1000, warm:
 export const FIRST_USE_H200 = {
   /**
    * Per process, once per notebook: `import cupy` beyond NumPy's own (0.20 s: numpy 0.34 s,
-   * numpy+cupy 0.54 s), the CUDA context at the first array (0.31 s) and the first kernel
-   * launch (32 ms, `img + img` with the cache warm).
+   * numpy+cupy 0.54 s) and the CUDA context at the first array (0.31 s: `cupy.zeros(1)` and a
+   * synchronise, 0.85 s against 0.54). Run 27's line probe (bench/line_probe.py, call 4) timed the
+   * `import cupy` line of four rewrites, which it synchronises (so the context is made there), at
+   * 382-563 ms. The first kernel launch, 32 ms in run 21's probe, is `firstKernel`'s now.
    */
-  importCupy: 0.54,
+  importCupy: 0.51,
+  /**
+   * Per process, once per notebook: what the first statement that runs a CuPy kernel pays beyond
+   * its own work and the first uses it makes (its kernels' loads, library handles), with CuPy's
+   * kernel cache warm. bench/line_probe.py (run 27, call 4; bench/results/2026-12-02-h200-run27/
+   * line_probe_4.*): each statement of a rewrite in a fresh process, synchronised, then re-run in
+   * the same process. m_pic cell 3's `(xp / dxg).astype(np.int64) % ng` took 374 ms first, 0.1 ms
+   * re-run, its three built-in kernels' loads priced at ~3 ms: 0.37 s, taken here. The process's
+   * other first compute statements paid 0.25-0.56 s beyond their steady time and their priced
+   * loads (d_stats cell 4's `cp.linalg.lstsq` 707 ms against 6.3 re-run and ~0.14 s of cuSOLVER,
+   * cuBLAS and kernel loads; l_kalman cell 5's loop 607 against 198 ms; i_kmeans cell 5's 616
+   * against 63 ms), so 0.37 s is their low end. It is the device side's: the host statements run
+   * first in the same processes paid nothing alike (m_pic cell 1's `rng.normal` of 4M 194.5 ms
+   * first, 194.9 re-run; d_stats' first host matrix product and `eigh` 9.4 and 7.8 ms), the
+   * statement compiles nothing (the cache was warm) and uses no library, and the import and the
+   * CUDA context were paid on the `import cupy` line before it: CuPy's kernel-loading machinery
+   * (NVRTC's library loaded for the cache key, the driver's first module load). The probes that
+   * measured the other first uses left it out: run 21's (bench/first_use_probe.py) imported four
+   * cupyx.scipy submodules first, run 25's (bench/submodule_probe.py) reduced an array first; and
+   * run 21's imports of a cupyx.scipy submodule into a bare process took 0.31-0.65 s more than run
+   * 25's figures for the same imports. So it is charged nowhere else; `importCupy` held 32 ms of it.
+   */
+  firstKernel: 0.37,
   /**
    * Importing a cupyx.scipy submodule where a notebook's rewrite imports it: in a process that
    * has imported the SciPy module it replaces, imported CuPy and made and reduced a first array

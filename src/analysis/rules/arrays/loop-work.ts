@@ -176,13 +176,16 @@ export function stackedLinalgWork(name: string, a: ValueInfo): LoopWork | null {
  * not known.
  */
 export function factorisationWork(name: string, call: SyntaxNode, model: NotebookModel, cell: CellModel): LoopWork | null {
-  if (name !== 'qr' && name !== 'svd' && name !== 'lstsq') {
+  if (name !== 'qr' && name !== 'svd' && name !== 'lstsq' && SQUARE_FLOPS[name] === undefined) {
     return null;
   }
   const { positional, keywords } = callArguments(call);
   const a = positional[0] ? knownShape(model.inferValue(positional[0], cell)) : null;
   if (a === null || a.length !== 2) {
     return null;
+  }
+  if (SQUARE_FLOPS[name] !== undefined) {
+    return squareFactorisationWork(name, a, positional[1] ? knownShape(model.inferValue(positional[1], cell)) : null);
   }
   const big = Math.max(a[0], a[1]);
   const k = Math.min(a[0], a[1]);
@@ -214,6 +217,59 @@ export function factorisationWork(name: string, call: SyntaxNode, model: Noteboo
 }
 
 /**
+ * LAPACK's flops for a decomposition of one n x n matrix (leading terms; `r` right-hand sides),
+ * from Golub and Van Loan, Matrix Computations (4th ed.), and LAPACK's operation counts:
+ * - cholesky (potrf): n^3 / 3;
+ * - solve (getrf and getrs): 2 n^3 / 3 + 2 n^2 r; det and slogdet (getrf): 2 n^3 / 3;
+ * - inv (getrf and getri): 2 n^3;
+ * - eigvalsh (syevd without vectors: the reduction to tridiagonal form, sytrd; the tridiagonal
+ *   eigenvalues are O(n^2)): 4 n^3 / 3;
+ * - eigh (syevd: sytrd, the divide-and-conquer tridiagonal solver's products, at most ~4 n^3 / 3
+ *   without deflation, and the reflectors applied to the vectors, ormtr, 2 n^3): 14 n^3 / 3;
+ * - eigvals (geev without vectors: Hessenberg reduction and the QR iteration): 10 n^3;
+ * - eig (geev with the right vectors): 25 n^3 (GVL's Schur decomposition count).
+ */
+const SQUARE_FLOPS: Readonly<Record<string, (n: number, r: number) => number>> = {
+  cholesky: n => n ** 3 / 3,
+  solve: (n, r) => (2 / 3) * n ** 3 + 2 * n * n * r,
+  det: n => (2 / 3) * n ** 3,
+  slogdet: n => (2 / 3) * n ** 3,
+  inv: n => 2 * n ** 3,
+  eigvalsh: n => (4 / 3) * n ** 3,
+  eigh: n => (14 / 3) * n ** 3,
+  eigvals: n => 10 * n ** 3,
+  eig: n => 25 * n ** 3
+};
+
+/**
+ * `np.linalg.<name>` (cholesky, solve, inv, det, slogdet, eig*) of one n x n matrix `a` (`b`: a
+ * solve's right-hand sides): `SQUARE_FLOPS` for its shape, on the host at LAPACK's rate for a square
+ * matrix (`MEASURED_H200.hostSquareFactorisationFlops`; below n = 32 x that / 2 GFLOP/s the
+ * memory-bound rate `hostFactorisationFlops` scaled by n / 32, as the narrow QRs are), on the device
+ * at cuSOLVER's measured factorisation rate (`MEASURED_H200.deviceSvdFlops`: the one cuSOLVER
+ * decomposition timed on the H200; potrf and getrf run faster, so this is the device's low end).
+ * Null for a matrix that is not square.
+ */
+function squareFactorisationWork(name: string, a: readonly number[], b: readonly number[] | null): LoopWork | null {
+  const n = a[0];
+  if (a[1] !== n || n <= 0) {
+    return null;
+  }
+  const r = name === 'solve' ? (b === null || b.length === 0 ? 1 : b.length === 1 ? 1 : b[b.length - 1]) : 0;
+  const flops = SQUARE_FLOPS[name](n, r);
+  const rate = Math.min(MEASURED_H200.hostSquareFactorisationFlops, MEASURED_H200.hostFactorisationFlops * Math.max(1, n / 32));
+  return {
+    hostSeconds: flops / rate,
+    deviceFlops: 0,
+    deviceSeconds: flops / MEASURED_H200.deviceSvdFlops,
+    // (CuPy's inverse or solve of one matrix: a factorisation, a solve, the copies and checks
+    // around them, as `deviceSmallSolveLaunches` counts them; the others a factorisation and its checks)
+    launches: name === 'inv' || name === 'solve' ? MEASURED_H200.deviceSmallSolveLaunches : 4,
+    elementsMoved: 2 * n * n + 2 * n * r
+  };
+}
+
+/**
  * A fancy-index gather, `a[idx]`, `X[idx, 0]`, `a[:, idx]` (one index an integer array, the
  * source's size, the index's and the result's known): NumPy copies it item by item, an index
  * value at a time (`MEASURED_H200.hostGatherSeconds*`: a fixed cost per item, and per 64-byte
@@ -239,6 +295,11 @@ export function gatherWork(n: SyntaxNode, model: NotebookModel, cell: CellModel)
   const result = model.inferValue(n, cell);
   if (arrays.length !== 1 || arrays[0].size === undefined || arrays[0].size === 0 || result.kind !== 'ndarray' || result.size === undefined) {
     return null;
+  }
+  if (arrays[0].selection) {
+    // through positions a mask selected (`dist_km[rows]` with `rows` from np.nonzero): as many
+    // items as the data decide, priced at the lower bound (values.ts `selection`)
+    return { hostSeconds: 0, result };
   }
   const items = arrays[0].size;
   const perItem = result.size / items;
@@ -562,7 +623,7 @@ export function broadcasts(a: ValueInfo, b: ValueInfo): boolean {
  * Host seconds per element of SciPy's filters (`MEASURED_H200.hostScipyFilterSeconds`, each with
  * where it was measured): a median filter per element of its window.
  */
-const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter|uniform_filter|sobel|prewitt|median_filter|shift|rotate|zoom|affine_transform|map_coordinates|savgol_filter|sosfilt|sosfiltfilt|welch|spectrogram|find_peaks|decimate|binary_erosion|binary_dilation|binary_opening|binary_closing|binary_fill_holes)$/;
+const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter1d|uniform_filter1d|gaussian_filter|uniform_filter|sobel|prewitt|median_filter|shift|rotate|zoom|affine_transform|map_coordinates|savgol_filter|sosfilt|sosfiltfilt|welch|spectrogram|find_peaks|decimate|binary_erosion|binary_dilation|binary_opening|binary_closing|binary_fill_holes)$/;
 
 /**
  * A SciPy filter's seconds on the host (its rate per element, a median filter's per element of
@@ -634,6 +695,9 @@ export function scipyFilterWork(
       return null;
     }
     perElement = rates.decimate;
+  } else if (name === 'gaussian_filter1d' || name === 'uniform_filter1d') {
+    // one axis of the separable 2-D filter, whose figure (timed on 2-D images) is two such passes
+    perElement = rates[name === 'gaussian_filter1d' ? 'gaussian_filter' : 'uniform_filter'] / 2;
   } else {
     perElement = rates[name as 'gaussian_filter' | 'uniform_filter' | 'sobel' | 'prewitt' | 'savgol_filter' | 'sosfilt' | 'sosfiltfilt'];
   }
