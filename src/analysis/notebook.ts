@@ -3295,7 +3295,7 @@ function fancyIndexValue(n: SyntaxNode, v: ValueInfo, model: NotebookModel, cell
   }
   if (index.dtype === 'bool' && index.shape.length <= shape.length) {
     const out = [null, ...shape.slice(index.shape.length)];
-    return { kind: 'ndarray', dtype: v.dtype, shape: out, size: v.size, origin: 'inferred', approx: true, selection: true, library: v.library, device: v.device };
+    return { kind: 'ndarray', dtype: v.dtype, shape: out, size: v.size, origin: 'inferred', approx: true, library: v.library, device: v.device };
   }
   return undefined;
 }

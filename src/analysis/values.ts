@@ -48,12 +48,14 @@ export interface ValueInfo {
    */
   approx?: boolean;
   /**
-   * The size is a count the data decide, of positions a mask selects: what `np.nonzero` (and a
-   * one-argument `np.where`) give, a boolean mask's selection (`x[m]`), a gather through such
-   * positions (`x[rows]`), and what elementwise work and reductions make of them. `size` then holds
-   * the bound (the mask's size), with `approx`. The cost model prices work over such a value at its
-   * lower bound (rules/arrays/cupy-rewrite.ts `fraction`), as it does a mask's selection written in
-   * the same expression (`maskSelected`): how many positions the mask selects is the data's.
+   * The size is a count the data decide, of the positions a mask selects: what `np.nonzero` (and a
+   * one-argument `np.where`) give, a gather through them (`x[rows]`), and what elementwise work and
+   * reductions along an axis make of them. `size` then holds the bound (the mask's size), with
+   * `approx`. The cost model prices work over such a value at its lower bound
+   * (rules/arrays/cupy-rewrite.ts `fraction`), as it does a mask's selection written in the same
+   * expression (`maskSelected`): how many positions the mask selects is the data's, and positions
+   * are taken where they are few (events, triggers, peaks). A named boolean selection (`x_g =
+   * x[good]`, most of `x` where `good` drops outliers) keeps its bound.
    */
   selection?: boolean;
   /**

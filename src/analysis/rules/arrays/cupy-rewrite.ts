@@ -6715,8 +6715,8 @@ export function estimateWork(
     if (v.kind === 'scalar') {
       return big?.size ? Math.min(1, 1 / big.size) : 1;
     }
-    // positions a mask selects and what is made of them (`np.nonzero`'s, a named `x[m]`: values.ts
-    // `selection`): priced at the lower bound, as a selection in the expression is (`maskSelected`);
+    // positions a mask selects and what is made of them (`np.nonzero`'s: values.ts `selection`):
+    // priced at the lower bound, as a selection in the expression is (`maskSelected`);
     // their count is the data's, and the bound (the mask's size) priced n_seismic cell 9 (work
     // over 30.7M trigger positions, gathers, logs, a median) at 0.77 s against 5-7 ms measured
     // (run 27, calls 3 and 6)
