@@ -525,9 +525,12 @@ export class NotebookModel {
   /**
    * Item `index` of what `from` gives when unpacked: a tuple's known item, or a row of the new
    * array a grid maker builds (`yy, xx = np.mgrid[0:N, 0:M]`, `np.indices((N, M))`: each (N, M)),
-   * converted by `.astype(...)` too (a new array: `np.mgrid[0:N, 0:M].astype(np.float32)`).
-   * Other arrays' rows stay unknown: they are views of a named array, which the rules would have
-   * to treat as aliases of it.
+   * converted by `.astype(...)` too (a new array: `np.mgrid[0:N, 0:M].astype(np.float32)`), or an
+   * item of a new 1-D array of as many items as names (`lo, hi = np.percentile(a, [5, 95])`,
+   * `var99, var95 = -np.quantile(pnl, [0.01, 0.05])`, `slope, icpt = np.polyfit(x, y, 1)`): a
+   * NumPy scalar of its dtype, modelled 0-d as the rules model NumPy's scalars (CuPy's unpacking
+   * gives 0-d arrays, views of an array no name holds). Other arrays' rows stay unknown: they are
+   * views of a named array, which the rules would have to treat as aliases of it.
    */
   private unpackedValue(from: SyntaxNode, index: number, cell: CellModel): ValueInfo {
     const v = this.inferValue(from, cell);
@@ -538,13 +541,36 @@ export class NotebookModel {
     const maker = f.type === 'subscript' ? field(f, 'value') : f.type === 'call' ? field(f, 'function') : undefined;
     const grid = maker && (f.type === 'subscript' ? this.gridName(maker)?.name === 'mgrid' : /^(numpy|cupy)\.indices$/.test(this.qualifiedName(maker) ?? ''));
     // as many names as rows (else a ValueError): `yy, xx = ...`, not under a starred name
-    const targets = from.parent?.type === 'assignment' ? field(from.parent, 'left') : undefined;
+    const targets = unpackingTargets(from);
     const names = targets && (targets.type === 'pattern_list' || targets.type === 'tuple_pattern' || targets.type === 'list_pattern') ? kids(targets) : [];
     const rows = names.every(t => t.type === 'identifier') ? names.length : 0;
     if (grid && v.kind === 'ndarray' && v.shape && v.shape.length >= 2 && index >= 0 && index < rows && rows === v.shape[0]) {
       return arrayValue(v.shape.slice(1), v.dtype, v.library ?? 'numpy', 'inferred');
     }
+    if (v.kind === 'ndarray' && v.shape?.length === 1 && index >= 0 && index < rows && rows === v.shape[0] && this.newSmallVector(from)) {
+      return zeroD(v.dtype, v.library ?? 'numpy');
+    }
     return itemOf(v, index);
+  }
+
+  /**
+   * Is `e` a new 1-D array no name holds, whose items unpacked are no views of a named array: an
+   * order statistic for a list of q (`np.percentile`, `np.quantile`, their nan- forms), a fit's
+   * coefficients (`np.polyfit`), or an arithmetic operator over one (`-np.quantile(...)`,
+   * `100 * np.percentile(...)`: operators make new arrays)?
+   */
+  private newSmallVector(e: SyntaxNode): boolean {
+    const n = unparen(e);
+    if (n.type === 'unary_operator') {
+      const arg = field(n, 'argument');
+      return !!arg && this.newSmallVector(arg);
+    }
+    if (n.type === 'binary_operator') {
+      const [l, r] = [field(n, 'left'), field(n, 'right')];
+      return (!!l && this.newSmallVector(l)) || (!!r && this.newSmallVector(r));
+    }
+    const fn = n.type === 'call' ? field(n, 'function') : undefined;
+    return !!fn && /^(numpy|cupy)\.(nan)?(percentile|quantile)$|^(numpy|cupy)\.polyfit$/.test(this.qualifiedName(fn) ?? '');
   }
 
   /** `np.mgrid` / `np.ogrid` (CuPy's too): the grid maker's name and library, else undefined. */
@@ -2189,6 +2215,24 @@ function iterationCount(iterable: SyntaxNode | null, model: NotebookModel, cell:
   const v = model.inferValue(it, cell);
   const first = v.kind === 'ndarray' ? v.shape?.[0] : undefined;
   return first === null || first === undefined ? undefined : first;
+}
+
+/**
+ * The target pattern `from` is unpacked into: the assignment's left side (`lo, hi = from`), or the
+ * pattern at its position of a tuple of them (`(lo, hi), n = from, 3`); else undefined.
+ */
+function unpackingTargets(from: SyntaxNode): SyntaxNode | undefined {
+  const parent = from.parent;
+  if (parent?.type === 'assignment') {
+    return field(parent, 'left') ?? undefined;
+  }
+  const assignment = parent && (parent.type === 'expression_list' || parent.type === 'tuple') ? parent.parent : undefined;
+  const left = assignment?.type === 'assignment' && field(assignment, 'right')?.id === parent!.id ? field(assignment, 'left') : undefined;
+  const values = parent ? kids(parent) : [];
+  const targets = left && (left.type === 'pattern_list' || left.type === 'tuple_pattern') ? kids(left) : [];
+  const k = values.findIndex(v => v.id === from.id);
+  const target = targets.length === values.length && k >= 0 ? targets[k] : undefined;
+  return target && (target.type === 'tuple_pattern' || target.type === 'list_pattern' || target.type === 'parenthesized_expression') ? target : undefined;
 }
 
 /**

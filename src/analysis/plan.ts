@@ -739,7 +739,16 @@ function planPass(
       }
     }
     // an A/B cell (`%%gpuoptimize` with its own GPU version) stays as written: a host cell here
-    const analysis = cell.abCell ? null : unsafe.arrayRewrite(cell, model, { resident, hoisted, deviceCopies, keepOnHost: keepOnHost.get(cell.index), hostMade: hostMade.get(cell.index) });
+    const analysis = cell.abCell
+      ? null
+      : unsafe.arrayRewrite(cell, model, {
+          resident,
+          hoisted,
+          deviceCopies,
+          keepOnHost: keepOnHost.get(cell.index),
+          hostMade: hostMade.get(cell.index),
+          hostCopies: new Map([...hostCopies].map(([name, c]) => [name, c.twin]))
+        });
     // (a rewrite an earlier pass found not to parse: the cell is a host cell, as a refused one)
     const badLine = unsafe.invalid.get(cell.index);
     const ownCompute = analysis ? analysis.numpyCompute + analysis.scipyCompute + analysis.randomCalls + analysis.arrayOperators + analysis.arrayMethods : 0;

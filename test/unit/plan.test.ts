@@ -186,6 +186,8 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['host-reads', 'host code that only reads resident arrays gets copies of what it reads (a slice, an element, a host copy for a loop); an in-place host update brings one back for good', [2, 4, 9]],
     ['host-copies', 'one host copy per version of a resident array, read again by later host cells; host consumers in a loop read a copy made before it; a notebook function that keeps none of its arguments gets host copies', [0, 2]],
     ['kernel-twins', 'a kernel and a fused function whose cells differ only in the names of their arrays and scalars are defined (compiled) once, each cell calling it with its own arguments', [0, 1, 2, 3]],
+    ['unpacked-quantiles-resident', 'quantiles unpacked into names come back once, as the pair\'s host copy, where host code or a later cell reads them; a pair only device work reads stays 0-d device arrays', [0, 1, 2]],
+    ['host-parts-for-pandas', 'pandas reads a part of a resident array through the host copy an earlier host cell made, and a host array where it is: neither is copied again', [0, 1, 3]],
     ['host-consumer-mixes-host-arrays', "a host consumer's argument computing with host arrays too gets host copies of the resident names it reads, not a copy of its device result", [0]],
     ['host-function-reads-global', 'a host cell whose function reads resident arrays as globals (a window from np.hanning, a transform) brings them back at its top; a function reading host values only changes nothing', [0, 1]],
     ['loop-parameter-array-read-later', 'a small literal array only host loops iterate stays NumPy even where later cells read it: the later GPU cell that needs it copies it in', [0, 1]],

@@ -82,8 +82,25 @@ describe('what unpacking a tuple-returning call binds', () => {
     expect(m.valueAfter('v', m.cells[1])).toMatchObject({ kind: 'ndarray', shape: [3000, 3000] });
   });
 
+  // (NumPy 2.4.6: unpacking a new 1-D array gives NumPy scalars, modelled 0-d; float64 for
+  // integer data and for float32 data with a list of q)
   it.each([
-    ['lo, hi = np.percentile(a, [5, 95])', 'lo', 'an array unpacked (its rows are views: not modelled)'],
+    ['lo, hi = np.percentile(a, [5, 95])', 'hi', 'float32 data, a list of q: float64'],
+    ['lo, hi = np.quantile(k, [0.05, 0.95])', 'lo', 'integer data: float64'],
+    ['lo, hi = np.nanpercentile(A, [5, 95])', 'lo', 'the nan- form'],
+    ['v99, v95 = -np.quantile(A, [0.01, 0.05])', 'v95', 'negated: a new array too'],
+    ['(lo, hi), n = np.percentile(k, [5, 95]), 3', 'hi', 'a nested pattern'],
+    ['slope, icpt = np.polyfit(A[:, 0], A[:, 1], 1)', 'icpt', "a line's coefficients"]
+  ])('%s: %s is a 0-d float64 NumPy scalar (%s)', (code, name) => {
+    const m = model(cellsOf(SETUP, code));
+    expect(m.valueAfter(name, m.cells[1])).toMatchObject({ kind: 'ndarray', shape: [], dtype: 'float64', library: 'numpy' });
+  });
+
+  it.each([
+    // the rows of a named array are views of it on the device: not modelled
+    ['b = np.percentile(a, [5, 95])\nlo, hi = b', 'lo', 'a named array unpacked'],
+    ['lo, hi, mid = np.percentile(a, [5, 95])', 'mid', 'more names than items (a ValueError)'],
+    ['lo, hi = np.percentile(a, [5, 50, 95])', 'lo', 'fewer names than items (a ValueError)'],
     ['a0, *rest = np.linalg.eigh(S4)', 'a0', 'a starred target'],
     ['x, y = np.linalg.eigh(S4)[0]', 'x', 'an item unpacked again'],
     ['w, v, extra = np.linalg.eigh(S4)', 'extra', 'past the tuple’s end'],
@@ -212,7 +229,7 @@ it('says that eigenvectors may come out with other signs (the A/B check compares
 describe('values the rewrite could not bring back refuse the cell', () => {
   it.each([
     ['res = np.linalg.eigh(S4)', 'print(res)', /`res` holds the tuple `np\.linalg\.eigh\(S4\)` returns.*cell 2 reads it/],
-    ['lo, hi = np.percentile(a, [5, 95])', 'print(lo, hi)', /`lo` is unpacked from `np\.percentile\(a, \[5, 95\]\)`.*cell 2 reads it/]
+    ['b = np.percentile(a, [5, 95])\nlo, hi = b', 'print(lo, hi)', /`lo` is unpacked from `b`.*cell 2 reads it/]
   ])('%s, read later by %s', (code, later, reason) => {
     const { suggestion, refusals } = target(cellsOf(SETUP, code, later));
     expect(suggestion).toBeUndefined();
@@ -220,7 +237,7 @@ describe('values the rewrite could not bring back refuse the cell', () => {
   });
 
   it('host code in the same cell reading one refuses it too', () => {
-    const { suggestion, refusals } = target(cellsOf(SETUP + '\nimport pandas as pd', 'lo, hi = np.percentile(a, [5, 95])\ndf = pd.DataFrame({"lo": [lo]})'));
+    const { suggestion, refusals } = target(cellsOf(SETUP + '\nimport pandas as pd', 'b = np.percentile(a, [5, 95])\nlo, hi = b\ndf = pd.DataFrame({"lo": [lo]})'));
     expect(suggestion).toBeUndefined();
     expect(refusals.join('\n')).toMatch(/`lo` is unpacked .*host code in this cell reads it/);
   });
@@ -244,7 +261,6 @@ describe('values the rewrite could not bring back refuse the cell', () => {
 
   it.each([
     ['first, *rest = np.linalg.eigh(S4)', 'first', /`first` is unpacked from `np\.linalg\.eigh\(S4\)`/],
-    ['(lo, hi), n = np.percentile(a, [5, 95]), 3', 'lo', /`lo` is unpacked from `np\.percentile\(a, \[5, 95\]\)`/],
     ['vals, inv = np.unique(img, return_inverse=True)', 'inv', /`inv` is unpacked from `np\.unique/],
     ['c = ndi.center_of_mass(img, (img > 0.5).astype(np.int32), [1])', 'c', /`c` holds what `ndi\.center_of_mass/]
   ])('%s, %s read later: refused', (code, name, reason) => {
@@ -268,6 +284,27 @@ describe('values the rewrite could not bring back refuse the cell', () => {
   it('a host list made from device data (`.tolist()`) is not such a value', () => {
     const { suggestion } = target(cellsOf(SETUP, 't = np.sort(a).tolist()', 'print(t[:3])'));
     expect(suggestion?.candidate).toContain('t = cp.sort(a_gpu).tolist()');
+  });
+});
+
+describe('quantiles unpacked into names', () => {
+  it('read later or by host code: unpacked from the pair\'s host copy, once, NumPy scalars as NumPy gives', () => {
+    const later = target(cellsOf(SETUP, 'lo, hi = np.percentile(a, [5, 95])', 'print(lo, hi)'));
+    expect(later.refusals).toEqual([]);
+    expect(later.suggestion?.candidate).toContain('lo, hi = cp.percentile(a_gpu, [5, 95]).get()');
+    // (the names are host values: no copy of each at the end)
+    expect(later.suggestion?.candidate).not.toMatch(/^(lo|hi) = /m);
+    const pandas = target(cellsOf(SETUP + '\nimport pandas as pd', 'lo, hi = np.percentile(k, [5, 95])\ndf = pd.DataFrame({"lo": [lo], "hi": [hi]})'));
+    expect(pandas.suggestion?.candidate).toContain('lo, hi = cp.percentile(k_gpu, [5, 95]).get()\ndf = pd.DataFrame({"lo": [lo], "hi": [hi]})');
+    const negated = target(cellsOf(SETUP, 'v99, v95 = -np.quantile(A, [0.01, 0.05])\nprint(f"{v99:.3%} {v95:.3%}")'));
+    expect(negated.suggestion?.candidate).toContain('v99, v95 = (-cp.quantile(A_gpu, [0.01, 0.05])).get()');
+  });
+
+  it('read by device work only: 0-d device arrays, no copy', () => {
+    const { suggestion } = target(cellsOf(SETUP, 'lo, hi = np.percentile(a, [5, 95])\ny = np.clip(a, lo, hi) * 2.0 + 1.0', 'print(y[:3])'));
+    expect(suggestion?.candidate).toMatch(/^lo, hi = cp\.percentile\(a_gpu, \[5, 95\]\)$/m);
+    expect(suggestion?.candidate).not.toContain('.get()');
+    expect(suggestion?.candidate).not.toMatch(/asnumpy\((lo|hi)\)/);
   });
 });
 

@@ -32,7 +32,7 @@ import { cupyxUseKeys, firstUseCharge } from '../../apis/first-use';
 import { formatSeconds, MEASURED_H200, SHORT_FFT_POINTS, WorkEstimate } from '../../costmodel';
 import { applyEdits, insert, replace } from '../../edits';
 import { RANDOM_PARAMETERS, type CellModel, type NotebookModel } from '../../notebook';
-import { ARRAY_MUTATING_METHODS, type CellFacts } from '../../facts';
+import { ARRAY_MUTATING_METHODS, type AssignmentFact, type CellFacts } from '../../facts';
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, isValueIdentifier, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
 import type { TextEdit } from '../../types';
@@ -618,6 +618,12 @@ export interface ResidencyContext {
    * plan.ts picks them (`madeForHost`).
    */
   hostMade?: ReadonlySet<string>;
+  /**
+   * Host copies of resident arrays that earlier host cells made and that still hold the array's
+   * values (`x` -> `x_host`, plan.ts hostCopies): host code of this cell reading a part of one
+   * (`pd.DataFrame({"x0": x[:, 0]})`) reads the copy (`x_host[:, 0]`) instead of copying again.
+   */
+  hostCopies?: ReadonlyMap<string, string>;
 }
 
 export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: ResidencyContext): ArrayCellAnalysis | null {
@@ -1041,8 +1047,16 @@ function cellArrays(scope: CellRewrite, s1: ReturnType<typeof libraryUses>) {
   // NumPy scalars the cell computes from host numbers alone (`dt2 = dt * 0.5`, `dt` a NumPy
   // scalar input: heldAsNumpyScalar): host arithmetic, which no rewrite puts on the device
   const hostScalars = new Set<string>();
+  // names unpacked from a small device array that host code reads: unpacked from its host copy
+  // (containerScalarEdits), NumPy scalars on the host
+  const unpackedOnHost = new Set(unpackedForHost(model, cell, shownAfter(root, model, cell)).map(f => f.id));
   for (const a of facts.assignments) {
     const v = model.valueBefore(a.name, cell, a.at);
+    if (a.unpacked && unpackedOnHost.has(a.unpacked.from.id)) {
+      hostScalars.add(a.name);
+      localArrays.delete(a.name);
+      continue;
+    }
     if (a.value && v.kind === 'ndarray' && v.shape?.length === 0 && (!a.augmented || hostScalars.has(a.name)) && hostScalarArithmetic(a.value, model, cell, hostScalars, plan?.resident)) {
       hostScalars.add(a.name);
       continue;
@@ -1237,7 +1251,21 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   );
   // (a lambda handed to host code reads the host original: hostCopyEdits)
   const functionReads = new Set([...calledOnly, ...arrayInputs.filter(n => calledReads.includes(n) || globalReferences(root, n).some(r => insideFunction(r, ['function_definition'])))]);
-  const inputs = placeInputs(root, model, cell, [...arrayInputs, ...calledOnly], hostConsumerArgs, hostParams, base => claim(freshName(base, used)), plan, new Set(untypedOperands), functionReads);
+  // host consumer arguments that read host arrays only (`pd.DataFrame({"ewma_vol": ew_vol[-1]})`):
+  // host code as written, the host arrays read where they are (no copy in, no copy back)
+  const hostReadArgs = hostReadArguments(root, model, cell, hostConsumerArgs, argNeeds, { arrayInputs, deviceNames, functionReads, untyped: new Set(untypedOperands), hostParams, plan });
+  for (const arg of hostConsumerArgs) {
+    if (hostReadArgs.has(arg.id)) {
+      argNeeds.set(arg, 'as-is');
+      // a resident array read there through an earlier host cell's copy of it
+      for (const [name, twin] of plan?.hostCopies ?? []) {
+        if (plan!.resident.has(name)) {
+          edits.push(...globalReferences(arg, name).map(r => replace(r.startIndex, r.endIndex, twin)));
+        }
+      }
+    }
+  }
+  const inputs = placeInputs(root, model, cell, [...arrayInputs, ...calledOnly], hostConsumerArgs, hostParams, base => claim(freshName(base, used)), plan, new Set(untypedOperands), functionReads, hostReadArgs);
   refusals.push(...inputs.refusals);
   inputs.onDevice.forEach(n => deviceNames.add(n));
   const { transfers, rebound, writeBack, hostKept, sharedWith, sliced, copied } = inputs;
@@ -1321,7 +1349,94 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
       ref.replacement = floorNames.get(site.op)!;
     }
   }
-  return { used, claim, nanQuantileName, floorSites, floorNames, deviceNames, hostConsumerArgs, argNeeds, hostParams, transfers, copiedIn, rebound, writeBack, hostKept, sharedWith, sliced, uploads, hostKeptOnly, pandasOperands, functionReads };
+  return { used, claim, nanQuantileName, floorSites, floorNames, deviceNames, hostConsumerArgs, argNeeds, hostParams, transfers, copiedIn, rebound, writeBack, hostKept, sharedWith, sliced, uploads, hostKeptOnly, pandasOperands, functionReads, hostReadArgs };
+}
+
+/**
+ * The host consumer arguments (ids) that read host arrays and nothing the device holds: parts,
+ * views and arithmetic of this cell's host inputs (`pd.DataFrame({"ewma_vol": ew_vol[-1], "true_beta":
+ * betas[:, 0]})`, `plt.plot(t[:500], x[0] * 2)`), with no call in them. NumPy code reads the host
+ * arrays there, as the original does: copying an array to the device only to copy its part back
+ * for pandas would cost two copies for nothing. Not an input the cell changes (`x[0] = ...`, `x =
+ * ...`: the host array would be stale), one a notebook function reads as a global or of unknown
+ * type (both rebound to the device), nor, in the plan, one the cell's device work also reads, which
+ * the plan moves in by rebinding its name (unless it stays a host array beside a device copy:
+ * `keepOnHost`, `deviceCopies`). Arguments with calls stay device work copied back once: a NumPy
+ * function of a large host array is CPU work the rewrite moves.
+ */
+function hostReadArguments(
+  root: SyntaxNode,
+  model: NotebookModel,
+  cell: CellModel,
+  hostConsumerArgs: readonly SyntaxNode[],
+  argNeeds: ReadonlyMap<SyntaxNode, 'copy' | 'as-is' | 'host'>,
+  names: {
+    arrayInputs: readonly string[];
+    deviceNames: ReadonlySet<string>;
+    functionReads: ReadonlySet<string>;
+    untyped: ReadonlySet<string>;
+    hostParams: readonly SyntaxNode[];
+    plan: ResidencyContext | undefined;
+  }
+): Set<number> {
+  const facts = cell.facts!;
+  const inputs = new Set(names.arrayInputs);
+  const unchanged = (n: string): boolean => !facts.writes.has(n) && !updatedInCell(root, n, facts.mutates, model);
+  const hostInput = (n: string): boolean => inputs.has(n) && !names.deviceNames.has(n) && !names.functionReads.has(n) && !names.untyped.has(n) && unchanged(n);
+  // (a resident array read through the host copy an earlier host cell made: `x_host`)
+  const twinned = (n: string): boolean => !!names.plan?.resident.has(n) && !!names.plan.hostCopies?.has(n) && unchanged(n);
+  // each candidate with the host arrays it reads
+  const candidates = new Map<SyntaxNode, string[]>();
+  for (const arg of hostConsumerArgs) {
+    if (argNeeds.get(arg) !== 'copy' || unparen(arg).type === 'identifier') {
+      continue; // (a bare name is the host original already: isBareOrHostSafe)
+    }
+    let plain = true;
+    const arrays = new Set<string>();
+    walk(arg, n => {
+      if (!plain) {
+        return false;
+      }
+      if (n.type === 'call' || n.type === 'lambda' || n.type === 'list_comprehension' || n.type === 'generator_expression' || n.type === 'await') {
+        plain = false;
+      } else if (n.type === 'identifier' && isValueIdentifier(n)) {
+        const kind = model.inferValue(n, cell).kind;
+        if (twinned(n.text)) {
+          arrays.add(n.text);
+        } else if (names.deviceNames.has(n.text) || kind === 'rng' || kind === 'unknown') {
+          plain = false;
+        } else if (kind === 'ndarray' || kind === 'sparse') {
+          plain = hostInput(n.text);
+          arrays.add(n.text);
+        }
+      }
+      return plain;
+    });
+    if (plain && arrays.size > 0) {
+      candidates.set(arg, [...arrays]);
+    }
+  }
+  const plan = names.plan;
+  if (plan) {
+    // the plan moves a host array the cell's device work reads in by rebinding its name: host
+    // code after that reads the device array (dropping one candidate may make another's array a
+    // device one: repeated until none changes)
+    const keepsHostName = (n: string): boolean => !!plan.deviceCopies?.has(n) || !!plan.keepOnHost?.has(n) || twinned(n);
+    const hostUse = (r: SyntaxNode, name: string): boolean =>
+      [...candidates.keys()].some(a => isInside(r, a)) ||
+      hostConsumerArgs.some(a => isInside(r, a) && isBareOrHostSafe(a, name)) ||
+      names.hostParams.some(a => isInside(r, a));
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const [arg, arrays] of candidates) {
+        if (arrays.some(n => !keepsHostName(n) && globalReferences(root, n).some(r => !hostUse(r, n)))) {
+          candidates.delete(arg);
+          changed = true;
+        }
+      }
+    }
+  }
+  return new Set([...candidates.keys()].map(a => a.id));
 }
 
 /**
@@ -1452,7 +1567,7 @@ function rewriteEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s2
   const { cell, model, root, cp, refusals, notes, edits, imports } = scope;
   const { refs, unravelIndices, normEdits, nanQuantileEdits } = s1;
   const { arrayNames, untypedCalls, rangeRewrites, hostRngCalls, hostDrawCopies, seeded, castRewrites, normalRewrites, setups } = s2;
-  const { deviceNames, hostConsumerArgs, argNeeds, hostParams, transfers, writeBack, sliced, uploads, pandasOperands } = s3;
+  const { deviceNames, hostConsumerArgs, argNeeds, hostParams, transfers, writeBack, sliced, uploads, pandasOperands, hostReadArgs } = s3;
   // 4. Edits.
   // component sizes as a bincount: the call around the mask is replaced (placed with the other
   // edits below, once they are all made: the edits inside its spans go, the mask's own stay)
@@ -1579,7 +1694,7 @@ function rewriteEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s2
         continue; // displayed after the write-back: the host array
       }
       const hostArg = hostConsumerArgs.find(arg => isInside(r, arg));
-      if (hostArg && (isBareOrHostSafe(hostArg, name) || argNeeds.get(hostArg) === 'host') && !writeBack.includes(name)) {
+      if (hostArg && (isBareOrHostSafe(hostArg, name) || argNeeds.get(hostArg) === 'host' || hostReadArgs.has(hostArg.id)) && !writeBack.includes(name)) {
         continue; // the host original (bare, or read by host code: a lambda), unless the cell updates it (then only the device copy is current)
       }
       if (hostParams.some(arg => isInside(r, arg)) && !writeBack.includes(name)) {
@@ -2687,8 +2802,14 @@ function heldAsNumpyScalar(name: string, cell: CellModel, model: NotebookModel):
   if (v.kind !== 'ndarray' || v.shape?.length !== 0 || v.library !== 'numpy' || v.origin === 'runtime') {
     return false;
   }
-  const bindings = model.lastWriterBefore(name, cell)?.facts?.assignments.filter(a => a.name === name && !a.augmented) ?? [];
-  return bindings.length > 0 && bindings.every(a => !a.deleted && a.value !== null && makesNumpyScalar(a.value));
+  const writer = model.lastWriterBefore(name, cell);
+  const bindings = writer?.facts?.assignments.filter(a => a.name === name && !a.augmented) ?? [];
+  // (an item unpacked from a 1-D array, `lo, hi = np.percentile(y, [5, 95])`, is a NumPy scalar)
+  const unpackedItem = (a: AssignmentFact): boolean => {
+    const from = a.unpacked && a.unpacked.index >= 0 ? model.inferValue(a.unpacked.from, writer!) : null;
+    return from?.kind === 'ndarray' && from.shape?.length === 1;
+  };
+  return bindings.length > 0 && bindings.every(a => !a.deleted && ((a.value !== null && makesNumpyScalar(a.value)) || unpackedItem(a)));
 }
 
 /**
@@ -2781,13 +2902,16 @@ function placeInputs(
   fresh: (base: string) => string,
   plan: ResidencyContext | undefined,
   untyped: ReadonlySet<string>,
-  functionReads: ReadonlySet<string> = new Set()
+  functionReads: ReadonlySet<string> = new Set(),
+  hostRead: ReadonlySet<number> = new Set()
 ): InputPlacement {
   const facts = cell.facts!;
   const out: InputPlacement = { transfers: new Map(), rebound: new Set(), writeBack: [], hostKept: new Set(), sharedWith: new Map(), onDevice: [], sliced: new Map(), copied: new Set(), refusals: [] };
   for (const name of arrayInputs) {
     const refsToName = globalReferences(root, name);
-    const deviceUses = refsToName.filter(r => !hostConsumerArgs.some(arg => isInside(r, arg) && isBareOrHostSafe(arg, name)) && !hostParams.some(arg => isInside(r, arg)));
+    const deviceUses = refsToName.filter(
+      r => !hostConsumerArgs.some(arg => isInside(r, arg) && (isBareOrHostSafe(arg, name) || hostRead.has(arg.id))) && !hostParams.some(arg => isInside(r, arg))
+    );
     if (deviceUses.length === 0 && !functionReads.has(name)) {
       continue;
     }
@@ -3475,14 +3599,7 @@ function containerValues(e: SyntaxNode): SyntaxNode[] {
 function containerScalarEdits(root: SyntaxNode, model: NotebookModel, cell: CellModel, cp: string, onDevice: (e: SyntaxNode) => boolean): { edits: TextEdit[]; copied: SyntaxNode[] } {
   const edits: TextEdit[] = [];
   const copied: SyntaxNode[] = [];
-  const displayed = displayedStatement(root, cell.source, model);
-  const shownBare = new Set(displayed ? displayedItems(displayed).filter(e => e.type === 'identifier').map(e => e.id) : []);
-  // is `name`, bound at `at`, shown by the cell after that (or handed to host code), or read by
-  // a later cell?
-  const shown = (name: string, at: number): boolean =>
-    model.readersAfter(name, cell).length > 0 ||
-    globalReferences(root, name).some(r => r.startIndex > at && (shownBare.has(r.id) || shownBy(r) !== null || r.parent?.type === 'interpolation')) ||
-    collectHostConsumerArgs(root, model, cell, new Set([name])).some(arg => arg.startIndex > at);
+  const shown = shownAfter(root, model, cell);
   const copyItems = (container: SyntaxNode): void => {
     for (const item of containerValues(container)) {
       const v = model.inferValue(item, cell);
@@ -3499,19 +3616,16 @@ function containerScalarEdits(root: SyntaxNode, model: NotebookModel, cell: Cell
     }
     return true;
   });
-  const unpacked = new Set<number>();
   for (const a of cell.facts!.assignments) {
     // (a value that is no container has no items: whether it is shown is not asked)
     if (a.value && !a.augmented && containerValues(a.value).length > 0 && shown(a.name, a.at)) {
       copyItems(a.value);
     }
-    const from = a.unpacked?.from;
-    if (from && !unpacked.has(from.id) && shown(a.name, a.at)) {
-      const v = model.inferValue(from, cell);
-      if (v.kind === 'ndarray' && v.shape?.length === 1 && onDevice(from)) {
-        unpacked.add(from.id);
-        edits.push(...(PRIMARY_EXPRESSIONS.has(unparen(from).type) ? [insert(from.endIndex, '.get()')] : [insert(from.startIndex, '('), insert(from.endIndex, ').get()')]));
-      }
+  }
+  for (const from of unpackedForHost(model, cell, shown)) {
+    if (onDevice(from)) {
+      edits.push(...(PRIMARY_EXPRESSIONS.has(unparen(from).type) ? [insert(from.endIndex, '.get()')] : [insert(from.startIndex, '('), insert(from.endIndex, ').get()')]));
+      copied.push(from);
     }
   }
   // a container filled item by item (`areas[name] = cp.trapz(...)` in a loop) that is shown,
@@ -3537,6 +3651,44 @@ function containerScalarEdits(root: SyntaxNode, model: NotebookModel, cell: Cell
     return true;
   });
   return { edits, copied };
+}
+
+/**
+ * Is `name`, bound at `at`, shown by the cell after that (its last line, printed, in an f-string
+ * field), handed to host code (a host consumer's argument: pandas, matplotlib, a file), or read by
+ * a later cell? Such a 0-d device value would be copied back where it is read, each time.
+ */
+function shownAfter(root: SyntaxNode, model: NotebookModel, cell: CellModel): (name: string, at: number) => boolean {
+  const displayed = displayedStatement(root, cell.source, model);
+  const shownBare = new Set(displayed ? displayedItems(displayed).filter(e => e.type === 'identifier').map(e => e.id) : []);
+  return (name, at) =>
+    model.readersAfter(name, cell).length > 0 ||
+    globalReferences(root, name).some(r => r.startIndex > at && (shownBare.has(r.id) || shownBy(r) !== null || r.parent?.type === 'interpolation')) ||
+    collectHostConsumerArgs(root, model, cell, new Set([name])).some(arg => arg.startIndex > at);
+}
+
+/**
+ * The 1-D arrays the cell unpacks into names (`lo, hi = np.percentile(y, [5, 95])`, items the
+ * model knows: NumPy scalars) of which one name is shown or read by host code (`shown`): on the
+ * device they are unpacked from the array's host copy (`cp.percentile(...).get()`: one copy for
+ * all of them, NumPy scalars as NumPy's unpacking gives), so they are host values; names of one
+ * that only device work reads stay 0-d device arrays (no copy).
+ */
+function unpackedForHost(model: NotebookModel, cell: CellModel, shown: (name: string, at: number) => boolean): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  const seen = new Set<number>();
+  for (const a of cell.facts!.assignments) {
+    const from = a.unpacked?.from;
+    if (!from || a.unpacked!.index < 0 || seen.has(from.id) || !isZeroD(model.valueBefore(a.name, cell, a.at)) || !shown(a.name, a.at)) {
+      continue;
+    }
+    const v = model.inferValue(from, cell);
+    if (v.kind === 'ndarray' && v.shape?.length === 1) {
+      seen.add(from.id);
+      out.push(from);
+    }
+  }
+  return out;
 }
 
 /**
@@ -4460,7 +4612,31 @@ export function collectHostConsumerArgs(root: SyntaxNode, model: NotebookModel, 
     }
     return true;
   });
+  // a value stored into pandas data (`df["y"] = y.sum(axis=0)`, `df.loc[:, "v"] = v`, `s.iloc[:3]
+  // += d`): pandas takes it as NumPy data (a CuPy array is a TypeError there), a host consumer's
+  // argument like `df.assign(y=...)`'s
+  walkTypes(root, ASSIGNMENTS, n => {
+    const right = field(n, 'right');
+    // (not pandas data computed there, `s - df["m"]`: pandas' own, its device operand copied)
+    if (right && storesIntoPandas(field(n, 'left'), model, cell) && mentions(right, arrays) && !readsPandasData(right, model, cell)) {
+      args.push(right);
+    }
+    return true;
+  });
   return args;
+}
+
+/** Is `target` an item of a pandas DataFrame or Series (`df["y"]`, `df.loc[...]`, `s.iloc[...]`)? */
+function storesIntoPandas(target: SyntaxNode | null, model: NotebookModel, cell: CellModel): boolean {
+  if (target?.type !== 'subscript') {
+    return false;
+  }
+  let base = unparen(field(target, 'value') ?? target);
+  if (base.type === 'attribute' && /^(loc|iloc|at|iat)$/.test(field(base, 'attribute')?.text ?? '')) {
+    base = unparen(field(base, 'object') ?? base);
+  }
+  const kind = model.inferValue(base, cell).kind;
+  return kind === 'dataframe' || kind === 'series';
 }
 
 /**
