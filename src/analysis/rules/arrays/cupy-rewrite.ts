@@ -1251,7 +1251,7 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   );
   // (a lambda handed to host code reads the host original: hostCopyEdits)
   const functionReads = new Set([...calledOnly, ...arrayInputs.filter(n => calledReads.includes(n) || globalReferences(root, n).some(r => insideFunction(r, ['function_definition'])))]);
-  // host consumer arguments that read host arrays only (`pd.DataFrame({"ewma_vol": ew_vol[-1]})`):
+  // host consumer arguments that read parts of host arrays only (`pd.DataFrame({"ewma_vol": ew_vol[-1]})`):
   // host code as written, the host arrays read where they are (no copy in, no copy back)
   const hostReadArgs = hostReadArguments(root, model, cell, hostConsumerArgs, argNeeds, { arrayInputs, deviceNames, functionReads, untyped: new Set(untypedOperands), hostParams, plan });
   for (const arg of hostConsumerArgs) {
@@ -1353,15 +1353,16 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
 }
 
 /**
- * The host consumer arguments (ids) that read host arrays and nothing the device holds: parts,
- * views and arithmetic of this cell's host inputs (`pd.DataFrame({"ewma_vol": ew_vol[-1], "true_beta":
- * betas[:, 0]})`, `plt.plot(t[:500], x[0] * 2)`), with no call in them. NumPy code reads the host
+ * The host consumer arguments (ids) that read host arrays and nothing the device holds: parts
+ * and views of this cell's host inputs (`pd.DataFrame({"ewma_vol": ew_vol[-1], "true_beta":
+ * betas[:, 0]})`, `plt.plot(t[:500], x[0].T)`), with no call or operator in them (work the cost
+ * model would count as the cell's device work: `lab % 3` stays device work copied back). NumPy code reads the host
  * arrays there, as the original does: copying an array to the device only to copy its part back
  * for pandas would cost two copies for nothing. Not an input the cell changes (`x[0] = ...`, `x =
  * ...`: the host array would be stale), one a notebook function reads as a global or of unknown
  * type (both rebound to the device), nor, in the plan, one the cell's device work also reads, which
  * the plan moves in by rebinding its name (unless it stays a host array beside a device copy:
- * `keepOnHost`, `deviceCopies`). Arguments with calls stay device work copied back once: a NumPy
+ * `keepOnHost`, `deviceCopies`). Arguments with calls or operators stay device work copied back once: a NumPy
  * function of a large host array is CPU work the rewrite moves.
  */
 function hostReadArguments(
@@ -1393,11 +1394,20 @@ function hostReadArguments(
     }
     let plain = true;
     const arrays = new Set<string>();
+    // (an operator in an index, `w[-1]`, `x[n - 1]`, computes the index, not array data)
+    const inIndex = (n: SyntaxNode): boolean => {
+      for (let k = n; k.parent && k.id !== arg.id; k = k.parent) {
+        if (k.parent.type === 'subscript' && field(k.parent, 'value')?.id !== k.id) {
+          return true;
+        }
+      }
+      return false;
+    };
     walk(arg, n => {
       if (!plain) {
         return false;
       }
-      if (n.type === 'call' || n.type === 'lambda' || n.type === 'list_comprehension' || n.type === 'generator_expression' || n.type === 'await') {
+      if (/^(call|lambda|list_comprehension|generator_expression|await)$/.test(n.type) || (/^(binary_operator|unary_operator|boolean_operator|comparison_operator|not_operator|conditional_expression)$/.test(n.type) && !inIndex(n))) {
         plain = false;
       } else if (n.type === 'identifier' && isValueIdentifier(n)) {
         const kind = model.inferValue(n, cell).kind;
