@@ -1223,3 +1223,45 @@ def test_round_and_where_kernels_bitwise_equal_to_numpy(
         assert not np.array_equal(np.asarray(got["y"]), want["y"])
     if case.startswith("flag-where"):
         assert np.any(np.asarray(base["r2"]) == 0.0)  # rejected by the mask
+
+
+# --- NumPy's float % and // definitions (float-remainder.ts), `x %= y` rebinding -----------
+def _floor_definitions(cp) -> dict:  # noqa: ANN001
+    """np_remainder and np_floor_divide as flag-function-augmented-remainder-number-or-array's
+    candidate defines them (its lines before the first `def wrap_phase`), in a namespace of `cp`."""
+    case = FIXTURES.parent / "GPU101" / "flag-function-augmented-remainder-number-or-array"
+    expected = (case / "expected.py").read_text()
+    head = expected[expected.index("np_remainder_kernel = ") : expected.index("def wrap_phase")]
+    env: dict = {"cp": cp, "np": np}
+    exec(compile(head, "<definitions>", "exec"), env)  # noqa: S102  (the fixture's own text)
+    return env
+
+
+def test_augmented_remainder_rebinds_numbers_and_updates_arrays(double_cupy) -> None:  # noqa: ANN001
+    """`u = np_remainder(u, c, out=u)` (the rewrite of `u %= c`): Python numbers and NumPy
+    scalars, which `out=` cannot take, get Python's and NumPy's own values and types, as
+    `u %= c` rebinds them; a device or host array is updated in place and returned itself."""
+    env = _floor_definitions(double_cupy)
+    rem, fdiv = env["np_remainder"], env["np_floor_divide"]
+    for u, c in [(1234.5, 251.0), (-8.0, 2.5), (7.25, -2.0), (5, 3)]:
+        r = rem(u, c, out=u)
+        assert type(r) is type(u % c) and r == u % c
+        q = fdiv(u, c, out=u)
+        assert type(q) is type(u // c) and q == u // c
+    s = np.float32(-7.5)
+    r = rem(s, 2.0, out=s)
+    assert r.dtype == np.float32 and r == np.float32(0.5)
+    host = np.array([-7.5, 7.5, 251.0], dtype=np.float32)
+    assert rem(host, 2.0, out=host) is host
+    np.testing.assert_array_equal(host, np.array([0.5, 1.5, 1.0], dtype=np.float32))
+    dev = double_cupy.asarray(np.array([-7.5, 7.5, 1.0e9], dtype=np.float64))
+    view = dev[1:]
+    assert rem(dev, 2.5, out=dev) is dev
+    np.testing.assert_array_equal(np.asarray(view), np.array([0.0, 0.0]))
+    assert fdiv(dev, 0.5, out=dev) is dev
+    np.testing.assert_array_equal(np.asarray(dev), np.array([0.0, 0.0, 0.0]))
+    # a number meeting a device array: rebound to a device array, as NumPy's `u %= a` gives
+    # an array
+    got = rem(-7.5, double_cupy.asarray(np.array([2.0, -2.0])), out=-7.5)
+    assert isinstance(got, double_cupy.ndarray)
+    np.testing.assert_array_equal(np.asarray(got), np.array([0.5, -1.5]))

@@ -2119,7 +2119,7 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
     });
   const floorCalled = floorSites.filter(site => !inKernel(site));
   // (not those a kernel computes: their call's `(` and `)` at the chain's ends would stay)
-  const plainEdits = floorSiteEdits(cell.source, edits, floorCalled, floorNames, root);
+  const plainEdits = floorSiteEdits(cell.source, edits, floorCalled, floorNames);
   const fused = kernelChains.length + groups.length > 0 ? fuseChains(cell.source, plainEdits, kernelChains, groups, cp, used) : { edits: [...plainEdits], definitions: [] as string[] };
   if (stencil) {
     const code = stencilCode(stencil, stencilName, n => transfers.get(n) ?? n, cp);
@@ -2134,7 +2134,7 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   // (the fused candidate defines only those its calls use: none where kernels compute them all)
   const floorDefinitions = [...floorNames.keys()].map(op => ({ op, text: floorOpDefinition(op, floorNames, cp) }));
   fused.definitions.push(...floorDefinitions.filter(d => floorCalled.some(site => site.op === d.op || site.op === 'divmod')).map(d => d.text));
-  const unfusedEdits = floorCalled.length === floorSites.length ? plainEdits : floorSiteEdits(cell.source, edits, floorSites, floorNames, root);
+  const unfusedEdits = floorCalled.length === floorSites.length ? plainEdits : floorSiteEdits(cell.source, edits, floorSites, floorNames);
   edits.length = 0;
   edits.push(...fused.edits);
 
@@ -2187,13 +2187,14 @@ function fusedCandidate(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
 
 /**
  * `edits` (a copy) with the float `%` and `//` of `sites` rewritten as calls of their
- * definitions (`names`): `x % y` -> `np_remainder(x, y)`, `x %= y` -> `np_remainder(x, y, out=x)`
- * (NumPy's in-place update: views of `x` see it), `a[i] //= y` -> `a[i] = np_floor_divide(a[i], y)`;
+ * definitions (`names`): `x % y` -> `np_remainder(x, y)`, `x %= y` -> `x = np_remainder(x, y, out=x)`
+ * (NumPy's in-place update of an array, which views of `x` see; a number rebound, as Python
+ * rebinds it), `a[i] //= y` -> `a[i] = np_floor_divide(a[i], y)`;
  * a call's callee is its reference's replacement already. The edits inside the operands stay.
  * The call's `(` and `)` go inside the wraps of the whole expression (`cp.asnumpy(`...`)`) and
  * around those of an operand that starts or ends it (`cp.asarray(draw)`).
  */
-function floorSiteEdits(source: string, edits: readonly TextEdit[], sites: readonly FloorOpSite[], names: ReadonlyMap<FloorDefinition, string>, root: SyntaxNode): TextEdit[] {
+function floorSiteEdits(source: string, edits: readonly TextEdit[], sites: readonly FloorOpSite[], names: ReadonlyMap<FloorDefinition, string>): TextEdit[] {
   const out = edits.slice();
   const isInsert = (e: TextEdit, at: number): boolean => e.start === at && e.end === at;
   const closes = (e: TextEdit): boolean => e.start === e.end && /^\)|\);?$/.test(e.text) && !e.text.endsWith('(');
@@ -2202,7 +2203,6 @@ function floorSiteEdits(source: string, edits: readonly TextEdit[], sites: reado
     const k = out.findIndex(e => isInsert(e, at));
     return k < 0 ? out.length : k;
   };
-  const last = root.namedChildren.filter(k => k.type !== 'comment').pop();
   // outer sites first: at one offset, an enclosing site's `name(` comes before an inner one's
   const text = (n: SyntaxNode): string =>
     applyEdits(
@@ -2230,8 +2230,11 @@ function floorSiteEdits(source: string, edits: readonly TextEdit[], sites: reado
     let closer = ')';
     if (node.type === 'augmented_assignment') {
       if (l.type === 'identifier') {
-        const shown = last && node.parent?.id === last.id;
-        closer = `, out=${lText})${shown ? ';' : ''}`;
+        // Python's `x %= y` is `x = x.__imod__(y)`: an array updated in place (views see it) and
+        // the name rebound to it, a number (no __imod__) rebound to `x % y`; the definition takes
+        // `out=` only where it is an array
+        opener = `${lText} = ${name}(`;
+        closer = `, out=${lText})`;
       } else {
         opener = null;
         middle = ` = ${name}(${lText}, `;

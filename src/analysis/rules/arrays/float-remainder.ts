@@ -18,8 +18,9 @@
  * - elsewhere (CuPy calls, a chain fused with `@cp.fuse()` is not made: CuPy's fusion would take
  *   CuPy's remainder) an operator or ufunc call that may be of floats on device arrays becomes a
  *   call of one small definition (`np_remainder(x, y)`, `np_floor_divide(x, y)`, taking `out=`
- *   and `dtype=` as NumPy's ufuncs do; `np_divmod(x, y)` for `np.divmod`) the cell or the plan
- *   defines once: NumPy's result dtype (`cp.result_type`, Python numbers weak), integers left to
+ *   and `dtype=` as NumPy's ufuncs do; `np_divmod(x, y)` for `np.divmod`; `x %= y` becomes `x = np_remainder(x, y, out=x)`, Python's
+ *   own rebinding, an array updated in place and a number, which `out=` cannot take, rebound) the
+ *   cell or the plan defines once: NumPy's result dtype (`cp.result_type`, Python numbers weak), integers left to
  *   CuPy's remainder and floor_divide, which are NumPy's (0 for a zero divisor, Python's sign for
  *   negative operands), float16 computed in float32 as NumPy computes it, floats by a
  *   `cp.ElementwiseKernel` over the preamble's functions, host operands by NumPy's own;
@@ -244,6 +245,8 @@ export function floorOpDefinition(op: FloorDefinition, names: ReadonlyMap<FloorD
           "    # NumPy's x // y: CuPy 14's float x // y is floor(x / y), one too many where x / y rounds up",
           "    # to an integer; NumPy's comes from C's fmod, exact (references/cupy.md#float-mod)"
         ]),
+    `    if out is not None and not isinstance(out, ${cp}.get_array_module(out).ndarray):`,
+    `        out = None  # \`x = ${name}(x, y, out=x)\` of a number (\`x ${op === 'remainder' ? '%' : '//'}= y\`): rebound, as Python rebinds it`,
     `    xp = ${cp}.get_array_module(x, y)`,
     `    if xp is not ${cp}:`,
     '        if out is None and dtype is None and not isinstance(x, (xp.ndarray, xp.generic)) and not isinstance(y, (xp.ndarray, xp.generic)):',
