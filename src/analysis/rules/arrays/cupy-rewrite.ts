@@ -6422,7 +6422,11 @@ export function estimateWork(
     itemCopyBytes: 0,
     hostLoopSeconds: 0,
     loopFlops: 0,
-    deviceLoopSeconds: 0
+    deviceLoopSeconds: 0,
+    // (set later, where there are any: withFirstUses gives a copy its first uses, which was a
+    // shape change per suggestion, ~1% of an analysis of the bench notebook)
+    hostKept: undefined,
+    firstUse: undefined
   };
 
   let sparseRows = 0;
