@@ -40,9 +40,10 @@
  *   name that the cell's references then read (`x_host = cp.asnumpy(x)`; `x` itself stays the
  *   device array, so a later GPU cell needs no copy back, and the host copy takes the host memory
  *   the NumPy notebook's array took); later host cells read that copy again while nothing has
- *   changed the array (one host copy per version), and a host consumer whose array a later host
- *   cell copies whole again gets that copy, made at its own cell's top (`copiedTwice`: g_climate's
- *   `pcolormesh(time, lat, zonal_host.T)`);
+ *   changed the array (one host copy per version; a view one binds to a name, `fwd = x[a:b]`, is
+ *   taken from it, `fwd = x_host[a:b]`, where nothing updates the view: `viewKeepsHostCopy`), and a
+ *   host consumer whose array a later host cell copies whole again gets that copy, made at its own
+ *   cell's top (`copiedTwice`: g_climate's `pcolormesh(time, lat, zonal_host.T)`);
  * - a host cell that writes a resident array, updates it in place, reads it from a function or
  *   lambda it runs (which may run after a later cell changed it: a function the cell only defines
  *   reads nothing yet, and the cells calling it bring its globals back), lets something keep it that may update
@@ -2059,15 +2060,40 @@ function hostCopiesInWords(h: HostVersionCost): string {
 /**
  * Forgets the host copies of arrays `cell` may change or rebind (a write, an in-place update of it
  * or of a name sharing its memory, a use that lets something keep it, a function reading it): from
- * there on the copy may no longer be the array's value.
+ * there on the copy may no longer be the array's value. A view bound to a name at the cell's top
+ * level (`fwd = x[a:b]`, `for row in x:`) keeps the copy (`viewKeepsHostCopy`): the host cell
+ * takes the view from it (`fwd = x_host[a:b]`) rather than copying the array again.
  */
 function forgetChanged(hostCopies: Map<string, HostCopy>, cell: CellModel, model: NotebookModel): void {
   const root = cell.tree!.rootNode;
   for (const name of [...hostCopies.keys()]) {
-    if (changedWithin(root, cell, model, name)) {
+    if (changedWithin(root, cell, model, name, 0, Infinity, r => viewKeepsHostCopy(r, cell, model))) {
       hostCopies.delete(name);
     }
   }
+}
+
+/**
+ * Does `ref` of a resident array only bind a view of it to plain names (`fwd = x[a:b]`, `v = x.T`,
+ * `for row in x:`), outside any function, where none of those names is ever updated in place from
+ * this cell on, nor read by a function some cell defines? Then the array's host copy still holds
+ * its values after the cell: the names see the same values through the copy (a host cell reads
+ * them from it, `fwd = x_host[a:b]`, as hostBoundary hands the reference the copy), and nothing
+ * changes them. A change the cell makes through the view is still caught by `changedWithin` (its
+ * in-place updates of names aliasing the array), and a later cell's through `memorySharers`. A
+ * holder some cell updates in place brings the array back for good instead (hostBoundary's
+ * `kept`), and a container, attribute or call that keeps the array (which the notebook may change
+ * out of sight) still drops the copy.
+ */
+function viewKeepsHostCopy(ref: SyntaxNode, cell: CellModel, model: NotebookModel): boolean {
+  if (insideScope(ref)) {
+    return false;
+  }
+  const e = escapingUse(ref, model);
+  if (e === null || !e.named || !(e.kinds ?? [e.kind]).every(k => k === 'alias')) {
+    return false;
+  }
+  return !updatedInPlaceFrom(e.holders, cell.index, model) && !e.holders.some(h => readByFunction(h, model));
 }
 
 /** A host copy of a resident array a host cell made (`x_host = cp.asnumpy(x)`), read again while the array stays unchanged. */

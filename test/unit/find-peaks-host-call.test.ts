@@ -92,6 +92,12 @@ describe('plan fixture find-peaks-host-call (test/fixtures/plan/: verify_on_gpu.
   it('keeps the envelope resident, find_peaks on the host with one copy, its results host values', () => {
     const plan = checkPlanFixture('find-peaks-host-call', { session: 'warm' });
     expect(plan.cells[1].source).toContain('env_s_host = cp.asnumpy(env_s)\npeaks, props = signal.find_peaks(env_s_host, height=0.5, distance=50)');
+    // cell 2 binds `amp = env_s[peaks]` (a view for all the analysis knows of `peaks`) and changes
+    // nothing: the later host cells read that host copy, copying nothing again
+    expect(plan.cells[4].source).toContain('signal.find_peaks(env_s_host, distance=200)');
+    expect(plan.cells[5].source).toContain('plt.plot(env_s_host[:5000])');
+    // (cell 1's copy is part of its GPU rewrite, not a host cell's transfer)
+    expect(plan.transfers.filter(t => t.name === 'env_s' && t.direction === 'to-host')).toEqual([]);
   });
 });
 

@@ -142,6 +142,36 @@ describe('residency plan: host code reading resident arrays', () => {
     ]);
   });
 
+  it('takes a view a host cell binds (head = y[a:b]) from the host copy an earlier host cell made: no copy again', () => {
+    // (p_finance cell 9: `fwd = x[reb[0]: ...]` copied x again after cell 7's x_host)
+    const loop = 'import math\nacc = 0.0\nfor j in range(100):\n    acc += math.log1p(y[j])';
+    const view = 'k0 = int(np.argmax(np.arange(10)))\nhead = y[k0 + np.int64(3): k0 + 100]\nprint(np.maximum.accumulate(head)[-1])';
+    const plan = rewriteNotebook(cellsOf(setup, gpu, loop, view, later));
+    expect(plan.gpuCells).toEqual([1, 4]);
+    expect(plan.cells[3].source).toBe(view.replace('head = y[', 'head = y_host['));
+    expect(plan.changes.find(c => c.cellIndex === 3)?.summary).toMatch(/reads y_host \(the host copy of y cell 2 made\): no copy again$/);
+    // y crosses once, and stays resident for cell 4
+    expect(moves(plan).filter(m => m[2] === 'to-host')).toEqual([[2, 'y', 'to-host']]);
+    expect(plan.cells[4].source).toBe('z = z_kernel(y, x)');
+  });
+
+  it('does not take a view from the host copy where a later cell updates the view in place, nor where a list keeps it', () => {
+    const loop = 'import math\nacc = 0.0\nfor j in range(100):\n    acc += math.log1p(y[j])';
+    const view = 'k0 = int(np.argmax(np.arange(10)))\nhead = y[k0 + np.int64(3): k0 + 100]\nprint(np.maximum.accumulate(head)[-1])';
+    // head changes y's memory later: y comes back for good (as the copy it is), the view is of the host array
+    const updated = rewriteNotebook(cellsOf(setup, gpu, loop, view, later, 'head[0] = 0.0'));
+    expect(updated.cells[3].source).toBe(`y = y_host\n${view}`);
+    expect(updated.changes.find(c => c.cellIndex === 3)?.summary).toMatch(/takes y back as y_host \(the host copy cell 2 made\) for host code: no copy again$/);
+    // a list holding the view may be changed out of sight: the host copy is not trusted, y is copied again
+    const listed = view.replace('head = y[k0 + np.int64(3): k0 + 100]', 'parts = [y[k0 + np.int64(3): k0 + 100]]\nhead = parts[0]');
+    const kept = rewriteNotebook(cellsOf(setup, gpu, loop, listed, later));
+    expect(kept.cells[3].source).toBe(`y_host = cp.asnumpy(y)\n${listed.replace('[y[', '[y_host[')}`);
+    expect(moves(kept).filter(m => m[2] === 'to-host')).toEqual([
+      [2, 'y', 'to-host'],
+      [3, 'y', 'to-host']
+    ]);
+  });
+
   it('copies an array host code copies (y.copy()) once: cp.asnumpy makes the new host array', () => {
     const plan = rewriteNotebook(cellsOf(setup, gpu, 'q = y.copy()\nfor k in range(5):\n    q[k] = 0.0', later));
     expect(plan.cells[2].source).toBe('q = cp.asnumpy(y)\nfor k in range(5):\n    q[k] = 0.0');

@@ -229,7 +229,8 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['host-copy-shared-changed-by-call', 'NumPy calls changing their argument (np.nan_to_num(w, copy=False), np.fill_diagonal(m.reshape(...), 0)) between consumers: the later consumers copy again', [1, 2, 3]],
     ['host-copy-shared-unchanged', 'nothing changes w between its consumers (np.clip without out=, a function that only reads it): one host copy serves both', [1, 2, 3]],
     ['consumer-copy-of-computed-value', 'a cell handing pandas a value it computes (pd.crosstab(lab % 3, lab)) from an array brought back earlier stays on the host: its GPU version would copy lab in and the 16 MB result back', [1]],
-    ['consumer-copy-small-result', 'a cell computing much on resident data and handing pandas a small result (64 bin counts) still moves: that copy back costs microseconds', [0, 1]]
+    ['consumer-copy-small-result', 'a cell computing much on resident data and handing pandas a small result (64 bin counts) still moves: that copy back costs microseconds', [0, 1]],
+    ['host-copy-view-reused', 'a host cell binding a view of a resident array (fwd = x[a:b]) that an earlier host cell copied (x_host), with nothing changing either, takes the view from that copy: no copy again', [0, 3]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
     // judged by steady figures, as this file's rewriteNotebook is
