@@ -701,6 +701,8 @@ function planPass(
   const deviceCopies = new Map<string, string>();
   // host arrays GPU cells moved in by rebinding, and the cell that did, in order
   const movedBy: { name: string; cellIndex: number }[] = [];
+  // those of them (with that cell) a later GPU cell copies back, or a view of, for a host consumer
+  const consumerCopiedBack: { name: string; cellIndex: number }[] = [];
   const out: CellInput[] = cells.map(c => ({ ...c }));
   const changes: PlanChange[] = [];
   const transfers: Transfer[] = [];
@@ -937,12 +939,23 @@ function planPass(
           paid.set(k, cell.index);
         }
       }
+      // a host consumer's copy of a host array an earlier GPU cell moved in by rebinding, or of a
+      // view of it (`pd.DataFrame({"true_beta": betas[:, 0]})`): that cell may keep the host array
+      // beside its device copy instead (keepOnHostFrom), and this one hand the consumer the host
+      // array's part, copying nothing back
+      for (const c of analysis.hostConsumerCopies) {
+        const base = viewOf(c.node);
+        const by = base !== null && residentAtStart.has(base) ? movedBy.filter(m => m.name === base && m.cellIndex < cell.index).pop() : undefined;
+        if (by) {
+          consumerCopiedBack.push(by);
+        }
+      }
       const moved = [...analysis.transfers.keys()].filter(n => !analysis.hostKept.has(n));
       const copied = [...analysis.hostKept];
       // moved under a fresh name, the host array kept (keepOnHost), or by rebinding the name
       const besideHost = moved.filter(n => analysis.transfers.get(n) !== n && keepOnHost.get(cell.index)?.has(n));
       for (const name of moved) {
-        const beside = besideHost.includes(name) ? `; ${name} stays a host array for the host cells that read it later, beside its device copy ${analysis.transfers.get(name)}` : '';
+        const beside = besideHost.includes(name) ? `; ${name} stays a host array for the host code that reads it later, beside its device copy ${analysis.transfers.get(name)}` : '';
         transfers.push({ cellIndex: cell.index, name, direction: 'to-device', reason: `first used on the GPU in cell ${cell.index}${beside}` });
         if (beside) {
           deviceCopies.set(name, analysis.transfers.get(name)!);
@@ -987,7 +1000,7 @@ function planPass(
         freed.length ? `first frees the device cop${freed.length === 1 ? 'y' : 'ies'} of ${freed.join(', ')} (room on the device; the host array${freed.length === 1 ? ' stays' : 's stay'})` : '',
         moved.length > besideHost.length ? `moves ${moved.filter(n => !besideHost.includes(n)).join(', ')} to the device once` : '',
         besideHost.length
-          ? `copies ${besideHost.join(', ')} to the device once as ${besideHost.map(n => analysis.transfers.get(n)).join(', ')}, for this and later GPU cells (host cells read the host array${besideHost.length === 1 ? '' : 's'} later: no copy back)`
+          ? `copies ${besideHost.join(', ')} to the device once as ${besideHost.map(n => analysis.transfers.get(n)).join(', ')}, for this and later GPU cells (host code reads the host array${besideHost.length === 1 ? '' : 's'} later: no copy back)`
           : '',
         copied.length ? `copies ${copied.join(', ')} in (another name may share ${copied.length === 1 ? 'its' : 'their'} memory)` : '',
         analysis.writeBack.length ? `writes ${analysis.writeBack.join(', ')} back into ${analysis.writeBack.length === 1 ? 'its host array' : 'their host arrays'} in place` : ''
@@ -1101,7 +1114,7 @@ function planPass(
   const copiedBack = transfers.flatMap(t => {
     const by = movedBy.filter(m => m.name === t.name && m.cellIndex < t.cellIndex).pop();
     return t.direction === 'to-host' && !gpu.has(t.cellIndex) && by ? [by] : [];
-  });
+  }).concat(consumerCopiedBack);
   return { plan: { cells: out, changes, transfers, gpuCells, definitions, definitionsCell, figures }, produced, deferred, paid, copiedBack };
 }
 

@@ -38,6 +38,30 @@ describe('residency plan: host code reading resident arrays', () => {
     ]);
   });
 
+  it("hands a GPU cell's pandas consumer a view of a host array an earlier GPU cell moved in from the host array: that cell copies it in beside it", () => {
+    // (p_finance cell 15: `"true_beta": betas[:, 0]` was `cp.asnumpy(betas[:, 0])`, betas rebound to its device copy in cell 3)
+    const frame = 's = np.sqrt(y * y + 1.0) * np.exp(-y)\ndf = pd.DataFrame({"s": s[:10], "w0": w[:10]})';
+    const plan = rewriteNotebook(cellsOf(setup, gpu, frame));
+    expect(plan.gpuCells).toEqual([1, 2]);
+    expect(plan.cells[1].source).toBe('x = cp.asarray(x)\nw_gpu = cp.asarray(w)\ny = y_kernel(x, w_gpu)');
+    expect(plan.cells[2].source).toBe('s = s_kernel(y)\ndf = pd.DataFrame({"s": cp.asnumpy(s[:10]), "w0": w[:10]})');
+    expect(plan.changes.find(c => c.cellIndex === 1)?.summary).toBe(
+      'runs on the GPU; moves x to the device once; copies w to the device once as w_gpu, for this and later GPU cells (host code reads the host array later: no copy back)'
+    );
+    expect(moves(plan)).toEqual([
+      [1, 'x', 'to-device'],
+      [1, 'w', 'to-device']
+    ]);
+    // not where a later cell changes w (the host array and the device copy would part), nor for a
+    // value computed from it (device work copied back, as before)
+    const changed = rewriteNotebook(cellsOf(setup, gpu, frame, 'w[:5] = 0.0'));
+    expect(changed.cells[1].source).toBe('x = cp.asarray(x)\nw = cp.asarray(w)\ny = y_kernel(x, w)');
+    expect(changed.cells[2].source).toBe('s = s_kernel(y)\ndf = pd.DataFrame({"s": cp.asnumpy(s[:10]), "w0": cp.asnumpy(w[:10])})');
+    const computed = rewriteNotebook(cellsOf(setup, gpu, frame.replace('w[:10]', 'w[:10] * 2.0')));
+    expect(computed.cells[1].source).toBe('x = cp.asarray(x)\nw = cp.asarray(w)\ny = y_kernel(x, w)');
+    expect(computed.cells[2].source).toBe('s = s_kernel(y)\ndf = pd.DataFrame({"s": cp.asnumpy(s[:10]), "w0": cp.asnumpy(w[:10] * 2.0)})');
+  });
+
   it('still brings back an array a DataFrame may keep itself (a column of objects holding it)', () => {
     const plan = rewriteNotebook(cellsOf(setup, gpu, 'kept = pd.DataFrame({"y": [y]})'));
     expect(plan.cells[2].source).toBe('y = cp.asnumpy(y)\nkept = pd.DataFrame({"y": [y]})');

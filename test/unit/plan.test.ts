@@ -230,11 +230,19 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['host-copy-shared-unchanged', 'nothing changes w between its consumers (np.clip without out=, a function that only reads it): one host copy serves both', [1, 2, 3]],
     ['consumer-copy-of-computed-value', 'a cell handing pandas a value it computes (pd.crosstab(lab % 3, lab)) from an array brought back earlier stays on the host: its GPU version would copy lab in and the 16 MB result back', [1]],
     ['consumer-copy-small-result', 'a cell computing much on resident data and handing pandas a small result (64 bin counts) still moves: that copy back costs microseconds', [0, 1]],
+    ['consumer-view-of-kept-host-array', "a GPU cell's pandas consumer reading a column of a host array an earlier GPU cell moved in (betas[:, 0]), which no cell changes, reads the host array: that cell copies it in beside it (betas_gpu), nothing comes back; one a GPU cell changes (gammas *= 2.0) is moved in by rebinding and its column copied back", [1, 2, 3]],
     ['host-copy-view-reused', 'a host cell binding a view of a resident array (fwd = x[a:b]) that an earlier host cell copied (x_host), with nothing changing either, takes the view from that copy: no copy again', [0, 3]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
     // judged by steady figures, as this file's rewriteNotebook is
     expect(checkPlanFixture(name, { session: 'warm' }).gpuCells).toEqual(gpuCells);
+  });
+
+  it("consumer-view-of-kept-host-array: the unchanged betas stays a host array for pandas, the changed gammas' column is copied back", () => {
+    const plan = checkPlanFixture('consumer-view-of-kept-host-array', { session: 'warm' });
+    expect(plan.cells[1].source).toContain('betas_gpu = cp.asarray(betas)\ngammas = cp.asarray(gammas)\n');
+    expect(plan.cells[3].source).toContain('"beta0": betas[:, 0], "gamma0": cp.asnumpy(gammas[:, 0])');
+    expect(plan.transfers.filter(t => t.direction === 'to-host')).toEqual([]);
   });
 
   it('lambda-globals-on-device: F moves in by rebinding where a lambda or an alias reads it, and comes back for the host call', () => {

@@ -96,9 +96,10 @@ export interface ArrayCellAnalysis {
    * consumer's argument, `pd.crosstab(cp.asnumpy(lab % 3), ...)`; a device value meeting pandas
    * data), all counted in `work.deviceToHostBytes`: what each copies, the device names it reads (by
    * their names in the original cell), and its bytes (0 where unknown). The plan charges those its
-   * cell's host version would not make (plan.ts planPrediction).
+   * cell's host version would not make (plan.ts planPrediction); `node`, the expression copied
+   * (plan.ts asks whether it is a view of an array an earlier cell moved in: `consumerCopiedBack`).
    */
-  hostConsumerCopies: { text: string; reads: string[]; bytes: number }[];
+  hostConsumerCopies: { text: string; reads: string[]; bytes: number; node: SyntaxNode }[];
   /**
    * Device arrays of which the cell binds a host copy under another name that it leaves as the
    * array's value (`env_s_host = cp.asnumpy(env_s)` for a SciPy call kept on the host,
@@ -694,6 +695,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // handed it by name gets as it is: `divmod(v, 251)` beside `v_gpu`, no copy)
   const keptHost = (node: SyntaxNode): boolean => node.type === 'identifier' && transfers.has(node.text) && transfers.get(node.text) !== node.text && !writeBack.includes(node.text);
   const hostConsumerCopies = [...copiedOnce, ...pandasOperands.copied.map((node, k) => ({ node, bytes: pandasOperands.copiedBytes[k] }))].filter(c => !keptHost(c.node)).map(({ node, bytes }) => ({
+    node,
     text: node.text,
     reads: identifiersIn(node, new Set([...deviceNames, ...transfers.keys()])),
     bytes
