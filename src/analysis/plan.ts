@@ -128,7 +128,7 @@ import { maskIPython } from './ipython';
 import { getParser, PythonParser, SyntaxNode } from './parser';
 import { escapingUse, memorySharers } from './rules/arrays/aliases';
 import type { ArrayCellAnalysis } from './rules/arrays/cupy-rewrite';
-import { analyseArrayCell, boundToPythonScalar, changedWithin, keepsNoArgument, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, globalsReadByCalledFunctions, hostArgumentNeed, hostCopyAround, hostCopyLine, inParameterDefault, readsWhole, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedFrom, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
+import { analyseArrayCell, boundToPythonScalar, changedWithin, keepsNoArgument, collectHostConsumerArgs, cupyAlias, epilogueEdits, freshNotebookName, globalReferences, globalsReadByCalledFunctions, hostArgumentNeed, hostCopyAround, hostCopyLine, hostIndexAround, insideIndexArgument, isIndexBuiltinCall, inParameterDefault, readsWhole, isDeviceSafeBuiltin, isZeroD, showsRepr, prologueOffset, updatedFrom, updatedInCell, updatedInPlaceFrom } from './rules/arrays/cupy-rewrite';
 import { cellFirstUses, withFirstUses } from './rules/arrays/shared';
 import { field, isValueIdentifier, kids, unparen, walk } from './syntax';
 import type { CellInput, DeviceProfile, Prediction, RuntimeValueInfo, TextEdit } from './types';
@@ -1863,7 +1863,9 @@ function hostBoundary(
     // what NumPy gives as a Python number (np.allclose's bool) comes back as one at the first host
     // cell that reads it: a 0-d device array would compute as a strong scalar (NEP 50) later on
     const pythonScalar = boundToPythonScalar(name, 0, cell, model);
-    const hostReads = refs.filter(r => insideHostCode(r) || !(hostArgs.some(a => isInside(r, a.arg)) || deviceUse(r, model, cell).safe));
+    // (a host consumer's argument taken as it is, `list(range(k[3]))`, holds no host read but in
+    // range's own arguments, which take Python integers: insideIndexArgument)
+    const hostReads = refs.filter(r => insideHostCode(r) || !((hostArgs.some(a => isInside(r, a.arg)) && !insideIndexArgument(r, model)) || deviceUse(r, model, cell).safe));
     // a host copy of this version of the array that an earlier host cell made (`x_host`) is read
     // again rather than copied anew
     const earlier = hostCopies.get(name)?.twin;
@@ -2237,10 +2239,15 @@ function pythonInt(name: SyntaxNode, resident: ReadonlySet<string>, model: Noteb
 /**
  * Edits that copy host-read expression `expr` (`hostReadExpression`, or a 0-d value a field
  * shows, `deviceUse`) where it stands, as NumPy has it (hostCopyAround): an element as a NumPy
- * scalar of its dtype (`cp.asnumpy(x[i])[()]`).
+ * scalar of its dtype (`cp.asnumpy(x[i])[()]`); an integer range takes as `int(x[i])`
+ * (hostIndexAround).
  */
 function hostCopyOf(expr: SyntaxNode, model: NotebookModel, cell: CellModel, cp: string): TextEdit[] {
   const v = model.inferValue(expr, cell);
+  const call = expr.parent?.type === 'argument_list' ? expr.parent.parent : null;
+  if (isZeroD(v) && call?.type === 'call' && isIndexBuiltinCall(call, model)) {
+    return hostIndexAround(expr, v, cp, model, cell); // range(int(k[5])), as the GPU cells' rewrite has it
+  }
   return hostCopyAround(expr, mayBeElement(expr, v) ? { ...v, shape: [] } : v, cp, model, cell);
 }
 

@@ -254,7 +254,8 @@ export function isNumericDtype(d: string): boolean {
   return NUMERIC_INDEX.has(d);
 }
 
-function isIntegerDtype(d: string): boolean {
+/** Whether a dtype name is a signed or unsigned integer (not bool). */
+export function isIntegerDtype(d: string): boolean {
   return SIGNED_INTS.includes(d) || UNSIGNED_INTS.includes(d);
 }
 

@@ -231,7 +231,8 @@ describe('plan fixtures (test/fixtures/plan/<case>/: notebook.py -> rewritten.py
     ['consumer-copy-of-computed-value', 'a cell handing pandas a value it computes (pd.crosstab(lab % 3, lab)) from an array brought back earlier stays on the host: its GPU version would copy lab in and the 16 MB result back', [1]],
     ['consumer-copy-small-result', 'a cell computing much on resident data and handing pandas a small result (64 bin counts) still moves: that copy back costs microseconds', [0, 1]],
     ['consumer-view-of-kept-host-array', "a GPU cell's pandas consumer reading a column of a host array an earlier GPU cell moved in (betas[:, 0]), which no cell changes, reads the host array: that cell copies it in beside it (betas_gpu), nothing comes back; one a GPU cell changes (gammas *= 2.0) is moved in by rebinding and its column copied back", [1, 2, 3]],
-    ['host-copy-view-reused', 'a host cell binding a view of a resident array (fwd = x[a:b]) that an earlier host cell copied (x_host), with nothing changing either, takes the view from that copy: no copy again', [0, 3]]
+    ['host-copy-view-reused', 'a host cell binding a view of a resident array (fwd = x[a:b]) that an earlier host cell copied (x_host), with nothing changing either, takes the view from that copy: no copy again', [0, 3]],
+    ['range-bounds-from-resident', 'host loops bounded by resident integers (range takes them through __index__, which a 0-d CuPy array lacks): a 0-d result comes back as NumPy\'s scalar, elements are copied where read as int(...), len needs no copy', [0, 2]]
   ];
   it.each(cases)('%s: %s', (name, _what, gpuCells) => {
     // judged by steady figures, as this file's rewriteNotebook is

@@ -36,7 +36,7 @@ import { ARRAY_MUTATING_METHODS, type AssignmentFact, type CellFacts } from '../
 import type { SyntaxNode } from '../../parser';
 import { callArguments, field, isValueIdentifier, kids, operatorOf, unparen, walk, walkTypes } from '../../syntax';
 import type { TextEdit } from '../../types';
-import { isDeviceIncompatibleDtype, itemSize, normaliseDtype, shapeSize, ValueInfo } from '../../values';
+import { isDeviceIncompatibleDtype, isIntegerDtype, itemSize, normaliseDtype, shapeSize, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
 import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
 import { arangeValuesDiffer, atomicSumNote, flatIndexRewrites, float64SignalEdits, hostLoopArgument, hostLoopCallNote, lastAxisBitEdits, unsupportedArgumentRefusals } from './api-limits';
@@ -174,7 +174,36 @@ export interface ArrayCellAnalysis {
  * Python builtins that take CuPy values as they take NumPy's (not `repr`, `type`, `isinstance`:
  * a CuPy value shows and tests as what it is, `array(1.5)` and `cupy.ndarray`).
  */
-const DEVICE_SAFE_BUILTINS = new Set(['print', 'len', 'float', 'int', 'bool', 'str', 'format', 'range', 'id', 'hasattr', 'getattr', 'complex']);
+const DEVICE_SAFE_BUILTINS = new Set(['print', 'len', 'float', 'int', 'bool', 'str', 'format', 'id', 'hasattr', 'getattr', 'complex']);
+/**
+ * Python builtins that take their integers through `__index__` (`range(n)`). NumPy's integer
+ * scalars and 0-d arrays have it; CuPy's ndarray has `__int__` (`int(self.get())`) but no
+ * `__index__` (cupy/_core/core.pyx, CuPy 14 and 15.0.0a1; cupyx.scipy.signal's
+ * `_try_convert_to_int` notes that `operator.index(cupy.array(5))` fails), so `range(k.max())` of
+ * a device array is a TypeError on CuPy. The rewrite hands them `int(...)` of a device integer
+ * (hostIndexAround): one wait for the device, explicit where the host loop needs the value.
+ */
+const INDEX_BUILTINS = new Set(['range']);
+
+/** Is `call` a call of Python's own INDEX_BUILTINS (`range(...)`, the name not rebound)? */
+export function isIndexBuiltinCall(call: SyntaxNode, model: NotebookModel): boolean {
+  const fn = field(call, 'function');
+  return fn?.type === 'identifier' && INDEX_BUILTINS.has(fn.text) && !model.bindings.has(fn.text);
+}
+
+/**
+ * Is `node` inside an argument of an INDEX_BUILTINS call (`k` in `range(k[3])`, in
+ * `range(len(k))`)? Host code takes what reads device values there as it takes a device value it
+ * computes with (the plan's host cells: a copy where it is read), not as the builtin's result.
+ */
+export function insideIndexArgument(node: SyntaxNode, model: NotebookModel): boolean {
+  for (let p = node.parent; p && !SCOPES.has(p.type); p = p.parent) {
+    if (p.type === 'argument_list' && p.parent?.type === 'call' && isIndexBuiltinCall(p.parent, model)) {
+      return true;
+    }
+  }
+  return false;
+}
 
 /** Does Python builtin `name` take a CuPy value as it takes NumPy's (`DEVICE_SAFE_BUILTINS`)? */
 export function isDeviceSafeBuiltin(name: string): boolean {
@@ -1946,12 +1975,24 @@ function hostSideEdits(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, s
       edits.push(...hostCopyAround(key, v, cp, model, cell));
     }
   };
+  // range's arguments (`range(k.max())`) take an integer through `__index__`, which CuPy's
+  // ndarray lacks (INDEX_BUILTINS): `int(...)` of a device integer (hostIndexAround)
+  const indexOperand = (e: SyntaxNode | null | undefined): void => {
+    const v = e && e.type !== 'comment' && e.type !== 'keyword_argument' ? model.inferValue(e, cell) : null;
+    if (e && v && isZeroD(v) && (mentions(e, deviceNames) || refs.some(r => r.action === 'cupy' && isInside(r.node, e)))) {
+      edits.push(...hostIndexAround(e, v, cp, model, cell));
+    }
+  };
   const hostContainer = (e: SyntaxNode | null | undefined): boolean => !!e && !mentions(e, deviceNames) && /^(sequence|unknown|string)$/.test(model.inferValue(e, cell).kind);
-  walkTypes(root, ['pair', 'set', 'set_comprehension', 'subscript', 'comparison_operator'], n => {
+  walkTypes(root, ['pair', 'set', 'set_comprehension', 'subscript', 'comparison_operator', 'call'], n => {
     if (displayed && isInside(n, displayed) && (n.type === 'pair' || n.type === 'set')) {
       return false;
     }
-    if (n.type === 'pair') {
+    if (n.type === 'call') {
+      if (isIndexBuiltinCall(n, model)) {
+        callArguments(n).positional.forEach(indexOperand);
+      }
+    } else if (n.type === 'pair') {
       copyKey(field(n, 'key'));
     } else if (n.type === 'set') {
       kids(n).forEach(copyKey);
@@ -3517,6 +3558,16 @@ export function hostCopyAround(arg: SyntaxNode, v: ValueInfo, cp: string, model:
   return [insert(arg.startIndex, `${cp}.asnumpy(`), insert(arg.endIndex, isZeroD(v) ? ')[()]' : ')')];
 }
 
+/**
+ * Edits that hand 0-d device value `arg` (inferred as `v`) to Python code that takes it as an
+ * integer through `__index__` (INDEX_BUILTINS' arguments): `int(...)` of an
+ * integer, which gives what NumPy's scalar's `__index__` gives; of another dtype NumPy's scalar
+ * itself (hostCopyAround), which Python takes or refuses as it did on the host.
+ */
+export function hostIndexAround(arg: SyntaxNode, v: ValueInfo, cp: string, model: NotebookModel, cell: CellModel): TextEdit[] {
+  return v.dtype !== undefined && isIntegerDtype(v.dtype) ? [insert(arg.startIndex, 'int('), insert(arg.endIndex, ')')] : hostCopyAround(arg, v, cp, model, cell);
+}
+
 /** The `def` whose body holds `node`, if any (not a lambda: its body is one expression, used in place). */
 function enclosingFunction(node: SyntaxNode): SyntaxNode | null {
   for (let p = node.parent; p; p = p.parent) {
@@ -3745,6 +3796,11 @@ export function hostArgumentNeed(arg: SyntaxNode, v: ValueInfo, model: NotebookM
   const fn = u.type === 'call' ? field(u, 'function') : null;
   if (fn?.type === 'identifier' && fn.text !== 'print' && isDeviceSafeBuiltin(fn.text)) {
     return 'as-is'; // str(M.sum()), float(s), len(y): host data made of CuPy values
+  }
+  if (u.type === 'call' && isIndexBuiltinCall(u, model)) {
+    // list(range(k.max())): a host range once its device integers are Python ones (the rewrite's
+    // `int(...)`; the plan's host cells copy what reads device values there: insideIndexArgument)
+    return 'as-is';
   }
   if (u.type === 'call' && isHostConsumerCall(u, model, cell, NO_NAMES)) {
     return 'as-is'; // a host consumer itself: its own arguments get the copies
@@ -4832,7 +4888,8 @@ function isHostConsumerCall(n: SyntaxNode, model: NotebookModel, cell: CellModel
     const arg = fn.text === 'abs' ? callArguments(n).positional[0] : undefined;
     const av = arg ? model.inferValue(arg, cell) : null;
     const arrayAbs = !defined && av?.kind === 'ndarray' && !isZeroD(av);
-    return !DEVICE_SAFE_BUILTINS.has(fn.text) && !arrayAbs && !defined && !arrays.has(fn.text) && !sumsItems(n);
+    // (range's arguments are Python integers, a device one made one by hostIndexAround)
+    return !DEVICE_SAFE_BUILTINS.has(fn.text) && !INDEX_BUILTINS.has(fn.text) && !arrayAbs && !defined && !arrays.has(fn.text) && !sumsItems(n);
   }
   if (fn.type === 'attribute') {
     const obj = field(fn, 'object');
