@@ -1965,6 +1965,8 @@ export function ownReport<T>(reports: Readonly<Record<string, T>>, name: string)
 /** Converts the kernel's report on a name. */
 /** The kernel's type names of Python sequences, which its reports describe no further. */
 const PYTHON_SEQUENCE_TYPES: ReadonlySet<string> = new Set(['list', 'tuple']);
+/** Python displays NumPy takes as one object, not as a sequence of items (`np.array({1, 2})`). */
+const UNORDERED_COLLECTIONS: ReadonlySet<string> = new Set(['set', 'set_comprehension', 'dictionary', 'dictionary_comprehension']);
 
 export function fromRuntime(rt: RuntimeValueInfo): ValueInfo {
   const t = rt.type.toLowerCase();
@@ -3621,6 +3623,11 @@ function numpyCallValue(
   if (single && (name === 'array' || name === 'asarray')) {
     const lit = positional[0] ? literalArray(positional[0]) : undefined;
     const dtype = dtypeArg(keywords, positional[1]);
+    if (positional[0] && UNORDERED_COLLECTIONS.has(unparen(positional[0]).type)) {
+      // a set or dict is no sequence to NumPy: `np.array({...})` is a 0-d object array holding
+      // it (CuPy, with no object dtype, refuses it)
+      return arrayValue([], dtype ?? 'object', library);
+    }
     if (lit) {
       return arrayValue(lit.shape, dtype ?? lit.dtype, library);
     }

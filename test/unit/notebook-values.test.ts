@@ -959,3 +959,15 @@ describe('module-level augmented assignment of a number', () => {
     expect(m.valueAfter('a', m.cells[0])).toMatchObject({ kind: 'ndarray', shape: [3, 4], dtype: 'float32' });
   });
 });
+
+describe('np.array of a set or dict', () => {
+  it('is a 0-d object array holding it (a set or dict is no sequence to NumPy); lists and tuples are sequences', () => {
+    const [set, setComp, dict, dictComp, list, listComp] = values(['np.array({1, 2, 3})', 'np.array({v for v in range(5)})', 'np.asarray({"a": 1})', 'np.array({v: v for v in range(3)})', 'np.array([1, 2, 3])', 'np.array([v for v in range(5)])']);
+    for (const v of [set, setComp, dict, dictComp]) {
+      expect(v).toMatchObject({ kind: 'ndarray', shape: [], dtype: 'object', size: 1 });
+    }
+    expect(list).toMatchObject({ kind: 'ndarray', shape: [3], dtype: 'int64' });
+    expect(listComp).toMatchObject({ kind: 'ndarray' });
+    expect(listComp.dtype).not.toBe('object');
+  });
+});

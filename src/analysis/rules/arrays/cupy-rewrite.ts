@@ -4809,8 +4809,9 @@ function readOnHost(e: SyntaxNode, model: NotebookModel, cell: CellModel, indexe
       const call = p.type === 'argument_list' ? p.parent : p.parent?.parent;
       const fn = call?.type === 'call' ? field(call, 'function') : null;
       // (a list of Python numbers made into an array: `np.array([...])` builds it on the device
-      // from the host values, as cp.array takes nested lists)
-      const listToArray = COMPREHENSIONS.has(n.type) && n.type !== 'generator_expression' && p.type === 'argument_list' && kids(p)[0]?.id === n.id && !!fn && /^numpy\.(array|asarray)$/.test(model.qualifiedName(fn) ?? '');
+      // from the host values, as cp.array takes nested lists; not a set, of which NumPy makes a
+      // 0-d object array holding it and CuPy, which has no object dtype, nothing)
+      const listToArray = n.type === 'list_comprehension' && p.type === 'argument_list' && kids(p)[0]?.id === n.id && !!fn && /^numpy\.(array|asarray)$/.test(model.qualifiedName(fn) ?? '');
       return !!fn && (listToArray || (fn.type === 'identifier' && HOST_VALUE_BUILTINS.has(fn.text)) || isHostConsumerCall(call!, model, cell, NO_NAMES));
     }
     if (p.type === 'assignment' && field(p, 'right')?.id === n.id && p.parent?.type === 'expression_statement' && p.parent.parent?.type === 'module') {
