@@ -2495,8 +2495,13 @@ function numpyTupleValue(
     }
     case 'nonzero':
     case 'where':
-      if (positional.length !== 1 || a.kind !== 'ndarray' || !a.shape) {
+      if (positional.length !== 1) {
         return null;
+      }
+      if (a.kind !== 'ndarray' || !a.shape) {
+        // a tuple of int64 (intp) position arrays, one per axis of a mask whose rank is not known
+        // (not the mask's own array, which the other array functions' rule below would give)
+        return { kind: 'unknown', origin: 'inferred' };
       }
       // the positions the mask selects: as many as the data decide, at most the mask's size
       return tupleOf(a.shape.map(() => ({ ...arr([null], 'int64', true), selection: true })), library);
@@ -3866,6 +3871,19 @@ function numpyCallValue(
     out.dtype = floatResult(args[0].dtype);
     out.library = library;
     out.origin = 'inferred';
+    return out;
+  }
+  if (single && (name === 'flatnonzero' || name === 'argwhere') && positional.length === 1 && args[0]?.kind === 'ndarray') {
+    // the positions of the non-zero elements, int64 (intp) whatever the input's dtype: flat
+    // indices, or a row of indices per element (a column per axis); as many as the data decide,
+    // at most the input's size (a selection, as np.nonzero's positions are)
+    const of = args[0];
+    const rank = of.shape?.length;
+    const shape = name === 'flatnonzero' ? [null] : rank !== undefined ? [null, rank] : undefined;
+    const out = arrayValue(shape, 'int64', library, 'inferred');
+    out.size = name === 'flatnonzero' ? of.size : of.size !== undefined && rank !== undefined ? of.size * rank : undefined;
+    out.approx = true;
+    out.selection = true;
     return out;
   }
   const firstArray = args.find(a => a.kind === 'ndarray');

@@ -77,6 +77,26 @@ describe('what unpacking a tuple-returning call binds', () => {
     expect(v).toMatchObject({ kind: expected.kind ?? 'ndarray', ...(expected.shape ? { shape: expected.shape } : {}), ...(expected.dtype ? { dtype: expected.dtype } : {}) });
   });
 
+  // NumPy 2.4.6 (run here): the positions of non-zero elements are int64 (intp) whatever the
+  // input's dtype, as many as the data decide (typed bool before, the input's own dtype)
+  it.each([
+    ['idx = np.flatnonzero(img > 0.5)', 'idx', 'flat indices', { shape: [null], dtype: 'int64', size: 4096 * 4096 }],
+    ['idx = np.flatnonzero(k)', 'idx', 'flat indices of an integer array', { shape: [null], dtype: 'int64', size: 5_000_000 }],
+    ['pos = np.argwhere(img > 0.5)', 'pos', 'a row of indices per element, a column per axis', { shape: [null, 2], dtype: 'int64', size: 2 * 4096 * 4096 }],
+    ['pos = np.argwhere(a)', 'pos', 'one column for a 1-D array', { shape: [null, 1], dtype: 'int64', size: 5_000_000 }],
+    ['i = np.nonzero(a > 0.5)[0]', 'i', "np.nonzero's item", { shape: [null], dtype: 'int64' }],
+    ['i, = np.where(a > 0.5)', 'i', "a one-argument np.where's item", { shape: [null], dtype: 'int64' }]
+  ])('%s: %s holds %s, int64', (code, name, _what, expected) => {
+    const m = model(cellsOf(SETUP, code));
+    const v = m.valueAfter(name, m.cells[1]);
+    expect(v).toMatchObject({ kind: 'ndarray', ...expected, approx: true, selection: true });
+  });
+
+  it('np.nonzero of a mask whose rank is not known is a tuple not known, not the mask', () => {
+    const m = model(cellsOf(SETUP, 'mask = np.load("m.npy") > 0\nhits = np.nonzero(mask)'));
+    expect(m.valueAfter('hits', m.cells[1]).kind).toBe('unknown');
+  });
+
   it('a nested pattern takes its item of the tuple it is given', () => {
     const m = model(cellsOf(SETUP, '(w, v), n = np.linalg.eigh(S4), 3'));
     expect(m.valueAfter('v', m.cells[1])).toMatchObject({ kind: 'ndarray', shape: [3000, 3000] });
