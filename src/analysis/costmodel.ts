@@ -729,14 +729,20 @@ export const KERNEL_BANDWIDTH_EFFICIENCY = 0.6;
 export const STENCIL_BANDWIDTH_EFFICIENCY = 0.72;
 
 /**
- * Longest 1-D transform (points) whose working set stays in a core's cache on the host: 65,536
- * complex128 values are 1 MiB, about a server core's L2. Timed here (NumPy 2 pocketfft, the 2-core
- * CPU machine of session 13, 2^24 values in rows of L points): rfft of float64 rows 5.5-7.4 GFLOP/s
- * (2.5 N log2 L flops) for L = 1,024 to 65,536, fft of complex128 rows 5.8-6.9; at L = 262,144
- * they fall (6.0, 4.5) and at 2M points they run at 2.0-3.0, the rate of a 2-D transform here
- * (fft2 of 4096^2 complex64 2.5 GFLOP/s, its column pass 1.9).
+ * Longest 1-D transform (points) whose working set stays in a core's cache on the host: 131,072
+ * complex128 values are 2 MiB, a core's L2 on the H200's host and on the CPU machine here (both
+ * Intel Xeon model 207, 2 MiB of L2 a core). Timed here (NumPy 2 pocketfft, the 2-core CPU machine
+ * of session 13, 2^24 values in rows of L points): rfft of float64 rows 5.5-7.4 GFLOP/s (2.5 N
+ * log2 L flops) for L = 1,024 to 65,536, fft of complex128 rows 5.8-6.9; at L = 262,144 they fall
+ * (6.0, 4.5) and at 2M points they run at 2.0-3.0, the rate of a 2-D transform here (fft2 of
+ * 4096^2 complex64 2.5 GFLOP/s, its column pass 1.9). Session 17 timed the lengths between (fft of
+ * complex128 rows, 2^22 values, best of 7 on a loaded machine): 65,536 points 3.0 GFLOP/s, 120,000
+ * 2.7, 131,072 2.8, 262,144 3.2, 524,288 1.7, 2M 1.5; and the H200's host ran n_seismic cell 8's
+ * scipy.signal.hilbert of 256 rows of 120,000 float64 (two transforms, 5.2 GFLOP) with the rest of
+ * the cell in 1.48-2.34 s (run 27): at the 2-D rate the transforms alone would take 3.0 s, at the
+ * rate of short ones 1.5 s. It was 65,536 (1 MiB, taken for a core's L2).
  */
-export const SHORT_FFT_POINTS = 65536;
+export const SHORT_FFT_POINTS = 131072;
 
 /**
  * How much faster the host runs those short transforms than `hostFftFlops` (the 2-D 8192^2 one):

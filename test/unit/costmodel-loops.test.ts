@@ -898,3 +898,69 @@ describe('SciPy one-axis filters (n_seismic cell 8)', () => {
     expect(s).toBeLessThan(256 * 120_000 * 17.5e-9 + 0.15);
   });
 });
+
+describe('scipy.signal.hilbert priced as its two FFTs (n_seismic cell 8)', () => {
+  // the analytic signal is a complex FFT of each signal, half the spectrum doubled and the rest
+  // zeroed, an inverse FFT: priced before at 20 flops an element at hostFilterFlops (3.7 s for
+  // n_seismic's 256 x 120,000 float64, whose whole cell measured 1.48-2.34 s on the H200's host,
+  // run 27 calls 3 and 6)
+  const SETUP = 'import numpy as np\nfrom scipy import signal\nfrom scipy import ndimage as ndi\nrng = np.random.default_rng(1)\nfilt = rng.standard_normal((256, 120_000))';
+  const work = (setup: string, source: string) => {
+    const cache = new CellCache(p);
+    const model = new NotebookModel(cellsOf(setup, source).map(c => cache.get(c)));
+    const a = analyseArrayCell(model.cells[model.cells.length - 1], model);
+    if (!a) {
+      throw new Error('no analysis');
+    }
+    return a.work;
+  };
+  const transforms = (rows: number, points: number) => 2 * 5 * rows * points * Math.log2(points);
+
+  it('counts two complex transforms of each row, short ones (120,000 points: 2 MiB of complex128, in a core\'s L2)', () => {
+    const w = work(SETUP, 'env = np.abs(signal.hilbert(filt, axis=1))');
+    expect(w.fftFlops).toBeCloseTo(transforms(256, 120_000), -3);
+    expect(w.shortFftFlops).toBeCloseTo(transforms(256, 120_000), -3);
+    expect(w.filterFlops ?? 0).toBe(0);
+  });
+
+  it('prices the host transforms at twice the 2-D FFT rate, with the complex passes: ~1.9 s (4.0 s before)', () => {
+    const s = cpuSeconds(SETUP, 'env = np.abs(signal.hilbert(filt, axis=1))');
+    const fft = transforms(256, 120_000) / (MEASURED_H200.hostFftFlops * 2);
+    // three passes of the analytic signal and one of the magnitude over 245.8 MB at 13.2 GB/s
+    const passes = (4 * 3 * 256 * 120_000 * 8) / 13.2e9;
+    expect(s).toBeCloseTo(fft + passes, 1);
+    expect(s).toBeLessThan(2.0);
+  });
+
+  it('prices the whole of n_seismic cell 8 within the 1.48-2.34 s measured', () => {
+    const cell = [
+      'env = np.abs(signal.hilbert(filt, axis=1))',
+      'env_s = ndi.uniform_filter1d(env, size=100, axis=1)',
+      'noise_lvl = np.median(env_s, axis=1)',
+      'snr = env_s / noise_lvl[:, None]',
+      'print(f"median noise envelope {noise_lvl.mean():.4f}, peak SNR {snr.max():.1f}")'
+    ].join('\n');
+    const s = cpuSeconds(SETUP, cell);
+    expect(s).toBeGreaterThan(1.48);
+    expect(s).toBeLessThan(2.34);
+  });
+
+  it('takes the transform length N where given, along the axis given', () => {
+    const w = work(SETUP, 'z = signal.hilbert(filt, 131_072, axis=1)');
+    expect(w.fftFlops).toBeCloseTo(transforms(256, 131_072), -3);
+    const columns = work(SETUP, 'z = signal.hilbert(filt, axis=0)');
+    expect(columns.fftFlops).toBeCloseTo(transforms(120_000, 256), -3);
+  });
+
+  it('prices transforms longer than a core\'s L2 at the 2-D rate (not short)', () => {
+    const w = work('import numpy as np\nfrom scipy import signal\nx = np.random.rand(4, 1 << 20)', 'z = signal.hilbert(x)');
+    expect(w.fftFlops).toBeCloseTo(transforms(4, 1 << 20), -3);
+    expect(w.shortFftFlops ?? 0).toBe(0);
+  });
+
+  it('prices hilbert2 as two 2-D transforms of the image', () => {
+    const w = work('import numpy as np\nfrom scipy import signal\nimg = np.random.rand(2048, 2048)', 'z = signal.hilbert2(img)');
+    expect(w.fftFlops).toBeCloseTo(2 * 5 * 2048 * 2048 * Math.log2(2048 * 2048), -3);
+    expect(w.shortFftFlops ?? 0).toBe(0);
+  });
+});

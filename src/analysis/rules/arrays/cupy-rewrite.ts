@@ -6813,6 +6813,20 @@ export function estimateWork(
           }
           work.passes += times * fraction(operand, largest);
           work.launches += times * 2;
+        } else if (/^scipy\.signal\.hilbert2?$/.test(q)) {
+          // the analytic signal: a complex FFT of the data, half its spectrum doubled and the rest
+          // zeroed, an inverse FFT: two transforms, priced as np.fft's are (`analyticSignalFlops`)
+          const t = analyticSignalFlops(name, a0, args, model, cell);
+          const f = times * (t?.flops ?? 10 * elems * Math.log2(Math.max(2, elems)));
+          work.flops += f;
+          work.fftFlops = (work.fftFlops ?? 0) + f;
+          if (t?.short) {
+            work.shortFftFlops = (work.shortFftFlops ?? 0) + f;
+          }
+          // streams in units of the real data: read it, write the complex spectrum (two), scale
+          // half of it in place (two), read it and write the complex result (four): three passes
+          work.passes += times * 3 * fraction(operand, largest);
+          work.launches += times * 4;
         } else if (q.startsWith('scipy.') && scipyFilterWork(q, n, model, cell) !== null) {
           // a filter at its own measured rate (./loop-work.ts); the device streams its data twice
           const filter = scipyFilterWork(q, n, model, cell) as NonNullable<ReturnType<typeof scipyFilterWork>>;
@@ -7208,6 +7222,49 @@ function transformFlops(name: string, a: ValueInfo, args: ReturnType<typeof call
   }
   const perPoint = /r|h|dct|dst/.test(m[1]) ? 2.5 : 5;
   return { flops: perPoint * size * Math.log2(Math.max(2, points)), short: m[2] === '' && points <= SHORT_FFT_POINTS };
+}
+
+/**
+ * Flops of `scipy.signal.hilbert(x, N, axis)`'s two complex transforms of N points (the length
+ * along `axis`, the last by default, where N is not given) per 1-D signal, 5 N log2 N each as
+ * `transformFlops` prices a complex FFT; `short` where N is at most `SHORT_FFT_POINTS` (rows the
+ * host transforms in cache). `hilbert2(x, N)`: two 2-D transforms of the (first two axes of the)
+ * 2-D data, never short. Null where the shape, N or the axis is not known. A shape that is a
+ * bound is taken as it is (SciPy's filters give results shaped like their data, typed with its
+ * shape as a bound: n_seismic's envelope of `sosfiltfilt`'s output); a selection's (unknown
+ * lengths) is not.
+ */
+function analyticSignalFlops(name: string, a: ValueInfo, args: ReturnType<typeof callArguments>, model: NotebookModel, cell: CellModel): { flops: number; short: boolean } | null {
+  const shape = a.kind === 'ndarray' ? a.shape : undefined;
+  if (!shape || shape.length === 0 || !shape.every(d => typeof d === 'number' && d > 0)) {
+    return null;
+  }
+  const dims = shape as number[];
+  const size = dims.reduce((p, d) => p * d, 1);
+  const nNode = args.keywords.get('N') ?? args.positional[1];
+  const given = nNode && nNode.type !== 'none' ? unparen(nNode) : null;
+  if (name === 'hilbert2') {
+    if (dims.length !== 2) {
+      return null;
+    }
+    const sides = given === null ? dims : given.type === 'tuple' || given.type === 'list' ? kids(given).map(k => model.constantValue(k, cell)) : [model.constantValue(given, cell), model.constantValue(given, cell)];
+    if (sides.length !== 2 || sides.some(k => k === undefined || !Number.isInteger(k) || k <= 0)) {
+      return null;
+    }
+    const points = (sides as number[])[0] * (sides as number[])[1];
+    return { flops: 2 * 5 * points * Math.log2(Math.max(2, points)), short: false };
+  }
+  const axisNode = args.keywords.get('axis') ?? args.positional[2];
+  const axis = axisNode ? model.constantValue(axisNode, cell) : -1;
+  if (axis === undefined || !Number.isInteger(axis) || axis >= dims.length || axis < -dims.length) {
+    return null;
+  }
+  const length = dims[axis < 0 ? axis + dims.length : axis];
+  const points = given === null ? length : model.constantValue(given, cell);
+  if (points === undefined || !Number.isInteger(points) || points <= 0) {
+    return null;
+  }
+  return { flops: 2 * 5 * (size / length) * points * Math.log2(Math.max(2, points)), short: points <= SHORT_FFT_POINTS };
 }
 
 function matmulFlops(n: SyntaxNode, model: NotebookModel, cell: CellModel): number {
