@@ -3873,6 +3873,19 @@ function numpyCallValue(
     out.origin = 'inferred';
     return out;
   }
+  if (single && name === 'sort' && positional.length <= 2 && args[0]?.kind === 'ndarray') {
+    // the same elements in order along an axis (the last by default): the input's shape and
+    // dtype; with axis=None, flattened
+    const axisNode = keywords.get('axis') ?? positional[1];
+    const out = copyOf(args[0]);
+    out.library = library;
+    out.origin = 'inferred';
+    out.device = library === 'cupy' ? 'gpu' : 'host';
+    if (axisNode?.type === 'none') {
+      out.shape = args[0].approx || args[0].size === undefined ? [null] : [args[0].size];
+    }
+    return out;
+  }
   if (single && (name === 'flatnonzero' || name === 'argwhere') && positional.length === 1 && args[0]?.kind === 'ndarray') {
     // the positions of the non-zero elements, int64 (intp) whatever the input's dtype: flat
     // indices, or a row of indices per element (a column per axis); as many as the data decide,

@@ -964,3 +964,97 @@ describe('scipy.signal.hilbert priced as its two FFTs (n_seismic cell 8)', () =>
     expect(w.shortFftFlops ?? 0).toBe(0);
   });
 });
+
+describe('(b, a) filters priced per sample from their taps (LFILTER_SECONDS, n_seismic cell 2)', () => {
+  // the H200's run 20 probe: SciPy's lfilter 6.45 ns a sample with 5 taps, 9.9 with 9; cupyx's
+  // 0.85 and 1.35 ns; filtfilt 17.2 ns (one signal), 28.8 (rows); before, 20 flops an element at
+  // hostFilterFlops (120 ns), and nothing but 20 flops at 40 TFLOP/s on the device
+  const SETUP = 'import numpy as np\nfrom scipy import signal\nrng = np.random.default_rng(1906)\nwhite = rng.standard_normal((256, 120_000))\nx = rng.standard_normal(2_000_000)';
+  const N = 256 * 120_000;
+  const work = (source: string, setup = SETUP) => {
+    const cache = new CellCache(p);
+    const model = new NotebookModel(cellsOf(setup, source).map(c => cache.get(c)));
+    const a = analyseArrayCell(model.cells[model.cells.length - 1], model);
+    if (!a) {
+      throw new Error('no analysis');
+    }
+    return a.work;
+  };
+
+  it('prices an order-2 design made in the cell at the 5-tap figures on both sides (3 taps run alike)', () => {
+    const w = work('b, a = signal.butter(2, 0.2)\ndata = signal.lfilter(b, a, white, axis=1)');
+    expect(w.hostLoopSeconds).toBeCloseTo(N * 6.45e-9, 3);
+    expect(w.deviceLoopSeconds).toBeCloseTo(N * 0.85e-9, 4);
+    expect(w.filterFlops ?? 0).toBe(0);
+  });
+
+  it('takes a band design at twice its order: 9 taps, 9.9 ns and 1.35 ns a sample', () => {
+    const w = work('b, a = signal.butter(4, [0.1, 0.3], btype="bandpass")\ny = signal.lfilter(b, a, x)');
+    expect(w.hostLoopSeconds).toBeCloseTo(2e6 * 9.89e-9, 4);
+    expect(w.deviceLoopSeconds).toBeCloseTo(2e6 * 1.35e-9, 5);
+  });
+
+  it('takes the coefficients\' sizes where the design is not in the cell, else 5 taps', () => {
+    expect(work('y = signal.lfilter(np.ones(9) / 9, np.ones(9), x)').hostLoopSeconds).toBeCloseTo(2e6 * 9.89e-9, 4);
+    expect(work('y = signal.lfilter(b, a, x)', `${SETUP}\nb, a = signal.butter(6, 0.1)`).hostLoopSeconds).toBeCloseTo(2e6 * 6.45e-9, 4);
+  });
+
+  it('prices an FIR filter (a is one number) at SciPy\'s convolution rate: 101 taps 22.8 ns a sample', () => {
+    const w = work('y = signal.lfilter(np.ones(101) / 101, 1.0, x)');
+    expect(w.hostLoopSeconds).toBeCloseTo(2e6 * (4.6e-9 + 101 * 0.18e-9), 4);
+  });
+
+  it('prices a filter along the first axis of 2-D data at 6 times the last axis\' figure', () => {
+    const last = work('b, a = signal.butter(2, 0.2)\ny = signal.lfilter(b, a, white, axis=-1)').hostLoopSeconds ?? 0;
+    const first = work('b, a = signal.butter(2, 0.2)\ny = signal.lfilter(b, a, white, axis=0)').hostLoopSeconds ?? 0;
+    expect(first / last).toBeCloseTo(6, 3);
+  });
+
+  it('prices filtfilt as two passes and its extension: 28.8 ns a sample of rows, 17.2 of one signal; 2.1 passes on the device', () => {
+    const rows = work('b, a = signal.butter(2, 0.2)\ny = signal.filtfilt(b, a, white)');
+    expect(rows.hostLoopSeconds).toBeCloseTo(N * 28.8e-9, 3);
+    expect(rows.deviceLoopSeconds).toBeCloseTo(N * 0.85e-9 * 2.1, 4);
+    const one = work('b, a = signal.butter(2, 0.2)\ny = signal.filtfilt(b, a, x)');
+    expect(one.hostLoopSeconds).toBeCloseTo(2e6 * 17.2e-9, 5);
+  });
+
+  it('prices n_seismic cell 2 within the 0.84-1.20 s the H200\'s host measured (5.85 s before)', () => {
+    const setup = [
+      'import numpy as np',
+      'from scipy import signal',
+      'fs = 100.0',
+      'n_traces, n_samples = 256, 120_000',
+      'rng = np.random.default_rng(1906)',
+      'dist_km = np.sort(rng.uniform(5.0, 120.0, n_traces))',
+      'vp = 6.0'
+    ].join('\n');
+    const cell = [
+      'white = rng.standard_normal((n_traces, n_samples))',
+      'b_noise, a_noise = signal.butter(2, 0.2)',
+      'data = signal.lfilter(b_noise, a_noise, white, axis=1)',
+      'data += 0.3 * white',
+      't_w = np.arange(-100, 100) / fs',
+      'f0 = 4.0',
+      'ricker = (1 - 2 * (np.pi * f0 * t_w) ** 2) * np.exp(-((np.pi * f0 * t_w) ** 2))',
+      'origins = np.sort(rng.uniform(30.0, 1150.0 - 120.0 / vp, 24))',
+      'mags = rng.uniform(1.5, 3.5, 24)',
+      'rows = np.arange(n_traces)[:, None]',
+      'for t0, m in zip(origins, mags):',
+      '    arrival = np.round((t0 + dist_km / vp) * fs).astype(np.int64)',
+      '    amp = 10 ** (m - 1.5) / np.sqrt(dist_km)',
+      '    data[rows, arrival[:, None] + np.arange(-100, 100)] += amp[:, None] * ricker[None, :]',
+      'print(data.shape, data.dtype, f"{data.nbytes / 1e6:.0f} MB, rms {data.std():.3f}")'
+    ].join('\n');
+    const s = cpuSeconds(setup, cell);
+    expect(s).toBeGreaterThan(0.84);
+    expect(s).toBeLessThan(1.2);
+  });
+
+  it('prices an update through fancy indices over the elements it adds, not the whole array', () => {
+    const setup = `${SETUP}\nrows = np.arange(256)[:, None]\ncols = np.arange(200)[None, :] + 1000\nw = np.ones((256, 200))`;
+    const w = work('white[rows, cols] += w', setup);
+    expect(w.passes).toBeLessThan(0.01);
+    // a whole-array update still makes a pass over it
+    expect(work('white += 1.0', setup).passes).toBeCloseTo(1, 6);
+  });
+});

@@ -252,6 +252,19 @@ describe('argsort', () => {
   });
 });
 
+describe('sort', () => {
+  it('gives its input\'s shape and dtype (sorted along an axis), flattened by axis=None', () => {
+    const cases: [string, number[], string][] = [
+      ['np.sort(b)', [4, 5, 6], 'float32'],
+      ['np.sort(b, 0)', [4, 5, 6], 'float32'],
+      ['np.sort(b, axis=None)', [120], 'float32'],
+      ['np.sort(f32)', [1000], 'float32']
+    ];
+    const vs = values(cases.map(c => c[0]));
+    cases.forEach(([expr, shape, dtype], i) => expect({ expr, kind: vs[i].kind, dtype: vs[i].dtype, shape: vs[i].shape, approx: vs[i].approx }).toEqual({ expr, kind: 'ndarray', dtype, shape, approx: undefined }));
+  });
+});
+
 describe('CuPy values', () => {
   it('cp.asnumpy makes a NumPy array on the host of the same shape and dtype; kernel makers make callables', () => {
     const m = model(

@@ -623,25 +623,117 @@ export function broadcasts(a: ValueInfo, b: ValueInfo): boolean {
  * Host seconds per element of SciPy's filters (`MEASURED_H200.hostScipyFilterSeconds`, each with
  * where it was measured): a median filter per element of its window.
  */
-const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter1d|uniform_filter1d|gaussian_filter|uniform_filter|sobel|prewitt|median_filter|shift|rotate|zoom|affine_transform|map_coordinates|savgol_filter|sosfilt|sosfiltfilt|welch|spectrogram|find_peaks|decimate|binary_erosion|binary_dilation|binary_opening|binary_closing|binary_fill_holes)$/;
+const SCIPY_FILTERS = /^scipy\.(ndimage|signal)\.(gaussian_filter1d|uniform_filter1d|gaussian_filter|uniform_filter|sobel|prewitt|median_filter|shift|rotate|zoom|affine_transform|map_coordinates|savgol_filter|sosfilt|sosfiltfilt|lfilter|filtfilt|welch|spectrogram|find_peaks|decimate|binary_erosion|binary_dilation|binary_opening|binary_closing|binary_fill_holes)$/;
+
+/**
+ * Taps of a `(b, a)` filter taken where neither the cell's design nor the coefficients' sizes tell
+ * them: an order-4 design's 5 (the H200's host ran 5 and 9 taps at the rates below).
+ */
+export const DEFAULT_BA_TAPS = 5;
+
+/**
+ * `scipy.signal.lfilter`'s seconds per sample of `(b, a)` filters of `taps` coefficients
+ * (max(len(b), len(a))), on the H200's host and on the device (cupyx.scipy.signal.lfilter), one
+ * signal along its last axis. Measured on the H200 (run 20, bench/results/2026-12-01-h200-run20/
+ * iir_probe.txt; 2M float64 samples): SciPy 12.9 ms for an order-4 low-pass (5 taps), 19.8 ms for
+ * an order-8 band-pass (9 taps): 6.45 ns a sample, 0.86 ns more a tap; cupyx 1.7 and 2.7 ms: 0.85
+ * ns, 0.125 ns more a tap (its chunked scan: a convolution for b, then blocks of the recursion
+ * merged through their carries, bound by the recursion's arithmetic, not by the copies). Fewer
+ * taps are taken at the 5-tap figure: timed here (2M float64, loaded 2-core machine) 2, 3 and 5
+ * taps ran alike (13.5, 11.6, 12.0 ns; 9 taps 19.0). Before, lfilter was 20 flops an element at
+ * `hostFilterFlops` (120 ns a sample): n_seismic cell 2 (an order-2 filter of 256 x 120,000
+ * samples, with 30.7M normal draws and a Ricker loop) priced at 5.85 s, 0.84-1.20 s measured on the
+ * H200's host (run 27).
+ */
+export const LFILTER_SECONDS = {
+  hostPerSample: 6.45e-9,
+  hostPerTap: 0.86e-9,
+  devicePerSample: 0.85e-9,
+  devicePerTap: 0.125e-9,
+  /**
+   * An FIR filter (`a` one number): SciPy convolves, timed here 12.1 ns a sample with 11 taps and
+   * 41.3 ns with 101 (0.33 ns a tap) against 12.0 ns for the 5-tap IIR filter above, so, scaled to
+   * the H200's host by that filter's 6.45 ns: 4.6 ns a sample and 0.18 ns a tap.
+   */
+  hostFirPerSample: 4.6e-9,
+  hostFirPerTap: 0.18e-9,
+  /**
+   * Along an axis other than the last of 2-D data, SciPy's loop reads every sample a row apart:
+   * timed here 6.1x and 5.9x the last axis' time (order 2, 200,000 x 64 and 2,000 x 6,400 float64).
+   */
+  hostStridedAxisFactor: 6,
+  /**
+   * `filtfilt` beyond its two lfilter passes (the odd extension, the initial states, the flips),
+   * per sample: on the H200's host 17.2 ns a sample for the 5-tap filter of one signal (4.3 more
+   * than two passes) and 28.8 ns for rows of (64, 200,000) (15.9 more); on the device 1.8 and 1.75
+   * ns against the 0.85 of one pass: 2.1 passes.
+   */
+  hostFiltfiltExtra1d: 4.3e-9,
+  hostFiltfiltExtraRows: 15.9e-9,
+  deviceFiltfiltPasses: 2.1
+} as const;
+
+/**
+ * The taps of the `(b, a)` of an lfilter/filtfilt `call`: `designOrder` + 1 where the caller
+ * knows the design (rules/arrays/cupy-rewrite.ts `baDesignOrder`), else the larger of the
+ * coefficients' known sizes, else `DEFAULT_BA_TAPS`; and whether `a` is one number (FIR).
+ */
+function baTaps(call: SyntaxNode, model: NotebookModel, cell: CellModel, designOrder: number | null): { taps: number; fir: boolean } {
+  const args = callArguments(call);
+  const bNode = args.keywords.get('b') ?? args.positional[0];
+  const aNode = args.keywords.get('a') ?? args.positional[1];
+  const a = aNode ? unparen(aNode) : null;
+  const fir = a !== null && (a.type === 'integer' || a.type === 'float' || ((a.type === 'list' || a.type === 'tuple') && kids(a).length === 1));
+  if (designOrder !== null) {
+    return { taps: designOrder + 1, fir: false };
+  }
+  const size = (n: SyntaxNode | undefined | null): number | undefined => {
+    if (!n) {
+      return undefined;
+    }
+    const u = unparen(n);
+    if (u.type === 'list' || u.type === 'tuple') {
+      return kids(u).length;
+    }
+    if (u.type === 'integer' || u.type === 'float') {
+      return 1;
+    }
+    const v = model.inferValue(n, cell);
+    return v.kind === 'ndarray' && !v.approx && v.size !== undefined ? v.size : undefined;
+  };
+  const b = size(bNode);
+  if (fir) {
+    return { taps: b ?? DEFAULT_BA_TAPS, fir };
+  }
+  const known = [b, size(aNode)].filter((k): k is number => k !== undefined);
+  return { taps: known.length > 0 ? Math.max(...known) : DEFAULT_BA_TAPS, fir };
+}
 
 /**
  * A SciPy filter's seconds on the host (its rate per element, a median filter's per element of
- * its window) and, for the IIR recursions (`sosfilt`, `sosfiltfilt`), on the device, where a
- * thread runs each signal's recursion in order, with the data it filters; null for other
- * functions, data of unknown size and a median filter whose window is not a known `size`.
+ * its window) and, for the IIR recursions (`sosfilt`, `sosfiltfilt`, `lfilter`, `filtfilt`), on
+ * the device, where each signal's recursion runs on few threads, with the data it filters; null
+ * for other functions, data of unknown size and a median filter whose window is not a known
+ * `size`. `designOrder`: the polynomial order of an lfilter/filtfilt's `(b, a)` design, where the
+ * caller found it in the cell.
  */
 export function scipyFilterWork(
   q: string,
   call: SyntaxNode,
   model: NotebookModel,
-  cell: CellModel
+  cell: CellModel,
+  designOrder: number | null = null
 ): { hostSeconds: number; deviceSeconds: number; data: ValueInfo } | null {
   const m = SCIPY_FILTERS.exec(q);
   const name = m?.[2] ?? '';
   const args = callArguments(call);
-  // the data: the first argument, after the sections for the IIR filters (`sosfilt(sos, x)`)
-  const dataNode = /^sos/.test(name) ? (args.keywords.get('x') ?? args.positional[1]) : args.positional[0];
+  // the data: the first argument, after the sections for the IIR filters (`sosfilt(sos, x)`) and
+  // the coefficients for the (b, a) ones (`lfilter(b, a, x)`)
+  const dataNode = /^sos/.test(name)
+    ? (args.keywords.get('x') ?? args.positional[1])
+    : name === 'lfilter' || name === 'filtfilt'
+      ? (args.keywords.get('x') ?? args.positional[2])
+      : args.positional[0];
   const a = dataNode ? model.inferValue(dataNode, cell) : null;
   if (!m || a?.kind !== 'ndarray' || a.size === undefined) {
     return null;
@@ -695,6 +787,24 @@ export function scipyFilterWork(
       return null;
     }
     perElement = rates.decimate;
+  } else if (name === 'lfilter' || name === 'filtfilt') {
+    // per sample, from the filter's taps (`LFILTER_SECONDS`); along another axis than the last of
+    // 2-D data SciPy reads the samples a row apart
+    const r = LFILTER_SECONDS;
+    const { taps, fir } = baTaps(call, model, cell, designOrder);
+    const more = Math.max(0, taps - DEFAULT_BA_TAPS);
+    const axisNode = args.keywords.get('axis') ?? args.positional[3];
+    const axis = axisNode ? model.constantValue(axisNode, cell) : -1;
+    const rank = a.shape?.length ?? 1;
+    const strided = rank >= 2 && axis !== undefined && axis !== -1 && axis !== rank - 1 ? r.hostStridedAxisFactor : 1;
+    const pass = (fir ? r.hostFirPerSample + taps * r.hostFirPerTap : r.hostPerSample + more * r.hostPerTap) * strided;
+    const device = r.devicePerSample + more * r.devicePerTap;
+    const twice = name === 'filtfilt';
+    return {
+      hostSeconds: a.size * (twice ? 2 * pass + (rank >= 2 ? r.hostFiltfiltExtraRows : r.hostFiltfiltExtra1d) : pass),
+      deviceSeconds: a.size * device * (twice ? r.deviceFiltfiltPasses : 1),
+      data: a
+    };
   } else if (name === 'gaussian_filter1d' || name === 'uniform_filter1d') {
     // one axis of the separable 2-D filter, whose figure (timed on 2-D images) is two such passes
     perElement = rates[name === 'gaussian_filter1d' ? 'gaussian_filter' : 'uniform_filter'] / 2;
