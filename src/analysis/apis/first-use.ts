@@ -50,25 +50,23 @@ export const FIRST_USE_H200 = {
   /**
    * Per process, once per notebook: what the first statement that runs a CuPy kernel pays beyond
    * its own work and the first uses it makes (its kernels' loads, library handles), with CuPy's
-   * kernel cache warm. bench/line_probe.py (run 27, call 4; bench/results/2026-12-02-h200-run27/
-   * line_probe_4.*): each statement of a rewrite in a fresh process, synchronised, then re-run in
-   * the same process. m_pic cell 3's `(xp / dxg).astype(np.int64) % ng` took 374 ms first, 0.1 ms
-   * re-run, its three built-in kernels' loads priced at ~3 ms: 0.37 s, taken here. The process's
-   * other first compute statements paid 0.25-0.56 s beyond their steady time and their priced
-   * loads (d_stats cell 4's `cp.linalg.lstsq` 707 ms against 6.3 re-run and ~0.14 s of cuSOLVER,
-   * cuBLAS and kernel loads; l_kalman cell 5's loop 607 against 198 ms; i_kmeans cell 5's 616
-   * against 63 ms), so 0.37 s is their low end. It is the device side's: the host statements run
-   * first in the same processes paid nothing alike (m_pic cell 1's `rng.normal` of 4M 194.5 ms
-   * first, 194.9 re-run; d_stats' first host matrix product and `eigh` 9.4 and 7.8 ms), the
-   * statement compiles nothing (the cache was warm) and uses no library, and the import and the
-   * CUDA context were paid on the `import cupy` line before it: CuPy's kernel-loading machinery
-   * (NVRTC's library loaded for the cache key, the driver's first module load). The probes that
-   * measured the other first uses left it out: run 21's (bench/first_use_probe.py) imported four
-   * cupyx.scipy submodules first, run 25's (bench/submodule_probe.py) reduced an array first; and
-   * run 21's imports of a cupyx.scipy submodule into a bare process took 0.31-0.65 s more than run
-   * 25's figures for the same imports. So it is charged nowhere else; `importCupy` held 32 ms of it.
+   * kernel cache warm: the first launch, 32 ms in run 21's probe (bench/first_use_probe.py). The
+   * whole notebooks bound it there: the first GPU cell of c_heat (runs 22, 23, 25: `cp.asarray`,
+   * 200 steps of two RawKernels and sums, the process's first kernels) took 64-89 ms in all, its
+   * steady work ~6 ms and its loads ~40 ms priced; k_audio's (runs 23-26) 64-92 ms, g_register's
+   * 107-167 ms, a_microscopy's 127-191 ms, f_nbody's 90 ms, each with its work and loads.
+   * Session 16 had taken 0.37 s here from bench/line_probe.py (run 27, call 4): the first compute
+   * statement of m_pic (`(xp / dxg).astype(np.int64) % ng`, 374 ms, 0.1 ms re-run), d_stats
+   * (`cp.linalg.lstsq`, 707 ms), l_kalman and i_kmeans (their loops, 0.4-0.55 s over their
+   * steady time) paid 0.25-0.56 s beyond their priced loads; the probe's own note says the other
+   * notebooks' first cells came within 0.1 s. Charged to every process, it made c_heat "not
+   * predicted to pay" (0.93 s per session against 1.1 s of CPU time, 1.18x) where the H200 measured
+   * its moved cells at 0.34-0.57 s per session, import included, against 1.25-1.51 s (run 25's
+   * table: 1.69x with the import cell's own NumPy and pandas imports; the notebook 1.2-1.5x), and
+   * p_finance (1.14x; measured 1.3x, run 27). What those five cells pay is theirs (a library's
+   * first use or a load the model does not price yet), not every process's: not charged here.
    */
-  firstKernel: 0.37,
+  firstKernel: 0.032,
   /**
    * Importing a cupyx.scipy submodule where a notebook's rewrite imports it: in a process that
    * has imported the SciPy module it replaces, imported CuPy and made and reduced a first array
