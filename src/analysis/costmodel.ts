@@ -30,6 +30,13 @@ import type { DeviceProfile, H200Figure, Prediction } from './types';
 import { formatBytes } from './values';
 
 /**
+ * cuSOLVER's SVD through CuPy on the H200, device flops per second (`MEASURED_H200.deviceSvdFlops`,
+ * where it was measured): the one decomposition timed there, and for now the rate of the others
+ * (`MEASURED_H200.deviceDecompositionFlops`).
+ */
+const CUSOLVER_SVD_FLOPS = 0.6e12;
+
+/**
  * What the H200 test machine measured (bench/results/2026-11-30-h200-run2: `results.json`,
  * `doctor.txt`, `verify_fixtures.txt`; summarised in bench/RESULTS.md). Per-class host rates are
  * the CPU baselines of the bench workloads divided by the work the rules count for them.
@@ -336,7 +343,30 @@ export const MEASURED_H200 = {
    * in a fresh process (runs 22 and 23, warm kernel cache), ~0.15 s of it the model's first-use
    * loads: ~0.6 TFLOP/s, far under the library rate of the products.
    */
-  deviceSvdFlops: 0.6e12,
+  deviceSvdFlops: CUSOLVER_SVD_FLOPS,
+  /**
+   * cuSOLVER's decompositions of one matrix through CuPy, device flops per second by NumPy's name
+   * and the matrix's precision (rules/arrays/loop-work.ts `factorisationWork` counts their flops):
+   * one table, each entry to take its own figure once measured (bench/linalg_probe.py times potrf,
+   * getrf + getrs, syevd with and without vectors, and gesvd for reference, at n = 4096 and 8192,
+   * float64 and float32, on the device and the host). Only the SVD has been timed on the H200
+   * (`deviceSvdFlops`, float64), so every entry is its rate until then: cuSOLVER's potrf, getrf and
+   * syevd run faster than its gesvd, so it is their low end. (qr runs at the library rate,
+   * `deviceFlops`, as before.)
+   */
+  deviceDecompositionFlops: {
+    cholesky: { float64: CUSOLVER_SVD_FLOPS, float32: CUSOLVER_SVD_FLOPS },
+    solve: { float64: CUSOLVER_SVD_FLOPS, float32: CUSOLVER_SVD_FLOPS },
+    det: { float64: CUSOLVER_SVD_FLOPS, float32: CUSOLVER_SVD_FLOPS },
+    slogdet: { float64: CUSOLVER_SVD_FLOPS, float32: CUSOLVER_SVD_FLOPS },
+    inv: { float64: CUSOLVER_SVD_FLOPS, float32: CUSOLVER_SVD_FLOPS },
+    eigvalsh: { float64: CUSOLVER_SVD_FLOPS, float32: CUSOLVER_SVD_FLOPS },
+    eigh: { float64: CUSOLVER_SVD_FLOPS, float32: CUSOLVER_SVD_FLOPS },
+    eigvals: { float64: CUSOLVER_SVD_FLOPS, float32: CUSOLVER_SVD_FLOPS },
+    eig: { float64: CUSOLVER_SVD_FLOPS, float32: CUSOLVER_SVD_FLOPS },
+    svd: { float64: CUSOLVER_SVD_FLOPS, float32: CUSOLVER_SVD_FLOPS },
+    lstsq: { float64: CUSOLVER_SVD_FLOPS, float32: CUSOLVER_SVD_FLOPS }
+  },
   deviceSosfiltSecondsPerSample: 0.7e-9,
   deviceSosfiltfiltSecondsPerSample: 3.65e-9,
   /**

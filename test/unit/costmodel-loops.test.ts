@@ -8,6 +8,7 @@ import { MEASURED_H200, predictResident } from '../../src/analysis/costmodel';
 import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
 import { analyseArrayCell } from '../../src/analysis/rules/arrays/cupy-rewrite';
+import { deviceDecompositionRate } from '../../src/analysis/rules/arrays/loop-work';
 import { cellsOf, parser } from './helpers';
 
 let p: PythonParser;
@@ -393,6 +394,24 @@ describe('LAPACK factorisations of one matrix priced by their shape (d_stats cel
       expect(s).toBeGreaterThan((0.9 * flops) / 36e9);
       expect(s).toBeLessThan((1.1 * flops) / 36e9 + 0.01);
     }
+  });
+  it('prices each decomposition on the device at its entry of the one table (MEASURED_H200.deviceDecompositionFlops), by precision', () => {
+    // only the SVD is measured on the H200 (0.6 TFLOP/s): every entry holds its rate until
+    // bench/linalg_probe.py measures potrf, getrf and syevd
+    const t = MEASURED_H200.deviceDecompositionFlops;
+    expect(deviceDecompositionRate('cholesky', 'float32')).toBe(t.cholesky.float32);
+    expect(deviceDecompositionRate('eigh', 'complex128')).toBe(t.eigh.float64);
+    for (const rates of Object.values(t)) {
+      expect(rates).toEqual({ float64: MEASURED_H200.deviceSvdFlops, float32: MEASURED_H200.deviceSvdFlops });
+    }
+    const device = (setup: string, cell: string) => {
+      const cache = new CellCache(p);
+      const model = new NotebookModel(cellsOf(setup, cell).map(c => cache.get(c)));
+      return analyseArrayCell(model.cells[1], model)!.work.deviceLoopSeconds ?? 0;
+    };
+    expect(device(SQUARE, 'L = np.linalg.cholesky(S)')).toBeCloseTo(8e9 / 3 / t.cholesky.float64, 9);
+    expect(device(SQUARE, 'w, v = np.linalg.eigh(S)')).toBeCloseTo((14 / 3) * 8e9 / t.eigh.float64, 9);
+    expect(device(`${SQUARE}\nS32 = S.astype(np.float32)`, 'L = np.linalg.cholesky(S32)')).toBeCloseTo(8e9 / 3 / t.cholesky.float32, 9);
   });
   it('prices p_finance cell 10 (a 504x2000 Gram matrix, eigvalsh and cholesky of 2000x2000) near its 0.31-0.40 s (run 27; was 0.10 s), within 1.5x', () => {
     const setup = 'import numpy as np\nrng = np.random.default_rng(8128)\nx = rng.standard_normal((5039, 2000))';

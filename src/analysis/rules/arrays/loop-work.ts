@@ -161,6 +161,19 @@ export function stackedLinalgWork(name: string, a: ValueInfo): LoopWork | null {
   };
 }
 
+/** The decompositions `MEASURED_H200.deviceDecompositionFlops` has a device rate for. */
+type Decomposition = keyof typeof MEASURED_H200.deviceDecompositionFlops;
+
+/**
+ * cuSOLVER's device flops per second for decomposition `name` of a matrix of `dtype`
+ * (`MEASURED_H200.deviceDecompositionFlops`): float32 and complex64 take the float32 entry,
+ * anything else (float64, complex128, integers, unknown) the float64 one.
+ */
+export function deviceDecompositionRate(name: Decomposition, dtype: string | undefined): number {
+  const rates = MEASURED_H200.deviceDecompositionFlops[name];
+  return dtype === 'float32' || dtype === 'complex64' ? rates.float32 : rates.float64;
+}
+
 /**
  * `np.linalg.qr`/`svd`/`lstsq` of one matrix (2-D, shape known; for lstsq `b`'s too): LAPACK's
  * flops for its shape, M x k with k the smaller side, at the host rate `MEASURED_H200` gives for
@@ -171,8 +184,8 @@ export function stackedLinalgWork(name: string, a: ValueInfo): LoopWork | null {
  * - lstsq (gelsd): a QR of the matrix, 2 M k^2, and its reflectors applied to the r right-hand
  *   sides, 4 M k r.
  * On the device, qr runs cuSOLVER's geqrf/orgqr at the library rate; svd runs cuSOLVER's gesvd
- * (`deviceSvdFlops`), and so does lstsq (CuPy's lstsq is an SVD of the thin matrix and products
- * with the right-hand sides). Null for any other call, a stack (`stackedLinalgWork`) or a shape
+ * (`deviceDecompositionRate`), and so does lstsq (CuPy's lstsq is an SVD of the thin matrix and
+ * products with the right-hand sides). Null for any other call, a stack (`stackedLinalgWork`) or a shape
  * not known.
  */
 export function factorisationWork(name: string, call: SyntaxNode, model: NotebookModel, cell: CellModel): LoopWork | null {
@@ -180,12 +193,14 @@ export function factorisationWork(name: string, call: SyntaxNode, model: Noteboo
     return null;
   }
   const { positional, keywords } = callArguments(call);
-  const a = positional[0] ? knownShape(model.inferValue(positional[0], cell)) : null;
+  const matrix = positional[0] ? model.inferValue(positional[0], cell) : null;
+  const a = matrix ? knownShape(matrix) : null;
   if (a === null || a.length !== 2) {
     return null;
   }
+  const dtype = matrix?.dtype;
   if (SQUARE_FLOPS[name] !== undefined) {
-    return squareFactorisationWork(name, a, positional[1] ? knownShape(model.inferValue(positional[1], cell)) : null);
+    return squareFactorisationWork(name, a, positional[1] ? knownShape(model.inferValue(positional[1], cell)) : null, dtype);
   }
   const big = Math.max(a[0], a[1]);
   const k = Math.min(a[0], a[1]);
@@ -200,7 +215,7 @@ export function factorisationWork(name: string, call: SyntaxNode, model: Noteboo
   if (name === 'svd') {
     const flops =
       option('compute_uv', 2) === 'False' ? 4 * big * k * k - (4 / 3) * k ** 3 : option('full_matrices', 1) === 'False' ? thinSvd : 4 * big * big * k + 8 * big * k * k + 9 * k ** 3;
-    return { hostSeconds: flops / rate, deviceFlops: 0, deviceSeconds: flops / MEASURED_H200.deviceSvdFlops, launches: 6, elementsMoved };
+    return { hostSeconds: flops / rate, deviceFlops: 0, deviceSeconds: flops / deviceDecompositionRate('svd', dtype), launches: 6, elementsMoved };
   }
   const b = positional[1] ? knownShape(model.inferValue(positional[1], cell)) : null;
   if (b === null || b.length === 0 || b.length > 2) {
@@ -210,7 +225,7 @@ export function factorisationWork(name: string, call: SyntaxNode, model: Noteboo
   return {
     hostSeconds: (2 * big * k * k + 4 * big * k * rhs) / rate,
     deviceFlops: 4 * big * k * rhs,
-    deviceSeconds: thinSvd / MEASURED_H200.deviceSvdFlops,
+    deviceSeconds: thinSvd / deviceDecompositionRate('lstsq', dtype),
     launches: 10,
     elementsMoved: elementsMoved + 2 * big * rhs
   };
@@ -246,11 +261,12 @@ const SQUARE_FLOPS: Readonly<Record<string, (n: number, r: number) => number>> =
  * solve's right-hand sides): `SQUARE_FLOPS` for its shape, on the host at LAPACK's rate for a square
  * matrix (`MEASURED_H200.hostSquareFactorisationFlops`; below n = 32 x that / 2 GFLOP/s the
  * memory-bound rate `hostFactorisationFlops` scaled by n / 32, as the narrow QRs are), on the device
- * at cuSOLVER's measured factorisation rate (`MEASURED_H200.deviceSvdFlops`: the one cuSOLVER
- * decomposition timed on the H200; potrf and getrf run faster, so this is the device's low end).
+ * at cuSOLVER's rate for that decomposition and precision (`deviceDecompositionRate`: for now the
+ * SVD's, the one cuSOLVER decomposition timed on the H200; potrf and getrf run faster, so this is
+ * the device's low end until bench/linalg_probe.py measures them).
  * Null for a matrix that is not square.
  */
-function squareFactorisationWork(name: string, a: readonly number[], b: readonly number[] | null): LoopWork | null {
+function squareFactorisationWork(name: string, a: readonly number[], b: readonly number[] | null, dtype: string | undefined): LoopWork | null {
   const n = a[0];
   if (a[1] !== n || n <= 0) {
     return null;
@@ -261,7 +277,7 @@ function squareFactorisationWork(name: string, a: readonly number[], b: readonly
   return {
     hostSeconds: flops / rate,
     deviceFlops: 0,
-    deviceSeconds: flops / MEASURED_H200.deviceSvdFlops,
+    deviceSeconds: flops / deviceDecompositionRate(name as Decomposition, dtype),
     // (CuPy's inverse or solve of one matrix: a factorisation, a solve, the copies and checks
     // around them, as `deviceSmallSolveLaunches` counts them; the others a factorisation and its checks)
     launches: name === 'inv' || name === 'solve' ? MEASURED_H200.deviceSmallSolveLaunches : 4,
