@@ -867,6 +867,7 @@ export function predict(
     firstRunSeconds,
     freshSessionSeconds,
     ...(first ? { firstUse: first.what } : {}),
+    ...(cell.hostDrawSeconds > 0 ? { hostDrawSeconds: cell.hostDrawSeconds } : {}),
     residentSpeedup: wholeNotebook?.speedup ?? residentSpeedup,
     ...predictedFor(device, work)
   };
@@ -935,6 +936,7 @@ export function predictResident(work: WorkEstimate, device: DeviceProfile = DEFA
     firstRunSeconds: resident.gpuSeconds + (first?.cold ?? 0),
     freshSessionSeconds: resident.gpuSeconds + (first?.warm ?? 0),
     ...(first ? { firstUse: first.what } : {}),
+    ...(resident.hostDrawSeconds > 0 ? { hostDrawSeconds: resident.hostDrawSeconds } : {}),
     residentSpeedup: speedup,
     ...predictedFor(device, residentWork(work))
   };
@@ -955,6 +957,8 @@ interface Estimate {
   cpuSeconds: number;
   gpuSeconds: number;
   transferSeconds: number;
+  /** Seconds of `gpuSeconds` that random draws kept on the host take (`Prediction.hostDrawSeconds`). */
+  hostDrawSeconds: number;
   /** Empty when the estimate was asked for without it. */
   reason: string;
 }
@@ -1004,6 +1008,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile, withReason = true):
   // what stays on the host costs the GPU version what it costs the CPU
   const drawSeconds = (bytes * STREAMS_PER_PASS * kept.passes) / hostRate + kept.transcendentalOps * work.elements * perElement + (kept.drawSeconds ?? 0) * work.elements;
   const hostKeptSeconds = drawSeconds + (kept.seconds ?? 0);
+  const hostDrawSeconds = (kept.drawSeconds ?? 0) > 0 ? drawSeconds : 0;
   const launchSeconds = work.launches * device.launchOverhead;
   const computeSeconds =
     launchSeconds +
@@ -1020,7 +1025,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile, withReason = true):
     (work.deviceLoopSeconds ?? 0);
   const gpuSeconds = computeSeconds + transferSeconds + hostKeptSeconds;
   if (!withReason) {
-    return { bytes, cpuSeconds, gpuSeconds, transferSeconds, reason: '' };
+    return { bytes, cpuSeconds, gpuSeconds, transferSeconds, hostDrawSeconds, reason: '' };
   }
   const speedup = gpuSeconds > 0 ? cpuSeconds / gpuSeconds : 1;
 
@@ -1049,7 +1054,7 @@ function estimate(work: WorkEstimate, device: DeviceProfile, withReason = true):
   } else {
     reason = `${size}: memory-bound, ${plural(work.passes, 'pass', 'passes')} over the data`;
   }
-  return { bytes, cpuSeconds, gpuSeconds, transferSeconds, reason };
+  return { bytes, cpuSeconds, gpuSeconds, transferSeconds, hostDrawSeconds, reason };
 }
 
 /** The profile's per-class rates of library calls, the H200's where it has none. */

@@ -1517,7 +1517,13 @@ function tooLittleWork(p: Prediction, minSpeedup: number, hostCost: HostVersionC
     hostCost && withCopies >= minSpeedup
       ? `, a saving under the ${formatSeconds(MIN_COPY_SAVING_SECONDS)} a run that moving a cell for its copies must make`
       : `, under the ${formatSpeedup(minSpeedup)} a GPU cell must reach`;
-  return `stays on the host: predicted ${formatSpeedupBelow(speedup, minSpeedup)} on the GPU (${formatSeconds(p.cpuSeconds)} on the CPU, ~${formatSeconds(gpu)} there)${copies}${under}`;
+  // (most of the GPU figure host draws, which stay NumPy's: said, with why, as moving them would
+  // change the cell's numbers; p_finance cell 13, ~600 ms of its ~675 ms drawing Zs from a seeded rng)
+  const draws =
+    (p.hostDrawSeconds ?? 0) >= 0.5 * gpu
+      ? `; ~${formatSeconds(p.hostDrawSeconds!)} of its GPU figure is drawing random numbers on the host: they come from a NumPy Generator made in another cell, seeded or drawn from later, whose draws stay NumPy's so that they and everything computed from them match the original's (cuRAND's would match only statistically)`
+      : '';
+  return `stays on the host: predicted ${formatSpeedupBelow(speedup, minSpeedup)} on the GPU (${formatSeconds(p.cpuSeconds)} on the CPU, ~${formatSeconds(gpu)} there)${copies}${under}${draws}`;
 }
 
 /**

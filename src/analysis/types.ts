@@ -141,6 +141,13 @@ export interface Prediction {
   freshSessionSeconds?: number;
   /** Those first uses, in words ("3 built-in kernels, cuFFT"), when there are any. */
   firstUse?: string;
+  /**
+   * Seconds of `gpuSeconds` spent drawing random numbers on the host, as the CPU does: draws
+   * from a NumPy Generator made in another cell, whose stream stays NumPy's (a seeded one, or
+   * one a later cell draws from: rules/arrays/cupy-rewrite.ts `movableHostGenerator`), copied
+   * to the device. Absent when the cell keeps no draw on the host.
+   */
+  hostDrawSeconds?: number;
   /** The same work inside the whole-notebook rewrite: data already on the device, no copies. */
   residentSpeedup?: number;
   /**

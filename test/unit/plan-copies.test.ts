@@ -198,3 +198,22 @@ describe('residency plan: copies back of values a GPU cell computes for host cod
     expect(rewriteNotebook(cells).gpuCells).toEqual([0]);
   });
 });
+
+describe('a cell kept on the host whose GPU figure is mostly host draws (p_finance cell 13: ~624 ms of ~675 ms drawing Zs from a seeded rng)', () => {
+  const fixture = readFileSync(join(__dirname, '..', 'fixtures', 'rules', 'GPU103', 'no-host-generator-read-later-draws-stay-host', 'notebook.py'), 'utf8');
+
+  it('says how much of its GPU figure the draws are and why they stay NumPy\'s', () => {
+    // rng is drawn from again by a later cell: its stream stays NumPy's, the draws are made on the host
+    const plan = planNotebook(percentCells(fixture).cells);
+    const summary = plan.changes.find(c => c.cellIndex === 1)?.summary ?? '';
+    expect(summary).toMatch(/^stays on the host: predicted 1\.38x on the GPU \(235 ms on the CPU, ~170 ms there\), under the 1\.50x a GPU cell must reach; ~159 ms of its GPU figure is drawing random numbers on the host: they come from a NumPy Generator made in another cell, seeded or drawn from later, whose draws stay NumPy's/);
+    expect(summary).toMatch(/\(cuRAND's would match only statistically\)$/);
+  });
+
+  it('says nothing of draws that move to the device (an unseeded Generator no later cell draws from)', () => {
+    const unseeded = fixture.replace('np.random.default_rng(7)', 'np.random.default_rng()').replace(/# %%\nprint\(rng\.random\(\)\)\n?$/, '');
+    const plan = planNotebook(percentCells(unseeded).cells);
+    expect(plan.cells[1].source).toContain('rng_gpu = cp.random.default_rng(int(rng.integers(2**63)))');
+    expect(plan.changes.find(c => c.cellIndex === 1)?.summary ?? '').not.toMatch(/random numbers/);
+  });
+});
