@@ -7,7 +7,7 @@ import { CellCache, NotebookModel } from '../../src/analysis/notebook';
 import type { PythonParser } from '../../src/analysis/parser';
 import { rewriteNotebook } from '../../src/analysis/plan';
 import { memorySharers } from '../../src/analysis/rules/arrays/aliases';
-import { analyseArrayCell, globalReferences } from '../../src/analysis/rules/arrays/cupy-rewrite';
+import { analyseArrayCell, globalReferences, readsWhole } from '../../src/analysis/rules/arrays/cupy-rewrite';
 import { cellsOf, parser } from './helpers';
 
 let p: PythonParser;
@@ -127,6 +127,32 @@ describe('memorySharers: what the notebook shows sharing an array', () => {
     expect(sharers('u', `${SETUP}\nstore = make_store()\nstore.add(u)`, 'u += 1')).toEqual(['`u` is passed to `store.add()` (cell 0), which may keep it']);
     // (a name bound otherwise too is not known to be matplotlib's)
     expect(sharers('u', `${SETUP}\nimport matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax = make_store()\nax.plot(u)`, 'u += 1')).toHaveLength(1);
+  });
+});
+
+describe('views of all the elements, views of a part, copies of all of them (aliases.ts method tables)', () => {
+  it('takes a view of every element as sharing memory, a part view too, a copy of every element not', () => {
+    // (conj of a real array is the array itself: NumPy's PyArray_Conjugate returns it)
+    for (const view of ['u.conj()', 'u.conjugate()', 'u.view(np.int32)', 'u.T.ravel()', 'u.diagonal()']) {
+      expect(sharers('u', `${SETUP}\nv = ${view}`, 'u += 1')).toEqual(["`v` shares `u`'s memory (cell 0)"]);
+    }
+    for (const copy of ['u.copy()', 'u.astype(np.float64)', 'u.flatten()', 'u.T.copy()']) {
+      expect(sharers('u', `${SETUP}\nv = ${copy}`, 'u += 1')).toEqual([]);
+    }
+  });
+
+  it('readsWhole follows chains of whole views and copies to the array, not parts or other arrays', () => {
+    const arg = (expr: string) => {
+      const tree = p.parse(`f(${expr})\n`);
+      const call = tree.rootNode.namedChild(0)!.namedChild(0)!;
+      return call.childForFieldName('arguments')!.namedChild(0)!;
+    };
+    for (const whole of ['R', '(R)', 'R.T', 'R.ravel()', 'R.astype(float).T', 'R.T.astype(np.float32).ravel()', '(R.T).copy()', 'R.reshape(-1, 4).swapaxes(0, 1)', 'R.view(np.int64).flatten()', 'R.mT.conj()']) {
+      expect([whole, readsWhole(arg(whole), 'R')]).toEqual([whole, true]);
+    }
+    for (const part of ['R[0]', 'R.T[0]', 'R.astype(float)[:, 1]', 'R.diagonal()', 'R.T.diagonal().copy()', 'R.sum()', 'R.real', 'S.astype(float).T', 'f(R).T', 'R.copy().sum()']) {
+      expect([part, readsWhole(arg(part), 'R')]).toEqual([part, false]);
+    }
   });
 });
 

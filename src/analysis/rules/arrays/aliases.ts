@@ -49,10 +49,26 @@ const NUMPY_NO_COPY = new Set([
   'broadcast_arrays', 'diagonal', 'real', 'imag', 'split', 'array_split', 'hsplit', 'vsplit', 'dsplit', 'flip', 'fliplr', 'flipud',
   'rot90', 'frombuffer', 'ndarray', 'lib.stride_tricks.as_strided', 'lib.stride_tricks.sliding_window_view', 'matrix'
 ]);
-/** ndarray methods whose result is a view of the array. */
-const VIEW_METHODS = new Set(['reshape', 'view', 'ravel', 'transpose', 'swapaxes', 'squeeze', 'diagonal', '__array__', 'getfield']);
+/*
+ * What an ndarray method's result (or attribute) holds of the array, two questions apart: does it
+ * share the array's memory (a view: a write to it reaches the array, and the array's writes reach
+ * it), and does it hold every element (a host copy of it moves all of the array, so a copy of the
+ * array itself costs no more: cupy-rewrite.ts readsWhole)? astype and copy hold every element in
+ * new memory; diagonal and getfield share memory but hold part of each row or element.
+ */
+/**
+ * Methods whose result is a view of every element: reshape, ravel, transpose... (`view` may
+ * reinterpret the bytes; `conj` of a real array is the array itself, NumPy's PyArray_Conjugate).
+ */
+export const WHOLE_VIEW_METHODS: ReadonlySet<string> = new Set(['reshape', 'view', 'ravel', 'transpose', 'swapaxes', 'squeeze', '__array__', 'conj', 'conjugate']);
+/** Methods whose result is a new array of every element, sharing no memory (`astype(copy=False)` excepted: may be the array). */
+export const WHOLE_COPY_METHODS: ReadonlySet<string> = new Set(['flatten', 'copy', 'astype']);
+/** ndarray methods whose result may be a view of the array (a write to it reaches the array). */
+export const VIEW_METHODS: ReadonlySet<string> = new Set([...WHOLE_VIEW_METHODS, 'diagonal', 'getfield']);
+/** ndarray attributes that are views of every element (`a.T`). */
+export const WHOLE_VIEW_ATTRIBUTES: ReadonlySet<string> = new Set(['T', 'mT']);
 /** ndarray attributes that are views of the array (or hold it). */
-const VIEW_ATTRIBUTES = new Set(['T', 'mT', 'real', 'imag', 'flat', 'base', 'data']);
+const VIEW_ATTRIBUTES: ReadonlySet<string> = new Set([...WHOLE_VIEW_ATTRIBUTES, 'real', 'imag', 'flat', 'base', 'data']);
 /** Builtins that return without keeping their arguments. */
 const NON_RETAINING_BUILTINS = new Set([
   'print', 'len', 'float', 'int', 'bool', 'str', 'repr', 'format', 'type', 'isinstance', 'id', 'hasattr', 'abs', 'round', 'range', 'sum',

@@ -38,7 +38,7 @@ import { callArguments, field, isValueIdentifier, kids, operatorOf, unparen, wal
 import type { TextEdit } from '../../types';
 import { isDeviceIncompatibleDtype, isIntegerDtype, itemSize, normaliseDtype, shapeSize, ValueInfo } from '../../values';
 import type { RuleContext } from '../types';
-import { escapingUse, MemorySharer, memorySharers, parameterNames } from './aliases';
+import { escapingUse, MemorySharer, memorySharers, parameterNames, VIEW_METHODS, WHOLE_COPY_METHODS, WHOLE_VIEW_ATTRIBUTES, WHOLE_VIEW_METHODS } from './aliases';
 import { arangeValuesDiffer, atomicSumNote, flatIndexRewrites, float64SignalEdits, hostLoopArgument, hostLoopCallNote, lastAxisBitEdits, unsupportedArgumentRefusals } from './api-limits';
 import { isNanQuantile, NAN_QUANTILE_BASE_NAME, nanQuantileDefinition, nanQuantileRewrite } from './nan-quantile';
 import { callKeywordsRefusal, FLOOR_OP_BASE_NAMES, FloorDefinition, floorOpDefinition, FloorOpSite, floorUfunc, isDivmodDefinition, mayBeFloat, operatorSite, siteOperands } from './float-remainder';
@@ -3271,35 +3271,32 @@ function hostCopyEdits(
 
 /**
  * Is `arg` all of array `name` as a host consumer receives it: the array itself, or a view or
- * copy of all its elements (`R.ravel()`, `R.T`, `R.reshape(-1)`, `R.astype(float)`)? A copy of
- * such an argument moves the whole array, so a host copy of the array costs no more.
+ * copy of all its elements, also a chain of them (`R.ravel()`, `R.T`, `R.reshape(-1)`,
+ * `R.astype(float).T`: aliases.ts WHOLE_VIEW_METHODS, WHOLE_COPY_METHODS, WHOLE_VIEW_ATTRIBUTES)?
+ * A copy of such an argument moves the whole array, so a host copy of the array costs no more.
  */
 export function readsWhole(arg: SyntaxNode, name: string): boolean {
-  if (arg.type === 'identifier') {
-    return arg.text === name;
-  }
-  if (arg.type === 'attribute') {
-    const obj = field(arg, 'object');
-    return obj?.type === 'identifier' && obj.text === name && field(arg, 'attribute')?.text === 'T';
-  }
-  if (arg.type === 'call') {
-    const fn = field(arg, 'function');
-    const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
-    return obj?.type === 'identifier' && obj.text === name && WHOLE_VIEW_METHODS.has(field(fn!, 'attribute')?.text ?? '');
-  }
-  return arg.type === 'parenthesized_expression' && arg.namedChildren.length === 1 && readsWhole(arg.namedChildren[0], name);
+  return wholeArrayName(arg)?.text === name;
 }
 
-/** The array's name in an argument that is all of it other than the bare name (`R.ravel()`: `R`), or null. */
+/**
+ * The array's name in an argument that is all of it (`R`; `R.ravel()`, `(R.T).copy()`: `R`), or
+ * null: the name under a chain of methods and attributes that each keep every element.
+ */
 function wholeArrayName(arg: SyntaxNode): SyntaxNode | null {
-  const inner = unparen(arg);
-  const fn = inner.type === 'call' ? field(inner, 'function') : inner;
+  const u = unparen(arg);
+  if (u.type === 'identifier') {
+    return u;
+  }
+  if (u.type === 'attribute') {
+    const obj = field(u, 'object');
+    return obj && WHOLE_VIEW_ATTRIBUTES.has(field(u, 'attribute')?.text ?? '') ? wholeArrayName(obj) : null;
+  }
+  const fn = u.type === 'call' ? field(u, 'function') : null;
   const obj = fn?.type === 'attribute' ? field(fn, 'object') : null;
-  return obj?.type === 'identifier' && readsWhole(arg, obj.text) ? obj : null;
+  const method = fn?.type === 'attribute' ? field(fn, 'attribute')?.text ?? '' : '';
+  return obj && (WHOLE_VIEW_METHODS.has(method) || WHOLE_COPY_METHODS.has(method)) ? wholeArrayName(obj) : null;
 }
-
-/** Array methods whose result holds every element of the array (`readsWhole`). */
-const WHOLE_VIEW_METHODS = new Set(['ravel', 'flatten', 'reshape', 'transpose', 'squeeze', 'copy', 'astype', 'swapaxes']);
 
 /**
  * The host copies that SciPy calls kept on the host among device work take (libraryUses'
@@ -3358,7 +3355,7 @@ function sharedHostCallCopies(
     const stmt = call ? statementOf(call) : null;
     // the array's name where the argument is all of it (`R`, or `R.ravel()`, `R.T`: `readsWhole`),
     // which the shared copy's name replaces
-    const ref = arg.type === 'identifier' ? arg : wholeArrayName(arg);
+    const ref = wholeArrayName(arg);
     const v = ref ? model.inferValue(ref, cell) : null;
     // (a device array under its own name, which no other edit touches: `cp.asnumpy(` ... `)` only)
     const own = ref !== null && localDevice.has(ref.text) && edits.every(e => hostCopies.copyEdits[k].includes(e) || e.end < arg.startIndex || e.start > arg.endIndex);
@@ -4455,8 +4452,6 @@ export function inPlaceUpdate(ref: SyntaxNode, model: NotebookModel): SyntaxNode
   return (at === 0 && (NUMPY_WRITES_FIRST_ARGUMENT.test(q) || shuffle || noCopy)) || (nin !== undefined && at >= 0 && (ufunc![2] ? at === 0 : at >= nin)) ? call : null;
 }
 
-/** ndarray methods whose result may be a view of the array (a write to it reaches the array). */
-const VIEW_METHODS: ReadonlySet<string> = new Set(['reshape', 'ravel', 'view', 'transpose', 'swapaxes', 'squeeze', 'diagonal', 'getfield', 'conj', 'conjugate', '__array__']);
 /** NumPy functions whose result may be a view of their first argument (the last part of the name). */
 const VIEW_FUNCTIONS: ReadonlySet<string> = new Set([
   'reshape', 'ravel', 'transpose', 'swapaxes', 'moveaxis', 'rollaxis', 'squeeze', 'expand_dims', 'diagonal', 'as_strided', 'asarray', 'asanyarray',
