@@ -64,7 +64,9 @@ export function walkTypes(node: SyntaxNode, types: readonly string[], visit: (n:
     if (rows === undefined) {
       return;
     }
-    let i = from === 1 ? 0 : firstAtLeast(rows, from);
+    // (from the row after `node`, visited above: also from the root, whose row 0 is in its own
+    // type's list)
+    let i = firstAtLeast(rows, from);
     while (i < rows.length) {
       const k = rows[i];
       if (k >= end) {
@@ -88,7 +90,7 @@ export function walkTypes(node: SyntaxNode, types: readonly string[], visit: (n:
     const rows = index.rows.get(types[t]);
     if (rows !== undefined && !lists.includes(rows)) {
       lists.push(rows);
-      at.push(from === 1 ? 0 : firstAtLeast(rows, from));
+      at.push(firstAtLeast(rows, from));
     }
   }
   let skip = 0;

@@ -328,7 +328,10 @@ describe('tree copy', () => {
           ['call', 'identifier', 'call'],
           ['ERROR', 'identifier', 'string'],
           ['no_such_type', 'attribute'],
-          ['no_such_type']
+          ['no_such_type'],
+          // (the start's own type: visited once, the root's too)
+          [start.type],
+          [start.type, 'identifier']
         ]) {
           const typed: number[] = [];
           walkTypes(start, types, k => {
@@ -347,6 +350,29 @@ describe('tree copy', () => {
         }
       }
     }
+  });
+});
+
+describe('walkTypes from the root', () => {
+  it("visits the root once when asked for the root's own type (row 0 is in that type's list)", () => {
+    const tree = p.parse('x = f(1)\ny = g(x)\n');
+    const seen: string[] = [];
+    walkTypes(tree.rootNode, ['module'], n => {
+      seen.push(n.type);
+    });
+    expect(seen).toEqual(['module']);
+    const both: string[] = [];
+    walkTypes(tree.rootNode, ['module', 'call'], n => {
+      both.push(n.text);
+    });
+    expect(both).toEqual(['x = f(1)\ny = g(x)\n', 'f(1)', 'g(x)']);
+    // pruned at the root: nothing below it
+    const pruned: string[] = [];
+    walkTypes(tree.rootNode, ['module', 'call'], n => {
+      pruned.push(n.type);
+      return false;
+    });
+    expect(pruned).toEqual(['module']);
   });
 });
 
