@@ -8,10 +8,14 @@ ufunc's `out=u` first writes `u` in place, and the kernel takes every output (`v
 `cp.ElementwiseKernel` replaced by its operation compiled with g++ as CuPy builds it: each input
 read into a `const` local, each output a reference to its element (`T &y = _raw_y[i]`), one
 loop over the elements, no FMA contraction (-ffp-contract=off; the kernels are compiled with
---fmad=false). Every array the NumPy cell leaves (new or updated in place) must equal the
-candidate's bit for bit, dtype included; a local must leave its name unbound. A float32 local
-must be a `float` (the value NumPy stores): the same kernel with `double` locals differs from
-NumPy, which shows that the check sees the difference.
+--fmad=false). Every array the NumPy cell leaves (new or updated in place), the cell run with
+libm's exp and power (float64) and expf and log1pf (float32) in place of NumPy's own SIMD ones
+(_LibmNumPy32: the functions the compiled kernel calls), must equal the candidate's bit for bit,
+dtype included: the members' order of operations and the rounding of every stored value are
+NumPy's. A local must leave its name unbound. A float32 local must be a `float` (the value NumPy
+stores): the same kernel with `double` locals differs from NumPy, which shows that the check sees
+the difference. (NumPy's own float32 exp and log1p, and CUDA's, may differ from libm's in the
+last bit: that is not what is compared here.)
 """
 
 from __future__ import annotations
@@ -172,12 +176,15 @@ def _run(
 
 
 @pytest.mark.parametrize("case", sorted(GROUPS))
-def test_grouped_kernel_bitwise_equal_to_numpy(
+def test_grouped_kernel_bitwise_equal_to_cell_with_libm_functions(
     double_cupy,  # noqa: ANN001, F811
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: pathlib.Path,
     case: str,
 ) -> None:
+    """The grouped kernel, compiled with g++, gives bit for bit what the NumPy cell gives with
+    libm's exp/power/expf/log1pf (_LibmNumPy32), the functions the kernel calls: the same
+    operations, in the same order, each value rounded to the dtype NumPy stores it in."""
     expected = (FIXTURES / case / "expected.py").read_text()
     (block,) = _library_kernel_blocks(expected, "Elementwise")
     _, out_params, operation, _, _ = re.findall(r"'([^']*)'", block)

@@ -138,7 +138,7 @@ describe('a complex array read through np.abs', () => {
   const gpu103 = (target: string, later: string): string =>
     analyzeNotebook(cellsOf(complexSetup, target, later)).suggestions.find(s => s.rule === 'GPU103' && s.cellIndex === 1)?.candidate ?? '';
 
-  it('is a complex64 input of the float32 kernel, its magnitude abs(z) (hypotf, as NumPy and cp.abs)', () => {
+  it("is a complex64 input of the float32 kernel, its magnitude abs(z) (the device's hypotf, as cp.abs computes it)", () => {
     const c = gpu103('Q = np.sqrt(np.abs(z64)) * 2.0 + 1.0\nQ = np.log1p(Q) * np.exp(-Q / 50.0)', 'print(Q.mean())');
     expect(c).toContain("'complex64 z64', 'float32 Q',\n    'const float Q_ = sqrtf(abs(z64)) * 2.0f + 1.0f; Q = log1pf(Q_) * expf(-Q_ / 50.0f)',");
     expect(c).not.toContain('cp.fuse');

@@ -2282,7 +2282,7 @@ function typedParams(chain: Pick<ElementwiseChain, 'params'>, model: NotebookMod
       bools.add(name);
       decls.push({ name, array: true, dtype: 'bool' });
     } else if (v.kind === 'ndarray' && v.dtype && COMPLEX_MAGNITUDE.has(v.dtype)) {
-      // a complex array: `np.abs(z)` is of the float dtype of its parts (`hypotf` of complex64's)
+      // a complex array: `np.abs(z)` is of the float dtype of its parts (float32 for complex64)
       const d = COMPLEX_MAGNITUDE.get(v.dtype)!;
       if (dtype && d !== dtype) {
         return null;
@@ -2562,8 +2562,10 @@ function cExpression(
         }
         const complex = positional.length === 1 && keywords.size === 0 ? t.cNames.get(unparen(positional[0]).text) : undefined;
         if (complex !== undefined && t.complexes.has(complex)) {
-          // NumPy's absolute of complex64 is hypotf(re, im) (npy_hypotf), and so is CuPy's `abs`
-          // of its complex<float> (cupy/complex/arithmetic.h), as cp.abs computes it
+          // CuPy's `abs` of its complex<float> is the device's hypotf(re, im) (hypot of
+          // complex<double>: cupy/complex/arithmetic.h), which cp.abs computes too: the kernel
+          // rounds as cp.abs does. NumPy's absolute is npy_hypotf, the host libm's hypotf, whose
+          // last bit may differ from CUDA's (no bit-for-bit claim against NumPy here)
           return ufunc === 'absolute' || ufunc === 'abs' ? { c: `abs(${complex})`, k: 'array' } : null;
         }
         const args = positional.map(a => emit(a));
