@@ -4764,18 +4764,7 @@ function readOnHost(e: SyntaxNode, model: NotebookModel, cell: CellModel, indexe
   // numbers, slices, string keys, or names bound to the host value itself (`props` beside
   // `peaks`): no device value (`peaks[env[peaks] > 1.2]` would index a NumPy array with a CuPy
   // mask, which CuPy refuses to convert implicitly)
-  const hostIndex = (sub: SyntaxNode, value: SyntaxNode): boolean =>
-    kids(sub).every(k => {
-      if (k.id === value.id) {
-        return true;
-      }
-      let plain = true;
-      walk(k, x => {
-        plain &&= x.type !== 'call' && !(x.type === 'identifier' && isValueIdentifier(x) && !host.has(x.text) && model.inferValue(x, cell).kind !== 'scalar');
-        return plain;
-      });
-      return plain;
-    });
+  const hostIndex = (sub: SyntaxNode, value: SyntaxNode): boolean => kids(sub).every(k => k.id === value.id || readsOnlyNumbers(k, model, cell, host));
   let n = e;
   for (let p = n.parent; p; n = p, p = n.parent) {
     if (p.type === 'subscript' && field(p, 'value')?.id === n.id) {
@@ -4792,12 +4781,7 @@ function readOnHost(e: SyntaxNode, model: NotebookModel, cell: CellModel, indexe
     }
     if (p.type === 'binary_operator' || p.type === 'comparison_operator') {
       const other = kids(p).find(k => k.id !== n.id);
-      let numbers = !!other;
-      walk(other ?? p, k => {
-        numbers &&= k.type !== 'call' && !(k.type === 'identifier' && isValueIdentifier(k) && model.inferValue(k, cell).kind !== 'scalar');
-        return numbers;
-      });
-      if (!numbers) {
+      if (!other || !readsOnlyNumbers(other, model, cell)) {
         return false;
       }
       continue;
@@ -6350,14 +6334,13 @@ function measurementEdits(refs: readonly LibraryRef[], model: NotebookModel, cel
   return edits;
 }
 
-/** Builtins whose result is a host value whatever they are given (a string, a number, a type). */
 const COMPREHENSIONS: ReadonlySet<string> = new Set(['list_comprehension', 'set_comprehension', 'generator_expression']);
 
 /**
  * Does comprehension `comp`, iterating `iterable` (a host value), compute from its loop variables,
  * numbers and attributes of those alone (`[[s.stop - s.start for s in sl] for sl in ...]`), so
  * that its items are Python values too? Calls other than builtins returning Python values (`len`,
- * `int`...) and names that are not scalars are not.
+ * `int`...) and names that are not scalars are not (readsOnlyNumbers).
  */
 function computesFromItems(comp: SyntaxNode, iterable: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
   const loopVars = new Set<string>();
@@ -6369,15 +6352,27 @@ function computesFromItems(comp: SyntaxNode, iterable: SyntaxNode, model: Notebo
       return true;
     });
   });
+  return readsOnlyNumbers(comp, model, cell, loopVars, NUMBER_BUILTINS, iterable);
+}
+
+/**
+ * Does `e` read Python numbers only: literals, names the model infers as scalars or that are in
+ * `names` (loop variables, host values the caller vouches for), their attributes and operators,
+ * and calls of `builtins` (none by default)? No other call, no array. `skip`, a subtree left
+ * unread (a comprehension's own iterable). readOnHost's indexes (`peaks[k + 1]`) and operands
+ * (`props["peak_heights"] > 1.2`), computesFromItems' comprehensions.
+ */
+function readsOnlyNumbers(e: SyntaxNode, model: NotebookModel, cell: CellModel, names: ReadonlySet<string> = NO_NAMES, builtins: ReadonlySet<string> = NO_NAMES, skip?: SyntaxNode): boolean {
   let plain = true;
-  walk(comp, x => {
-    if (!plain || x.id === iterable.id) {
+  walk(e, x => {
+    if (!plain || x.id === skip?.id) {
       return false;
     }
     if (x.type === 'call') {
       const fn = field(x, 'function');
-      plain = fn?.type === 'identifier' && HOST_VALUE_BUILTINS.has(fn.text) && fn.text !== 'print';
-    } else if (x.type === 'identifier' && isValueIdentifier(x) && !loopVars.has(x.text)) {
+      plain = fn?.type === 'identifier' && builtins.has(fn.text);
+    } else if (x.type === 'identifier' && isValueIdentifier(x) && !names.has(x.text) && !(x.parent?.type === 'call' && x.fieldName === 'function')) {
+      // (a builtin's own name, `len` in `len(s)`, was judged with its call)
       plain = model.inferValue(x, cell).kind === 'scalar';
     }
     return plain;
@@ -6385,7 +6380,10 @@ function computesFromItems(comp: SyntaxNode, iterable: SyntaxNode, model: Notebo
   return plain;
 }
 
+/** Builtins whose result is a host value whatever they are given (a string, a number, a type). */
 const HOST_VALUE_BUILTINS: ReadonlySet<string> = new Set(['str', 'repr', 'int', 'float', 'bool', 'complex', 'len', 'type', 'isinstance', 'format', 'hash', 'id', 'print']);
+/** HOST_VALUE_BUILTINS that return a value (not `print`'s None). */
+const NUMBER_BUILTINS: ReadonlySet<string> = new Set([...HOST_VALUE_BUILTINS].filter(b => b !== 'print'));
 
 /** Array attributes that are host values (metadata, not data). */
 const ARRAY_METADATA: ReadonlySet<string> = new Set(['shape', 'dtype', 'ndim', 'size', 'nbytes', 'itemsize', 'strides', 'flags']);
