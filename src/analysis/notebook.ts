@@ -1390,6 +1390,10 @@ export class NotebookModel {
           return this.inferLibraryCall('numpy.absolute', positional, keywords, cell);
         }
       }
+      if (name === 'divmod' && positional.length === 2 && keywords.size === 0 && positional.some(a => this.inferValue(a, cell).kind === 'ndarray')) {
+        // of an array: `x.__divmod__(y)`, np.divmod's pair of arrays
+        return this.inferLibraryCall('numpy.divmod', positional, keywords, cell);
+      }
       if (name === 'len' || name === 'max' || name === 'min' || name === 'abs') {
         return { kind: 'scalar', origin: 'inferred' };
       }

@@ -55,6 +55,8 @@ describe('what unpacking a tuple-returning call binds', () => {
     ['X, Y = np.meshgrid(np.zeros(3), np.zeros(5), indexing="ij")', 'X', "'ij' indexing", { shape: [3, 5] }],
     ['i, j = np.nonzero(img > 0.5)', 'j', 'indices', { dtype: 'int64', kind: 'ndarray' }],
     ['m, e = np.frexp(a)', 'e', 'exponents', { shape: [5_000_000], dtype: 'int32' }],
+    ['d, r = divmod(a, 251)', 'r', "Python's divmod of an array: np.divmod's pair (`a.__divmod__`)", { shape: [5_000_000], dtype: 'float32' }],
+    ['d, r = divmod(k, 7)', 'd', "Python's divmod of an integer array", { shape: [5_000_000], dtype: 'int64' }],
     ['gy, gx = np.gradient(img)', 'gx', 'one gradient per axis', { shape: [4096, 4096], dtype: 'float64' }],
     ['labels, n = ndi.label(img > 0.5)', 'labels', 'labels', { shape: [4096, 4096], dtype: 'int32' }],
     ['labels, n = ndi.label(img > 0.5)', 'n', 'their count, a Python int', { kind: 'scalar' }],

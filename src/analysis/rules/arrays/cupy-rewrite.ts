@@ -721,7 +721,7 @@ export function analyseArrayCell(cell: CellModel, model: NotebookModel, plan?: R
   // pandas operands' copies cross PCIe too
   work.deviceToHostBytes += pandasOperands.bytes;
   // (a host input the cell copies in under another name stays the host array, which a consumer
-  // handed it by name gets as it is: `divmod(v, 251)` beside `v_gpu`, no copy)
+  // handed it by name gets as it is: `plt.plot(v)` beside `v_gpu`, no copy)
   const keptHost = (node: SyntaxNode): boolean => node.type === 'identifier' && transfers.has(node.text) && transfers.get(node.text) !== node.text && !writeBack.includes(node.text);
   const hostConsumerCopies = [...copiedOnce, ...pandasOperands.copied.map((node, k) => ({ node, bytes: pandasOperands.copiedBytes[k] }))].filter(c => !keptHost(c.node)).map(({ node, bytes }) => ({
     node,
@@ -1361,7 +1361,7 @@ function inputPlacement(scope: CellRewrite, s1: ReturnType<typeof libraryUses>, 
   }
   // float % and // on device arrays: NumPy's values by one small definition each (float-remainder.ts)
   // (not where host code reads host names: host-only expressions, set-up loops, host consumer
-  // arguments that must be host data, `divmod(v, 251)`)
+  // arguments that must be host data)
   const hostRead = [...hostKeptOnly, ...s2.setups.flatMap(s => [s.loop, s.made, ...s.inputs]), ...hostConsumerArgs.filter(a => argNeeds.get(a) === 'host')];
   const floor = floatFloorOpSites(root, model, cell, refs, onDevice, hostRead);
   refusals.push(...floor.refusals);
@@ -1538,6 +1538,18 @@ function floatFloorOpSites(
       add({ op, node: call });
     }
   }
+  // the builtin `divmod` of a device array: CuPy's `__divmod__` (cp.divmod), NumPy's for
+  // integers only (a host consumer no more: builtinDivmodOfArrays)
+  walkTypes(root, ['call', 'function_definition', 'lambda', 'class_definition'], n => {
+    if (n.type !== 'call') {
+      return false;
+    }
+    const [a, b] = callArguments(n).positional;
+    if (!hostCode(n) && builtinDivmodOfArrays(n, model, cell) && mayBeFloat(a, b, model, cell) && [a, b].some(deviceArray)) {
+      add({ op: 'divmod', node: n, renameCallee: true });
+    }
+    return true;
+  });
   // the notebook functions this cell runs on device arrays, at each call
   const defined = (n: SyntaxNode): boolean => n.tree === root.tree;
   const ownDevice = new Set(refs.filter(r => r.action === 'cupy' && enclosingFunction(r.node)).map(r => field(enclosingFunction(r.node)!, 'name')?.text ?? ''));
@@ -4885,7 +4897,7 @@ function isHostConsumerCall(n: SyntaxNode, model: NotebookModel, cell: CellModel
     const av = arg ? model.inferValue(arg, cell) : null;
     const arrayAbs = !defined && av?.kind === 'ndarray' && !isZeroD(av);
     // (range's arguments are Python integers, a device one made one by hostIndexAround)
-    return !DEVICE_SAFE_BUILTINS.has(fn.text) && !INDEX_BUILTINS.has(fn.text) && !arrayAbs && !defined && !arrays.has(fn.text) && !sumsItems(n);
+    return !DEVICE_SAFE_BUILTINS.has(fn.text) && !INDEX_BUILTINS.has(fn.text) && !arrayAbs && !builtinDivmodOfArrays(n, model, cell) && !defined && !arrays.has(fn.text) && !sumsItems(n);
   }
   if (fn.type === 'attribute') {
     const obj = field(fn, 'object');
@@ -4895,6 +4907,29 @@ function isHostConsumerCall(n: SyntaxNode, model: NotebookModel, cell: CellModel
     return !onArray && !onString && objValue?.kind !== 'rng';
   }
   return false;
+}
+
+/**
+ * Is `call` Python's `divmod(x, y)` (the builtin, not rebound) of arrays, one operand an array of
+ * one or more dimensions? It is `x.__divmod__(y)`: NumPy's `np.divmod` on the host, CuPy's
+ * `cp.divmod` on the device, a pair of arrays either way, not host data (as `abs(x)` is). Float
+ * operands get `np_divmod` on the device (floatFloorOpSites: CuPy's float divmod is one period
+ * off), integer ones CuPy's, which is NumPy's; a 0-d operand (a NumPy scalar there) stays a host
+ * consumer.
+ */
+function builtinDivmodOfArrays(call: SyntaxNode, model: NotebookModel, cell: CellModel): boolean {
+  const fn = field(call, 'function');
+  if (fn?.type !== 'identifier' || fn.text !== 'divmod' || model.qualifiedName(fn) !== null || model.bindings.has('divmod')) {
+    return false;
+  }
+  const { positional, keywords } = callArguments(call);
+  if (positional.length !== 2 || keywords.size > 0 || positional.some(a => a.type === 'list_splat' || a.type === 'dictionary_splat')) {
+    return false;
+  }
+  return positional.some(a => {
+    const v = model.inferValue(a, cell);
+    return v.kind === 'ndarray' && !isZeroD(v);
+  });
 }
 
 /** Literal collections whose items Python's `sum` adds (`sum(a * k for k in ks)`, `sum([a, b])`). */
@@ -6687,6 +6722,13 @@ export function estimateWork(
         const a = callArguments(n).positional[k];
         return a ? model.inferValue(a, cell) : { kind: 'unknown', origin: 'inferred' };
       };
+      if (fn?.type === 'identifier' && builtinDivmodOfArrays(n, model, cell)) {
+        // `divmod(x, y)` of arrays: np.divmod's elementwise pass, on the device where it moves
+        const operand = argValue(0).kind === 'ndarray' ? argValue(0) : argValue(1);
+        consider(operand);
+        work.passes += times * fraction(operand, largest);
+        work.launches += times;
+      }
       if (hostMadeIds.has(n.id)) {
         const made = model.inferValue(n, cell);
         consider(made);

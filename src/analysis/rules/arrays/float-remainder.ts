@@ -24,6 +24,9 @@
  *   CuPy's remainder and floor_divide, which are NumPy's (0 for a zero divisor, Python's sign for
  *   negative operands), float16 computed in float32 as NumPy computes it, floats by a
  *   `cp.ElementwiseKernel` over the preamble's functions, host operands by NumPy's own;
+ * - Python's `divmod(x, y)` of a device array (its `__divmod__` is CuPy's divmod) becomes
+ *   `np_divmod(x, y)` too, where it may be of floats (cupy-rewrite.ts builtinDivmodOfArrays): no
+ *   host copy of the array for NumPy's;
  * - in the notebook's functions and lambdas the cell runs on device arrays, likewise, where the
  *   function is the cell's own (cupy-rewrite.ts floatFloorOpSites); another cell's is refused.
  *
