@@ -1149,7 +1149,7 @@ export class NotebookModel {
    */
   inCall<T>(call: SyntaxNode, cell: CellModel, visit: (definition: { node: SyntaxNode; cell: CellModel }) => T): T | undefined {
     const fn = field(call, 'function');
-    const definition = fn?.type === 'identifier' ? this.calledDefinition(fn, cell) : undefined;
+    const definition = fn?.type === 'identifier' ? this.calledDefinition(fn, cell) : fn ? inlineLambda(fn, cell) : undefined;
     const frames = this.frames;
     const node = definition?.node;
     if (!definition || !node || frames.length >= MAX_CALL_DEPTH || frames.some(f => f.definition.tree === node.tree && f.definition.startIndex === node.startIndex)) {
@@ -1359,6 +1359,10 @@ export class NotebookModel {
     const q = this.qualifiedName(fn);
     if (q) {
       return this.inferLibraryCall(q, positional, keywords, cell);
+    }
+    const inline = inlineLambda(fn, cell);
+    if (inline) {
+      return this.callValue(inline, n, positional, keywords, cell);
     }
     if (fn.type === 'identifier') {
       const called = this.calledDefinition(fn, cell);
@@ -2280,6 +2284,12 @@ function floatConstant(q: string): ValueInfo | undefined {
 function astypeObject(n: SyntaxNode): SyntaxNode | undefined {
   const fn = n.type === 'call' ? field(n, 'function') : undefined;
   return fn?.type === 'attribute' && field(fn, 'attribute')?.text === 'astype' ? unparen(field(fn, 'object') ?? fn) : undefined;
+}
+
+/** The lambda a call's callee is where it is written there (`(lambda a, b: a % b)(x, y)`): the definition it runs. */
+function inlineLambda(fn: SyntaxNode, cell: CellModel): { node: SyntaxNode; cell: CellModel } | undefined {
+  const callee = unparen(fn);
+  return callee.type === 'lambda' ? { node: callee, cell } : undefined;
 }
 
 /** A tuple of known items. */

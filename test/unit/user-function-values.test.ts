@@ -49,6 +49,9 @@ describe('calls of notebook functions', () => {
 
   it('follow lambdas, nested calls, and globals as the call sees them', () => {
     expect(valueOf(['norm = lambda x: x / np.linalg.norm(x)', 'r = norm(img)'])).toMatchObject({ kind: 'ndarray', shape: [512, 256], dtype: 'float32' });
+    // a lambda called where it is written
+    expect(valueOf(['r = (lambda a, b: a % b)(img, 2.5)'])).toMatchObject({ kind: 'ndarray', shape: [512, 256], dtype: 'float32' });
+    expect(valueOf(['r = (lambda n: n // 7)(v)'])).toMatchObject({ kind: 'ndarray', shape: [100], dtype: 'int64' });
     expect(valueOf(['def inner(x):\n    return x.astype(np.float32)\ndef outer(y):\n    return inner(y) * 2', 'r = outer(v)'])).toMatchObject({
       kind: 'ndarray',
       shape: [100],

@@ -1594,7 +1594,7 @@ function floatFloorOpSites(
           if (positional.length >= 2 && positional.slice(0, 2).some(array) && mayBeFloat(positional[0], positional[1], model, def.cell) && !keywordsRefused(n, op === 'divmod')) {
             found({ op, node: n, renameCallee: builtinDivmod || (defined(n) && !refs.some(r => r.node.id === fn?.id && r.action === 'cupy')) });
           }
-        } else if (fn?.type === 'identifier' && q === null && [...positional, ...callArguments(n).keywords.values()].some(array)) {
+        } else if (((fn?.type === 'identifier' && q === null) || (fn && unparen(fn).type === 'lambda')) && [...positional, ...callArguments(n).keywords.values()].some(array)) {
           visitCall(n, def.cell); // a notebook function this one hands arrays
         }
         return true;
@@ -1607,7 +1607,10 @@ function floatFloorOpSites(
     }
     const fn = field(n, 'function');
     const { positional, keywords } = callArguments(n);
-    if (fn?.type === 'identifier' && model.qualifiedName(fn) === null && !host.some(e => isInside(n, e)) && (ownDevice.has(fn.text) || [...positional, ...keywords.values()].some(onDevice))) {
+    const notebookFunction = fn?.type === 'identifier' && model.qualifiedName(fn) === null;
+    // (a lambda called where it is written, `(lambda a, b: a % b)(x, 2.5)`, as a named one)
+    const inlineLambda = fn !== null && unparen(fn).type === 'lambda';
+    if ((notebookFunction || inlineLambda) && !host.some(e => isInside(n, e)) && ((notebookFunction && ownDevice.has(fn.text)) || [...positional, ...keywords.values()].some(onDevice))) {
       visitCall(n, cell);
     }
     return true;
@@ -6706,11 +6709,12 @@ export function estimateWork(
     } else if (type === 'call') {
       const fn = field(n, 'function');
       const q = fn ? model.qualifiedName(fn) : null;
-      if (fn?.type === 'identifier' && q === null && times > 0) {
-        // a notebook function: its body's work at this call, with the call's argument values
-        // (a definition in another cell too); where they cannot be bound (recursion, a call that
-        // does not fit), a definition of this cell is priced without them, as before
-        if (model.inCall(n, cell, d => (walkBody(d, times), true)) === undefined) {
+      if (((fn?.type === 'identifier' && q === null) || (fn && unparen(fn).type === 'lambda')) && times > 0) {
+        // a notebook function (or a lambda called where it is written): its body's work at this
+        // call, with the call's argument values (a definition in another cell too); where they
+        // cannot be bound (recursion, a call that does not fit), a definition of this cell is
+        // priced without them, as before
+        if (model.inCall(n, cell, d => (walkBody(d, times), true)) === undefined && fn?.type === 'identifier') {
           const own = ownDefinition(fn.text);
           if (own) {
             walkBody({ node: own, cell }, times);

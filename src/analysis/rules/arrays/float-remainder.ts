@@ -28,7 +28,10 @@
  *   `np_divmod(x, y)` too, where it may be of floats (cupy-rewrite.ts builtinDivmodOfArrays): no
  *   host copy of the array for NumPy's;
  * - in the notebook's functions and lambdas the cell runs on device arrays, likewise, where the
- *   function is the cell's own (cupy-rewrite.ts floatFloorOpSites); another cell's is refused.
+ *   function is the cell's own (cupy-rewrite.ts floatFloorOpSites): named, handed to a notebook
+ *   function that calls it, or called where it is written (`(lambda a, b: a % b)(x, 2.5)`);
+ *   another cell's is refused. (`map(lambda r: r % 2.5, M)` and `np.apply_along_axis(...)` call
+ *   a Python function per row or element: those cells are refused as per-element loops.)
  *
  * `np.fmod` is C's fmod in CuPy too (exact for floats); CuPy's integer fmod goes through double
  * (int64 values past 2**53 would round): not rewritten.
